@@ -1,0 +1,208 @@
+//===- Expr.h - Relay expressions -------------------------------*- C++ -*-===//
+//
+// Expressions form a DAG of reference-counted nodes: a graph binding `%0 = e;`
+// names one node however often `%0` is used. Every node carries its source
+// location and, once InferType has run, its checked type.
+//
+// Use llvm::isa / dyn_cast / cast on Expr pointers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_IR_EXPR_H
+#define HX_IR_EXPR_H
+
+#include "hx/IR/Attrs.h"
+#include "hx/IR/Node.h"
+#include "hx/IR/Type.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+#include <string>
+#include <vector>
+
+namespace hx {
+
+struct OpDef;
+
+enum class ExprKind : uint8_t {
+  Var,
+  GlobalVar,
+  Op,
+  Constant,
+  Call,
+  Tuple,
+  TupleGetItem,
+  Let,
+  If,
+  Function,
+};
+
+class Expr : public Node {
+public:
+  ExprKind getKind() const { return kind; }
+  llvm::SMLoc loc;
+  /// Filled in by InferType.
+  TypeRef checkedType;
+
+  /// Variables, globals, operators and constants: printed inline, never bound.
+  bool isAtomic() const { return kind <= ExprKind::Constant; }
+
+protected:
+  Expr(ExprKind k, llvm::SMLoc l) : loc(l), kind(k) {}
+  void dropChildren(NodeWorklist &dead) override;
+
+private:
+  ExprKind kind;
+};
+using ExprRef = Ref<Expr>;
+
+/// A parameter, let-bound or free variable. Uses point at the binding node.
+class Var : public Expr {
+public:
+  Var(std::string name, TypeRef annotation, llvm::SMLoc l)
+      : Expr(ExprKind::Var, l), name(std::move(name)),
+        annotation(std::move(annotation)) {}
+  std::string name; // without '%'
+  TypeRef annotation;
+  /// Parameter device `%x {virtual_device=...}`; kNoDevice if none.
+  DeviceIndex device = kNoDevice;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Var; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+class GlobalVar : public Expr {
+public:
+  GlobalVar(std::string name, llvm::SMLoc l)
+      : Expr(ExprKind::GlobalVar, l), name(std::move(name)) {}
+  std::string name; // without '@'
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::GlobalVar; }
+};
+
+/// A primitive operator. One node per name and module (Module::getOp).
+class Op : public Expr {
+public:
+  Op(std::string name, llvm::SMLoc l) : Expr(ExprKind::Op, l), name(std::move(name)) {}
+  std::string name;
+  /// The registry's definition, when the operator is known.
+  const OpDef *def = nullptr;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Op; }
+};
+
+/// A scalar constant: `1f`, `2`, `3i64`, `True`.
+class Constant : public Expr {
+public:
+  Constant(DType dtype, llvm::SMLoc l) : Expr(ExprKind::Constant, l), dtype(dtype) {}
+  DType dtype;
+  double floatValue = 0; // float dtypes
+  int64_t intValue = 0;  // integer dtypes and bool
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Constant; }
+};
+
+class Call : public Expr {
+public:
+  Call(ExprRef callee, llvm::SmallVector<ExprRef, 2> args, Attrs attrs, llvm::SMLoc l)
+      : Expr(ExprKind::Call, l), callee(std::move(callee)), args(std::move(args)),
+        attrs(std::move(attrs)) {}
+  ExprRef callee;
+  llvm::SmallVector<ExprRef, 2> args;
+  Attrs attrs;
+
+  /// The operator when the callee is one, else null.
+  Op *getOp() const { return llvm::dyn_cast<Op>(callee.get()); }
+  bool isOp(llvm::StringRef name) const {
+    Op *op = getOp();
+    return op && op->name == name;
+  }
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Call; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+class Tuple : public Expr {
+public:
+  Tuple(llvm::SmallVector<ExprRef, 2> fields, llvm::SMLoc l)
+      : Expr(ExprKind::Tuple, l), fields(std::move(fields)) {}
+  llvm::SmallVector<ExprRef, 2> fields;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Tuple; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+/// `%t.i`
+class TupleGetItem : public Expr {
+public:
+  TupleGetItem(ExprRef tuple, unsigned index, llvm::SMLoc l)
+      : Expr(ExprKind::TupleGetItem, l), tuple(std::move(tuple)), index(index) {}
+  ExprRef tuple;
+  unsigned index;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::TupleGetItem; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+/// `let %x = value; body`
+class Let : public Expr {
+public:
+  Let(Ref<Var> var, ExprRef value, ExprRef body, llvm::SMLoc l)
+      : Expr(ExprKind::Let, l), var(std::move(var)), value(std::move(value)),
+        body(std::move(body)) {}
+  Ref<Var> var;
+  ExprRef value;
+  ExprRef body;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Let; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+class If : public Expr {
+public:
+  If(ExprRef cond, ExprRef thenBranch, ExprRef elseBranch, llvm::SMLoc l)
+      : Expr(ExprKind::If, l), cond(std::move(cond)), thenBranch(std::move(thenBranch)),
+        elseBranch(std::move(elseBranch)) {}
+  ExprRef cond;
+  ExprRef thenBranch;
+  ExprRef elseBranch;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::If; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+/// A `def` body or a `fn` literal.
+class Function : public Expr {
+public:
+  Function(std::vector<Ref<Var>> params, ExprRef body, TypeRef retType, llvm::SMLoc l)
+      : Expr(ExprKind::Function, l), params(std::move(params)), body(std::move(body)),
+        retType(std::move(retType)) {}
+  std::vector<Ref<Var>> params;
+  ExprRef body;
+  TypeRef retType; // `-> T`, may be null
+  Attrs attrs;     // `Primitive=1`, ...
+  /// The result device (trailing `virtual_device=...`); kNoDevice if none.
+  DeviceIndex resultDevice = kNoDevice;
+  /// `free_var %x: T;` declarations at the start of the body.
+  std::vector<Ref<Var>> freeVars;
+  static bool classof(const Expr *e) { return e->getKind() == ExprKind::Function; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+/// The operands of `e` in evaluation order: callee then arguments, tuple fields,
+/// the projected tuple, a let's value then body, an if's condition then
+/// branches, a function's body. Binding variables (params, let vars) are not
+/// operands.
+void getOperands(const Expr *e, llvm::SmallVectorImpl<Expr *> &out);
+
+/// Operator names of the device annotations.
+inline constexpr llvm::StringLiteral kOnDevice = "on_device";
+inline constexpr llvm::StringLiteral kDeviceCopy = "device_copy";
+
+} // namespace hx
+
+#endif

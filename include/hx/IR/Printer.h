@@ -1,0 +1,27 @@
+//===- Printer.h - The canonical text form ----------------------*- C++ -*-===//
+#ifndef HX_IR_PRINTER_H
+#define HX_IR_PRINTER_H
+
+#include "hx/IR/Module.h"
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace hx {
+
+struct PrintOptions {
+  /// Append `/* ty=... */` after every binding whose type is known.
+  bool printTypes = false;
+};
+
+/// Prints `m` in the canonical form of docs/ir-format.md section 4.
+void printModule(llvm::raw_ostream &os, const Module &m, const PrintOptions &opts = {});
+
+/// A literal as the printer writes it: `1f`, `0.5f`, `3i64`, `True`.
+void printConstant(llvm::raw_ostream &os, const Constant &c);
+void printAttrValue(llvm::raw_ostream &os, const AttrValue &v);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,103 @@
+//===- Type.h - Tensor, tuple and function types ----------------*- C++ -*-===//
+#ifndef HX_IR_TYPE_H
+#define HX_IR_TYPE_H
+
+#include "hx/IR/Node.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+#include <optional>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace hx {
+
+enum class DType : uint8_t {
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  Float32,
+  Float64,
+};
+
+llvm::StringRef dtypeName(DType t);
+std::optional<DType> parseDType(llvm::StringRef name);
+unsigned dtypeBytes(DType t);
+bool isFloat(DType t);
+bool isInteger(DType t); // signed or unsigned, not bool
+
+enum class TypeKind : uint8_t { Tensor, Tuple, Func };
+
+class Type : public Node {
+public:
+  TypeKind getKind() const { return kind; }
+  llvm::SMLoc loc;
+
+protected:
+  explicit Type(TypeKind k) : kind(k) {}
+
+private:
+  TypeKind kind;
+};
+using TypeRef = Ref<Type>;
+
+/// `Tensor[(5, ?), float32]`; a rank-0 tensor prints as its dtype (`float32`).
+class TensorType : public Type {
+public:
+  static constexpr int64_t kDynamic = -1;
+  TensorType(llvm::SmallVector<int64_t, 4> shape, DType dtype)
+      : Type(TypeKind::Tensor), shape(std::move(shape)), dtype(dtype) {}
+  llvm::SmallVector<int64_t, 4> shape;
+  DType dtype;
+
+  size_t rank() const { return shape.size(); }
+  bool isStatic() const;
+  /// Number of elements, or nullopt when a dim is dynamic (or it overflows).
+  std::optional<int64_t> numElements() const;
+  static bool classof(const Type *t) { return t->getKind() == TypeKind::Tensor; }
+};
+
+class TupleType : public Type {
+public:
+  explicit TupleType(std::vector<TypeRef> fields)
+      : Type(TypeKind::Tuple), fields(std::move(fields)) {}
+  std::vector<TypeRef> fields;
+  static bool classof(const Type *t) { return t->getKind() == TypeKind::Tuple; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+class FuncType : public Type {
+public:
+  FuncType(std::vector<TypeRef> params, TypeRef ret)
+      : Type(TypeKind::Func), params(std::move(params)), ret(std::move(ret)) {}
+  std::vector<TypeRef> params;
+  TypeRef ret;
+  static bool classof(const Type *t) { return t->getKind() == TypeKind::Func; }
+
+protected:
+  void dropChildren(NodeWorklist &dead) override;
+};
+
+TypeRef makeTensorType(llvm::ArrayRef<int64_t> shape, DType dtype);
+/// Structural equality.
+bool typeEqual(const Type *a, const Type *b);
+void printType(llvm::raw_ostream &os, const Type *t);
+std::string typeToString(const Type *t);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,69 @@
+//===- VirtualDevice.h - Devices and targets --------------------*- C++ -*-===//
+//
+// A VirtualDevice names where a value lives: a device type (DLPack numbering),
+// a virtual device id, a compilation target and a memory scope. A module keeps
+// them in one table (the `#[metadata]` "VirtualDevice" array); IR refers to
+// devices by their index in that table, printed as meta[VirtualDevice][i].
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_IR_VIRTUALDEVICE_H
+#define HX_IR_VIRTUALDEVICE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hx {
+
+/// Device types, numbered as DLPack's DLDeviceType.
+enum class DeviceType : int32_t { CPU = 1, CUDA = 2 };
+
+llvm::StringRef deviceTypeName(DeviceType t);
+/// Accepts a name ("cpu", "cuda", "gpu", "llvm") or a DLPack number ("1", "2").
+std::optional<DeviceType> parseDeviceType(llvm::StringRef s);
+std::optional<DeviceType> deviceTypeFromNumber(int64_t n);
+
+/// A TVM-style target string: `llvm`, `llvm -mcpu=native`, `cuda -arch=sm_90`.
+struct Target {
+  std::string kind;
+  /// Options in input order: {"mcpu", "native"}; a bare flag has an empty value.
+  std::vector<std::pair<std::string, std::string>> options;
+
+  /// Parses a target string; on failure returns nullopt and sets `error`.
+  static std::optional<Target> parse(llvm::StringRef s, std::string &error);
+  static Target defaultFor(DeviceType t);
+  std::string str() const;
+  /// The device type a target of this kind runs on.
+  DeviceType deviceType() const;
+  bool operator==(const Target &o) const {
+    return kind == o.kind && options == o.options;
+  }
+};
+
+struct VirtualDevice {
+  DeviceType deviceType = DeviceType::CPU;
+  int64_t virtualDeviceId = 0;
+  Target target;
+  std::string memoryScope;
+  /// Where it was defined (the metadata entry), for diagnostics.
+  llvm::SMLoc loc;
+
+  bool operator==(const VirtualDevice &o) const {
+    return deviceType == o.deviceType && virtualDeviceId == o.virtualDeviceId &&
+           target == o.target && memoryScope == o.memoryScope;
+  }
+  /// A short human name: "cpu", "cuda", "cuda:1", "cpu(global)".
+  std::string shortName() const;
+};
+
+/// Index into a module's device table; -1 when no device is given.
+using DeviceIndex = int32_t;
+constexpr DeviceIndex kNoDevice = -1;
+
+} // namespace hx
+
+#endif

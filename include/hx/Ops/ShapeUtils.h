@@ -1,0 +1,53 @@
+//===- ShapeUtils.h - Shape arithmetic shared by type relations -*- C++ -*-===//
+//
+// Pure functions on shapes (dims are >= 0 or TensorType::kDynamic, printed
+// `?`), used by the type relations and, later, by kernel generators and the
+// reference interpreter. They report failures as values, not diagnostics, so
+// they are easy to unit-test.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_OPS_SHAPEUTILS_H
+#define HX_OPS_SHAPEUTILS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hx {
+
+using Shape = llvm::SmallVector<int64_t, 4>;
+
+/// `5`, or `?` for a dynamic dim.
+std::string dimToString(int64_t dim);
+
+/// `(5, 7)`, `(5)`, `()`, with `?` for dynamic dims.
+std::string shapeToString(llvm::ArrayRef<int64_t> shape);
+
+/// NumPy broadcasting (shapes aligned on the right). Per dim: equal dims give
+/// that dim, a 1 stretches to the other dim, `?` against n != 1 gives n (as
+/// TVM does: the program is only valid if the `?` is 1 or n), `?` against 1 or
+/// `?` gives `?`. Nullopt when two static dims differ and neither is 1.
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                     llvm::ArrayRef<int64_t> b);
+
+/// TVM's reshape: `newshape` entries are positive sizes or the special values
+///   0  copy the input dim at the same position (a literal 0 if allowZero),
+///  -1  infer this dim from the element count (at most one),
+///  -2  copy all remaining input dims,
+///  -3  merge the next two input dims,
+///  -4  split the next input dim into the two following entries (one may be -1).
+/// A dynamic input dim makes the dims derived from it (and -1) dynamic. The
+/// error message has no operator prefix.
+llvm::Expected<Shape> inferReshape(llvm::ArrayRef<int64_t> inShape,
+                                   llvm::ArrayRef<int64_t> newshape,
+                                   bool allowZero = false);
+
+/// Product of the dims, or nullopt if one is dynamic or it overflows.
+std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,29 @@
+//===- Parser.h - Text to IR ------------------------------------*- C++ -*-===//
+#ifndef HX_PARSER_PARSER_H
+#define HX_PARSER_PARSER_H
+
+#include "hx/IR/Module.h"
+#include "hx/Support/Diagnostics.h"
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace hx {
+
+struct ParserOptions {
+  /// A virtual-device table given on the command line (TVM's Python
+  /// "metatable"): JSON, either `{"VirtualDevice": [...], "PassConfig": {...}}`
+  /// or a bare array of devices. It wins over the file's `#[metadata]`.
+  std::optional<std::string> virtualDevices;
+  /// Deepest bracket nesting accepted (deeper input is a located error).
+  unsigned maxNesting = 256;
+};
+
+/// Parses the buffer `bufferId` of the engine's SourceMgr. Returns null after
+/// reporting a located diagnostic.
+std::unique_ptr<Module> parseModule(unsigned bufferId, DiagEngine &diags,
+                                    const ParserOptions &opts = {});
+
+} // namespace hx
+
+#endif

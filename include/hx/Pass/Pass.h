@@ -1,0 +1,115 @@
+//===- Pass.h - Module passes, the registry and the pass manager -*- C++ -*-===//
+//
+// A pass transforms or analyses a Module. Passes register with a kebab-case
+// argument and a one-line summary; hx-opt turns each registry entry into a
+// `-<argument>` flag and accepts pipeline text (`--passes=a,b`).
+//
+// Libraries take configuration as structs: PassOptions carries every knob a
+// pass may read; only tools define command-line options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_PASS_PASS_H
+#define HX_PASS_PASS_H
+
+#include "hx/IR/Module.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/ADT/StringRef.h"
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace hx {
+
+/// Knobs passes read; set by tools from their command line.
+struct PassOptions {
+  /// `--default-device=cpu|cuda|<N>`: overrides the module's PassConfig.
+  std::optional<std::string> defaultDevice;
+  /// PlanDevices: operators a device's target lacks are an error, not a
+  /// fallback to cpu.
+  bool strictPlacement = false;
+  /// PlanDevices: recompute constants and cheap producers on each device that
+  /// needs them instead of copying.
+  bool replicateCheap = false;
+  /// PlanDevices: where to print the placement report (null: no report).
+  llvm::raw_ostream *placementReport = nullptr;
+};
+
+struct PassContext {
+  DiagEngine &diags;
+  const PassOptions &options;
+};
+
+class Pass {
+public:
+  virtual ~Pass() = default;
+  /// The kebab-case name: `infer-type`.
+  virtual llvm::StringRef getArgument() const = 0;
+  virtual llvm::StringRef getDescription() const = 0;
+  /// Runs on `m`. Returns false after emitting diagnostics on failure.
+  virtual bool run(Module &m, PassContext &ctx) = 0;
+};
+
+struct PassInfo {
+  std::string argument;
+  std::string description;
+  std::function<std::unique_ptr<Pass>()> create;
+};
+
+/// The passes a tool knows about, in registration order.
+class PassRegistry {
+public:
+  void add(llvm::StringRef argument, llvm::StringRef description,
+           std::function<std::unique_ptr<Pass>()> create);
+  template <typename P> void add() {
+    P probe;
+    add(probe.getArgument(), probe.getDescription(),
+        [] { return std::make_unique<P>(); });
+  }
+  const PassInfo *lookup(llvm::StringRef argument) const;
+  const std::vector<PassInfo> &entries() const { return infos; }
+
+private:
+  std::vector<PassInfo> infos;
+};
+
+/// Registers every pass of lib/Transforms.
+void registerAllPasses(PassRegistry &registry);
+
+struct PassManagerOptions {
+  bool verifyEach = true;
+  bool printIRAfterAll = false;
+  bool timePasses = false;
+  /// Where --print-ir-after-all and --time-passes write (default: stderr).
+  llvm::raw_ostream *debugOut = nullptr;
+};
+
+class PassManager {
+public:
+  explicit PassManager(PassManagerOptions opts = {}) : opts(std::move(opts)) {}
+  void addPass(std::unique_ptr<Pass> p) { passes.push_back(std::move(p)); }
+  bool empty() const { return passes.empty(); }
+  /// Runs the passes in order. Returns false on the first failure. A module
+  /// that fails verification after a pass is an internal error: `internalError`
+  /// is set and diagnostics are emitted.
+  bool run(Module &m, PassContext &ctx, bool *internalError = nullptr);
+
+private:
+  PassManagerOptions opts;
+  std::vector<std::unique_ptr<Pass>> passes;
+};
+
+/// Parses pipeline text `a,b,c` against the registry and appends the passes to
+/// `pm`. Reports an unknown pass with a caret under it (the text is given its
+/// own buffer named `<pipeline>` in the engine's SourceMgr).
+bool parsePassPipeline(llvm::StringRef text, const PassRegistry &registry,
+                       PassManager &pm, DiagEngine &diags);
+
+} // namespace hx
+
+#endif

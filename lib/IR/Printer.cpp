@@ -1,0 +1,459 @@
+//===- Printer.cpp - The canonical text form ------------------------------===//
+//
+// Canonical form (docs/ir-format.md section 4):
+//   - every call, tuple, projection, `if`, `fn` literal (and a `let` in
+//     operand position) used as an operand is bound to its own `%N = ...;`
+//     line, numbered from 0 per def in post-order, operands left to right;
+//   - variables, globals, operators and constants print inline;
+//   - a scope's result expression is printed bare on its last line;
+//   - `let %x = v; body` prints as a `let` line followed by the body.
+//
+// Binding emission is iterative (an explicit stack), so a million-deep DAG
+// prints without recursion. The printer recurses only into nested scopes (if
+// branches, fn literals), whose depth the parser bounds.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/IR/Printer.h"
+#include "hx/Ops/OpRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace hx;
+using namespace llvm;
+
+static void printFloat(raw_ostream &os, double v, DType t) {
+  char buf[64];
+  if (std::isinf(v) || std::isnan(v)) {
+    os << (std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+  } else if (t == DType::Float32 || t == DType::Float16) {
+    float f = static_cast<float>(v);
+    for (int prec = 1; prec <= 9; ++prec) {
+      std::snprintf(buf, sizeof buf, "%.*g", prec, f);
+      if (std::strtof(buf, nullptr) == f)
+        break;
+    }
+    os << buf;
+  } else {
+    for (int prec = 1; prec <= 17; ++prec) {
+      std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+      if (std::strtod(buf, nullptr) == v)
+        break;
+    }
+    os << buf;
+  }
+  os << (t == DType::Float64 ? "f64" : t == DType::Float16 ? "f16" : "f");
+}
+
+static StringRef intSuffix(DType t) {
+  switch (t) {
+  case DType::Int8: return "i8";
+  case DType::Int16: return "i16";
+  case DType::Int64: return "i64";
+  case DType::UInt8: return "u8";
+  case DType::UInt16: return "u16";
+  case DType::UInt32: return "u32";
+  case DType::UInt64: return "u64";
+  default: return "";
+  }
+}
+
+void hx::printConstant(raw_ostream &os, const Constant &c) {
+  if (c.dtype == DType::Bool)
+    os << (c.intValue ? "True" : "False");
+  else if (isFloat(c.dtype))
+    printFloat(os, c.floatValue, c.dtype);
+  else
+    os << c.intValue << intSuffix(c.dtype);
+}
+
+static void printString(raw_ostream &os, StringRef s) {
+  os << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"': os << "\\\""; break;
+    case '\\': os << "\\\\"; break;
+    case '\n': os << "\\n"; break;
+    case '\t': os << "\\t"; break;
+    case '\r': os << "\\r"; break;
+    default:
+      if (c < 0x20)
+        os << format("\\u%04x", c);
+      else
+        os << c;
+    }
+  }
+  os << '"';
+}
+
+void hx::printAttrValue(raw_ostream &os, const AttrValue &v) {
+  switch (v.kind) {
+  case AttrValue::Kind::None: os << "None"; return;
+  case AttrValue::Kind::Bool: os << (v.boolValue ? "True" : "False"); return;
+  case AttrValue::Kind::Int: os << v.intValue << intSuffix(v.numType); return;
+  case AttrValue::Kind::Float: printFloat(os, v.floatValue, v.numType); return;
+  case AttrValue::Kind::String: printString(os, v.str); return;
+  case AttrValue::Kind::Ident: os << v.str; return;
+  case AttrValue::Kind::Device: os << "meta[VirtualDevice][" << v.intValue << "]"; return;
+  case AttrValue::Kind::Meta: os << "meta[" << v.str << "][" << v.intValue << "]"; return;
+  case AttrValue::Kind::List:
+    os << (v.isTuple ? "(" : "[");
+    for (size_t i = 0; i < v.list.size(); ++i) {
+      if (i)
+        os << ", ";
+      printAttrValue(os, v.list[i]);
+    }
+    if (v.isTuple && v.list.size() == 1)
+      os << ",";
+    os << (v.isTuple ? ")" : "]");
+    return;
+  }
+}
+
+namespace {
+
+/// Only non-default attributes print.
+bool isDefaultAttr(const OpDef &def, const Attr &a) {
+  const AttrSpec *spec = def.findAttr(a.name);
+  return spec && !spec->required && spec->defaultValue == a.value;
+}
+
+class FunctionPrinter {
+public:
+  FunctionPrinter(raw_ostream &os, const PrintOptions &opts) : os(os), opts(opts) {}
+
+  void printDef(StringRef name, const Function &fn) {
+    os << "def @" << name;
+    printSignature(fn);
+    os << " {\n";
+    printScope(&fn, fn.body.get(), 1);
+    os << "}\n";
+  }
+
+private:
+  void indent(unsigned level) { os.indent(level * 2); }
+
+  void printSignature(const Function &fn) {
+    os << "(";
+    bool first = true;
+    auto sep = [&] {
+      if (!first)
+        os << ", ";
+      first = false;
+    };
+    for (const Ref<Var> &p : fn.params) {
+      sep();
+      os << "%" << p->name;
+      if (p->device != kNoDevice)
+        os << " {virtual_device=meta[VirtualDevice][" << p->device << "]}";
+      if (p->annotation) {
+        os << ": ";
+        printType(os, p->annotation.get());
+      }
+    }
+    for (const Attr &a : fn.attrs) {
+      sep();
+      os << a.name << "=";
+      printAttrValue(os, a.value);
+    }
+    if (fn.resultDevice != kNoDevice) {
+      sep();
+      os << "virtual_device=meta[VirtualDevice][" << fn.resultDevice << "]";
+    }
+    os << ")";
+    if (fn.retType) {
+      os << " -> ";
+      printType(os, fn.retType.get());
+    }
+  }
+
+  void typeComment(const Expr *e) {
+    if (opts.printTypes && e->checkedType) {
+      os << " /* ty=";
+      printType(os, e->checkedType.get());
+      os << " */";
+    }
+  }
+
+  // Operands that must be bound before `e`'s own text can be printed.
+  static void bindingOperands(const Expr *e, SmallVectorImpl<Expr *> &out) {
+    switch (e->getKind()) {
+    case ExprKind::Call: {
+      auto *c = cast<Call>(e);
+      out.push_back(c->callee.get());
+      for (const ExprRef &a : c->args)
+        out.push_back(a.get());
+      return;
+    }
+    case ExprKind::Tuple:
+      for (const ExprRef &f : cast<Tuple>(e)->fields)
+        out.push_back(f.get());
+      return;
+    case ExprKind::TupleGetItem:
+      out.push_back(cast<TupleGetItem>(e)->tuple.get());
+      return;
+    case ExprKind::If:
+      out.push_back(cast<If>(e)->cond.get());
+      return;
+    default:
+      return; // fn and let bodies are scopes of their own
+    }
+  }
+
+  bool isBound(const Expr *e) const { return bound.count(e); }
+
+  /// Binds, in post-order, every unbound non-atomic operand of `e`.
+  void bindOperandsOf(const Expr *e, unsigned level) {
+    SmallVector<Expr *, 8> ops;
+    bindingOperands(e, ops);
+    for (Expr *op : ops)
+      ensureBound(op, level);
+  }
+
+  void ensureBound(const Expr *root, unsigned level) {
+    if (root->isAtomic() || isBound(root))
+      return;
+    SmallVector<std::pair<const Expr *, bool>, 32> stack{{root, false}};
+    SmallVector<Expr *, 8> ops;
+    while (!stack.empty()) {
+      auto &[e, expanded] = stack.back();
+      if (e->isAtomic() || isBound(e)) {
+        stack.pop_back();
+        continue;
+      }
+      if (!expanded) {
+        expanded = true;
+        ops.clear();
+        bindingOperands(e, ops);
+        for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+          if (!(*it)->isAtomic() && !isBound(*it))
+            stack.push_back({*it, false});
+        continue;
+      }
+      const Expr *node = e;
+      stack.pop_back();
+      unsigned n = counter++;
+      indent(level);
+      os << "%" << n << " = ";
+      printDefinition(node, level);
+      typeComment(node);
+      os << ";\n";
+      bound[node] = n;
+      scopeStack.back().push_back(node);
+    }
+  }
+
+  void printRef(const Expr *e) {
+    switch (e->getKind()) {
+    case ExprKind::Var: os << "%" << cast<Var>(e)->name; return;
+    case ExprKind::GlobalVar: os << "@" << cast<GlobalVar>(e)->name; return;
+    case ExprKind::Op: os << cast<Op>(e)->name; return;
+    case ExprKind::Constant: printConstant(os, *cast<Constant>(e)); return;
+    default: break;
+    }
+    auto it = bound.find(e);
+    assert(it != bound.end() && "operand printed before it was bound");
+    os << "%" << it->second;
+  }
+
+  /// `e` as a reference if it has a name, else its definition.
+  void printRefOrDefinition(const Expr *e, unsigned level) {
+    if (e->isAtomic() || isBound(e))
+      printRef(e);
+    else
+      printDefinition(e, level);
+  }
+
+  void printDefinition(const Expr *e, unsigned level) {
+    switch (e->getKind()) {
+    case ExprKind::Call: {
+      auto *c = cast<Call>(e);
+      printRef(c->callee.get());
+      os << "(";
+      bool first = true;
+      for (const ExprRef &a : c->args) {
+        if (!first)
+          os << ", ";
+        first = false;
+        printRef(a.get());
+      }
+      const OpDef *def = c->getOp() ? c->getOp()->def : nullptr;
+      for (const Attr &a : c->attrs) {
+        if (def && isDefaultAttr(*def, a))
+          continue;
+        if (!first)
+          os << ", ";
+        first = false;
+        os << a.name << "=";
+        printAttrValue(os, a.value);
+      }
+      os << ")";
+      return;
+    }
+    case ExprKind::Tuple: {
+      auto *t = cast<Tuple>(e);
+      os << "(";
+      for (size_t i = 0; i < t->fields.size(); ++i) {
+        if (i)
+          os << ", ";
+        printRef(t->fields[i].get());
+      }
+      if (t->fields.size() == 1)
+        os << ",";
+      os << ")";
+      return;
+    }
+    case ExprKind::TupleGetItem: {
+      auto *g = cast<TupleGetItem>(e);
+      printRef(g->tuple.get());
+      os << "." << g->index;
+      return;
+    }
+    case ExprKind::If: {
+      auto *i = cast<If>(e);
+      os << "if (";
+      printRef(i->cond.get());
+      os << ") {\n";
+      printScope(nullptr, i->thenBranch.get(), level + 1);
+      indent(level);
+      os << "} else {\n";
+      printScope(nullptr, i->elseBranch.get(), level + 1);
+      indent(level);
+      os << "}";
+      return;
+    }
+    case ExprKind::Function: {
+      auto *f = cast<Function>(e);
+      os << "fn ";
+      printSignature(*f);
+      os << " {\n";
+      printScope(f, f->body.get(), level + 1);
+      indent(level);
+      os << "}";
+      return;
+    }
+    case ExprKind::Let:
+      os << "(\n";
+      printScope(nullptr, e, level + 1);
+      indent(level);
+      os << ")";
+      return;
+    default:
+      printRef(e);
+      return;
+    }
+  }
+
+  /// Prints a scope: free vars of `fn` (if any), let lines, bindings, and the
+  /// result expression.
+  void printScope(const Function *fn, const Expr *body, unsigned level) {
+    scopeStack.emplace_back();
+    if (fn) {
+      for (const Ref<Var> &v : fn->freeVars) {
+        indent(level);
+        os << "free_var %" << v->name << ": ";
+        printType(os, v->annotation.get());
+        os << ";\n";
+      }
+    }
+    const Expr *cur = body;
+    while (auto *l = dyn_cast<Let>(cur)) {
+      const Expr *value = l->value.get();
+      if (!value->isAtomic() && !isBound(value))
+        bindOperandsOf(value, level);
+      indent(level);
+      os << "let %" << l->var->name;
+      if (l->var->annotation) {
+        os << ": ";
+        printType(os, l->var->annotation.get());
+      }
+      os << " = ";
+      printRefOrDefinition(value, level);
+      typeComment(value);
+      os << ";\n";
+      cur = l->body.get();
+    }
+    if (!cur->isAtomic() && !isBound(cur))
+      bindOperandsOf(cur, level);
+    indent(level);
+    printRefOrDefinition(cur, level);
+    typeComment(cur);
+    os << "\n";
+    for (const Expr *e : scopeStack.back())
+      bound.erase(e);
+    scopeStack.pop_back();
+  }
+
+  raw_ostream &os;
+  const PrintOptions &opts;
+  DenseMap<const Expr *, unsigned> bound;
+  std::vector<std::vector<const Expr *>> scopeStack;
+  unsigned counter = 0;
+};
+
+void printMetadata(raw_ostream &os, const Module &m) {
+  bool any = !m.devices.empty() || m.fallbackDeviceType || !m.passConfigExtra.empty() ||
+             !m.extraMetadata.empty();
+  if (!any)
+    return;
+  os << "#[metadata]\n{\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first)
+      os << ",\n";
+    first = false;
+  };
+  if (!m.devices.empty()) {
+    sep();
+    os << "  \"VirtualDevice\": [\n";
+    for (size_t i = 0; i < m.devices.size(); ++i) {
+      const VirtualDevice &d = m.devices[i];
+      os << "    {\"device_type\": \"" << deviceTypeName(d.deviceType)
+         << "\", \"virtual_device_id\": " << d.virtualDeviceId << ", \"target\": ";
+      printString(os, d.target.str());
+      if (!d.memoryScope.empty()) {
+        os << ", \"memory_scope\": ";
+        printString(os, d.memoryScope);
+      }
+      os << "}" << (i + 1 < m.devices.size() ? ",\n" : "\n");
+    }
+    os << "  ]";
+  }
+  if (m.fallbackDeviceType || !m.passConfigExtra.empty()) {
+    sep();
+    os << "  \"PassConfig\": {";
+    bool f = true;
+    if (m.fallbackDeviceType) {
+      os << "\"relay.fallback_device_type\": \"" << deviceTypeName(*m.fallbackDeviceType) << "\"";
+      f = false;
+    }
+    for (auto &[k, v] : m.passConfigExtra) {
+      if (!f)
+        os << ", ";
+      f = false;
+      printString(os, k);
+      os << ": " << v;
+    }
+    os << "}";
+  }
+  for (auto &[k, v] : m.extraMetadata) {
+    sep();
+    os << "  ";
+    printString(os, k);
+    os << ": " << v;
+  }
+  os << "\n}\n";
+}
+
+} // namespace
+
+void hx::printModule(raw_ostream &os, const Module &m, const PrintOptions &opts) {
+  os << "#[version = \"0.0.5\"]\n";
+  for (size_t i = 0; i < m.defs.size(); ++i) {
+    FunctionPrinter(os, opts).printDef(m.defs[i].global->name, *m.defs[i].fn);
+  }
+  printMetadata(os, m);
+}

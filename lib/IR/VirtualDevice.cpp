@@ -1,0 +1,95 @@
+//===- VirtualDevice.cpp - Devices and TVM-style target strings ----------===//
+#include "hx/IR/VirtualDevice.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace hx;
+using namespace llvm;
+
+StringRef hx::deviceTypeName(DeviceType t) {
+  switch (t) {
+  case DeviceType::CPU: return "cpu";
+  case DeviceType::CUDA: return "cuda";
+  }
+  return "unknown";
+}
+
+std::optional<DeviceType> hx::deviceTypeFromNumber(int64_t n) {
+  if (n == 1)
+    return DeviceType::CPU;
+  if (n == 2)
+    return DeviceType::CUDA;
+  return std::nullopt;
+}
+
+std::optional<DeviceType> hx::parseDeviceType(StringRef s) {
+  auto named = StringSwitch<std::optional<DeviceType>>(s)
+                   .Cases("cpu", "llvm", DeviceType::CPU)
+                   .Cases("cuda", "gpu", DeviceType::CUDA)
+                   .Default(std::nullopt);
+  if (named)
+    return named;
+  int64_t n;
+  if (!s.getAsInteger(10, n))
+    return deviceTypeFromNumber(n);
+  return std::nullopt;
+}
+
+std::optional<Target> Target::parse(StringRef s, std::string &error) {
+  SmallVector<StringRef, 4> words;
+  SplitString(s, words, " \t");
+  if (words.empty()) {
+    error = "empty target string";
+    return std::nullopt;
+  }
+  Target t;
+  t.kind = words[0].str();
+  if (t.kind != "llvm" && t.kind != "cuda" && t.kind != "nvptx" && t.kind != "c") {
+    error = ("unknown target kind '" + t.kind +
+             "' (expected 'llvm', 'c', 'cuda' or 'nvptx')");
+    return std::nullopt;
+  }
+  for (StringRef w : ArrayRef(words).drop_front()) {
+    if (!w.starts_with("-") || w.size() < 2) {
+      error = ("malformed target option '" + w + "' (expected -key=value)").str();
+      return std::nullopt;
+    }
+    w = w.ltrim('-');
+    auto [key, value] = w.split('=');
+    if (key.empty()) {
+      error = ("malformed target option '" + w + "'").str();
+      return std::nullopt;
+    }
+    t.options.emplace_back(key.str(), value.str());
+  }
+  return t;
+}
+
+Target Target::defaultFor(DeviceType t) {
+  Target r;
+  r.kind = t == DeviceType::CUDA ? "cuda" : "llvm";
+  return r;
+}
+
+std::string Target::str() const {
+  std::string s = kind;
+  for (auto &[k, v] : options) {
+    s += " -" + k;
+    if (!v.empty())
+      s += "=" + v;
+  }
+  return s;
+}
+
+DeviceType Target::deviceType() const {
+  return kind == "cuda" || kind == "nvptx" ? DeviceType::CUDA : DeviceType::CPU;
+}
+
+std::string VirtualDevice::shortName() const {
+  std::string s = deviceTypeName(deviceType).str();
+  if (virtualDeviceId != 0)
+    s += ":" + std::to_string(virtualDeviceId);
+  if (!memoryScope.empty())
+    s += "(" + memoryScope + ")";
+  return s;
+}

@@ -1,0 +1,313 @@
+//===- ConvPool.cpp - 2-D convolution and pooling -------------------------===//
+//
+// TVM's Conv2DRel and Pool2DRel for 4-D layouts that are permutations of NCHW
+// (data, output) and OIHW (kernel); blocked layouts such as NCHW16c are not
+// supported. With padding (top, left, bottom, right) and dilation d:
+//
+//   out = (in + top + bottom - (d * (k - 1) + 1)) / stride + 1
+//
+// (pooling with ceil_mode rounds the division up). Padding is written with 1
+// value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom,
+// right). A `?` input dim gives a `?` output dim.
+//
+//   nn.conv2d(Tensor[(1, 3, 32, 32)], Tensor[(16, 3, 3, 3)], padding=[1, 1])
+//     : Tensor[(1, 16, 32, 32), float32]
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeRelation.h"
+#include <array>
+
+using namespace llvm;
+
+namespace hx {
+
+static constexpr int64_t kDyn = TensorType::kDynamic;
+
+namespace {
+/// Positions of the four layout letters, e.g. "NHWC" -> N=0, C=3, H=1, W=2.
+struct Layout {
+  unsigned pos[4]; // in the order of `letters`
+};
+} // namespace
+
+/// Parses `attr` as a permutation of `letters` (4 distinct characters).
+static std::optional<Layout> parseLayout(TypeRelContext &ctx, StringRef attr,
+                                         StringRef letters,
+                                         StringRef fallbackAttr = {}) {
+  std::string text = ctx.getString(attr);
+  if (text.empty() && !fallbackAttr.empty())
+    text = ctx.getString(fallbackAttr);
+  Layout l;
+  bool ok = text.size() == 4;
+  for (unsigned i = 0; ok && i < 4; ++i) {
+    size_t p = StringRef(text).find(letters[i]);
+    ok = p != StringRef::npos && StringRef(text).count(letters[i]) == 1;
+    l.pos[i] = unsigned(p);
+  }
+  if (!ok) {
+    ctx.attrError(attr, "unsupported " + attr + " '" + text +
+                            "' (expected a permutation of " + letters + ")");
+    return std::nullopt;
+  }
+  return l;
+}
+
+/// Reads a 2-value attribute (one value means both), all >= `min`.
+static std::optional<std::pair<int64_t, int64_t>>
+getPair(TypeRelContext &ctx, StringRef attr, int64_t min) {
+  Shape v = ctx.getInts(attr);
+  if (v.size() == 1)
+    v.push_back(v[0]);
+  if (v.size() != 2) {
+    ctx.attrError(attr, attr + " must have 1 or 2 values, got " +
+                            Twine(v.size()));
+    return std::nullopt;
+  }
+  if (v[0] < min || v[1] < min) {
+    ctx.attrError(attr, attr + " values must be at least " + Twine(min) +
+                            ", got " + shapeToString(v));
+    return std::nullopt;
+  }
+  return std::make_pair(v[0], v[1]);
+}
+
+/// Reads padding as (top, left, bottom, right).
+static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
+  Shape p = ctx.getInts("padding");
+  std::array<int64_t, 4> out;
+  if (p.size() == 1)
+    out = {p[0], p[0], p[0], p[0]};
+  else if (p.size() == 2)
+    out = {p[0], p[1], p[0], p[1]};
+  else if (p.size() == 4)
+    out = {p[0], p[1], p[2], p[3]};
+  else {
+    ctx.attrError("padding", "padding must have 1, 2 or 4 values, got " +
+                                 Twine(p.size()));
+    return std::nullopt;
+  }
+  for (int64_t v : out) {
+    if (v < 0) {
+      ctx.attrError("padding", "padding must be non-negative, got " +
+                                   shapeToString(p));
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+/// One spatial output dim; nullopt (after an error) when the window does not
+/// fit in the padded input.
+static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what,
+                                        int64_t in, int64_t padSum,
+                                        int64_t window, int64_t dilation,
+                                        int64_t stride, bool ceilMode) {
+  if (in == kDyn || window == kDyn)
+    return kDyn;
+  int64_t span = dilation * (window - 1) + 1;
+  int64_t room = in + padSum - span;
+  if (room < 0) {
+    ctx.error("the " + what + " window (" + Twine(span) +
+                  " with dilation) is larger than the padded input (" +
+                  Twine(in + padSum) + ")",
+              {0});
+    return std::nullopt;
+  }
+  return (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+}
+
+static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h,
+                              int64_t w, DType dt) {
+  Shape out(4);
+  out[l.pos[0]] = n;
+  out[l.pos[1]] = c;
+  out[l.pos[2]] = h;
+  out[l.pos[3]] = w;
+  return makeTensorType(out, dt);
+}
+
+static bool dimsAgree(int64_t a, int64_t b) {
+  return a == b || a == kDyn || b == kDyn;
+}
+
+static TypeRef conv2dRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *weight = data ? ctx.tensorArg(1) : nullptr;
+  if (!weight)
+    return nullptr;
+  if (data->dtype != weight->dtype) {
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
+                  dtypeName(weight->dtype) + " do not match",
+              {0, 1});
+    return nullptr;
+  }
+  if (data->rank() != 4 || weight->rank() != 4) {
+    ctx.error("data and weight must have rank 4, got shapes " +
+                  shapeToString(data->shape) + " and " +
+                  shapeToString(weight->shape),
+              {0, 1});
+    return nullptr;
+  }
+  auto dl = parseLayout(ctx, "data_layout", "NCHW");
+  auto kl = dl ? parseLayout(ctx, "kernel_layout", "OIHW") : std::nullopt;
+  auto ol = kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout")
+               : std::nullopt;
+  auto strides = ol ? getPair(ctx, "strides", 1) : std::nullopt;
+  auto dilation = strides ? getPair(ctx, "dilation", 1) : std::nullopt;
+  auto pad = dilation ? getPadding(ctx) : std::nullopt;
+  if (!pad)
+    return nullptr;
+  int64_t groups = ctx.getInt("groups");
+  if (groups < 1) {
+    ctx.attrError("groups", "groups must be positive, got " + Twine(groups));
+    return nullptr;
+  }
+
+  int64_t n = data->shape[dl->pos[0]], c = data->shape[dl->pos[1]];
+  int64_t h = data->shape[dl->pos[2]], w = data->shape[dl->pos[3]];
+  int64_t o = weight->shape[kl->pos[0]], i = weight->shape[kl->pos[1]];
+  int64_t kh = weight->shape[kl->pos[2]], kw = weight->shape[kl->pos[3]];
+
+  if (c != kDyn && c % groups != 0) {
+    ctx.error(Twine(c) + " input channels are not divisible by groups=" +
+                  Twine(groups),
+              {0});
+    return nullptr;
+  }
+  if (o != kDyn && o % groups != 0) {
+    ctx.error(Twine(o) + " output channels are not divisible by groups=" +
+                  Twine(groups),
+              {1});
+    return nullptr;
+  }
+  if (c != kDyn && i != kDyn && i * groups != c) {
+    ctx.error("weight " + shapeToString(weight->shape) + " expects " +
+                  Twine(i * groups) + " input channels (" + Twine(i) +
+                  " per group, groups=" + Twine(groups) + "), data " +
+                  shapeToString(data->shape) + " has " + Twine(c),
+              {0, 1});
+    return nullptr;
+  }
+  if (std::optional<int64_t> channels = ctx.getOptInt("channels")) {
+    if (!dimsAgree(*channels, o)) {
+      ctx.attrError("channels", "channels=" + Twine(*channels) +
+                                    " does not match the weight's " +
+                                    dimToString(o) + " output channels");
+      return nullptr;
+    }
+    o = *channels;
+  }
+  if (std::optional<Shape> ks = ctx.getOptInts("kernel_size")) {
+    if (ks->size() != 2 || !dimsAgree((*ks)[0], kh) ||
+        !dimsAgree((*ks)[1], kw)) {
+      ctx.attrError("kernel_size", "kernel_size=" + shapeToString(*ks) +
+                                       " does not match the weight's (" +
+                                       dimToString(kh) + ", " +
+                                       dimToString(kw) + ")");
+      return nullptr;
+    }
+  }
+  auto oh = windowDim(ctx, "kernel", h, (*pad)[0] + (*pad)[2], kh,
+                      dilation->first, strides->first, false);
+  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1] + (*pad)[3], kw,
+                           dilation->second, strides->second, false)
+               : std::nullopt;
+  if (!ow)
+    return nullptr;
+  std::optional<DType> dt = ctx.getDType("out_dtype");
+  if (dt && !ctx.checkAttrDType("out_dtype", *dt, ctx.def.dtypes))
+    return nullptr;
+  return makeLayoutType(*ol, n, o, *oh, *ow, dt.value_or(data->dtype));
+}
+
+static TypeRef maxPool2dRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape),
+              {0});
+    return nullptr;
+  }
+  auto l = parseLayout(ctx, "layout", "NCHW");
+  auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
+  auto pool = ol ? getPair(ctx, "pool_size", 1) : std::nullopt;
+  auto strides = pool ? getPair(ctx, "strides", 1) : std::nullopt;
+  auto dilation = strides ? getPair(ctx, "dilation", 1) : std::nullopt;
+  auto pad = dilation ? getPadding(ctx) : std::nullopt;
+  if (!pad)
+    return nullptr;
+  bool ceilMode = ctx.getBool("ceil_mode");
+  int64_t h = data->shape[l->pos[2]], w = data->shape[l->pos[3]];
+  auto oh = windowDim(ctx, "pooling", h, (*pad)[0] + (*pad)[2], pool->first,
+                      dilation->first, strides->first, ceilMode);
+  auto ow = oh ? windowDim(ctx, "pooling", w, (*pad)[1] + (*pad)[3],
+                           pool->second, dilation->second, strides->second,
+                           ceilMode)
+               : std::nullopt;
+  if (!ow)
+    return nullptr;
+  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]],
+                        *oh, *ow, data->dtype);
+}
+
+static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape),
+              {0});
+    return nullptr;
+  }
+  auto l = parseLayout(ctx, "layout", "NCHW");
+  auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
+  if (!ol)
+    return nullptr;
+  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], 1,
+                        1, data->dtype);
+}
+
+void addConvPoolOps(std::vector<OpDef> &ops) {
+  OpDef conv;
+  conv.name = "nn.conv2d";
+  conv.summary = "2-D convolution (NCHW data, OIHW kernel by default)";
+  conv.numArgs = 2;
+  conv.attrs = {intListAttr("strides", {1, 1}),
+                intListAttr("padding", {0, 0, 0, 0}),
+                intListAttr("dilation", {1, 1}),
+                intAttr("groups", 1),
+                noneAttr("channels", AttrKind::OptInt),
+                noneAttr("kernel_size", AttrKind::OptIntList),
+                stringAttr("data_layout", "NCHW"),
+                stringAttr("kernel_layout", "OIHW"),
+                stringAttr("out_layout", ""),
+                dtypeAttr("out_dtype", "")};
+  conv.relation = conv2dRel;
+  ops.push_back(std::move(conv));
+
+  OpDef maxPool;
+  maxPool.name = "nn.max_pool2d";
+  maxPool.summary = "2-D max pooling";
+  maxPool.numArgs = 1;
+  maxPool.attrs = {intListAttr("pool_size", {1, 1}),
+                   intListAttr("strides", {1, 1}),
+                   intListAttr("dilation", {1, 1}),
+                   intListAttr("padding", {0, 0}),
+                   stringAttr("layout", "NCHW"),
+                   stringAttr("out_layout", ""),
+                   boolAttr("ceil_mode", false)};
+  maxPool.relation = maxPool2dRel;
+  ops.push_back(std::move(maxPool));
+
+  OpDef gap;
+  gap.name = "nn.global_avg_pool2d";
+  gap.summary = "Average over the spatial dims (H, W become 1)";
+  gap.numArgs = 1;
+  gap.attrs = {stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
+  gap.relation = globalAvgPool2dRel;
+  ops.push_back(std::move(gap));
+}
+
+} // namespace hx

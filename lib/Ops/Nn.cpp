@@ -1,0 +1,203 @@
+//===- Nn.cpp - Dense, batch matmul, bias_add and softmax -----------------===//
+//
+// TVM's relations for the matrix operators:
+//
+//   nn.dense(data[..., K], weight[N, K], units=N?)         : [..., N]
+//   nn.batch_matmul(x[B, M, K], y[B, N, K])                 : [B, M, N]
+//     (transpose_a reads x as [B, K, M]; transpose_b=False reads y as
+//      [B, K, N]; a batch of 1 broadcasts)
+//   nn.bias_add(data, bias[C], axis=1), C = data.shape[axis] : data
+//   nn.softmax(data, axis=-1)                               : data
+//
+// A `?` dim matches any size; a reduction dim K that is `?` on one side takes
+// the other side's size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeRelation.h"
+
+using namespace llvm;
+
+namespace hx {
+
+static constexpr int64_t kDyn = TensorType::kDynamic;
+
+/// Two dims that must be equal: equal, or one of them `?`.
+static bool dimsAgree(int64_t a, int64_t b) {
+  return a == b || a == kDyn || b == kDyn;
+}
+
+/// The result dtype: `out_dtype` when set, else `input`.
+static std::optional<DType> outDType(TypeRelContext &ctx, DType input) {
+  std::optional<DType> out = ctx.getDType("out_dtype");
+  if (!out)
+    return input;
+  if (!ctx.checkAttrDType("out_dtype", *out, ctx.def.dtypes))
+    return std::nullopt;
+  return out;
+}
+
+static TypeRef denseRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *weight = data ? ctx.tensorArg(1) : nullptr;
+  if (!weight)
+    return nullptr;
+  if (data->dtype != weight->dtype) {
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
+                  dtypeName(weight->dtype) + " do not match",
+              {0, 1});
+    return nullptr;
+  }
+  if (data->rank() < 1) {
+    ctx.error("data must have rank at least 1", {0});
+    return nullptr;
+  }
+  if (weight->rank() != 2) {
+    ctx.error("weight must have rank 2, got shape " +
+                  shapeToString(weight->shape),
+              {1});
+    return nullptr;
+  }
+  int64_t k = data->shape.back();
+  if (!dimsAgree(k, weight->shape[1])) {
+    ctx.error("reduction dimensions differ: data " +
+                  shapeToString(data->shape) + " has " + dimToString(k) +
+                  ", weight " + shapeToString(weight->shape) + " has " +
+                  dimToString(weight->shape[1]),
+              {0, 1});
+    return nullptr;
+  }
+  int64_t n = weight->shape[0];
+  if (std::optional<int64_t> units = ctx.getOptInt("units")) {
+    if (*units <= 0) {
+      ctx.attrError("units", "units must be positive, got " + Twine(*units));
+      return nullptr;
+    }
+    if (!dimsAgree(*units, n)) {
+      ctx.attrError("units", "units=" + Twine(*units) +
+                                 " does not match the weight's " +
+                                 dimToString(n) + " output rows");
+      return nullptr;
+    }
+    n = *units;
+  }
+  std::optional<DType> dt = outDType(ctx, data->dtype);
+  if (!dt)
+    return nullptr;
+  Shape out(data->shape);
+  out.back() = n;
+  return makeTensorType(out, *dt);
+}
+
+static TypeRef batchMatmulRel(TypeRelContext &ctx) {
+  const TensorType *x = ctx.tensorArg(0);
+  const TensorType *y = x ? ctx.tensorArg(1) : nullptr;
+  if (!y)
+    return nullptr;
+  if (x->dtype != y->dtype) {
+    ctx.error("dtypes " + dtypeName(x->dtype) + " and " + dtypeName(y->dtype) +
+                  " do not match",
+              {0, 1});
+    return nullptr;
+  }
+  if (x->rank() != 3 || y->rank() != 3) {
+    ctx.error("operands must have rank 3, got shapes " +
+                  shapeToString(x->shape) + " and " + shapeToString(y->shape),
+              {0, 1});
+    return nullptr;
+  }
+  bool ta = ctx.getBool("transpose_a"), tb = ctx.getBool("transpose_b");
+  int64_t m = x->shape[ta ? 2 : 1], kx = x->shape[ta ? 1 : 2];
+  int64_t n = y->shape[tb ? 1 : 2], ky = y->shape[tb ? 2 : 1];
+  std::optional<Shape> batch = broadcastShapes({x->shape[0]}, {y->shape[0]});
+  if (!batch) {
+    ctx.error("batch dimensions " + dimToString(x->shape[0]) + " and " +
+                  dimToString(y->shape[0]) + " differ",
+              {0, 1});
+    return nullptr;
+  }
+  if (!dimsAgree(kx, ky)) {
+    ctx.error("reduction dimensions differ: " + shapeToString(x->shape) +
+                  (ta ? " (transposed)" : "") + " and " +
+                  shapeToString(y->shape) + (tb ? " (transposed)" : ""),
+              {0, 1});
+    return nullptr;
+  }
+  std::optional<DType> dt = outDType(ctx, x->dtype);
+  if (!dt)
+    return nullptr;
+  return makeTensorType({(*batch)[0], m, n}, *dt);
+}
+
+static TypeRef biasAddRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *bias = data ? ctx.tensorArg(1) : nullptr;
+  if (!bias)
+    return nullptr;
+  if (data->dtype != bias->dtype) {
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
+                  dtypeName(bias->dtype) + " do not match",
+              {0, 1});
+    return nullptr;
+  }
+  std::optional<unsigned> axis =
+      ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  if (bias->rank() != 1 || !dimsAgree(bias->shape[0], data->shape[*axis])) {
+    ctx.error("bias must have shape (" + dimToString(data->shape[*axis]) +
+                  ") to match axis " + Twine(*axis) + " of data " +
+                  shapeToString(data->shape) + ", got " +
+                  shapeToString(bias->shape),
+              {0, 1});
+    return nullptr;
+  }
+  return makeTensorType(data->shape, data->dtype);
+}
+
+static TypeRef softmaxRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (!ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis"))
+    return nullptr;
+  return makeTensorType(data->shape, data->dtype);
+}
+
+void addNnOps(std::vector<OpDef> &ops) {
+  OpDef dense;
+  dense.name = "nn.dense";
+  dense.summary = "Fully connected layer: data * weight^T";
+  dense.numArgs = 2;
+  dense.attrs = {noneAttr("units", AttrKind::OptInt),
+                 dtypeAttr("out_dtype", "")};
+  dense.relation = denseRel;
+  ops.push_back(std::move(dense));
+
+  OpDef bmm;
+  bmm.name = "nn.batch_matmul";
+  bmm.summary = "Batched matrix product of two rank-3 tensors";
+  bmm.numArgs = 2;
+  bmm.attrs = {dtypeAttr("out_dtype", ""), boolAttr("transpose_a", false),
+               boolAttr("transpose_b", true)};
+  bmm.relation = batchMatmulRel;
+  ops.push_back(std::move(bmm));
+
+  OpDef biasAdd;
+  biasAdd.name = "nn.bias_add";
+  biasAdd.summary = "Adds a 1-D bias along one axis of the data";
+  biasAdd.numArgs = 2;
+  biasAdd.attrs = {intAttr("axis", 1)};
+  biasAdd.relation = biasAddRel;
+  ops.push_back(std::move(biasAdd));
+
+  OpDef softmax;
+  softmax.name = "nn.softmax";
+  softmax.summary = "Softmax along one axis";
+  softmax.numArgs = 1;
+  softmax.attrs = {intAttr("axis", -1)};
+  softmax.relation = softmaxRel;
+  ops.push_back(std::move(softmax));
+}
+
+} // namespace hx

@@ -1,0 +1,370 @@
+//===- OpRegistry.cpp - The operator table and call verification ----------===//
+//
+// The table is a function-local `static const`: built once, on first use,
+// from each family's add*Ops function, then never modified (there is no
+// mutable global state; concurrent first use is safe by C++ static
+// initialization). A StringMap indexes it by name.
+//
+// verifyOpCall checks a call against its OpDef's schema; getAttrOrDefault
+// returns an attribute in canonical form (an integer written for a list
+// becomes a one-element list, an identifier a string, an integer a float
+// where a float is expected), so relations and later passes read one shape of
+// value only; inferOpType verifies the call and runs the relation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeRelation.h"
+#include "hx/IR/Expr.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+struct OpTable {
+  std::vector<OpDef> ops;
+  StringMap<unsigned> index;
+
+  OpTable() {
+    addElementwiseOps(ops);
+    addNnOps(ops);
+    addConvPoolOps(ops);
+    addReduceOps(ops);
+    addTransformOps(ops);
+    addSortOps(ops);
+    addAnnotationOps(ops);
+    for (unsigned i = 0; i < ops.size(); ++i) {
+      bool inserted = index.try_emplace(ops[i].name, i).second;
+      (void)inserted;
+      assert(inserted && "operator defined twice");
+    }
+  }
+};
+} // namespace
+
+static const OpTable &getOpTable() {
+  static const OpTable table;
+  return table;
+}
+
+const OpDef *lookupOp(StringRef name) {
+  const OpTable &t = getOpTable();
+  auto it = t.index.find(name);
+  return it == t.index.end() ? nullptr : &t.ops[it->second];
+}
+
+ArrayRef<OpDef> allOps() { return getOpTable().ops; }
+
+StringRef suggestOpName(StringRef name) {
+  if (name.empty())
+    return {};
+  // `relu` for `nn.relu`: a missing namespace prefix.
+  for (const OpDef &d : allOps()) {
+    auto dot = d.name.rfind('.');
+    if (dot != StringRef::npos && d.name.substr(dot + 1) == name)
+      return d.name;
+  }
+  unsigned maxDist = std::max<unsigned>(1, name.size() / 3);
+  StringRef best;
+  unsigned bestDist = maxDist + 1;
+  for (const OpDef &d : allOps()) {
+    unsigned dist = name.edit_distance(d.name, /*AllowReplacements=*/true,
+                                       /*MaxEditDistance=*/maxDist);
+    if (dist < bestDist) {
+      bestDist = dist;
+      best = d.name;
+    }
+  }
+  return best;
+}
+
+const AttrSpec *OpDef::findAttr(StringRef attrName) const {
+  for (const AttrSpec &a : attrs)
+    if (a.name == attrName)
+      return &a;
+  return nullptr;
+}
+
+std::string dtypeSetToString(DTypeSet s) {
+  std::string out;
+  for (unsigned i = 0; i <= unsigned(DType::Float64); ++i) {
+    if (!dtypeSetContains(s, DType(i)))
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += dtypeName(DType(i)).str();
+  }
+  return out;
+}
+
+StringRef attrKindDescription(AttrKind k) {
+  switch (k) {
+  case AttrKind::Bool:
+    return "a boolean";
+  case AttrKind::Int:
+    return "an integer";
+  case AttrKind::OptInt:
+    return "an integer or None";
+  case AttrKind::Float:
+    return "a number";
+  case AttrKind::String:
+    return "a string";
+  case AttrKind::DType:
+    return "a dtype";
+  case AttrKind::IntList:
+    return "a list of integers";
+  case AttrKind::OptIntList:
+    return "a list of integers or None";
+  case AttrKind::IntOrIntList:
+    return "an integer or a list of integers";
+  case AttrKind::Device:
+    return "a virtual device";
+  case AttrKind::OptDevice:
+    return "a virtual device or None";
+  }
+  return "a value";
+}
+
+static StringRef valueDescription(const AttrValue &v) {
+  switch (v.kind) {
+  case AttrValue::Kind::None:
+    return "None";
+  case AttrValue::Kind::Bool:
+    return "a boolean";
+  case AttrValue::Kind::Int:
+    return "an integer";
+  case AttrValue::Kind::Float:
+    return "a float";
+  case AttrValue::Kind::String:
+    return "a string";
+  case AttrValue::Kind::Ident:
+    return "an identifier";
+  case AttrValue::Kind::List:
+    return "a list";
+  case AttrValue::Kind::Device:
+    return "a virtual device";
+  case AttrValue::Kind::Meta:
+    return "a meta reference";
+  }
+  return "a value";
+}
+
+using VK = AttrValue::Kind;
+
+static bool isIntList(const AttrValue &v) {
+  if (v.kind != VK::List)
+    return false;
+  for (const AttrValue &e : v.list)
+    if (e.kind != VK::Int)
+      return false;
+  return true;
+}
+
+/// Whether `v` is acceptable for `kind` (leniently).
+static bool matchesKind(AttrKind kind, const AttrValue &v) {
+  switch (kind) {
+  case AttrKind::Bool:
+    return v.kind == VK::Bool ||
+           (v.kind == VK::Int && (v.intValue == 0 || v.intValue == 1));
+  case AttrKind::Int:
+    return v.kind == VK::Int;
+  case AttrKind::OptInt:
+    return v.kind == VK::Int || v.kind == VK::None;
+  case AttrKind::Float:
+    return v.kind == VK::Float || v.kind == VK::Int;
+  case AttrKind::String:
+  case AttrKind::DType:
+    return v.kind == VK::String || v.kind == VK::Ident;
+  case AttrKind::IntList:
+  case AttrKind::IntOrIntList:
+    return v.kind == VK::Int || isIntList(v);
+  case AttrKind::OptIntList:
+    return v.kind == VK::Int || v.kind == VK::None || isIntList(v);
+  case AttrKind::Device:
+    return v.kind == VK::Device;
+  case AttrKind::OptDevice:
+    return v.kind == VK::Device || v.kind == VK::None;
+  }
+  return false;
+}
+
+/// Rewrites a value accepted by matchesKind into the kind's canonical form.
+static AttrValue canonicalize(AttrKind kind, AttrValue v) {
+  SMLoc loc = v.loc;
+  switch (kind) {
+  case AttrKind::Bool:
+    if (v.kind == VK::Int)
+      v = AttrValue::ofBool(v.intValue != 0);
+    break;
+  case AttrKind::Float:
+    if (v.kind == VK::Int)
+      v = AttrValue::ofFloat(double(v.intValue));
+    break;
+  case AttrKind::String:
+  case AttrKind::DType:
+    if (v.kind == VK::Ident)
+      v.kind = VK::String;
+    break;
+  case AttrKind::IntList:
+  case AttrKind::OptIntList:
+    if (v.kind == VK::Int) {
+      std::vector<AttrValue> items{v};
+      v = AttrValue::ofList(std::move(items));
+    }
+    break;
+  default:
+    break;
+  }
+  v.loc = loc;
+  return v;
+}
+
+static const OpDef *getDef(const Call &call) {
+  const Op *op = call.getOp();
+  if (!op)
+    return nullptr;
+  return op->def ? op->def : lookupOp(op->name);
+}
+
+AttrValue getAttrOrDefault(const Call &call, StringRef name) {
+  const OpDef *def = getDef(call);
+  const AttrSpec *spec = def ? def->findAttr(name) : nullptr;
+  if (!spec)
+    return AttrValue::none();
+  if (const AttrValue *v = call.attrs.get(name))
+    return matchesKind(spec->kind, *v) ? canonicalize(spec->kind, *v) : *v;
+  return spec->defaultValue;
+}
+
+static SMLoc valueLoc(const Attr &a) {
+  return a.value.loc.isValid() ? a.value.loc : a.loc;
+}
+
+bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
+  bool ok = true;
+  if (call.args.size() != def.numArgs) {
+    diags.error(call.loc, def.name + ": expected " + Twine(def.numArgs) +
+                              (def.numArgs == 1 ? " argument" : " arguments") +
+                              ", got " + Twine(call.args.size()));
+    ok = false;
+  }
+
+  StringSet<> seen;
+  for (const Attr &a : call.attrs) {
+    SMLoc nameLoc = a.loc.isValid() ? a.loc : call.loc;
+    const AttrSpec *spec = def.findAttr(a.name);
+    if (!spec) {
+      std::string accepted;
+      for (const AttrSpec &s : def.attrs)
+        accepted += (accepted.empty() ? "" : ", ") + s.name.str();
+      if (accepted.empty())
+        diags.error(nameLoc, def.name + ": unknown attribute '" + a.name +
+                                 "' (" + def.name + " takes no attributes)");
+      else
+        diags.error(nameLoc, def.name + ": unknown attribute '" + a.name +
+                                 "'; accepted attributes: " + accepted);
+      ok = false;
+      continue;
+    }
+    if (!seen.insert(a.name).second) {
+      diags.error(nameLoc, def.name + ": duplicate attribute '" + a.name + "'");
+      ok = false;
+      continue;
+    }
+    if (!matchesKind(spec->kind, a.value)) {
+      diags.error(valueLoc(a), def.name + ": attribute '" + a.name +
+                                   "' must be " +
+                                   attrKindDescription(spec->kind) + ", got " +
+                                   valueDescription(a.value));
+      ok = false;
+      continue;
+    }
+    if (spec->kind == AttrKind::DType && !a.value.str.empty() &&
+        !parseDType(a.value.str)) {
+      diags.error(valueLoc(a), def.name + ": unknown dtype '" + a.value.str +
+                                   "' for attribute '" + a.name + "'");
+      ok = false;
+    }
+  }
+
+  for (const AttrSpec &s : def.attrs) {
+    if (s.required && !call.attrs.get(s.name)) {
+      diags.error(call.loc, def.name + ": missing required attribute '" +
+                                s.name + "' (" + attrKindDescription(s.kind) +
+                                ")");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes,
+                    DiagEngine &diags) {
+  const OpDef *def = getDef(call);
+  if (!def) {
+    const Op *op = call.getOp();
+    StringRef name = op ? StringRef(op->name) : StringRef("<not an operator>");
+    StringRef hint = suggestOpName(name);
+    if (hint.empty())
+      diags.error(call.loc, "unknown operator '" + name + "'");
+    else
+      diags.error(call.loc, "unknown operator '" + name + "'; did you mean '" +
+                                hint + "'?");
+    return nullptr;
+  }
+  if (!verifyOpCall(call, *def, diags))
+    return nullptr;
+  assert(argTypes.size() == call.args.size() && "one type per argument");
+  for (const Type *t : argTypes)
+    if (!t)
+      return nullptr;
+  TypeRelContext ctx(call, *def, argTypes, diags);
+  return def->relation(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Schema builders
+//===----------------------------------------------------------------------===//
+
+static AttrSpec spec(StringRef name, AttrKind kind, AttrValue dflt) {
+  AttrSpec s;
+  s.name = name;
+  s.kind = kind;
+  s.defaultValue = std::move(dflt);
+  return s;
+}
+
+AttrSpec boolAttr(StringRef name, bool dflt) {
+  return spec(name, AttrKind::Bool, AttrValue::ofBool(dflt));
+}
+AttrSpec intAttr(StringRef name, int64_t dflt) {
+  return spec(name, AttrKind::Int, AttrValue::ofInt(dflt));
+}
+AttrSpec floatAttr(StringRef name, double dflt) {
+  return spec(name, AttrKind::Float, AttrValue::ofFloat(dflt));
+}
+AttrSpec stringAttr(StringRef name, StringRef dflt) {
+  return spec(name, AttrKind::String, AttrValue::ofString(dflt.str()));
+}
+AttrSpec dtypeAttr(StringRef name, StringRef dflt) {
+  return spec(name, AttrKind::DType, AttrValue::ofString(dflt.str()));
+}
+AttrSpec intListAttr(StringRef name, std::initializer_list<int64_t> dflt) {
+  std::vector<AttrValue> items;
+  for (int64_t v : dflt)
+    items.push_back(AttrValue::ofInt(v));
+  return spec(name, AttrKind::IntList, AttrValue::ofList(std::move(items)));
+}
+AttrSpec noneAttr(StringRef name, AttrKind kind) {
+  return spec(name, kind, AttrValue::none());
+}
+AttrSpec requiredAttr(StringRef name, AttrKind kind) {
+  AttrSpec s = spec(name, kind, AttrValue::none());
+  s.required = true;
+  return s;
+}
+
+} // namespace hx

@@ -1,0 +1,179 @@
+//===- ShapeUtils.cpp - Broadcasting and reshape arithmetic ---------------===//
+//
+// Broadcasting walks both shapes from the right, one dim at a time. Reshape
+// follows TVM's ReshapeRel: a cursor into the input shape advances as each
+// newshape entry consumes input dims; the single -1 is solved last from the
+// element count, unless a dynamic dim makes the count unknown.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hx/Ops/ShapeUtils.h"
+#include "hx/IR/Type.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace hx {
+
+static constexpr int64_t kDyn = TensorType::kDynamic;
+
+std::string dimToString(int64_t dim) {
+  return dim == kDyn ? std::string("?") : std::to_string(dim);
+}
+
+std::string shapeToString(ArrayRef<int64_t> shape) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << '(';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      os << ", ";
+    if (shape[i] == kDyn)
+      os << '?';
+    else
+      os << shape[i];
+  }
+  os << ')';
+  return s;
+}
+
+std::optional<Shape> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    int64_t d;
+    if (da == db)
+      d = da;
+    else if (da == 1)
+      d = db;
+    else if (db == 1)
+      d = da;
+    else if (da == kDyn)
+      d = db;
+    else if (db == kDyn)
+      d = da;
+    else
+      return std::nullopt;
+    out[rank - 1 - i] = d;
+  }
+  return out;
+}
+
+std::optional<int64_t> shapeProduct(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (MulOverflow(n, d, n))
+      return std::nullopt;
+  }
+  return n;
+}
+
+static Error reshapeError(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg);
+}
+
+Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
+                             bool allowZero) {
+  Shape out;
+  size_t src = 0;
+  std::optional<size_t> inferIndex;
+
+  for (size_t i = 0; i < newshape.size(); ++i) {
+    int64_t v = newshape[i];
+    if (v > 0) {
+      out.push_back(v);
+      ++src;
+    } else if (v == 0) {
+      if (allowZero) {
+        out.push_back(0);
+      } else {
+        if (src >= in.size())
+          return reshapeError("newshape entry 0 at position " + Twine(i) +
+                              " has no input dimension to copy (input rank " +
+                              Twine(in.size()) + ")");
+        out.push_back(in[src]);
+      }
+      ++src;
+    } else if (v == -1) {
+      if (inferIndex)
+        return reshapeError("newshape may contain -1 only once");
+      inferIndex = out.size();
+      out.push_back(kDyn);
+      ++src;
+    } else if (v == -2) {
+      for (; src < in.size(); ++src)
+        out.push_back(in[src]);
+    } else if (v == -3) {
+      if (src + 1 >= in.size())
+        return reshapeError("newshape entry -3 at position " + Twine(i) +
+                            " needs two remaining input dimensions");
+      int64_t d0 = in[src], d1 = in[src + 1], d;
+      if (d0 == kDyn || d1 == kDyn)
+        d = kDyn;
+      else if (MulOverflow(d0, d1, d))
+        return reshapeError("dimension product overflows");
+      out.push_back(d);
+      src += 2;
+    } else if (v == -4) {
+      if (i + 2 >= newshape.size())
+        return reshapeError("newshape entry -4 at position " + Twine(i) +
+                            " must be followed by two sizes");
+      if (src >= in.size())
+        return reshapeError("newshape entry -4 at position " + Twine(i) +
+                            " has no input dimension to split");
+      int64_t d = in[src], d1 = newshape[i + 1], d2 = newshape[i + 2];
+      if (d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0 || (d1 == -1 && d2 == -1))
+        return reshapeError("the two sizes after -4 must be positive, with "
+                            "at most one -1");
+      if (d1 == -1)
+        d1 = d == kDyn ? kDyn : d / d2;
+      else if (d2 == -1)
+        d2 = d == kDyn ? kDyn : d / d1;
+      int64_t prod = 0;
+      if (d != kDyn && (d1 == kDyn || d2 == kDyn || MulOverflow(d1, d2, prod) ||
+                        prod != d))
+        return reshapeError("-4 cannot split dimension " + Twine(d) + " into " +
+                            Twine(newshape[i + 1]) + " and " +
+                            Twine(newshape[i + 2]));
+      out.push_back(d1);
+      out.push_back(d2);
+      i += 2;
+      ++src;
+    } else {
+      return reshapeError("newshape entry " + Twine(v) + " at position " +
+                          Twine(i) +
+                          " is not a size or one of 0, -1, -2, -3, -4");
+    }
+  }
+
+  std::optional<int64_t> inCount = shapeProduct(in);
+  if (inferIndex) {
+    Shape known(out);
+    known.erase(known.begin() + *inferIndex);
+    std::optional<int64_t> knownCount = shapeProduct(known);
+    if (!inCount || !knownCount) {
+      out[*inferIndex] = kDyn;
+      return out;
+    }
+    if (*knownCount == 0 || *inCount % *knownCount != 0)
+      return reshapeError("cannot reshape " + shapeToString(in) + " (" +
+                          Twine(*inCount) + " elements) into " +
+                          shapeToString(newshape) + ": -1 cannot be inferred");
+    out[*inferIndex] = *inCount / *knownCount;
+    return out;
+  }
+  std::optional<int64_t> outCount = shapeProduct(out);
+  if (inCount && outCount && *inCount != *outCount)
+    return reshapeError("cannot reshape " + shapeToString(in) + " (" +
+                        Twine(*inCount) + " elements) into " +
+                        shapeToString(out) + " (" + Twine(*outCount) +
+                        " elements)");
+  return out;
+}
+
+} // namespace hx

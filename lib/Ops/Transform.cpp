@@ -1,0 +1,285 @@
+//===- Transform.cpp - Shape-changing operators ---------------------------===//
+//
+// TVM's relations for operators that move data without arithmetic:
+//
+//   reshape(Tensor[(2, 3, 4)], newshape=[0, -1])     : Tensor[(2, 12)]
+//   transpose(Tensor[(2, 3, 4)], axes=[0, 2, 1])     : Tensor[(2, 4, 3)]
+//     (axes=None reverses the dims)
+//   expand_dims(Tensor[(2, 3)], axis=1, num_newaxis=2) : Tensor[(2, 1, 1, 3)]
+//   squeeze(Tensor[(1, 3, 1)], axis=None)            : Tensor[(3)]
+//     (None drops every static 1; listed axes must be 1 or `?`)
+//   concatenate((Tensor[(2, 3)], Tensor[(4, 3)]), axis=0) : Tensor[(6, 3)]
+//   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
+//   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
+//                                     Tensor[(3, 4)], Tensor[(2, 4)])
+//
+// All of them accept bool, int32, int64 and float32 tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeRelation.h"
+#include "llvm/ADT/BitVector.h"
+
+using namespace llvm;
+
+namespace hx {
+
+static constexpr int64_t kDyn = TensorType::kDynamic;
+
+static TypeRef reshapeRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  Shape newshape = ctx.getInts("newshape");
+  Expected<Shape> out =
+      inferReshape(data->shape, newshape, ctx.getBool("allowzero"));
+  if (!out) {
+    ctx.attrError("newshape", toString(out.takeError()));
+    return nullptr;
+  }
+  return makeTensorType(*out, data->dtype);
+}
+
+static TypeRef transposeRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  size_t rank = data->rank();
+  std::optional<Shape> axes = ctx.getOptInts("axes");
+  Shape out;
+  if (!axes || axes->empty()) {
+    for (size_t i = rank; i > 0; --i)
+      out.push_back(data->shape[i - 1]);
+    return makeTensorType(out, data->dtype);
+  }
+  if (axes->size() != rank) {
+    ctx.attrError("axes", "axes " + shapeToString(*axes) + " must list " +
+                              Twine(rank) + " axes, one per dim of " +
+                              shapeToString(data->shape));
+    return nullptr;
+  }
+  BitVector seen(rank, false);
+  for (int64_t a : *axes) {
+    std::optional<unsigned> ax = ctx.normalizeAxis(a, rank, "axes");
+    if (!ax)
+      return nullptr;
+    if (seen.test(*ax)) {
+      ctx.attrError("axes", "axes " + shapeToString(*axes) +
+                                " is not a permutation: axis " + Twine(*ax) +
+                                " repeats");
+      return nullptr;
+    }
+    seen.set(*ax);
+    out.push_back(data->shape[*ax]);
+  }
+  return makeTensorType(out, data->dtype);
+}
+
+static TypeRef expandDimsRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  int64_t num = ctx.getInt("num_newaxis");
+  if (num < 0) {
+    ctx.attrError("num_newaxis",
+                  "num_newaxis must be non-negative, got " + Twine(num));
+    return nullptr;
+  }
+  // The insertion point ranges over [-rank-1, rank].
+  std::optional<unsigned> axis =
+      ctx.normalizeAxis(ctx.getInt("axis"), data->rank() + 1, "axis");
+  if (!axis)
+    return nullptr;
+  Shape out(data->shape.begin(), data->shape.end());
+  out.insert(out.begin() + *axis, size_t(num), 1);
+  return makeTensorType(out, data->dtype);
+}
+
+static TypeRef squeezeRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  size_t rank = data->rank();
+  BitVector drop(rank, false);
+  if (std::optional<Shape> axes = ctx.getOptInts("axis")) {
+    for (int64_t a : *axes) {
+      std::optional<unsigned> ax = ctx.normalizeAxis(a, rank, "axis");
+      if (!ax)
+        return nullptr;
+      int64_t d = data->shape[*ax];
+      if (d != 1 && d != kDyn) {
+        ctx.attrError("axis", "cannot squeeze axis " + Twine(*ax) +
+                                  " of size " + Twine(d) + " in " +
+                                  shapeToString(data->shape));
+        return nullptr;
+      }
+      drop.set(*ax);
+    }
+  } else {
+    for (size_t i = 0; i < rank; ++i)
+      if (data->shape[i] == 1)
+        drop.set(i);
+  }
+  Shape out;
+  for (size_t i = 0; i < rank; ++i)
+    if (!drop.test(i))
+      out.push_back(data->shape[i]);
+  return makeTensorType(out, data->dtype);
+}
+
+static TypeRef concatenateRel(TypeRelContext &ctx) {
+  const TupleType *tuple = ctx.tupleArg(0);
+  if (!tuple)
+    return nullptr;
+  if (tuple->fields.empty()) {
+    ctx.error("cannot concatenate an empty tuple", {0});
+    return nullptr;
+  }
+  SmallVector<const TensorType *, 4> parts;
+  for (size_t i = 0; i < tuple->fields.size(); ++i) {
+    const auto *t = dyn_cast<TensorType>(tuple->fields[i].get());
+    if (!t) {
+      ctx.error("tuple field " + Twine(i) + " must be a tensor, got " +
+                    typeToString(tuple->fields[i].get()),
+                {0});
+      return nullptr;
+    }
+    if (!dtypeSetContains(ctx.def.dtypes, t->dtype)) {
+      ctx.error("unsupported dtype " + dtypeName(t->dtype) + " (supported: " +
+                    dtypeSetToString(ctx.def.dtypes) + ")",
+                {0});
+      return nullptr;
+    }
+    parts.push_back(t);
+  }
+  const TensorType *first = parts[0];
+  std::optional<unsigned> axis =
+      ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  Shape out(first->shape.begin(), first->shape.end());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const TensorType *t = parts[i];
+    if (t->dtype != first->dtype || t->rank() != first->rank()) {
+      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) +
+                    " does not match field 0 " + typeToString(first) +
+                    " in dtype and rank",
+                {0});
+      return nullptr;
+    }
+    for (size_t d = 0; d < out.size(); ++d) {
+      int64_t a = out[d], b = t->shape[d];
+      if (d == *axis) {
+        out[d] = (a == kDyn || b == kDyn) ? kDyn : a + b;
+      } else if (a == kDyn) {
+        out[d] = b;
+      } else if (b != kDyn && a != b) {
+        ctx.error("shapes " + shapeToString(first->shape) + " and " +
+                      shapeToString(t->shape) + " (fields 0 and " + Twine(i) +
+                      ") differ outside the concatenation axis " +
+                      Twine(*axis),
+                  {0});
+        return nullptr;
+      }
+    }
+  }
+  return makeTensorType(out, first->dtype);
+}
+
+static TypeRef splitRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  std::optional<unsigned> axis =
+      ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  int64_t dim = data->shape[*axis];
+  AttrValue spec = ctx.attr("indices_or_sections");
+  std::vector<TypeRef> fields;
+  auto piece = [&](int64_t size) {
+    Shape s(data->shape.begin(), data->shape.end());
+    s[*axis] = size;
+    fields.push_back(makeTensorType(s, data->dtype));
+  };
+
+  if (spec.kind == AttrValue::Kind::Int) {
+    int64_t sections = spec.intValue;
+    if (sections <= 0) {
+      ctx.attrError("indices_or_sections",
+                    "the number of sections must be positive, got " +
+                        Twine(sections));
+      return nullptr;
+    }
+    if (dim != kDyn && dim % sections != 0) {
+      ctx.attrError("indices_or_sections",
+                    "axis " + Twine(*axis) + " of size " + Twine(dim) +
+                        " cannot be split into " + Twine(sections) +
+                        " equal sections");
+      return nullptr;
+    }
+    for (int64_t i = 0; i < sections; ++i)
+      piece(dim == kDyn ? kDyn : dim / sections);
+    return make<TupleType>(std::move(fields));
+  }
+
+  Shape indices = ctx.getInts("indices_or_sections");
+  int64_t begin = 0;
+  for (int64_t idx : indices) {
+    if (idx <= begin || (dim != kDyn && idx >= dim)) {
+      ctx.attrError("indices_or_sections",
+                    "split indices " + shapeToString(indices) +
+                        " must be strictly increasing, positive and less "
+                        "than the size " +
+                        dimToString(dim) + " of axis " + Twine(*axis));
+      return nullptr;
+    }
+    piece(idx - begin);
+    begin = idx;
+  }
+  piece(dim == kDyn ? kDyn : dim - begin);
+  return make<TupleType>(std::move(fields));
+}
+
+static OpDef transformOp(StringRef name, StringRef summary,
+                         std::vector<AttrSpec> attrs, TypeRelationFn rel) {
+  OpDef d;
+  d.name = name;
+  d.summary = summary;
+  d.numArgs = 1;
+  d.dtypes = kAnySupported;
+  d.attrs = std::move(attrs);
+  d.relation = rel;
+  return d;
+}
+
+void addTransformOps(std::vector<OpDef> &ops) {
+  ops.push_back(transformOp("reshape",
+                            "Reshape (newshape may use 0, -1, -2, -3, -4)",
+                            {requiredAttr("newshape", AttrKind::IntList),
+                             boolAttr("allowzero", false)},
+                            reshapeRel));
+  ops.push_back(transformOp("transpose",
+                            "Permute the dims (reverse them by default)",
+                            {noneAttr("axes", AttrKind::OptIntList)},
+                            transposeRel));
+  ops.push_back(transformOp("expand_dims", "Insert num_newaxis dims of size 1",
+                            {requiredAttr("axis", AttrKind::Int),
+                             intAttr("num_newaxis", 1)},
+                            expandDimsRel));
+  ops.push_back(transformOp("squeeze", "Remove dims of size 1",
+                            {noneAttr("axis", AttrKind::OptIntList)},
+                            squeezeRel));
+  OpDef concat = transformOp("concatenate",
+                             "Join a tuple of tensors along an axis",
+                             {intAttr("axis", 0)}, concatenateRel);
+  concat.takesTuple = true;
+  ops.push_back(std::move(concat));
+  ops.push_back(transformOp(
+      "split", "Split along an axis into equal sections or at indices",
+      {requiredAttr("indices_or_sections", AttrKind::IntOrIntList),
+       intAttr("axis", 0)},
+      splitRel));
+}
+
+} // namespace hx

@@ -1,0 +1,104 @@
+//===- IRBuilder.h - ANTLR parse trees to IR --------------------*- C++ -*-===//
+//
+// One of the two places that see ANTLR (the other is the error listener in
+// Parser.cpp). The driver hands over one top-level piece at a time: the
+// metadata section, a def head, a free_var, a body statement, a def's result.
+//
+// Scoping: `%N` graph bindings and `%name` variables live in lexical scopes
+// (the def body, each if branch, each fn literal, each parenthesised block).
+// A name may shadow one of an enclosing scope but not be redefined in its own
+// scope (a `let` may rebind, as in Relay).
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_PARSER_IRBUILDER_H
+#define HX_LIB_PARSER_IRBUILDER_H
+
+#include "HxParser.h"
+#include "Lexer.h"
+#include "hx/IR/Module.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace hx {
+
+class IRBuilder {
+public:
+  IRBuilder(Module &m, DiagEngine &diags) : mod(m), diags(diags) {}
+
+  /// Global names defined anywhere in the file (so calls may precede defs).
+  llvm::StringMap<llvm::SMLoc> definedGlobals;
+
+  bool checkHeader(HxParser::HeaderContext *ctx);
+  /// The `#[metadata]` section, or the command-line table (`fromCommandLine`:
+  /// a bare device array is accepted and its entries replace the file's).
+  bool buildMetadata(HxParser::JsonContext *ctx, bool fromCommandLine);
+
+  bool beginDef(HxParser::DefnHeadContext *ctx);
+  bool addFreeVar(HxParser::FreeVarContext *ctx);
+  bool addStmt(HxParser::StmtContext *ctx);
+  bool finishDef(HxParser::ExprContext *result);
+
+private:
+  struct Scope {
+    llvm::StringMap<ExprRef> names;
+    llvm::StringSet<> graphNames; // names bound by `%N = ...` here
+    std::vector<std::pair<Ref<Var>, ExprRef>> lets;
+    std::vector<Ref<Var>> freeVars;
+  };
+
+  // Scopes and bodies.
+  ExprRef lookup(HxToken *tok);
+  bool define(HxToken *tok, ExprRef e, bool isGraphBinding);
+  bool freeVarInto(HxParser::FreeVarContext *ctx);
+  bool stmtInto(HxParser::StmtContext *ctx);
+  ExprRef closeScope(ExprRef result);
+  ExprRef buildBody(HxParser::BodyContext *ctx);
+
+  // Expressions.
+  ExprRef buildExpr(HxParser::ExprContext *ctx);
+  ExprRef buildPrimary(HxParser::PrimaryContext *ctx);
+  ExprRef buildCall(ExprRef callee, HxParser::CallSuffixContext *ctx, llvm::SMLoc loc);
+  ExprRef buildFn(HxParser::FnExprContext *ctx);
+  bool finishOpCall(Call &call);
+  bool convertLegacyDeviceAttrs(Call &call);
+
+  // Parameters, types, attributes, literals.
+  bool buildParams(HxParser::ParamListContext *ctx, Function &fn,
+                   std::vector<Ref<Var>> &params);
+  TypeRef buildType(HxParser::TypeContext *ctx);
+  bool buildAttrValue(HxParser::AttrValueContext *ctx, AttrValue &out);
+  bool buildMetaRef(HxParser::MetaRefContext *ctx, AttrValue &out);
+  bool buildAttr(HxToken *name, HxParser::AttrValueContext *value, Attrs &attrs);
+  ExprRef buildNumber(HxToken *tok);
+
+  bool error(antlr4::Token *at, const llvm::Twine &msg);
+
+  Module &mod;
+  DiagEngine &diags;
+  std::vector<Scope> scopes;
+  // The def being built.
+  std::string defName;
+  llvm::SMLoc defLoc;
+  Ref<Function> defFn;
+};
+
+/// The location of a token.
+inline llvm::SMLoc locOf(antlr4::Token *t) {
+  return llvm::SMLoc::getFromPointer(static_cast<HxToken *>(t)->ptr());
+}
+inline llvm::SMRange rangeOf(antlr4::Token *t) {
+  auto *h = static_cast<HxToken *>(t);
+  return llvm::SMRange(llvm::SMLoc::getFromPointer(h->ptr()),
+                       llvm::SMLoc::getFromPointer(h->ptr() + h->text().size()));
+}
+inline HxToken *tok(antlr4::tree::TerminalNode *n) {
+  return static_cast<HxToken *>(n->getSymbol());
+}
+
+/// Decodes a string literal (quotes and JSON escapes) to UTF-8.
+std::string unescapeString(llvm::StringRef literal);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,239 @@
+//===- Metadata.cpp - The #[metadata] section -----------------------------===//
+//
+// The metadata JSON is parsed by the grammar (rule `json`), so every value has
+// a location. "VirtualDevice" and "PassConfig" are interpreted here; any other
+// key is kept verbatim (llvm::json) and printed back.
+//
+//===----------------------------------------------------------------------===//
+#include "IRBuilder.h"
+
+using namespace hx;
+using namespace llvm;
+using P = HxParser;
+
+namespace {
+struct Member {
+  HxToken *key;
+  P::JsonContext *value;
+};
+
+std::vector<Member> membersOf(P::JsonObjectContext *obj) {
+  std::vector<Member> out;
+  for (auto *m : obj->jsonMember())
+    out.push_back({tok(m->STRING()), m->json()});
+  return out;
+}
+
+json::Value toJSON(P::JsonContext *ctx) {
+  if (auto *o = dynamic_cast<P::JsonObjectContext *>(ctx)) {
+    json::Object obj;
+    for (auto &m : membersOf(o))
+      obj[unescapeString(m.key->text())] = toJSON(m.value);
+    return obj;
+  }
+  if (auto *a = dynamic_cast<P::JsonArrayContext *>(ctx)) {
+    json::Array arr;
+    for (auto *e : a->json())
+      arr.push_back(toJSON(e));
+    return arr;
+  }
+  if (auto *s = dynamic_cast<P::JsonStringContext *>(ctx))
+    return unescapeString(tok(s->STRING())->text());
+  if (auto *n = dynamic_cast<P::JsonNumberContext *>(ctx)) {
+    StringRef t = tok(n->NUMBER())->text();
+    int64_t i;
+    if (!t.getAsInteger(10, i))
+      return i;
+    return std::strtod(t.str().c_str(), nullptr);
+  }
+  if (auto *b = dynamic_cast<P::JsonBoolContext *>(ctx))
+    return b->J_TRUE() != nullptr;
+  return nullptr;
+}
+
+std::string describe(P::JsonContext *ctx) {
+  if (dynamic_cast<P::JsonObjectContext *>(ctx))
+    return "an object";
+  if (dynamic_cast<P::JsonArrayContext *>(ctx))
+    return "an array";
+  if (dynamic_cast<P::JsonStringContext *>(ctx))
+    return "a string";
+  if (dynamic_cast<P::JsonNumberContext *>(ctx))
+    return "a number";
+  if (dynamic_cast<P::JsonBoolContext *>(ctx))
+    return "a boolean";
+  return "null";
+}
+} // namespace
+
+namespace hx {
+// Reads a device type given as a name or a DLPack number.
+static bool readDeviceType(P::JsonContext *v, DiagEngine &diags, DeviceType &out) {
+  std::optional<DeviceType> t;
+  if (auto *s = dynamic_cast<P::JsonStringContext *>(v))
+    t = parseDeviceType(unescapeString(tok(s->STRING())->text()));
+  else if (auto *n = dynamic_cast<P::JsonNumberContext *>(v)) {
+    int64_t i;
+    if (!tok(n->NUMBER())->text().getAsInteger(10, i))
+      t = deviceTypeFromNumber(i);
+  } else {
+    diags.error(locOf(v->getStart()), "device type must be a name or a number, not " + describe(v));
+    return false;
+  }
+  if (!t) {
+    diags.error(locOf(v->getStart()), "unknown device type " + v->getStart()->getText() +
+                                          " (expected \"cpu\" (1) or \"cuda\" (2))");
+    return false;
+  }
+  out = *t;
+  return true;
+}
+
+static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d) {
+  auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
+  if (!obj) {
+    diags.error(locOf(ctx->getStart()), "a virtual device must be an object, not " + describe(ctx));
+    return false;
+  }
+  d.loc = locOf(ctx->getStart());
+  bool haveType = false;
+  P::JsonContext *targetCtx = nullptr;
+  std::string target;
+  for (auto &m : membersOf(obj)) {
+    std::string key = unescapeString(m.key->text());
+    if (key == "device_type") {
+      if (!readDeviceType(m.value, diags, d.deviceType))
+        return false;
+      haveType = true;
+    } else if (key == "virtual_device_id") {
+      auto *n = dynamic_cast<P::JsonNumberContext *>(m.value);
+      int64_t id;
+      if (!n || tok(n->NUMBER())->text().getAsInteger(10, id) || id < 0 || id > 1 << 20) {
+        diags.error(locOf(m.value->getStart()), "virtual_device_id must be a small non-negative integer");
+        return false;
+      }
+      d.virtualDeviceId = id;
+    } else if (key == "target") {
+      auto *s = dynamic_cast<P::JsonStringContext *>(m.value);
+      if (!s) {
+        diags.error(locOf(m.value->getStart()), "target must be a string such as \"llvm\" or \"cuda\"");
+        return false;
+      }
+      targetCtx = m.value;
+      target = unescapeString(tok(s->STRING())->text());
+    } else if (key == "memory_scope") {
+      auto *s = dynamic_cast<P::JsonStringContext *>(m.value);
+      if (!s) {
+        diags.error(locOf(m.value->getStart()), "memory_scope must be a string");
+        return false;
+      }
+      d.memoryScope = unescapeString(tok(s->STRING())->text());
+    } else {
+      diags.error(locOf(m.key), "unknown virtual device field '" + key +
+                                    "' (expected device_type, virtual_device_id, target, memory_scope)")
+          .range(rangeOf(m.key));
+      return false;
+    }
+  }
+  if (!haveType) {
+    diags.error(d.loc, "virtual device has no \"device_type\"");
+    return false;
+  }
+  if (!targetCtx) {
+    d.target = Target::defaultFor(d.deviceType);
+    return true;
+  }
+  std::string err;
+  std::optional<Target> t = Target::parse(target, err);
+  if (!t) {
+    diags.error(locOf(targetCtx->getStart()), "invalid target: " + err);
+    return false;
+  }
+  if (t->deviceType() != d.deviceType) {
+    diags.error(locOf(targetCtx->getStart()),
+                "target '" + t->str() + "' does not run on device type '" +
+                    deviceTypeName(d.deviceType) + "'");
+    return false;
+  }
+  d.target = std::move(*t);
+  return true;
+}
+} // namespace hx
+
+bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
+  std::vector<VirtualDevice> devices;
+  bool haveDevices = false;
+  auto readDevices = [&](P::JsonContext *v) {
+    auto *arr = dynamic_cast<P::JsonArrayContext *>(v);
+    if (!arr) {
+      diags.error(locOf(v->getStart()), "\"VirtualDevice\" must be an array, not " + describe(v));
+      return false;
+    }
+    for (auto *e : arr->json()) {
+      VirtualDevice d;
+      if (!readDevice(e, diags, d))
+        return false;
+      devices.push_back(std::move(d));
+    }
+    haveDevices = true;
+    return true;
+  };
+
+  if (fromCommandLine && dynamic_cast<P::JsonArrayContext *>(ctx)) {
+    if (!readDevices(ctx))
+      return false;
+    mod.devices = std::move(devices);
+    return true;
+  }
+  auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
+  if (!obj) {
+    diags.error(locOf(ctx->getStart()), "the metadata section must be a JSON object, not " + describe(ctx));
+    return false;
+  }
+  StringMap<HxToken *> seen;
+  for (auto &m : membersOf(obj)) {
+    std::string key = unescapeString(m.key->text());
+    auto [it, inserted] = seen.try_emplace(key, m.key);
+    if (!inserted) {
+      diags.error(locOf(m.key), "duplicate metadata key '" + key + "'")
+          .range(rangeOf(m.key))
+          .note(locOf(it->second), "previous occurrence is here");
+      return false;
+    }
+    if (key == "VirtualDevice") {
+      if (!readDevices(m.value))
+        return false;
+    } else if (key == "PassConfig") {
+      auto *pc = dynamic_cast<P::JsonObjectContext *>(m.value);
+      if (!pc) {
+        diags.error(locOf(m.value->getStart()), "\"PassConfig\" must be an object, not " + describe(m.value));
+        return false;
+      }
+      if (fromCommandLine) {
+        mod.fallbackDeviceType.reset();
+        mod.passConfigExtra.clear();
+      }
+      for (auto &pm : membersOf(pc)) {
+        std::string pkey = unescapeString(pm.key->text());
+        if (pkey == "relay.fallback_device_type") {
+          DeviceType t;
+          if (!readDeviceType(pm.value, diags, t))
+            return false;
+          mod.fallbackDeviceType = t;
+        } else {
+          mod.passConfigExtra.emplace_back(pkey, toJSON(pm.value));
+        }
+      }
+    } else if (fromCommandLine) {
+      diags.error(locOf(m.key), "unknown key '" + key +
+                                    "' in --virtual-devices (expected \"VirtualDevice\" or \"PassConfig\")")
+          .range(rangeOf(m.key));
+      return false;
+    } else {
+      mod.extraMetadata.emplace_back(key, toJSON(m.value));
+    }
+  }
+  if (haveDevices)
+    mod.devices = std::move(devices);
+  return true;
+}

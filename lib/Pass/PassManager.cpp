@@ -1,0 +1,110 @@
+//===- PassManager.cpp - Running passes with instrumentation -------------===//
+#include "hx/IR/Printer.h"
+#include "hx/IR/Verifier.h"
+#include "hx/Pass/Pass.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+
+using namespace hx;
+using namespace llvm;
+
+void PassRegistry::add(StringRef argument, StringRef description,
+                       std::function<std::unique_ptr<Pass>()> create) {
+  infos.push_back({argument.str(), description.str(), std::move(create)});
+}
+
+const PassInfo *PassRegistry::lookup(StringRef argument) const {
+  for (const PassInfo &i : infos)
+    if (i.argument == argument)
+      return &i;
+  return nullptr;
+}
+
+bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
+  raw_ostream &dbg = opts.debugOut ? *opts.debugOut : errs();
+  struct Timing {
+    std::string name;
+    double seconds;
+  };
+  std::vector<Timing> timings;
+  bool ok = true;
+  for (auto &p : passes) {
+    auto start = std::chrono::steady_clock::now();
+    bool passOk = p->run(m, ctx);
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    timings.push_back({p->getArgument().str(), secs});
+    if (!passOk) {
+      ok = false;
+      break;
+    }
+    if (opts.verifyEach) {
+      auto vstart = std::chrono::steady_clock::now();
+      bool verified = verifyModule(m, ctx.diags);
+      timings.push_back(
+          {"(verify)",
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - vstart).count()});
+      if (!verified) {
+        ctx.diags.error(SMLoc(), "internal error: the module does not verify after pass '" +
+                                     p->getArgument() + "'");
+        if (internalError)
+          *internalError = true;
+        ok = false;
+        break;
+      }
+    }
+    if (opts.printIRAfterAll) {
+      dbg << "// -----// IR Dump After " << p->getArgument() << " //----- //\n";
+      printModule(dbg, m);
+      dbg << "\n";
+    }
+  }
+  if (opts.timePasses) {
+    double total = 0;
+    for (auto &t : timings)
+      total += t.seconds;
+    dbg << "===" << std::string(73, '-') << "===\n"
+        << "                      ... Pass execution timing report ...\n"
+        << "===" << std::string(73, '-') << "===\n"
+        << format("  Total Execution Time: %.4f seconds\n\n", total)
+        << "   ----Wall Time----  ----Name----\n";
+    for (auto &t : timings)
+      dbg << format("   %8.4f (%5.1f%%)  ", t.seconds,
+                    total > 0 ? 100.0 * t.seconds / total : 0.0)
+          << t.name << "\n";
+    dbg << format("   %8.4f (100.0%%)  Total\n", total);
+  }
+  return ok;
+}
+
+bool hx::parsePassPipeline(StringRef text, const PassRegistry &registry, PassManager &pm,
+                           DiagEngine &diags) {
+  SourceMgr &sm = diags.getSourceMgr();
+  unsigned id = sm.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, "<pipeline>"), SMLoc());
+  StringRef buf = sm.getMemoryBuffer(id)->getBuffer();
+  size_t pos = 0;
+  while (pos <= buf.size()) {
+    size_t comma = buf.find(',', pos);
+    if (comma == StringRef::npos)
+      comma = buf.size();
+    StringRef raw = buf.slice(pos, comma);
+    StringRef name = raw.trim();
+    const char *at = buf.data() + pos + (raw.size() - raw.ltrim().size());
+    SMLoc loc = SMLoc::getFromPointer(at);
+    if (name.empty()) {
+      if (!(buf.trim().empty() && pos == 0)) {
+        diags.error(loc, "expected a pass name in the pipeline");
+        return false;
+      }
+    } else if (const PassInfo *info = registry.lookup(name)) {
+      pm.addPass(info->create());
+    } else {
+      diags.error(loc, "unknown pass '" + name + "' (hx-opt --help lists the passes)")
+          .range(SMRange(loc, SMLoc::getFromPointer(at + name.size())));
+      return false;
+    }
+    pos = comma + 1;
+  }
+  return true;
+}

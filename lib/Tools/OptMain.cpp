@@ -1,0 +1,137 @@
+//===- OptMain.cpp - The logic of hx-opt ----------------------------------===//
+//
+// For the input (or each `// -----` chunk of it with --split-input-file):
+// parse, verify, run the pipeline, print. Output goes to a buffer and reaches
+// the output file only if every chunk succeeded, so a failed run leaves
+// nothing half-written. User errors exit 1, internal errors 2.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Tools/OptMain.h"
+#include "hx/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+
+enum class ChunkResult { Ok, UserError, InternalError };
+
+ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &config,
+                         const PassRegistry &registry, raw_ostream &out) {
+  SourceMgr sm;
+  unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  DiagEngine diags(sm);
+  std::vector<Diagnostic> captured;
+  if (config.verifyDiagnostics)
+    diags.setHandler([&](const Diagnostic &d) { captured.push_back(d); });
+
+  bool internal = false;
+  auto work = [&]() -> bool {
+    PassManagerOptions pmo;
+    pmo.verifyEach = config.verifyEach;
+    pmo.printIRAfterAll = config.printIRAfterAll;
+    pmo.timePasses = config.timePasses;
+    PassManager pm(pmo);
+    for (const PipelineItem &item : config.pipeline) {
+      if (item.pass)
+        pm.addPass(item.pass->create());
+      else if (!parsePassPipeline(item.text, registry, pm, diags))
+        return false;
+    }
+    std::unique_ptr<Module> m = parseModule(id, diags, config.parser);
+    if (!m || !verifyModule(*m, diags))
+      return false;
+    PassContext ctx{diags, config.passes};
+    if (!pm.run(*m, ctx, &internal))
+      return false;
+    printModule(out, *m, config.print);
+    return true;
+  };
+
+  bool ok;
+  try {
+    ok = work();
+  } catch (std::exception &e) {
+    errs() << "hx-opt: internal error: " << e.what() << "\n";
+    return ChunkResult::InternalError;
+  }
+  if (internal)
+    return ChunkResult::InternalError;
+  if (config.verifyDiagnostics)
+    return verifyExpectedDiagnostics(id, captured, sm) ? ChunkResult::Ok
+                                                       : ChunkResult::UserError;
+  return ok && !diags.hadError() ? ChunkResult::Ok : ChunkResult::UserError;
+}
+
+} // namespace
+
+int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
+  auto fileOrErr = MemoryBuffer::getFileOrSTDIN(config.inputFile, /*IsText=*/false);
+  if (std::error_code ec = fileOrErr.getError()) {
+    errs() << "hx-opt: error: cannot open '" << config.inputFile << "': " << ec.message()
+           << "\n";
+    return kExitUserError;
+  }
+  std::unique_ptr<MemoryBuffer> input = std::move(*fileOrErr);
+  StringRef name = input->getBufferIdentifier();
+
+  // Chunks keep their line numbers: each is preceded by as many newlines as
+  // there were lines before it.
+  std::vector<std::unique_ptr<MemoryBuffer>> chunks;
+  if (config.splitInputFile) {
+    StringRef text = input->getBuffer();
+    size_t start = 0, linesBefore = 0, chunkStartLine = 0;
+    size_t pos = 0;
+    auto flush = [&](size_t end) {
+      std::string s(chunkStartLine, '\n');
+      s += text.slice(start, end).str();
+      chunks.push_back(MemoryBuffer::getMemBufferCopy(s, name));
+    };
+    while (pos < text.size()) {
+      size_t eol = text.find('\n', pos);
+      if (eol == StringRef::npos)
+        eol = text.size();
+      StringRef line = text.slice(pos, eol);
+      if (line.trim().starts_with("// -----")) {
+        flush(pos);
+        start = eol + 1 <= text.size() ? eol + 1 : text.size();
+        chunkStartLine = linesBefore + 1;
+      }
+      ++linesBefore;
+      pos = eol + 1;
+    }
+    flush(text.size());
+  } else {
+    chunks.push_back(std::move(input));
+  }
+
+  std::string output;
+  raw_string_ostream out(output);
+  int status = kExitSuccess;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (i)
+      out << "// -----\n";
+    ChunkResult r = processChunk(std::move(chunks[i]), config, registry, out);
+    if (r == ChunkResult::InternalError)
+      status = kExitInternalError;
+    else if (r == ChunkResult::UserError && status == kExitSuccess)
+      status = kExitUserError;
+  }
+  if (status != kExitSuccess)
+    return status;
+
+  std::error_code ec;
+  ToolOutputFile file(config.outputFile, ec, sys::fs::OF_None);
+  if (ec) {
+    errs() << "hx-opt: error: cannot write '" << config.outputFile << "': " << ec.message()
+           << "\n";
+    return kExitUserError;
+  }
+  file.os() << output;
+  file.keep();
+  return kExitSuccess;
+}

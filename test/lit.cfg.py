@@ -1,0 +1,31 @@
+# lit configuration for hx.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "hx"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".ir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hx_obj_root, "test")
+
+path = os.pathsep.join([config.hx_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%utils", os.path.join(config.hx_src_root, "utils")))
+config.substitutions.append(("%examples", os.path.join(config.hx_src_root, "examples")))
+
+# Optional features: a GPU, ptxas, graphviz.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+if config.dot and os.path.exists(config.dot):
+    config.available_features.add("graphviz")
+try:
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20).returncode == 0:
+        config.available_features.add("gpu")
+except Exception:
+    pass
