@@ -4,5 +4,6 @@
 using namespace hx;
 
 void hx::registerAllPasses(PassRegistry &registry) {
-  (void)registry; // TEMP until InferType.cpp lands
+  registry.add("infer-type", "Infer and check the type of every expression",
+               createInferTypePass);
 }

@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
   // libLLVM already defines -time-passes (llvm::TimePassesIsEnabled): reuse it.
   if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes")) {
     tp->addCategory(cat);
+    tp->setHiddenFlag(cl::NotHidden);
     tp->setDescription("Report the time of parsing, every pass and printing");
   }
   static cl::opt<bool> printTypes("print-types",

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what hx needs (Debian packages, see docs/toolchain notes in
+# README.md), then configures and builds it in build/ (Release, Ninja).
+# Idempotent; prints nothing about packages when none is missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs=(build-essential cmake ninja-build python3 python3-psutil default-jre-headless
+      antlr4 libantlr4-runtime-dev uuid-dev llvm-19-dev llvm-19-tools libzstd-dev
+      clang-19 libclang-rt-19-dev libgtest-dev libgmock-dev libbenchmark-dev
+      ccache graphviz)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+build="${HX_BUILD_DIR:-$root/build}"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+fi
+cmake --build "$build"
