@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Transforms/DeviceReport.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -48,6 +49,8 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     PassContext ctx{diags, config.passes};
     if (!pm.run(*m, ctx, &internal))
       return false;
+    if (config.emit == OptConfig::Emit::Dot)
+      return printDeviceGraph(out, *m, diags, config.passes);
     printModule(out, *m, config.print);
     return true;
   };

@@ -548,11 +548,11 @@ void TypeInferencer::visitLet(size_t idx) {
     if (var->annotation) {
       if (valueTy && !compatible(valueTy, var->annotation.get())) {
         InFlightDiagnostic d = diags.error(
-            useSite(let->value.get(), let->loc), "%" + var->name + " is annotated with type " +
-                                 typeToString(var->annotation.get()) +
-                                 " but is bound to a value of type " +
-                                 typeToString(valueTy));
-        d.note(var->loc, "%" + var->name + " declared here");
+            let->loc, "%" + var->name + " is annotated with type " +
+                          typeToString(var->annotation.get()) +
+                          " but is bound to a value of type " +
+                          typeToString(valueTy));
+        noteDef(d, let->value.get(), "the value", valueTy);
         finish(var, nullptr);
       }
     } else {

@@ -67,6 +67,30 @@ int main(int argc, char **argv) {
       "virtual-devices",
       cl::desc("The virtual-device table as JSON (wins over the file's #[metadata])"),
       cl::value_desc("json"), cl::cat(cat));
+  static cl::opt<std::string> defaultDevice(
+      "default-device",
+      cl::desc("Device for unconstrained expressions: cpu, cuda or a DLPack number "
+               "(overrides the PassConfig)"),
+      cl::value_desc("cpu|cuda|N"), cl::cat(cat));
+  static cl::opt<bool> strictPlacement(
+      "strict-placement",
+      cl::desc("An operator the device's target lacks is an error, not a cpu fallback"),
+      cl::cat(cat));
+  static cl::opt<bool> replicateCheap(
+      "replicate-cheap",
+      cl::desc("plan-devices: recompute constants and calls of constants on each device "
+               "instead of copying them"),
+      cl::cat(cat));
+  static cl::opt<bool> placementReport(
+      "placement-report",
+      cl::desc("plan-devices: print each call's device and each copy to stderr"),
+      cl::cat(cat));
+  static cl::opt<hx::OptConfig::Emit> emit(
+      "emit", cl::desc("What to write"), cl::init(hx::OptConfig::Emit::IR),
+      cl::values(clEnumValN(hx::OptConfig::Emit::IR, "ir", "the IR (default)"),
+                 clEnumValN(hx::OptConfig::Emit::Dot, "dot",
+                            "a Graphviz graph coloured by device")),
+      cl::cat(cat));
   static cl::opt<unsigned> maxNesting("max-nesting",
                                       cl::desc("Deepest bracket nesting accepted (default 256)"),
                                       cl::init(256), cl::cat(cat));
@@ -95,5 +119,12 @@ int main(int argc, char **argv) {
   if (virtualDevices.getNumOccurrences())
     config.parser.virtualDevices = virtualDevices;
   config.parser.maxNesting = maxNesting;
+  if (defaultDevice.getNumOccurrences())
+    config.passes.defaultDevice = defaultDevice;
+  config.passes.strictPlacement = strictPlacement;
+  config.passes.replicateCheap = replicateCheap;
+  if (placementReport)
+    config.passes.placementReport = &errs();
+  config.emit = emit;
   return hx::runOpt(config, registry);
 }

@@ -32,6 +32,8 @@ struct OptConfig {
   bool printIRAfterAll = false;
   bool timePasses = false;
   PrintOptions print;
+  /// What to write: the IR, or a Graphviz view of the placement.
+  enum class Emit { IR, Dot } emit = Emit::IR;
   ParserOptions parser;
   PassOptions passes;
 };

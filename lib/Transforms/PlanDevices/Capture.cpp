@@ -1,0 +1,189 @@
+//===- Capture.cpp - Rewrites before and after the device analysis -------===//
+#include "Capture.h"
+#include "hx/IR/Rewrite.h"
+#include "hx/Ops/OpRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+Call *asOnDevice(Expr *e) {
+  auto *c = dyn_cast<Call>(e);
+  return c && c->isOp(kOnDevice) ? c : nullptr;
+}
+
+bool boolAttr(const Call &c, StringRef name) {
+  AttrValue v = getAttrOrDefault(c, name);
+  return v.kind == AttrValue::Kind::Bool && v.boolValue;
+}
+
+/// A normal on_device made fixed.
+ExprRef fixOnDevice(Expr *e) {
+  Call *c = asOnDevice(e);
+  if (!c || !boolAttr(*c, "constrain_body") || boolAttr(*c, "constrain_result"))
+    return e;
+  Attrs attrs = c->attrs;
+  attrs.set("constrain_result", AttrValue::ofBool(true));
+  auto r = make<Call>(c->callee, c->args, std::move(attrs), c->loc);
+  r->checkedType = c->checkedType;
+  return r;
+}
+
+bool isFunctionTyped(const Expr *e) {
+  return isa<Function>(e) || isa<GlobalVar>(e) || isa<Op>(e) ||
+         (e->checkedType && isa<FuncType>(e->checkedType.get()));
+}
+
+/// Values a copy takes directly, without an on_device wrapper.
+bool isVarLike(const Expr *e) { return isa<Var>(e) || isa<GlobalVar>(e) || isa<Function>(e); }
+
+/// Constants, and operator calls whose arguments are all constants.
+bool isCheap(const Expr *e) {
+  if (isa<Constant>(e))
+    return true;
+  auto *c = dyn_cast<Call>(e);
+  if (!c || !c->getOp() || c->isOp(kOnDevice) || c->isOp(kDeviceCopy))
+    return false;
+  for (const ExprRef &a : c->args)
+    if (!isa<Constant>(a.get()))
+      return false;
+  return true;
+}
+
+class Capturer {
+public:
+  Capturer(Module &m, DeviceAnalysis &a, bool replicate) : m(m), a(a), replicate(replicate) {}
+
+  ExprRef rebuild(Expr *old, ArrayRef<ExprRef> ops) {
+    if (Call *od = asOnDevice(old))
+      return copy(ops[1], a.deviceOf(od->args[0].get()), a.deviceOf(od));
+    if (auto *c = dyn_cast<Call>(old); c && c->isOp(kDeviceCopy))
+      return rebuildCopy(c, ops);
+
+    SmallVector<ExprRef, 4> nops(ops.begin(), ops.end());
+    SmallVector<Expr *, 4> oldOps;
+    getOperands(old, oldOps);
+    for (unsigned i = 0; i < oldOps.size(); ++i)
+      if (!isFunctionTyped(oldOps[i]))
+        nops[i] = copy(nops[i], a.deviceOf(oldOps[i]), a.expectedDevice(old, i));
+    if (auto *l = dyn_cast<Let>(old)) {
+      Expr *v = nops[0].get();
+      auto *vc = dyn_cast<Call>(v);
+      if (!isVarLike(v) && !isFunctionTyped(v) && !(vc && vc->isOp(kDeviceCopy)))
+        nops[0] = onDeviceFixed(nops[0], a.varDevice(l->var.get()));
+      l->var->device = kNoDevice;
+    }
+    ExprRef r = withOperands(old, nops);
+    if (auto *f = dyn_cast<Function>(old)) {
+      auto *nf = cast<Function>(r.get());
+      nf->resultDevice = a.resultDevice(f);
+      for (const Ref<Var> &p : nf->params)
+        p->device = a.varDevice(p.get());
+    }
+    return r;
+  }
+
+private:
+  ExprRef rebuildCopy(Call *c, ArrayRef<ExprRef> ops) {
+    DeviceIndex s = getAttrOrDefault(*c, "src_virtual_device").intValue;
+    DeviceIndex t = getAttrOrDefault(*c, "dst_virtual_device").intValue;
+    ExprRef arg = copy(ops[1], a.deviceOf(c->args[0].get()), s);
+    if (s == t)
+      return arg;
+    auto &slot = copies[{arg.get(), t}];
+    if (slot)
+      return slot;
+    ExprRef src = isVarLike(arg.get()) ? arg : onDeviceFixed(arg, s);
+    slot = withOperands(c, {ops[0], src});
+    return slot;
+  }
+
+  ExprRef onDeviceFixed(ExprRef x, DeviceIndex d) {
+    if (Call *od = asOnDevice(x.get()))
+      return x;
+    auto &slot = wrappers[x.get()];
+    if (slot)
+      return slot;
+    Attrs attrs;
+    attrs.set("virtual_device", AttrValue::ofDevice(d));
+    attrs.set("constrain_result", AttrValue::ofBool(true));
+    slot = make<Call>(ExprRef(m.getOp(kOnDevice)), SmallVector<ExprRef, 2>{x}, std::move(attrs),
+                      x->loc);
+    slot->checkedType = x->checkedType;
+    return slot;
+  }
+
+  ExprRef copy(ExprRef x, DeviceIndex s, DeviceIndex t) {
+    if (s == kNoDevice || t == kNoDevice || s == t)
+      return x;
+    auto &slot = copies[{x.get(), t}];
+    if (slot)
+      return slot;
+    if (replicate && isCheap(x.get())) {
+      // Recompute on the destination: a fresh node, so nothing ties it to s.
+      if (auto *k = dyn_cast<Constant>(x.get())) {
+        auto c = make<Constant>(k->dtype, k->loc);
+        c->floatValue = k->floatValue;
+        c->intValue = k->intValue;
+        c->checkedType = k->checkedType;
+        slot = c;
+      } else {
+        auto *call = cast<Call>(x.get());
+        slot = make<Call>(call->callee, call->args, call->attrs, call->loc);
+        slot->checkedType = call->checkedType;
+      }
+      return slot;
+    }
+    ExprRef src = isVarLike(x.get()) ? x : onDeviceFixed(x, s);
+    Attrs attrs;
+    attrs.set("src_virtual_device", AttrValue::ofDevice(s));
+    attrs.set("dst_virtual_device", AttrValue::ofDevice(t));
+    slot = make<Call>(ExprRef(m.getOp(kDeviceCopy)), SmallVector<ExprRef, 2>{src},
+                      std::move(attrs), x->loc);
+    slot->checkedType = x->checkedType;
+    return slot;
+  }
+
+  Module &m;
+  DeviceAnalysis &a;
+  bool replicate;
+  DenseMap<std::pair<Expr *, DeviceIndex>, ExprRef> copies;
+  DenseMap<Expr *, ExprRef> wrappers;
+};
+} // namespace
+
+void hx::rewriteOnDevices(Module &m) {
+  for (Module::Def &d : m.defs) {
+    ExprRef r = rewritePostOrder(d.fn.get(), [](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
+      if (auto *g = dyn_cast<TupleGetItem>(old)) {
+        // Project before copying: only the needed field crosses devices.
+        if (Call *od = asOnDevice(ops[0].get())) {
+          auto inner = make<TupleGetItem>(od->args[0], g->index, g->loc);
+          inner->checkedType = g->checkedType;
+          auto r = make<Call>(od->callee, SmallVector<ExprRef, 2>{inner}, od->attrs, od->loc);
+          r->checkedType = g->checkedType;
+          return r;
+        }
+      }
+      if (isa<Let>(old)) {
+        SmallVector<ExprRef, 2> nops{fixOnDevice(ops[0].get()), ops[1]};
+        return withOperands(old, nops);
+      }
+      if (isa<Function>(old))
+        return withOperands(old, {fixOnDevice(ops[0].get())});
+      return withOperands(old, ops);
+    });
+    d.fn = cast<Function>(r.get());
+  }
+}
+
+void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {
+  for (Module::Def &d : m.defs) {
+    Capturer c(m, analysis, replicateCheap); // memos never outlive a def
+    ExprRef r = rewritePostOrder(d.fn.get(), [&](Expr *old, ArrayRef<ExprRef> ops) {
+      return c.rebuild(old, ops);
+    });
+    d.fn = cast<Function>(r.get());
+  }
+}

@@ -1,0 +1,23 @@
+//===- Capture.h - Writing a device placement back into the IR --*- C++ -*-===//
+#ifndef HX_LIB_TRANSFORMS_PLANDEVICES_CAPTURE_H
+#define HX_LIB_TRANSFORMS_PLANDEVICES_CAPTURE_H
+
+#include "DeviceAnalysis.h"
+
+namespace hx {
+
+/// Phase 1 of PlanDevices: on_device(e, D).i becomes on_device(e.i, D); a
+/// normal on_device that is let-bound or a whole function body becomes fixed.
+void rewriteOnDevices(Module &m);
+
+/// Phase 4 of PlanDevices: every parameter and function gets its device, user
+/// on_devices are removed, let-bound values are wrapped in a fixed on_device,
+/// and a device_copy is inserted on every edge whose two ends are on
+/// different devices: one copy per value and destination device, shared by
+/// all its consumers there. With `replicateCheap`, constants and calls of
+/// constants are recomputed on the destination instead of copied.
+void captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap);
+
+} // namespace hx
+
+#endif

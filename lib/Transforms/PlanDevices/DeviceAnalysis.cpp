@@ -1,0 +1,539 @@
+//===- DeviceAnalysis.cpp - Where every expression lives -----------------===//
+//
+// Phase 2a, constraints (one post-order walk per def, as TVM):
+//   - a primitive call puts its tensor arguments and result on one domain;
+//   - on_device(e, D): e on D (unless constrain_body=False); the result on D
+//     only when constrain_result=True;
+//   - device_copy(e, S, T): e on S, the result on T;
+//   - a call of a function value: callee domain = fn(argument domains):result;
+//   - let: the variable with its value, the let with its body; tuples,
+//     projections and ifs with their parts; a function's body with its result.
+//   Each use of a value is an edge from consumer to operand. An edge is *hard*
+//   (the two domains are unified, and a conflict is a located error) unless
+//   it is *soft*: its operand is a first-order value used more than once, or
+//   it enters or leaves a call that falls back to the cpu. Soft edges are
+//   recorded, not unified.
+// Phase 2b, shared values (beyond TVM), in program order: a value with soft
+//   uses lives where its producer puts it; if nothing does, on the candidate
+//   device (a device its soft operands are on, then a device a use needs, in
+//   program order) that moves the fewest bytes: one copy per other device its
+//   uses need, plus copies of its soft operands. Unconstrained uses follow it.
+// Phase 3, defaults (as TVM): free on_devices join their body; a function's
+//   unconstrained result takes the default device and its unconstrained
+//   parameters the result's device; a let variable its let's device; anything
+//   left the default device.
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceAnalysis.h"
+#include "hx/IR/Walk.h"
+#include "hx/Ops/OpRegistry.h"
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+bool isFunctionTyped(const Expr *e) {
+  return isa<Op>(e) || isa<GlobalVar>(e) || isa<Function>(e) ||
+         (e->checkedType && isa<FuncType>(e->checkedType.get()));
+}
+
+bool isFixedOnDevice(const Expr *e) {
+  auto *c = dyn_cast<Call>(e);
+  if (!c || !c->isOp(kOnDevice))
+    return false;
+  AttrValue v = getAttrOrDefault(*c, "constrain_result");
+  return v.kind == AttrValue::Kind::Bool && v.boolValue;
+}
+
+DeviceIndex deviceAttr(const Call &c, StringRef name) {
+  AttrValue v = getAttrOrDefault(c, name);
+  return v.kind == AttrValue::Kind::Device ? static_cast<DeviceIndex>(v.intValue) : kNoDevice;
+}
+
+bool boolAttr(const Call &c, StringRef name) {
+  AttrValue v = getAttrOrDefault(c, name);
+  return v.kind == AttrValue::Kind::Bool && v.boolValue;
+}
+} // namespace
+
+std::string DeviceAnalysis::deviceName(DeviceIndex d) const {
+  if (d < 0 || static_cast<size_t>(d) >= mod.devices.size())
+    return "?";
+  return "'" + mod.devices[d].shortName() + "'";
+}
+
+uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {
+  uint64_t total = 0;
+  SmallVector<const Type *, 4> work{e->checkedType.get()};
+  while (!work.empty()) {
+    const Type *t = work.pop_back_val();
+    if (!t)
+      continue;
+    if (auto *tt = dyn_cast<TensorType>(t)) {
+      uint64_t n = 1;
+      for (int64_t d : tt->shape)
+        n *= d == TensorType::kDynamic ? 1 : static_cast<uint64_t>(d);
+      total += n * dtypeBytes(tt->dtype);
+    } else if (auto *tu = dyn_cast<TupleType>(t)) {
+      for (auto &f : tu->fields)
+        work.push_back(f.get());
+    }
+  }
+  return total;
+}
+
+bool DeviceAnalysis::needsFallback(const Call *c) const {
+  if (opts.cpuDevice == kNoDevice || opts.strictPlacement)
+    return false;
+  Op *op = c->getOp();
+  return op && op->def && !op->def->supportsTarget(kTargetCUDA);
+}
+
+DeviceAnalysis::Id DeviceAnalysis::makeDomainForType(const Type *t) {
+  if (auto *ft = dyn_cast_or_null<FuncType>(t)) {
+    SmallVector<Id, 4> ch;
+    for (auto &p : ft->params)
+      ch.push_back(makeDomainForType(p.get()));
+    ch.push_back(makeDomainForType(ft->ret.get()));
+    return domains.makeFunction(ch);
+  }
+  return domains.makeFree();
+}
+
+DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
+  auto it = exprDomains.find(e);
+  if (it != exprDomains.end())
+    return it->second;
+  Id id;
+  if (auto *gv = dyn_cast<GlobalVar>(e)) {
+    Function *fn = mod.lookup(gv->name);
+    id = fn ? domainOf(fn) : domains.makeFree();
+  } else if (auto *f = dyn_cast<Function>(e)) {
+    SmallVector<Id, 4> ch;
+    for (const Ref<Var> &p : f->params)
+      ch.push_back(domainOf(p.get()));
+    const Type *ret = f->retType.get();
+    if (auto *ft = dyn_cast_or_null<FuncType>(f->checkedType.get()))
+      ret = ft->ret.get();
+    Id result = makeDomainForType(ret);
+    if (f->resultDevice != kNoDevice)
+      domains.bind(domains.firstOrder(result), f->resultDevice,
+                   {f->loc, "the function's result is on " + deviceName(f->resultDevice)});
+    ch.push_back(result);
+    id = domains.makeFunction(ch);
+  } else if (auto *v = dyn_cast<Var>(e)) {
+    const Type *t = v->checkedType ? v->checkedType.get() : v->annotation.get();
+    id = makeDomainForType(t);
+    if (v->device != kNoDevice) // of a function value: its result's device
+      domains.bind(domains.firstOrder(id), v->device,
+                   {v->loc, "parameter '%" + v->name + "' is on " + deviceName(v->device)});
+  } else {
+    id = makeDomainForType(e->checkedType.get());
+  }
+  exprDomains[e] = id;
+  return id;
+}
+
+void DeviceAnalysis::reportConflict(const DeviceDomains::Conflict &c, Expr *at, const Twine &what) {
+  if (!c.reasonA || !c.reasonB) {
+    diags.error(at->loc, what + ": function device signatures of different arity");
+    return;
+  }
+  auto d = diags.error(at->loc, what + ": conflicting device constraints, " + deviceName(c.a) +
+                                    " and " + deviceName(c.b));
+  d.note(c.reasonA->loc, c.reasonA->what);
+  d.note(c.reasonB->loc, c.reasonB->what);
+}
+
+bool DeviceAnalysis::unify(Id a, Id b, Expr *at, const Twine &what) {
+  if (auto c = domains.unify(a, b)) {
+    reportConflict(*c, at, what);
+    return false;
+  }
+  return true;
+}
+
+bool DeviceAnalysis::bind(Id a, DeviceIndex d, Reason why, Expr *at) {
+  if (auto c = domains.bind(a, d, std::move(why))) {
+    reportConflict(*c, at, "cannot place this expression");
+    return false;
+  }
+  return true;
+}
+
+bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected) {
+  bool firstOrder = !isFunctionTyped(operand);
+  bool soft = firstOrder && !isFixedOnDevice(operand) &&
+              (useCounts.lookup(operand) > 1 ||
+               (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
+               (isa<Call>(operand) && fallbacks.count(cast<Call>(operand))));
+  if (soft) {
+    softUses[operand].push_back({consumer, i, expected});
+    softEdges.insert({consumer, i});
+    return true;
+  }
+  if (!firstOrder && !domains.isFunction(expected) && domains.isFunction(domainOf(operand))) {
+    if (auto c = domains.collapse(domainOf(operand), expected)) {
+      reportConflict(*c, consumer, "cannot place this expression");
+      return false;
+    }
+    return true;
+  }
+  return unify(domainOf(operand), expected, consumer, "cannot place this expression");
+}
+
+bool DeviceAnalysis::constrainNode(Expr *e) {
+  switch (e->getKind()) {
+  case ExprKind::Call: {
+    auto *c = cast<Call>(e);
+    Id self = domainOf(c);
+    if (Op *op = c->getOp()) {
+      if (op->name == kOnDevice) {
+        DeviceIndex d = deviceAttr(*c, "virtual_device");
+        if (d == kNoDevice) {
+          diags.error(c->loc, "on_device needs virtual_device=meta[VirtualDevice][i]");
+          return false;
+        }
+        bool fixed = boolAttr(*c, "constrain_result");
+        if (boolAttr(*c, "constrain_body")) {
+          Id body = domains.makeBound(
+              d, {c->loc, std::string(fixed ? "fixed" : "constrained") + " to " + deviceName(d) +
+                              " by this on_device"});
+          if (!edge(c, 1, c->args[0].get(), body))
+            return false;
+        }
+        if (fixed)
+          return bind(self, d, {c->loc, "fixed to " + deviceName(d) + " by this on_device"}, c);
+        return true;
+      }
+      if (op->name == kDeviceCopy) {
+        DeviceIndex s = deviceAttr(*c, "src_virtual_device");
+        DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
+        if (s == kNoDevice || t == kNoDevice) {
+          diags.error(c->loc, "device_copy needs src_virtual_device and dst_virtual_device");
+          return false;
+        }
+        Id src = domains.makeBound(s, {c->loc, "copied from " + deviceName(s) + " by this device_copy"});
+        if (!edge(c, 1, c->args[0].get(), src))
+          return false;
+        return bind(self, t, {c->loc, "copied to " + deviceName(t) + " by this device_copy"}, c);
+      }
+      if (needsFallback(c)) {
+        fallbacks.insert(c);
+        if (!bind(self, opts.cpuDevice,
+                  {c->loc, "'" + op->name + "' has no cuda implementation: it runs on " +
+                               deviceName(opts.cpuDevice)},
+                  c))
+          return false;
+      }
+      for (unsigned i = 0; i < c->args.size(); ++i)
+        if (!edge(c, i + 1, c->args[i].get(), domains.firstOrder(self)))
+          return false;
+      return true;
+    }
+    // A call of a function value: its domain is fn(args...):result.
+    SmallVector<Id, 4> ch;
+    for (const ExprRef &a : c->args)
+      ch.push_back(makeDomainForType(a->checkedType.get()));
+    ch.push_back(self);
+    Id fnDom = domains.makeFunction(ch);
+    if (!unify(domainOf(c->callee.get()), fnDom, c, "cannot call this function here"))
+      return false;
+    for (unsigned i = 0; i < c->args.size(); ++i)
+      if (!edge(c, i + 1, c->args[i].get(), ch[i]))
+        return false;
+    return true;
+  }
+  case ExprKind::Tuple: {
+    auto *t = cast<Tuple>(e);
+    Id self = domainOf(t);
+    for (unsigned i = 0; i < t->fields.size(); ++i)
+      if (!edge(t, i, t->fields[i].get(), self))
+        return false;
+    return true;
+  }
+  case ExprKind::TupleGetItem: {
+    auto *g = cast<TupleGetItem>(e);
+    return edge(g, 0, g->tuple.get(), domains.firstOrder(domainOf(g)));
+  }
+  case ExprKind::Let: {
+    auto *l = cast<Let>(e);
+    return edge(l, 0, l->value.get(), domainOf(l->var.get())) &&
+           edge(l, 1, l->body.get(), domainOf(l));
+  }
+  case ExprKind::If: {
+    auto *i = cast<If>(e);
+    Id self = domainOf(i);
+    return edge(i, 0, i->cond.get(), domains.firstOrder(self)) &&
+           edge(i, 1, i->thenBranch.get(), self) && edge(i, 2, i->elseBranch.get(), self);
+  }
+  case ExprKind::Function: {
+    auto *f = cast<Function>(e);
+    Id result = domains.children(domainOf(f)).back();
+    return edge(f, 0, f->body.get(), result);
+  }
+  default:
+    return true;
+  }
+}
+
+bool DeviceAnalysis::constrainDef(const Module::Def &def) {
+  size_t first = postOrder.size();
+  SmallVector<Expr *, 8> ops;
+  walkPostOrder(def.fn.get(), [&](Expr *e) {
+    postOrder.push_back(e);
+    ops.clear();
+    getOperands(e, ops);
+    for (Expr *o : ops)
+      ++useCounts[o];
+  });
+  for (size_t i = first; i < postOrder.size(); ++i)
+    if (!constrainNode(postOrder[i]))
+      return false;
+  return true;
+}
+
+bool DeviceAnalysis::placeSharedValues() {
+  SmallVector<Expr *, 8> ops;
+  for (Expr *v : postOrder) {
+    auto it = softUses.find(v);
+    if (it == softUses.end())
+      continue;
+    auto &uses = it->second;
+    Id self = domains.firstOrder(domainOf(v));
+    DeviceIndex here = domains.device(self);
+    if (here == kNoDevice) {
+      SmallVector<DeviceIndex, 4> candidates, useDevices;
+      auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
+        if (d != kNoDevice && !llvm::is_contained(s, d))
+          s.push_back(d);
+      };
+      ops.clear();
+      getOperands(v, ops);
+      SmallVector<std::pair<DeviceIndex, uint64_t>, 4> softInputs;
+      for (unsigned i = 0; i < ops.size(); ++i) {
+        if (!softEdges.count({v, i}))
+          continue;
+        DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
+        addUnique(candidates, d);
+        if (d != kNoDevice)
+          softInputs.push_back({d, bytesOf(ops[i])});
+      }
+      for (const SoftUse &u : uses) {
+        DeviceIndex d = domains.device(u.expected);
+        addUnique(candidates, d);
+        addUnique(useDevices, d);
+      }
+      if (candidates.empty()) {
+        // Nothing constrains the value or its uses: they stay together.
+        for (const SoftUse &u : uses)
+          if (!unify(self, u.expected, u.consumer, "cannot place this expression"))
+            return false;
+        continue;
+      }
+      uint64_t bytes = bytesOf(v), bestCost = UINT64_MAX;
+      for (DeviceIndex d : candidates) {
+        uint64_t cost = 0;
+        for (DeviceIndex u : useDevices)
+          cost += u != d ? bytes : 0;
+        for (auto &[sd, sb] : softInputs)
+          cost += sd != d ? sb : 0;
+        if (cost < bestCost) {
+          bestCost = cost;
+          here = d;
+        }
+      }
+      if (!bind(self, here,
+                {v->loc, "placed on " + deviceName(here) + ", where it costs the fewest copies"}, v))
+        return false;
+    }
+    for (const SoftUse &u : uses)
+      if (domains.device(u.expected) == kNoDevice &&
+          !unify(u.expected, self, u.consumer, "cannot place this expression"))
+        return false;
+  }
+  return true;
+}
+
+bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
+  DeviceIndex def = opts.defaultDevice;
+  auto bindAll = [&](Id id, DeviceIndex d, Expr *at) {
+    SmallVector<Id, 8> work{id};
+    while (!work.empty()) {
+      Id x = domains.find(work.pop_back_val());
+      if (domains.isFunction(x)) {
+        for (Id c : domains.children(x))
+          work.push_back(c);
+        continue;
+      }
+      if (domains.device(x) == kNoDevice &&
+          !bind(x, d, {at->loc, "placed on the default device " + deviceName(d)}, at))
+        return false;
+    }
+    return true;
+  };
+  // Free on_devices join their body when that needs no copy.
+  for (Expr *e : order)
+    if (auto *c = dyn_cast<Call>(e))
+      if (c->isOp(kOnDevice) && !boolAttr(*c, "constrain_body")) {
+        Id r = domains.firstOrder(domainOf(c));
+        Id b = domains.firstOrder(domainOf(c->args[0].get()));
+        if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
+            !unify(r, b, c, "cannot place this expression"))
+          return false;
+      }
+  // Functions: the result takes the default, then the parameters the result's.
+  for (Expr *e : order) {
+    auto *f = dyn_cast<Function>(e);
+    if (!f)
+      continue;
+    Id result = domains.children(domainOf(f)).back();
+    if (!bindAll(result, def, f))
+      return false;
+    DeviceIndex rd = domains.device(domains.firstOrder(result));
+    for (const Ref<Var> &p : f->params)
+      if (!bindAll(domainOf(p.get()), rd, p.get()))
+        return false;
+  }
+  // Let variables take their let's device.
+  for (Expr *e : order)
+    if (auto *l = dyn_cast<Let>(e)) {
+      Id self = domains.firstOrder(domainOf(l));
+      if (!bindAll(self, def, l) ||
+          !bindAll(domainOf(l->var.get()), domains.device(self), l))
+        return false;
+    }
+  for (Expr *e : order)
+    if (!isa<Op>(e) && !bindAll(domainOf(e), def, e))
+      return false;
+  return true;
+}
+
+bool DeviceAnalysis::run() {
+  for (const Module::Def &d : mod.defs)
+    if (!constrainDef(d))
+      return false;
+  if (!placeSharedValues())
+    return false;
+  if (opts.allowDefaulting) {
+    if (!applyDefaults(postOrder))
+      return false;
+  } else {
+    for (Expr *e : postOrder) {
+      if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
+        continue;
+      if (domains.device(domains.firstOrder(domainOf(e))) == kNoDevice) {
+        diags.error(e->loc, "no device is fixed for this expression (insert-device-copies needs "
+                            "every device given; run plan-devices instead)");
+        return false;
+      }
+    }
+  }
+  // Operators must exist for the target of the device they run on.
+  bool ok = true;
+  for (Expr *e : postOrder) {
+    auto *c = dyn_cast<Call>(e);
+    Op *op = c ? c->getOp() : nullptr;
+    if (!op || !op->def || c->isOp(kOnDevice) || c->isOp(kDeviceCopy))
+      continue;
+    DeviceIndex d = deviceOf(c);
+    if (d == kNoDevice)
+      continue;
+    bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
+    if (op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU))
+      continue;
+    diags.error(c->loc, "'" + op->name + "' has no implementation for target '" +
+                            mod.devices[d].target.str() + "' of device " + deviceName(d) +
+                            (opts.strictPlacement
+                                 ? " (without --strict-placement it would fall back to the cpu)"
+                                 : ""));
+    ok = false;
+  }
+  return ok;
+}
+
+DeviceIndex DeviceAnalysis::deviceOf(const Expr *e) {
+  return domains.device(domains.firstOrder(domainOf(e)));
+}
+
+DeviceIndex DeviceAnalysis::resultDevice(const Function *f) {
+  return domains.device(domains.firstOrder(domains.children(domainOf(f)).back()));
+}
+
+DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
+  switch (e->getKind()) {
+  case ExprKind::Call: {
+    auto *c = cast<Call>(e);
+    if (i == 0)
+      return kNoDevice;
+    const Expr *arg = c->args[i - 1].get();
+    if (isFunctionTyped(arg))
+      return kNoDevice;
+    if (c->isOp(kOnDevice))
+      return boolAttr(*c, "constrain_body") ? deviceAttr(*c, "virtual_device") : deviceOf(arg);
+    if (c->isOp(kDeviceCopy))
+      return deviceAttr(*c, "src_virtual_device");
+    if (c->getOp())
+      return deviceOf(c);
+    Id callee = domainOf(c->callee.get());
+    if (!domains.isFunction(callee))
+      return kNoDevice;
+    auto ch = domains.children(callee);
+    return i - 1 < ch.size() - 1 ? domains.device(domains.firstOrder(ch[i - 1])) : kNoDevice;
+  }
+  case ExprKind::Let:
+    if (isFunctionTyped(cast<Let>(e)->value.get()) && i == 0)
+      return kNoDevice;
+    return i == 0 ? deviceOf(cast<Let>(e)->var.get()) : deviceOf(e);
+  case ExprKind::Function:
+    return resultDevice(cast<Function>(e));
+  case ExprKind::Tuple:
+    if (isFunctionTyped(cast<Tuple>(e)->fields[i].get()))
+      return kNoDevice;
+    return deviceOf(e);
+  default:
+    return deviceOf(e);
+  }
+}
+
+bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
+                              DeviceAnalysisOptions &out) {
+  std::optional<DeviceType> type;
+  if (o.defaultDevice) {
+    type = parseDeviceType(*o.defaultDevice);
+    if (!type) {
+      diags.error(SMLoc(), "--default-device: unknown device '" + *o.defaultDevice +
+                               "' (expected cpu, cuda, 1 or 2)");
+      return false;
+    }
+  } else if (m.fallbackDeviceType) {
+    type = m.fallbackDeviceType;
+  } else {
+    // TVM's CompilationConfig: the only device type in use, else the cpu.
+    for (const VirtualDevice &d : m.devices) {
+      if (!type)
+        type = d.deviceType;
+      else if (*type != d.deviceType) {
+        type = DeviceType::CPU;
+        break;
+      }
+    }
+    if (!type)
+      type = DeviceType::CPU;
+  }
+  out.defaultDevice = m.deviceForType(*type);
+  out.strictPlacement = o.strictPlacement;
+  // A cpu device for operators cuda lacks, added only when one is needed.
+  bool anyCuda = false;
+  for (const VirtualDevice &d : m.devices)
+    anyCuda |= d.target.deviceType() == DeviceType::CUDA;
+  bool needCpu = false;
+  if (anyCuda && !o.strictPlacement)
+    for (const Module::Def &def : m.defs)
+      walkPostOrder(def.fn.get(), [&](Expr *e) {
+        if (auto *op = dyn_cast<Op>(e))
+          needCpu |= op->def && !op->def->supportsTarget(kTargetCUDA);
+      });
+  out.cpuDevice = needCpu ? m.deviceForType(DeviceType::CPU) : kNoDevice;
+  return true;
+}

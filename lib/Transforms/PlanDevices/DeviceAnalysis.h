@@ -1,0 +1,101 @@
+//===- DeviceAnalysis.h - Where every expression lives ----------*- C++ -*-===//
+//
+// The analysis half of PlanDevices (phases 2 and 3 of PlanDevices.cpp's
+// design comment): constraints, placement of shared values by cost, CPU
+// fallback and defaulting. It does not change the IR; PlanDevices captures
+// its answer, and the placement report and the Graphviz view read it back
+// from a planned module (planning is idempotent, so the analysis of a
+// planned module is exactly its placement).
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_TRANSFORMS_PLANDEVICES_DEVICEANALYSIS_H
+#define HX_LIB_TRANSFORMS_PLANDEVICES_DEVICEANALYSIS_H
+
+#include "DeviceDomains.h"
+#include "hx/IR/Module.h"
+#include "hx/Pass/Pass.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace hx {
+
+struct DeviceAnalysisOptions {
+  /// Where unconstrained expressions go.
+  DeviceIndex defaultDevice = kNoDevice;
+  /// Where operators a device's target lacks go (kNoDevice: nowhere).
+  DeviceIndex cpuDevice = kNoDevice;
+  /// Operators placed on a device whose target lacks them are errors.
+  bool strictPlacement = false;
+  /// Unconstrained expressions take the default device; when false (for
+  /// insert-device-copies) they are errors.
+  bool allowDefaulting = true;
+};
+
+class DeviceAnalysis {
+public:
+  DeviceAnalysis(Module &m, DiagEngine &diags, DeviceAnalysisOptions opts)
+      : mod(m), diags(diags), opts(opts) {}
+
+  /// Solves every def of the module. Returns false after reporting errors.
+  bool run();
+
+  /// The device of a first-order value (of a function value: of its result).
+  DeviceIndex deviceOf(const Expr *e);
+  /// The device consumer `e` expects for its operand `i` (getOperands
+  /// order); kNoDevice for function-typed operands and callees.
+  DeviceIndex expectedDevice(const Expr *e, unsigned i);
+  /// The device of parameter or let variable `v`.
+  DeviceIndex varDevice(const Var *v) { return deviceOf(v); }
+  /// The result device of a function (def or literal).
+  DeviceIndex resultDevice(const Function *f);
+  /// Whether this call was moved to the cpu because the device's target lacks
+  /// its operator.
+  bool isFallback(const Call *c) const { return fallbacks.count(c); }
+
+private:
+  using Id = DeviceDomains::Id;
+  struct SoftUse {
+    Expr *consumer;
+    unsigned index;
+    Id expected;
+  };
+
+  Id domainOf(const Expr *e);
+  Id makeDomainForType(const Type *t);
+  bool constrainDef(const Module::Def &def);
+  bool constrainNode(Expr *e);
+  bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
+  bool placeSharedValues();
+  bool applyDefaults(const std::vector<Expr *> &order);
+  bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
+  bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
+  void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
+  bool needsFallback(const Call *c) const;
+  std::string deviceName(DeviceIndex d) const;
+  uint64_t bytesOf(const Expr *e) const;
+
+  Module &mod;
+  DiagEngine &diags;
+  DeviceAnalysisOptions opts;
+  DeviceDomains domains;
+  llvm::DenseMap<const Expr *, Id> exprDomains;
+  llvm::DenseMap<const Expr *, unsigned> useCounts;
+  llvm::DenseMap<const Expr *, llvm::SmallVector<SoftUse, 2>> softUses;
+  /// (consumer, operand index) edges that are soft.
+  llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdges;
+  llvm::DenseSet<const Call *> fallbacks;
+  /// Every node of every def in post-order (defs in module order).
+  std::vector<Expr *> postOrder;
+};
+
+/// The analysis options a module and the pass options imply: the default
+/// device (--default-device, else the PassConfig's fallback device type, else
+/// TVM's CompilationConfig rule) and, when some operator lacks a cuda
+/// implementation, the cpu device it falls back to (added if absent).
+bool resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
+                          DeviceAnalysisOptions &out);
+
+} // namespace hx
+
+#endif

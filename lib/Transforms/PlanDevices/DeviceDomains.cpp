@@ -1,0 +1,119 @@
+//===- DeviceDomains.cpp - Union-find over device domains ----------------===//
+#include "DeviceDomains.h"
+
+using namespace hx;
+using namespace llvm;
+
+DeviceDomains::Id DeviceDomains::makeFree() {
+  Id id = static_cast<Id>(nodes.size());
+  nodes.push_back(Node{id});
+  return id;
+}
+
+DeviceDomains::Id DeviceDomains::makeBound(DeviceIndex d, Reason why) {
+  Id id = makeFree();
+  nodes[id].device = d;
+  nodes[id].reason = static_cast<uint32_t>(reasons.size());
+  reasons.push_back(std::move(why));
+  return id;
+}
+
+DeviceDomains::Id DeviceDomains::makeFunction(ArrayRef<Id> paramsAndResult) {
+  Id id = makeFree();
+  nodes[id].isFunction = true;
+  nodes[id].children.assign(paramsAndResult.begin(), paramsAndResult.end());
+  return id;
+}
+
+DeviceDomains::Id DeviceDomains::find(Id x) {
+  Id root = x;
+  while (nodes[root].parent != root)
+    root = nodes[root].parent;
+  while (nodes[x].parent != root) {
+    Id next = nodes[x].parent;
+    nodes[x].parent = root;
+    x = next;
+  }
+  return root;
+}
+
+DeviceDomains::Id DeviceDomains::firstOrder(Id x) {
+  x = find(x);
+  while (nodes[x].isFunction)
+    x = find(nodes[x].children.back());
+  return x;
+}
+
+// Merges two distinct roots. A free first-order root takes on the shape or the
+// device of the other; a bound first-order root and a function root merge by
+// collapsing the function onto the device.
+std::optional<DeviceDomains::Conflict>
+DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
+  Node &na = nodes[a], &nb = nodes[b];
+  if (na.isFunction && nb.isFunction) {
+    if (na.children.size() != nb.children.size())
+      return Conflict{kNoDevice, kNoDevice, nullptr, nullptr};
+    for (size_t i = 0; i < na.children.size(); ++i)
+      work.push_back({na.children[i], nb.children[i]});
+  } else if (na.isFunction != nb.isFunction) {
+    Id fn = na.isFunction ? a : b, fo = na.isFunction ? b : a;
+    if (nodes[fo].device != kNoDevice) {
+      // Collapse: every component lives on the first-order device.
+      for (Id c : nodes[fn].children)
+        work.push_back({c, fo});
+      return std::nullopt; // the classes stay apart; components are merged
+    }
+  } else if (na.device != kNoDevice && nb.device != kNoDevice && na.device != nb.device) {
+    return Conflict{na.device, nb.device, &reasons[na.reason], &reasons[nb.reason]};
+  }
+  // Link by rank; the new root keeps the device (and reason) and the shape.
+  Id root = a, child = b;
+  if (nodes[a].rank < nodes[b].rank)
+    std::swap(root, child);
+  Node &r = nodes[root], &c = nodes[child];
+  c.parent = root;
+  if (r.rank == c.rank)
+    ++r.rank;
+  if (r.device == kNoDevice && c.device != kNoDevice) {
+    r.device = c.device;
+    r.reason = c.reason;
+  }
+  if (!r.isFunction && c.isFunction) {
+    r.isFunction = true;
+    r.children = c.children;
+  }
+  return std::nullopt;
+}
+
+std::optional<DeviceDomains::Conflict> DeviceDomains::unify(Id a, Id b) {
+  SmallVector<std::pair<Id, Id>, 8> work{{a, b}};
+  while (!work.empty()) {
+    auto [x, y] = work.pop_back_val();
+    x = find(x);
+    y = find(y);
+    if (x == y)
+      continue;
+    if (auto c = link(x, y, work))
+      return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<DeviceDomains::Conflict> DeviceDomains::bind(Id x, DeviceIndex d, Reason why) {
+  return unify(x, makeBound(d, std::move(why)));
+}
+
+std::optional<DeviceDomains::Conflict> DeviceDomains::collapse(Id fnDomain, Id fo) {
+  SmallVector<Id, 8> work{fnDomain};
+  while (!work.empty()) {
+    Id x = find(work.pop_back_val());
+    if (nodes[x].isFunction) {
+      for (Id c : nodes[x].children)
+        work.push_back(c);
+      continue;
+    }
+    if (auto c = unify(x, fo))
+      return c;
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,99 @@
+//===- DeviceDomains.h - Union-find over device domains ---------*- C++ -*-===//
+//
+// A device domain says where a value lives. It is
+//   - free (not yet known),
+//   - bound to a device (an index into the module's device table), or
+//   - function-shaped, fn(D1, ..., Dn):Dr, for values of function type:
+//     where each parameter and the result live.
+// Domains are merged by unification, TVM's DeviceDomains. A bound domain
+// remembers why it is bound (a Reason: a location and a phrase), so that a
+// conflict can be reported with a note at each constraint.
+//
+// Unification is iterative (a worklist of pairs), finds compress paths
+// iteratively, and classes are linked by rank: near-linear in the number of
+// unifications, whatever the depth of the program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_TRANSFORMS_PLANDEVICES_DEVICEDOMAINS_H
+#define HX_LIB_TRANSFORMS_PLANDEVICES_DEVICEDOMAINS_H
+
+#include "hx/IR/VirtualDevice.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/SMLoc.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hx {
+
+/// Why a domain is bound to a device, for notes in diagnostics.
+struct Reason {
+  llvm::SMLoc loc;
+  std::string what; // "constrained to cpu by this on_device"
+};
+
+class DeviceDomains {
+public:
+  using Id = uint32_t;
+
+  /// Two bound domains that could not be merged.
+  struct Conflict {
+    DeviceIndex a, b;
+    const Reason *reasonA;
+    const Reason *reasonB;
+  };
+
+  Id makeFree();
+  Id makeBound(DeviceIndex d, Reason why);
+  /// fn(params...):result, from existing domains.
+  Id makeFunction(llvm::ArrayRef<Id> paramsAndResult);
+
+  Id find(Id x);
+  bool isFunction(Id x) { return node(find(x)).isFunction; }
+  /// Parameter and result domains of a function domain (result last).
+  llvm::SmallVector<Id, 4> children(Id x) {
+    auto &c = node(find(x)).children;
+    return llvm::SmallVector<Id, 4>(c.begin(), c.end());
+  }
+  /// The result domain of a function domain (recursively); `x` itself if
+  /// first-order.
+  Id firstOrder(Id x);
+  /// The device of a first-order domain, kNoDevice if free.
+  DeviceIndex device(Id x) { return node(find(x)).device; }
+  const Reason *reason(Id x) {
+    Node &n = node(find(x));
+    return n.device == kNoDevice ? nullptr : &reasons[n.reason];
+  }
+
+  /// Merges `a` and `b` (and, for function domains, their components).
+  /// Returns the first conflict; the classes merged before it stay merged.
+  std::optional<Conflict> unify(Id a, Id b);
+  /// Binds `x` (every component, if function-shaped) to `d`.
+  std::optional<Conflict> bind(Id x, DeviceIndex d, Reason why);
+  /// Unifies every component of `fnDomain` with the first-order `fo`
+  /// (TVM's "collapse": a function stored in a tuple lives with the tuple).
+  std::optional<Conflict> collapse(Id fnDomain, Id fo);
+
+  size_t size() const { return nodes.size(); }
+
+private:
+  struct Node {
+    Id parent;
+    uint32_t rank = 0;
+    DeviceIndex device = kNoDevice;
+    uint32_t reason = 0;
+    bool isFunction = false;
+    llvm::SmallVector<Id, 0> children;
+  };
+  Node &node(Id x) { return nodes[x]; }
+  std::optional<Conflict> link(Id a, Id b, llvm::SmallVectorImpl<std::pair<Id, Id>> &work);
+
+  std::vector<Node> nodes;
+  std::vector<Reason> reasons;
+};
+
+} // namespace hx
+
+#endif

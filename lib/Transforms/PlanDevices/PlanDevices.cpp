@@ -1,0 +1,90 @@
+//===- PlanDevices.cpp - Give every expression a device -------------------===//
+//
+// plan-devices gives every expression of a module a virtual device, honouring
+// `on_device` annotations, parameter and function devices and explicit
+// `device_copy`s, and inserts a `device_copy` wherever a value produced on one
+// device is consumed on another. Its output is what the backend executes. The
+// reference is TVM Relay's PlanDevices (src/relay/transforms/device_planner.cc);
+// docs/plan-devices.md is the specification.
+//
+// Example (seed 000, default device cuda):
+//
+//   def @main(%a, %b, %c) {                 def @main(%a {cpu}, %b {cpu}, %c {cuda},
+//     %0 = add(%a, %b);                               virtual_device=cuda) {
+//     %1 = on_device(%0, cpu);        ==>     %0 = add(%a, %b);
+//     %2 = add(%b, %c);                       %1 = on_device(%0, cpu, constrain_result=True);
+//     %3 = on_device(%2, cuda);               %2 = device_copy(%1, cpu, cuda);
+//     subtract(%1, %3)                        %3 = device_copy(%b, cpu, cuda);
+//   }                                         %4 = add(%3, %c);
+//                                             subtract(%2, %4)
+//                                           }
+//
+// Phases:
+//  0. Types: infer-type runs first (copies are costed in bytes).
+//  1. Rewrite (Capture.cpp, rewriteOnDevices): `on_device(e, D).i` becomes
+//     `on_device(e.i, D)` so only the needed field is copied; a normal
+//     on_device that is let-bound or a whole function body becomes fixed.
+//  2. Analyse (DeviceAnalysis.cpp): unification of device domains
+//     (DeviceDomains.cpp: a device, a free variable, or fn(D1..Dn):Dr) over
+//     the whole module. Beyond TVM, a value used more than once is not forced
+//     onto one domain with all its uses: it is placed by cost (bytes moved)
+//     and copied once to each other device that needs it. Operators a
+//     device's target lacks (argsort, topk on cuda) are placed on the cpu
+//     (unless --strict-placement, which makes that an error).
+//  3. Default: free on_devices join their body; unconstrained function
+//     results take the default device, then their parameters the result's;
+//     let variables their let's; everything else the default device.
+//  4. Capture (Capture.cpp, captureDevices): parameters and functions get
+//     their devices, user on_devices are removed, let-bound values are wrapped
+//     in fixed on_devices, and `device_copy(on_device(x, S, fixed), S, T)` is
+//     inserted where an edge crosses devices (no on_device around variables,
+//     globals and functions), one copy per value and destination, shared.
+//
+// Guarantees: every parameter and function has a device; every cross-device
+// edge goes through a device_copy; planning a planned module changes nothing;
+// output depends only on program order (never on hash order or addresses).
+// Unsatisfiable constraints are located errors with a note per constraint.
+//
+// Complexity: linear in the module (iterative walks, near-constant-time
+// union-find); no recursion on the depth of the program.
+//
+// Limitations (TODO): one device signature per function (no specialisation
+// per call site); the cost model counts bytes, not bandwidth or latency; the
+// choice for a shared value is greedy in program order.
+//
+//===----------------------------------------------------------------------===//
+#include "Capture.h"
+#include "DeviceAnalysis.h"
+#include "hx/Transforms/DeviceReport.h"
+#include "hx/Transforms/Passes.h"
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+class PlanDevicesPass : public Pass {
+public:
+  StringRef getArgument() const override { return "plan-devices"; }
+  StringRef getDescription() const override {
+    return "Give every expression a device and insert device_copy at device boundaries";
+  }
+
+  bool run(Module &m, PassContext &ctx) override {
+    if (!createInferTypePass()->run(m, ctx))
+      return false;
+    rewriteOnDevices(m);
+    DeviceAnalysisOptions opts;
+    if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts))
+      return false;
+    DeviceAnalysis analysis(m, ctx.diags, opts);
+    if (!analysis.run())
+      return false;
+    captureDevices(m, analysis, ctx.options.replicateCheap);
+    if (ctx.options.placementReport)
+      return printPlacementReport(*ctx.options.placementReport, m, ctx.diags, ctx.options);
+    return true;
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> hx::createPlanDevicesPass() { return std::make_unique<PlanDevicesPass>(); }
