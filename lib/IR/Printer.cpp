@@ -15,7 +15,9 @@
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Printer.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
@@ -61,13 +63,22 @@ static StringRef intSuffix(DType t) {
   }
 }
 
+// uint64 values are kept as their bit pattern in an int64.
+static void printInt(raw_ostream &os, int64_t v, DType t) {
+  if (t == DType::UInt64)
+    os << static_cast<uint64_t>(v);
+  else
+    os << v;
+  os << intSuffix(t);
+}
+
 void hx::printConstant(raw_ostream &os, const Constant &c) {
   if (c.dtype == DType::Bool)
     os << (c.intValue ? "True" : "False");
   else if (isFloat(c.dtype))
     printFloat(os, c.floatValue, c.dtype);
   else
-    os << c.intValue << intSuffix(c.dtype);
+    printInt(os, c.intValue, c.dtype);
 }
 
 static void printString(raw_ostream &os, StringRef s) {
@@ -93,7 +104,7 @@ void hx::printAttrValue(raw_ostream &os, const AttrValue &v) {
   switch (v.kind) {
   case AttrValue::Kind::None: os << "None"; return;
   case AttrValue::Kind::Bool: os << (v.boolValue ? "True" : "False"); return;
-  case AttrValue::Kind::Int: os << v.intValue << intSuffix(v.numType); return;
+  case AttrValue::Kind::Int: printInt(os, v.intValue, v.numType); return;
   case AttrValue::Kind::Float: printFloat(os, v.floatValue, v.numType); return;
   case AttrValue::Kind::String: printString(os, v.str); return;
   case AttrValue::Kind::Ident: os << v.str; return;
@@ -126,6 +137,7 @@ public:
   FunctionPrinter(raw_ostream &os, const PrintOptions &opts) : os(os), opts(opts) {}
 
   void printDef(StringRef name, const Function &fn) {
+    analyzeScopes(fn);
     os << "def @" << name;
     printSignature(fn);
     os << " {\n";
@@ -134,6 +146,111 @@ public:
   }
 
 private:
+  // ---- Scopes ---------------------------------------------------------------
+  // Each if branch, fn literal body and parenthesised let opens a scope. A
+  // node is bound in the innermost scope that encloses all its uses, so a
+  // value shared by both branches of an if is bound once, before the if. A
+  // construct that opens scopes first binds (in the current scope) the outer
+  // nodes its scopes use: `outerOps`.
+  struct ScopeInfo {
+    int parent;
+    unsigned depth;
+    const Expr *opener;
+  };
+
+  int newScope(int parent, const Expr *opener) {
+    scopes.push_back({parent, scopes[parent].depth + 1, opener});
+    return static_cast<int>(scopes.size() - 1);
+  }
+
+  int lca(int a, int b) const {
+    while (scopes[a].depth > scopes[b].depth)
+      a = scopes[a].parent;
+    while (scopes[b].depth > scopes[a].depth)
+      b = scopes[b].parent;
+    while (a != b) {
+      a = scopes[a].parent;
+      b = scopes[b].parent;
+    }
+    return a;
+  }
+
+  /// The scope in which consumer `e` uses its operand `i`.
+  int useScope(const Expr *e, unsigned i) const {
+    int s = scopeOf.lookup(e);
+    auto it = childScopes.find(e);
+    if (it == childScopes.end())
+      return s;
+    switch (e->getKind()) {
+    case ExprKind::If: return i == 0 ? s : it->second[i - 1];
+    case ExprKind::Function:
+    case ExprKind::Let: return it->second[0];
+    default: return s;
+    }
+  }
+
+  void analyzeScopes(const Function &fn) {
+    std::vector<Expr *> order;
+    walkPostOrder(fn.body.get(), [&](Expr *e) { order.push_back(e); });
+    scopes.assign(1, {0, 0, nullptr});
+    scopeOf.clear();
+    childScopes.clear();
+    chainLets.clear();
+    outerOps.clear();
+    scopeOf[fn.body.get()] = 0;
+    if (isa<Let>(fn.body.get()))
+      chainLets.insert(fn.body.get());
+    SmallVector<Expr *, 8> ops;
+    // Consumers before operands.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      Expr *e = *it;
+      auto found = scopeOf.find(e);
+      if (found == scopeOf.end())
+        continue;
+      int s = found->second;
+      if (isa<If>(e))
+        childScopes[e] = {newScope(s, e), newScope(s, e)};
+      else if (isa<Function>(e) || (isa<Let>(e) && !chainLets.count(e)))
+        childScopes[e] = {newScope(s, e)};
+      ops.clear();
+      getOperands(e, ops);
+      for (unsigned i = 0; i < ops.size(); ++i) {
+        Expr *op = ops[i];
+        if (op->isAtomic())
+          continue;
+        if (isa<Let>(op) && ((isa<Let>(e) && i == 1) || (isa<If>(e) && i > 0) ||
+                             isa<Function>(e)))
+          chainLets.insert(op);
+        int us = useScope(e, i);
+        auto [slot, inserted] = scopeOf.try_emplace(op, us);
+        if (!inserted)
+          slot->second = lca(slot->second, us);
+      }
+    }
+    // Which outer nodes each scope-opening construct needs bound first.
+    DenseSet<std::pair<const Expr *, const Expr *>> seen;
+    for (Expr *e : order) {
+      if (!scopeOf.count(e))
+        continue;
+      ops.clear();
+      getOperands(e, ops);
+      for (unsigned i = 0; i < ops.size(); ++i) {
+        Expr *op = ops[i];
+        if (op->isAtomic() || chainLets.count(op))
+          continue;
+        int us = useScope(e, i), home = scopeOf.lookup(op);
+        if (us == home)
+          continue;
+        int c = us;
+        while (scopes[c].parent != home && c != 0)
+          c = scopes[c].parent;
+        const Expr *opener = scopes[c].opener;
+        if (opener && seen.insert({opener, op}).second)
+          outerOps[opener].push_back(op);
+      }
+    }
+  }
+
   void indent(unsigned level) { os.indent(level * 2); }
 
   void printSignature(const Function &fn) {
@@ -179,7 +296,10 @@ private:
   }
 
   // Operands that must be bound before `e`'s own text can be printed.
-  static void bindingOperands(const Expr *e, SmallVectorImpl<Expr *> &out) {
+  void bindingOperands(const Expr *e, SmallVectorImpl<Expr *> &out) const {
+    auto outer = outerOps.find(e);
+    if (outer != outerOps.end())
+      out.append(outer->second.begin(), outer->second.end());
     switch (e->getKind()) {
     case ExprKind::Call: {
       auto *c = cast<Call>(e);
@@ -391,6 +511,11 @@ private:
   const PrintOptions &opts;
   DenseMap<const Expr *, unsigned> bound;
   std::vector<std::vector<const Expr *>> scopeStack;
+  std::vector<ScopeInfo> scopes;
+  DenseMap<const Expr *, int> scopeOf;
+  DenseMap<const Expr *, SmallVector<int, 2>> childScopes;
+  DenseSet<const Expr *> chainLets;
+  DenseMap<const Expr *, SmallVector<Expr *, 2>> outerOps;
   unsigned counter = 0;
 };
 

@@ -5,7 +5,8 @@
 // reports each type error once, at the offending expression, with notes at
 // the definitions involved:
 //
-//   %0 = add(%a, %b);   error: add: shapes (5, 7) and (6, 7) are not broadcastable
+//   %0 = add(%a, %b);   error: add: shapes (5, 7) and (6, 7) are not
+//   broadcastable
 //                       note: %b defined here with type Tensor[(6, 7), float32]
 //
 // Algorithm (one explicit stack of frames, no recursion on depth):
@@ -197,7 +198,8 @@ void TypeInferencer::run() {
       step();
   }
   for (const Module::Def &def : m.defs)
-    def.global->checkedType = isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
+    def.global->checkedType =
+        isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
 }
 
 void TypeInferencer::pushOperand(Expr *e, TypeRef hint) {
@@ -246,9 +248,10 @@ const Type *TypeInferencer::globalType(GlobalVar *gv, SMLoc useLoc) {
   if (const Type *sig = annotatedSignature(fn))
     return sig;
   if (isVisited(fn))
-    diags.error(useLoc, "recursive use of @" + gv->name +
-                            " needs a type annotation on each of its "
-                            "parameters and its result")
+    diags
+        .error(useLoc, "recursive use of @" + gv->name +
+                           " needs a type annotation on each of its "
+                           "parameters and its result")
         .note(fn->loc, "@" + gv->name + " defined here");
   return nullptr;
 }
@@ -263,8 +266,9 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
       finish(v, v->annotation);
       return v->checkedType.get();
     }
-    diags.error(useLoc, "cannot infer the type of %" + v->name +
-                            " here; annotate its definition")
+    diags
+        .error(useLoc, "cannot infer the type of %" + v->name +
+                           " here; annotate its definition")
         .note(v->loc, "%" + v->name + " defined here");
     finish(v, nullptr);
     return nullptr;
@@ -440,9 +444,9 @@ void TypeInferencer::finishFuncCall(Call *call) {
 
   const auto *ft = dyn_cast<FuncType>(calleeTy);
   if (!ft) {
-    InFlightDiagnostic d = diags.error(
-        call->loc, "cannot call " + name + " of non-function type " +
-                       typeToString(calleeTy));
+    InFlightDiagnostic d = diags.error(call->loc, "cannot call " + name +
+                                                      " of non-function type " +
+                                                      typeToString(calleeTy));
     noteDef(d, callee, "callee", calleeTy);
     return finish(call, nullptr);
   }
@@ -457,10 +461,11 @@ void TypeInferencer::finishFuncCall(Call *call) {
   for (size_t i = 0; i < argTypes.size(); ++i) {
     if (compatible(argTypes[i], ft->params[i].get()))
       continue;
-    InFlightDiagnostic d = diags.error(
-        call->loc, name + ": argument " + Twine(i) + " has type " +
-                       typeToString(argTypes[i]) + " but the parameter has type " +
-                       typeToString(ft->params[i].get()));
+    InFlightDiagnostic d =
+        diags.error(call->loc, name + ": argument " + Twine(i) + " has type " +
+                                   typeToString(argTypes[i]) +
+                                   " but the parameter has type " +
+                                   typeToString(ft->params[i].get()));
     noteDef(d, call->args[i].get(), "argument " + Twine(i), argTypes[i]);
     if (const auto *gv = dyn_cast<GlobalVar>(callee))
       if (Function *fn = m.lookup(gv->name))
@@ -500,9 +505,7 @@ void TypeInferencer::visitFunction(size_t idx) {
       if (v->annotation)
         finish(v.get(), v->annotation);
     stack[idx].stage = 1;
-    TypeRef bodyHint = fn->retType ? fn->retType
-                       : hint      ? hint->ret
-                                   : nullptr;
+    TypeRef bodyHint = fn->retType ? fn->retType : hint ? hint->ret : nullptr;
     pushOperand(fn->body.get(), bodyHint);
     return;
   }
@@ -521,8 +524,8 @@ void TypeInferencer::visitFunction(size_t idx) {
   if (fn->retType && !compatible(bodyTy, fn->retType.get())) {
     InFlightDiagnostic d = diags.error(
         bodyLoc, "the function body has type " + typeToString(bodyTy) +
-                           " but the function is annotated to return " +
-                           typeToString(fn->retType.get()));
+                     " but the function is annotated to return " +
+                     typeToString(fn->retType.get()));
     if (fn->retType->loc.isValid())
       d.note(fn->retType->loc, "result type annotated here");
     return finish(fn, nullptr);
@@ -547,11 +550,11 @@ void TypeInferencer::visitLet(size_t idx) {
     const Type *valueTy = operandType(let->value.get(), let->loc);
     if (var->annotation) {
       if (valueTy && !compatible(valueTy, var->annotation.get())) {
-        InFlightDiagnostic d = diags.error(
-            let->loc, "%" + var->name + " is annotated with type " +
-                          typeToString(var->annotation.get()) +
-                          " but is bound to a value of type " +
-                          typeToString(valueTy));
+        InFlightDiagnostic d =
+            diags.error(let->loc, "%" + var->name + " is annotated with type " +
+                                      typeToString(var->annotation.get()) +
+                                      " but is bound to a value of type " +
+                                      typeToString(valueTy));
         noteDef(d, let->value.get(), "the value", valueTy);
         finish(var, nullptr);
       }
@@ -584,10 +587,10 @@ void TypeInferencer::visitIf(size_t idx) {
   const Type *elseTy = operandType(ifExpr->elseBranch.get(), ifExpr->loc);
   bool ok = condTy && thenTy && elseTy;
   if (condTy && !isBoolScalar(condTy)) {
-    InFlightDiagnostic d = diags.error(
-        useSite(ifExpr->cond.get(), ifExpr->loc),
-        "the condition of an if must be a bool scalar, got " +
-            typeToString(condTy));
+    InFlightDiagnostic d =
+        diags.error(useSite(ifExpr->cond.get(), ifExpr->loc),
+                    "the condition of an if must be a bool scalar, got " +
+                        typeToString(condTy));
     noteDef(d, ifExpr->cond.get(), "the condition", condTy);
     ok = false;
   }
@@ -595,10 +598,9 @@ void TypeInferencer::visitIf(size_t idx) {
     return finish(ifExpr, nullptr);
   TypeRef result = join(thenTy, elseTy);
   if (!result) {
-    InFlightDiagnostic d =
-        diags.error(ifExpr->loc, "the branches of an if have different types " +
-                                     typeToString(thenTy) + " and " +
-                                     typeToString(elseTy));
+    InFlightDiagnostic d = diags.error(
+        ifExpr->loc, "the branches of an if have different types " +
+                         typeToString(thenTy) + " and " + typeToString(elseTy));
     noteDef(d, ifExpr->thenBranch.get(), "the then branch", thenTy);
     noteDef(d, ifExpr->elseBranch.get(), "the else branch", elseTy);
   }
@@ -625,7 +627,8 @@ void TypeInferencer::visitTuple(size_t idx) {
   std::vector<TypeRef> fields;
   bool ok = true;
   for (const ExprRef &f : tuple->fields) {
-    fields.push_back(TypeRef(const_cast<Type *>(operandType(f.get(), tuple->loc))));
+    fields.push_back(
+        TypeRef(const_cast<Type *>(operandType(f.get(), tuple->loc))));
     ok &= fields.back() != nullptr;
   }
   finish(tuple, ok ? make<TupleType>(std::move(fields)) : nullptr);

@@ -163,12 +163,12 @@ bool DeviceAnalysis::bind(Id a, DeviceIndex d, Reason why, Expr *at) {
 
 bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected) {
   bool firstOrder = !isFunctionTyped(operand);
+  bool boundary = (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
+                  (isa<Call>(operand) && fallbacks.count(cast<Call>(operand)));
   bool soft = firstOrder && !isFixedOnDevice(operand) &&
-              (useCounts.lookup(operand) > 1 ||
-               (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
-               (isa<Call>(operand) && fallbacks.count(cast<Call>(operand))));
+              (useCounts.lookup(operand) > 1 || boundary);
   if (soft) {
-    softUses[operand].push_back({consumer, i, expected});
+    softUses[operand].push_back({consumer, i, expected, boundary});
     softEdges.insert({consumer, i});
     return true;
   }
@@ -295,6 +295,10 @@ bool DeviceAnalysis::constrainDef(const Module::Def &def) {
 
 bool DeviceAnalysis::placeSharedValues() {
   SmallVector<Expr *, 8> ops;
+  auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
+    if (d != kNoDevice && !llvm::is_contained(s, d))
+      s.push_back(d);
+  };
   for (Expr *v : postOrder) {
     auto it = softUses.find(v);
     if (it == softUses.end())
@@ -303,40 +307,47 @@ bool DeviceAnalysis::placeSharedValues() {
     Id self = domains.firstOrder(domainOf(v));
     DeviceIndex here = domains.device(self);
     if (here == kNoDevice) {
-      SmallVector<DeviceIndex, 4> candidates, useDevices;
-      auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
-        if (d != kNoDevice && !llvm::is_contained(s, d))
-          s.push_back(d);
-      };
+      // Candidates, in preference order: devices its soft operands are on
+      // (its producer side), then devices its uses need, in program order.
+      // Devices only cpu-fallback boundaries ask for come last.
+      SmallVector<DeviceIndex, 4> candidates, boundaryCandidates;
+      SmallVector<std::pair<DeviceIndex, uint64_t>, 8> demands; // (device, bytes) to move there
       ops.clear();
       getOperands(v, ops);
-      SmallVector<std::pair<DeviceIndex, uint64_t>, 4> softInputs;
       for (unsigned i = 0; i < ops.size(); ++i) {
         if (!softEdges.count({v, i}))
           continue;
         DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
+        if (d == kNoDevice)
+          continue;
         addUnique(candidates, d);
-        if (d != kNoDevice)
-          softInputs.push_back({d, bytesOf(ops[i])});
+        demands.push_back({d, bytesOf(ops[i])}); // moving v away from d copies ops[i]
       }
+      uint64_t bytes = bytesOf(v);
+      SmallVector<DeviceIndex, 4> useDevices;
       for (const SoftUse &u : uses) {
         DeviceIndex d = domains.device(u.expected);
-        addUnique(candidates, d);
+        addUnique(u.boundary ? boundaryCandidates : candidates, d);
         addUnique(useDevices, d);
       }
-      if (candidates.empty()) {
-        // Nothing constrains the value or its uses: they stay together.
+      bool freeUses = llvm::any_of(uses, [&](const SoftUse &u) {
+        return !u.boundary && domains.device(u.expected) == kNoDevice;
+      });
+      if (candidates.empty() && (freeUses || boundaryCandidates.empty())) {
+        // Nothing but free uses: the value stays with them, to be defaulted.
         for (const SoftUse &u : uses)
-          if (!unify(self, u.expected, u.consumer, "cannot place this expression"))
+          if (!u.boundary && !unify(self, u.expected, u.consumer, "cannot place this expression"))
             return false;
         continue;
       }
-      uint64_t bytes = bytesOf(v), bestCost = UINT64_MAX;
+      for (DeviceIndex d : boundaryCandidates)
+        addUnique(candidates, d);
+      uint64_t bestCost = UINT64_MAX;
       for (DeviceIndex d : candidates) {
         uint64_t cost = 0;
-        for (DeviceIndex u : useDevices)
+        for (DeviceIndex u : useDevices) // one copy per other device
           cost += u != d ? bytes : 0;
-        for (auto &[sd, sb] : softInputs)
+        for (auto &[sd, sb] : demands)
           cost += sd != d ? sb : 0;
         if (cost < bestCost) {
           bestCost = cost;
@@ -348,7 +359,7 @@ bool DeviceAnalysis::placeSharedValues() {
         return false;
     }
     for (const SoftUse &u : uses)
-      if (domains.device(u.expected) == kNoDevice &&
+      if (!u.boundary && domains.device(u.expected) == kNoDevice &&
           !unify(u.expected, self, u.consumer, "cannot place this expression"))
         return false;
   }

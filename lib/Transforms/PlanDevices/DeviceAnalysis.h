@@ -59,6 +59,9 @@ private:
     Expr *consumer;
     unsigned index;
     Id expected;
+    /// Soft because it enters or leaves a cpu-fallback call: such an edge
+    /// neither pulls the value to its device nor is pulled to the value's.
+    bool boundary;
   };
 
   Id domainOf(const Expr *e);

@@ -50,7 +50,10 @@ std::string describe(SourceMgr &sm, const Expr *e) {
   if (auto *v = dyn_cast<Var>(e))
     return "%" + v->name;
   if (auto *c = dyn_cast<Call>(e)) {
-    std::string name = c->getOp() ? c->getOp()->name : "call";
+    std::string name = c->getOp() ? c->getOp()->name
+                       : isa<GlobalVar>(c->callee.get())
+                           ? "@" + cast<GlobalVar>(c->callee.get())->name
+                           : std::string("call");
     return name + " at " + where(sm, c->loc);
   }
   return "value at " + where(sm, e->loc);
