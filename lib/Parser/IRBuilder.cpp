@@ -43,6 +43,16 @@ std::string hx::unescapeString(StringRef lit) {
       unsigned cp = 0;
       s.substr(i + 1, 4).getAsInteger(16, cp);
       i += 4;
+      // JSON spells a character beyond U+FFFF as a UTF-16 surrogate pair; a
+      // lone surrogate is no character and becomes U+FFFD.
+      unsigned lo = 0;
+      if (cp >= 0xD800 && cp < 0xDC00 && s.substr(i + 1, 2) == "\\u" &&
+          !s.substr(i + 3, 4).getAsInteger(16, lo) && lo >= 0xDC00 && lo < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        i += 6;
+      }
+      if (cp >= 0xD800 && cp < 0xE000)
+        cp = 0xFFFD;
       char buf[8];
       char *p = buf;
       if (ConvertCodePointToUTF8(cp, p))
@@ -82,11 +92,25 @@ bool IRBuilder::define(HxToken *t, ExprRef e, bool isGraphBinding) {
   return true;
 }
 
+// `%0` names a graph binding, never a variable: the printer numbers graph
+// bindings `%0, %1, ...`, so a variable of that name would be captured by
+// them when the output is read back (as in TVM, whose grammar keeps the two
+// apart).
+bool IRBuilder::checkVarName(HxToken *t) {
+  if (!isdigit(static_cast<unsigned char>(t->text()[1])))
+    return true;
+  return error(t, "'" + t->text() +
+                      "' cannot name a variable: numbers name graph bindings ('" +
+                      t->text() + " = ...;')");
+}
+
 bool IRBuilder::freeVarInto(P::FreeVarContext *ctx) {
   TypeRef ty = buildType(ctx->type());
   if (!ty)
     return false;
   HxToken *name = tok(ctx->LOCAL());
+  if (!checkVarName(name))
+    return false;
   auto v = make<Var>(name->text().drop_front().str(), ty, locOf(name));
   scopes.back().freeVars.push_back(v);
   return define(name, v, false);
@@ -100,14 +124,26 @@ bool IRBuilder::stmtInto(P::StmtContext *ctx) {
     return define(tok(g->LOCAL()), value, true);
   }
   auto *l = static_cast<P::LetBindingContext *>(ctx);
+  if (!checkVarName(tok(l->LOCAL())))
+    return false;
   TypeRef ty;
   if (l->type() && !(ty = buildType(l->type())))
     return false;
-  ExprRef value = buildExpr(l->expr());
-  if (!value)
-    return false;
   HxToken *name = tok(l->LOCAL());
   auto v = make<Var>(name->text().drop_front().str(), ty, locOf(name));
+  // A let-bound fn literal may call itself (`let %loop = fn (...) { %loop(...) }`),
+  // as in Relay: its variable is in scope in its own value.
+  bool recursive = dynamic_cast<P::FnExprContext *>(l->expr()->primary()) &&
+                   l->expr()->postfix().empty();
+  if (recursive) {
+    scopes.emplace_back();
+    scopes.back().names[v->name] = v;
+  }
+  ExprRef value = buildExpr(l->expr());
+  if (recursive)
+    scopes.pop_back();
+  if (!value)
+    return false;
   scopes.back().lets.emplace_back(v, value);
   return define(name, v, false);
 }
@@ -199,6 +235,8 @@ bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn,
     }
     auto *pd = static_cast<P::ParamDeclContext *>(item);
     HxToken *name = tok(pd->LOCAL());
+    if (!checkVarName(name))
+      return false;
     TypeRef ty;
     if (pd->type() && !(ty = buildType(pd->type())))
       return false;
@@ -492,7 +530,6 @@ bool fitsIn(int64_t v, DType t) {
   case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
   case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
   case DType::UInt32: return v >= 0 && v <= UINT32_MAX;
-  case DType::UInt64: return v >= 0;
   default: return true;
   }
 }
@@ -518,8 +555,10 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
       diags.error(locOf(t), "float literal '" + t->text() + "' is out of range").range(rangeOf(t));
       return false;
     }
-    if (type == DType::Float32 && std::isinf(static_cast<float>(f))) {
-      diags.error(locOf(t), "float literal '" + t->text() + "' does not fit in float32")
+    if ((type == DType::Float32 && std::isinf(static_cast<float>(f))) ||
+        (type == DType::Float16 && std::fabs(f) >= 65520)) { // rounds to inf
+      diags.error(locOf(t), "float literal '" + t->text() + "' does not fit in " +
+                                dtypeName(type))
           .range(rangeOf(t));
       return false;
     }
@@ -529,7 +568,14 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
     diags.error(locOf(t), "integer suffix '" + n.suffix + "' on a float literal").range(rangeOf(t));
     return false;
   }
-  if (n.digits.getAsInteger(10, i) || !fitsIn(i, type)) {
+  // uint64 keeps its bit pattern in the int64 (the printer prints it back
+  // unsigned), so all of 0 .. 2^64-1 is writable.
+  uint64_t u = 0;
+  bool bad = type == DType::UInt64 ? n.digits.getAsInteger(10, u)
+                                   : n.digits.getAsInteger(10, i) || !fitsIn(i, type);
+  if (type == DType::UInt64 && !bad)
+    i = static_cast<int64_t>(u);
+  if (bad) {
     diags.error(locOf(t), "integer literal '" + t->text() + "' does not fit in " +
                               dtypeName(type) +
                               (type == DType::Int32 ? " (use the i64 suffix for int64)" : ""))

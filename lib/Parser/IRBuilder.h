@@ -50,6 +50,7 @@ private:
   // Scopes and bodies.
   ExprRef lookup(HxToken *tok);
   bool define(HxToken *tok, ExprRef e, bool isGraphBinding);
+  bool checkVarName(HxToken *tok);
   bool freeVarInto(HxParser::FreeVarContext *ctx);
   bool stmtInto(HxParser::StmtContext *ctx);
   ExprRef closeScope(ExprRef result);

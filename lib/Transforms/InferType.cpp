@@ -5,9 +5,9 @@
 // reports each type error once, at the offending expression, with notes at
 // the definitions involved:
 //
-//   %0 = add(%a, %b);   error: add: shapes (5, 7) and (6, 7) are not
-//   broadcastable
-//                       note: %b defined here with type Tensor[(6, 7), float32]
+//   %0 = add(%a, %b);
+//     error: add: shapes (5, 7) and (6, 7) are not broadcastable
+//     note: %b defined here with type Tensor[(6, 7), float32]
 //
 // Algorithm (one explicit stack of frames, no recursion on depth):
 //
@@ -41,8 +41,15 @@
 //  6. A failed node gets a null type; its users fail silently, so one mistake
 //     gives one error.
 //
+// Guarantees: on success every expression except operator nodes (which are
+// polymorphic and keep a null type) has a checked type, every GlobalVar has
+// its function's type, and every function has its `-> T` and parameter
+// annotations. The pass is idempotent: a second run gives the same types.
+//
 // Complexity: O(nodes + edges), plus the type relations. Scopes nest on the
 // same explicit stack, so deep nesting of fn/if/let is bounded only by memory.
+// Only comparisons of two types recurse, on the nesting of the types, which
+// the parser bounds.
 //
 // Limitations (TODO): no polymorphism or unification with type variables — an
 // unannotated parameter of a let-bound closure (`let %f = fn (%x) {...};

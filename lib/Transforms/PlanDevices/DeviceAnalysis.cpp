@@ -165,8 +165,19 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool firstOrder = !isFunctionTyped(operand);
   bool boundary = (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
                   (isa<Call>(operand) && fallbacks.count(cast<Call>(operand)));
-  bool soft = firstOrder && !isFixedOnDevice(operand) &&
-              (useCounts.lookup(operand) > 1 || boundary);
+  // A value pinned by the user (a fixed on_device, a parameter with a device)
+  // or by a function's signature (the result of a call of a function value)
+  // may be copied to an operator that needs it elsewhere. Directly inside
+  // another annotation, or bound to a function's signature, it may not.
+  auto *cc = dyn_cast<Call>(consumer);
+  bool annotation = cc && (cc->isOp(kOnDevice) || cc->isOp(kDeviceCopy));
+  bool operatorUse = cc && cc->getOp() && !annotation;
+  auto *var = dyn_cast<Var>(operand);
+  auto *call = dyn_cast<Call>(operand);
+  bool pinned = isFixedOnDevice(operand) || (var && var->device != kNoDevice) ||
+                (call && !call->getOp());
+  bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
+              (useCounts.lookup(operand) > 1 || boundary || (pinned && operatorUse));
   if (soft) {
     softUses[operand].push_back({consumer, i, expected, boundary});
     softEdges.insert({consumer, i});
@@ -179,7 +190,9 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
     }
     return true;
   }
-  return unify(domainOf(operand), expected, consumer, "cannot place this expression");
+  // A function's body is where a user looks for the function's constraint.
+  Expr *at = isa<Function>(consumer) ? operand : consumer;
+  return unify(domainOf(operand), expected, at, "cannot place this expression");
 }
 
 bool DeviceAnalysis::constrainNode(Expr *e) {
@@ -420,9 +433,54 @@ bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
   return true;
 }
 
+// Defs in an order that does not depend on how the file orders them:
+// callees before callers (a post-order of the call graph), ties by name.
+static std::vector<const Module::Def *> canonicalDefOrder(const Module &m) {
+  std::vector<const Module::Def *> byName;
+  for (const Module::Def &d : m.defs)
+    byName.push_back(&d);
+  llvm::sort(byName, [](const Module::Def *a, const Module::Def *b) {
+    return a->global->name < b->global->name;
+  });
+  DenseMap<const Module::Def *, std::vector<const Module::Def *>> callees;
+  for (const Module::Def *d : byName) {
+    std::vector<const Module::Def *> &cs = callees[d];
+    walkPostOrder(d->fn.get(), [&](Expr *e) {
+      if (auto *g = dyn_cast<GlobalVar>(e))
+        if (const Module::Def *c = m.lookupDef(g->name); c && c != d)
+          cs.push_back(c);
+    });
+    llvm::sort(cs, [](const Module::Def *a, const Module::Def *b) {
+      return a->global->name < b->global->name;
+    });
+    cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
+  }
+  std::vector<const Module::Def *> order;
+  DenseSet<const Module::Def *> visited;
+  for (const Module::Def *root : byName) {
+    if (!visited.insert(root).second)
+      continue;
+    // Iterative DFS: (def, index of the next callee to visit).
+    SmallVector<std::pair<const Module::Def *, size_t>, 8> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto &[d, next] = stack.back();
+      const auto &cs = callees[d];
+      if (next < cs.size()) {
+        const Module::Def *c = cs[next++];
+        if (visited.insert(c).second)
+          stack.push_back({c, 0});
+        continue;
+      }
+      order.push_back(d);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
 bool DeviceAnalysis::run() {
-  for (const Module::Def &d : mod.defs)
-    if (!constrainDef(d))
+  for (const Module::Def *d : canonicalDefOrder(mod))
+    if (!constrainDef(*d))
       return false;
   if (!placeSharedValues())
     return false;

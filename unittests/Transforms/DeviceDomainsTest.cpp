@@ -1,0 +1,70 @@
+//===- DeviceDomainsTest.cpp - The device-domain union-find --------------===//
+#include "DeviceDomains.h"
+#include "gtest/gtest.h"
+
+using namespace hx;
+
+namespace {
+
+TEST(DeviceDomainsTest, FreeDomainsTakeTheDeviceOfWhatTheyJoin) {
+  DeviceDomains d;
+  auto a = d.makeFree(), b = d.makeFree(), c = d.makeBound(1, {{}, "cuda"});
+  EXPECT_FALSE(d.unify(a, b));
+  EXPECT_EQ(d.device(a), kNoDevice);
+  EXPECT_FALSE(d.unify(b, c));
+  EXPECT_EQ(d.device(a), 1);
+  EXPECT_EQ(d.find(a), d.find(c));
+}
+
+TEST(DeviceDomainsTest, ConflictNamesBothDevicesAndReasons) {
+  DeviceDomains d;
+  auto a = d.makeBound(0, {{}, "fixed to cpu"});
+  auto b = d.makeBound(1, {{}, "fixed to cuda"});
+  auto c = d.unify(a, b);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->a, 0);
+  EXPECT_EQ(c->b, 1);
+  EXPECT_EQ(c->reasonA->what, "fixed to cpu");
+  EXPECT_EQ(c->reasonB->what, "fixed to cuda");
+}
+
+TEST(DeviceDomainsTest, FunctionDomainsUnifyComponentwise) {
+  DeviceDomains d;
+  auto p1 = d.makeFree(), r1 = d.makeFree();
+  auto p2 = d.makeBound(0, {{}, "cpu"}), r2 = d.makeBound(1, {{}, "cuda"});
+  auto f1 = d.makeFunction({p1, r1}), f2 = d.makeFunction({p2, r2});
+  EXPECT_FALSE(d.unify(f1, f2));
+  EXPECT_EQ(d.device(p1), 0);
+  EXPECT_EQ(d.device(r1), 1);
+  EXPECT_EQ(d.device(d.firstOrder(f1)), 1);
+}
+
+TEST(DeviceDomainsTest, ArityMismatchIsAConflict) {
+  DeviceDomains d;
+  auto f1 = d.makeFunction({d.makeFree(), d.makeFree()});
+  auto f2 = d.makeFunction({d.makeFree()});
+  EXPECT_TRUE(d.unify(f1, f2));
+}
+
+TEST(DeviceDomainsTest, CollapseBindsEveryComponent) {
+  DeviceDomains d;
+  auto p = d.makeFree(), r = d.makeFree();
+  auto f = d.makeFunction({p, r});
+  auto fo = d.makeBound(1, {{}, "cuda"});
+  EXPECT_FALSE(d.collapse(f, fo));
+  EXPECT_EQ(d.device(p), 1);
+  EXPECT_EQ(d.device(r), 1);
+}
+
+TEST(DeviceDomainsTest, LongChainsStayShallow) {
+  DeviceDomains d;
+  std::vector<DeviceDomains::Id> ids;
+  for (int i = 0; i < 1000000; ++i)
+    ids.push_back(d.makeFree());
+  for (int i = 1; i < 1000000; ++i)
+    ASSERT_FALSE(d.unify(ids[i - 1], ids[i]));
+  EXPECT_FALSE(d.bind(ids.back(), 0, {{}, "cpu"}));
+  EXPECT_EQ(d.device(ids.front()), 0);
+}
+
+} // namespace
