@@ -202,11 +202,11 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
     Id self = domainOf(c);
     if (Op *op = c->getOp()) {
       if (op->name == kOnDevice) {
+        // Without a device, on_device constrains nothing: it only marks a
+        // place where a copy may go (as TVM's unconstrained VirtualDevice).
         DeviceIndex d = deviceAttr(*c, "virtual_device");
-        if (d == kNoDevice) {
-          diags.error(c->loc, "on_device needs virtual_device=meta[VirtualDevice][i]");
-          return false;
-        }
+        if (d == kNoDevice)
+          return true;
         bool fixed = boolAttr(*c, "constrain_result");
         if (boolAttr(*c, "constrain_body")) {
           Id body = domains.makeBound(
@@ -399,7 +399,8 @@ bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
   // Free on_devices join their body when that needs no copy.
   for (Expr *e : order)
     if (auto *c = dyn_cast<Call>(e))
-      if (c->isOp(kOnDevice) && !boolAttr(*c, "constrain_body")) {
+      if (c->isOp(kOnDevice) &&
+          (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice)) {
         Id r = domains.firstOrder(domainOf(c));
         Id b = domains.firstOrder(domainOf(c->args[0].get()));
         if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
@@ -538,8 +539,10 @@ DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
     const Expr *arg = c->args[i - 1].get();
     if (isFunctionTyped(arg))
       return kNoDevice;
-    if (c->isOp(kOnDevice))
-      return boolAttr(*c, "constrain_body") ? deviceAttr(*c, "virtual_device") : deviceOf(arg);
+    if (c->isOp(kOnDevice)) {
+      DeviceIndex d = deviceAttr(*c, "virtual_device");
+      return boolAttr(*c, "constrain_body") && d != kNoDevice ? d : deviceOf(arg);
+    }
     if (c->isOp(kDeviceCopy))
       return deviceAttr(*c, "src_virtual_device");
     if (c->getOp())
