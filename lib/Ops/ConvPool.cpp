@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TypeRelation.h"
+#include "llvm/Support/MathExtras.h"
 #include <array>
 
 using namespace llvm;
@@ -60,13 +61,13 @@ getPair(TypeRelContext &ctx, StringRef attr, int64_t min) {
   if (v.size() == 1)
     v.push_back(v[0]);
   if (v.size() != 2) {
-    ctx.attrError(attr, attr + " must have 1 or 2 values, got " +
-                            Twine(v.size()));
+    ctx.attrError(attr,
+                  attr + " must have 1 or 2 values, got " + Twine(v.size()));
     return std::nullopt;
   }
   if (v[0] < min || v[1] < min) {
     ctx.attrError(attr, attr + " values must be at least " + Twine(min) +
-                            ", got " + shapeToString(v));
+                            ", got " + intListToString(v));
     return std::nullopt;
   }
   return std::make_pair(v[0], v[1]);
@@ -83,14 +84,14 @@ static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
   else if (p.size() == 4)
     out = {p[0], p[1], p[2], p[3]};
   else {
-    ctx.attrError("padding", "padding must have 1, 2 or 4 values, got " +
-                                 Twine(p.size()));
+    ctx.attrError("padding",
+                  "padding must have 1, 2 or 4 values, got " + Twine(p.size()));
     return std::nullopt;
   }
   for (int64_t v : out) {
     if (v < 0) {
-      ctx.attrError("padding", "padding must be non-negative, got " +
-                                   shapeToString(p));
+      ctx.attrError("padding",
+                    "padding must be non-negative, got " + intListToString(p));
       return std::nullopt;
     }
   }
@@ -100,21 +101,34 @@ static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
 /// One spatial output dim; nullopt (after an error) when the window does not
 /// fit in the padded input.
 static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what,
-                                        int64_t in, int64_t padSum,
-                                        int64_t window, int64_t dilation,
-                                        int64_t stride, bool ceilMode) {
+                                        int64_t in, int64_t padBefore,
+                                        int64_t padAfter, int64_t window,
+                                        int64_t dilation, int64_t stride,
+                                        bool ceilMode) {
   if (in == kDyn || window == kDyn)
     return kDyn;
-  int64_t span = dilation * (window - 1) + 1;
-  int64_t room = in + padSum - span;
+  if (window < 1) {
+    ctx.error("the " + what + " window is empty", {0});
+    return std::nullopt;
+  }
+  // Attribute values may be huge: compute without overflow.
+  int64_t span, padded;
+  if (MulOverflow(dilation, window - 1, span) ||
+      AddOverflow(span, int64_t(1), span) ||
+      AddOverflow(in, padBefore, padded) ||
+      AddOverflow(padded, padAfter, padded)) {
+    ctx.error("the " + what + " window or the padding is too large", {0});
+    return std::nullopt;
+  }
+  int64_t room = padded - span;
   if (room < 0) {
     ctx.error("the " + what + " window (" + Twine(span) +
                   " with dilation) is larger than the padded input (" +
-                  Twine(in + padSum) + ")",
+                  Twine(padded) + ")",
               {0});
     return std::nullopt;
   }
-  return (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+  return room / stride + (ceilMode && room % stride != 0 ? 1 : 0) + 1;
 }
 
 static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h,
@@ -151,8 +165,8 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   }
   auto dl = parseLayout(ctx, "data_layout", "NCHW");
   auto kl = dl ? parseLayout(ctx, "kernel_layout", "OIHW") : std::nullopt;
-  auto ol = kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout")
-               : std::nullopt;
+  auto ol =
+      kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout") : std::nullopt;
   auto strides = ol ? getPair(ctx, "strides", 1) : std::nullopt;
   auto dilation = strides ? getPair(ctx, "dilation", 1) : std::nullopt;
   auto pad = dilation ? getPadding(ctx) : std::nullopt;
@@ -181,11 +195,13 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
               {1});
     return nullptr;
   }
-  if (c != kDyn && i != kDyn && i * groups != c) {
-    ctx.error("weight " + shapeToString(weight->shape) + " expects " +
-                  Twine(i * groups) + " input channels (" + Twine(i) +
-                  " per group, groups=" + Twine(groups) + "), data " +
-                  shapeToString(data->shape) + " has " + Twine(c),
+  int64_t expected;
+  if (c != kDyn && i != kDyn &&
+      (MulOverflow(i, groups, expected) || expected != c)) {
+    ctx.error("weight " + shapeToString(weight->shape) + " has " + Twine(i) +
+                  " input channels per group, but data " +
+                  shapeToString(data->shape) + " has " + Twine(c) +
+                  " channels in groups=" + Twine(groups),
               {0, 1});
     return nullptr;
   }
@@ -201,16 +217,16 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   if (std::optional<Shape> ks = ctx.getOptInts("kernel_size")) {
     if (ks->size() != 2 || !dimsAgree((*ks)[0], kh) ||
         !dimsAgree((*ks)[1], kw)) {
-      ctx.attrError("kernel_size", "kernel_size=" + shapeToString(*ks) +
+      ctx.attrError("kernel_size", "kernel_size=" + intListToString(*ks) +
                                        " does not match the weight's (" +
                                        dimToString(kh) + ", " +
                                        dimToString(kw) + ")");
       return nullptr;
     }
   }
-  auto oh = windowDim(ctx, "kernel", h, (*pad)[0] + (*pad)[2], kh,
+  auto oh = windowDim(ctx, "kernel", h, (*pad)[0], (*pad)[2], kh,
                       dilation->first, strides->first, false);
-  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1] + (*pad)[3], kw,
+  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1], (*pad)[3], kw,
                            dilation->second, strides->second, false)
                : std::nullopt;
   if (!ow)
@@ -240,12 +256,12 @@ static TypeRef maxPool2dRel(TypeRelContext &ctx) {
     return nullptr;
   bool ceilMode = ctx.getBool("ceil_mode");
   int64_t h = data->shape[l->pos[2]], w = data->shape[l->pos[3]];
-  auto oh = windowDim(ctx, "pooling", h, (*pad)[0] + (*pad)[2], pool->first,
+  auto oh = windowDim(ctx, "pooling", h, (*pad)[0], (*pad)[2], pool->first,
                       dilation->first, strides->first, ceilMode);
-  auto ow = oh ? windowDim(ctx, "pooling", w, (*pad)[1] + (*pad)[3],
-                           pool->second, dilation->second, strides->second,
-                           ceilMode)
-               : std::nullopt;
+  auto ow =
+      oh ? windowDim(ctx, "pooling", w, (*pad)[1], (*pad)[3], pool->second,
+                     dilation->second, strides->second, ceilMode)
+         : std::nullopt;
   if (!ow)
     return nullptr;
   return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]],
@@ -291,13 +307,11 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   maxPool.name = "nn.max_pool2d";
   maxPool.summary = "2-D max pooling";
   maxPool.numArgs = 1;
-  maxPool.attrs = {intListAttr("pool_size", {1, 1}),
-                   intListAttr("strides", {1, 1}),
-                   intListAttr("dilation", {1, 1}),
-                   intListAttr("padding", {0, 0}),
-                   stringAttr("layout", "NCHW"),
-                   stringAttr("out_layout", ""),
-                   boolAttr("ceil_mode", false)};
+  maxPool.attrs = {
+      intListAttr("pool_size", {1, 1}), intListAttr("strides", {1, 1}),
+      intListAttr("dilation", {1, 1}),  intListAttr("padding", {0, 0}),
+      stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
+      boolAttr("ceil_mode", false)};
   maxPool.relation = maxPool2dRel;
   ops.push_back(std::move(maxPool));
 

@@ -5,8 +5,9 @@
 // yield bool. `where` broadcasts all three operands. Unary operators, `clip`
 // and `cast` keep the shape.
 //
-//   add(Tensor[(5, 1), float32], Tensor[(7), float32]) : Tensor[(5, 7), float32]
-//   less(Tensor[(?, 3), int32], Tensor[(3), int32])     : Tensor[(?, 3), bool]
+//   add(Tensor[(5, 1), float32], Tensor[(7), float32]) : Tensor[(5, 7),
+//   float32] less(Tensor[(?, 3), int32], Tensor[(3), int32])     : Tensor[(?,
+//   3), bool]
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,8 +179,8 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   clip.relation = clipRel;
   ops.push_back(std::move(clip));
 
-  OpDef cast = unary("cast", "Elementwise conversion to another dtype",
-                     kAnySupported);
+  OpDef cast =
+      unary("cast", "Elementwise conversion to another dtype", kAnySupported);
   cast.attrs = {requiredAttr("dtype", AttrKind::DType)};
   cast.relation = castRel;
   ops.push_back(std::move(cast));

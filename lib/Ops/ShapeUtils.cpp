@@ -9,6 +9,7 @@
 
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/IR/Type.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -73,6 +74,13 @@ std::optional<int64_t> shapeProduct(ArrayRef<int64_t> shape) {
   return n;
 }
 
+std::string intListToString(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
 static Error reshapeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
@@ -135,8 +143,8 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
       else if (d2 == -1)
         d2 = d == kDyn ? kDyn : d / d1;
       int64_t prod = 0;
-      if (d != kDyn && (d1 == kDyn || d2 == kDyn || MulOverflow(d1, d2, prod) ||
-                        prod != d))
+      if (d != kDyn &&
+          (d1 == kDyn || d2 == kDyn || MulOverflow(d1, d2, prod) || prod != d))
         return reshapeError("-4 cannot split dimension " + Twine(d) + " into " +
                             Twine(newshape[i + 1]) + " and " +
                             Twine(newshape[i + 2]));
@@ -151,11 +159,20 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
     }
   }
 
+  auto isStatic = [](ArrayRef<int64_t> s) {
+    return llvm::all_of(s, [](int64_t d) { return d >= 0; });
+  };
+  auto tooLarge = [&] {
+    return reshapeError("newshape " + intListToString(newshape) +
+                        " has too many elements");
+  };
   std::optional<int64_t> inCount = shapeProduct(in);
   if (inferIndex) {
     Shape known(out);
     known.erase(known.begin() + *inferIndex);
     std::optional<int64_t> knownCount = shapeProduct(known);
+    if (!knownCount && isStatic(known))
+      return tooLarge();
     if (!inCount || !knownCount) {
       out[*inferIndex] = kDyn;
       return out;
@@ -163,11 +180,14 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
     if (*knownCount == 0 || *inCount % *knownCount != 0)
       return reshapeError("cannot reshape " + shapeToString(in) + " (" +
                           Twine(*inCount) + " elements) into " +
-                          shapeToString(newshape) + ": -1 cannot be inferred");
+                          intListToString(newshape) +
+                          ": -1 cannot be inferred");
     out[*inferIndex] = *inCount / *knownCount;
     return out;
   }
   std::optional<int64_t> outCount = shapeProduct(out);
+  if (!outCount && isStatic(out))
+    return tooLarge();
   if (inCount && outCount && *inCount != *outCount)
     return reshapeError("cannot reshape " + shapeToString(in) + " (" +
                         Twine(*inCount) + " elements) into " +

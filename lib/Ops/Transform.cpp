@@ -53,7 +53,7 @@ static TypeRef transposeRel(TypeRelContext &ctx) {
     return makeTensorType(out, data->dtype);
   }
   if (axes->size() != rank) {
-    ctx.attrError("axes", "axes " + shapeToString(*axes) + " must list " +
+    ctx.attrError("axes", "axes " + intListToString(*axes) + " must list " +
                               Twine(rank) + " axes, one per dim of " +
                               shapeToString(data->shape));
     return nullptr;
@@ -64,7 +64,7 @@ static TypeRef transposeRel(TypeRelContext &ctx) {
     if (!ax)
       return nullptr;
     if (seen.test(*ax)) {
-      ctx.attrError("axes", "axes " + shapeToString(*axes) +
+      ctx.attrError("axes", "axes " + intListToString(*axes) +
                                 " is not a permutation: axis " + Twine(*ax) +
                                 " repeats");
       return nullptr;
@@ -83,6 +83,12 @@ static TypeRef expandDimsRel(TypeRelContext &ctx) {
   if (num < 0) {
     ctx.attrError("num_newaxis",
                   "num_newaxis must be non-negative, got " + Twine(num));
+    return nullptr;
+  }
+  if (size_t(num) > kMaxRank - std::min(kMaxRank, data->rank())) {
+    ctx.attrError("num_newaxis", "num_newaxis=" + Twine(num) +
+                                     " would exceed the maximum rank " +
+                                     Twine(kMaxRank));
     return nullptr;
   }
   // The insertion point ranges over [-rank-1, rank].
@@ -145,8 +151,8 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       return nullptr;
     }
     if (!dtypeSetContains(ctx.def.dtypes, t->dtype)) {
-      ctx.error("unsupported dtype " + dtypeName(t->dtype) + " (supported: " +
-                    dtypeSetToString(ctx.def.dtypes) + ")",
+      ctx.error("unsupported dtype " + dtypeName(t->dtype) +
+                    " (supported: " + dtypeSetToString(ctx.def.dtypes) + ")",
                 {0});
       return nullptr;
     }
@@ -176,8 +182,7 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       } else if (b != kDyn && a != b) {
         ctx.error("shapes " + shapeToString(first->shape) + " and " +
                       shapeToString(t->shape) + " (fields 0 and " + Twine(i) +
-                      ") differ outside the concatenation axis " +
-                      Twine(*axis),
+                      ") differ outside the concatenation axis " + Twine(*axis),
                   {0});
         return nullptr;
       }
@@ -211,6 +216,12 @@ static TypeRef splitRel(TypeRelContext &ctx) {
                         Twine(sections));
       return nullptr;
     }
+    if (sections > kMaxSplitSections) {
+      ctx.attrError("indices_or_sections",
+                    Twine(sections) + " sections are more than the maximum " +
+                        Twine(kMaxSplitSections));
+      return nullptr;
+    }
     if (dim != kDyn && dim % sections != 0) {
       ctx.attrError("indices_or_sections",
                     "axis " + Twine(*axis) + " of size " + Twine(dim) +
@@ -228,7 +239,7 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   for (int64_t idx : indices) {
     if (idx <= begin || (dim != kDyn && idx >= dim)) {
       ctx.attrError("indices_or_sections",
-                    "split indices " + shapeToString(indices) +
+                    "split indices " + intListToString(indices) +
                         " must be strictly increasing, positive and less "
                         "than the size " +
                         dimToString(dim) + " of axis " + Twine(*axis));
@@ -259,20 +270,19 @@ void addTransformOps(std::vector<OpDef> &ops) {
                             {requiredAttr("newshape", AttrKind::IntList),
                              boolAttr("allowzero", false)},
                             reshapeRel));
-  ops.push_back(transformOp("transpose",
-                            "Permute the dims (reverse them by default)",
-                            {noneAttr("axes", AttrKind::OptIntList)},
-                            transposeRel));
-  ops.push_back(transformOp("expand_dims", "Insert num_newaxis dims of size 1",
-                            {requiredAttr("axis", AttrKind::Int),
-                             intAttr("num_newaxis", 1)},
-                            expandDimsRel));
+  ops.push_back(
+      transformOp("transpose", "Permute the dims (reverse them by default)",
+                  {noneAttr("axes", AttrKind::OptIntList)}, transposeRel));
+  ops.push_back(transformOp(
+      "expand_dims", "Insert num_newaxis dims of size 1",
+      {requiredAttr("axis", AttrKind::Int), intAttr("num_newaxis", 1)},
+      expandDimsRel));
   ops.push_back(transformOp("squeeze", "Remove dims of size 1",
                             {noneAttr("axis", AttrKind::OptIntList)},
                             squeezeRel));
-  OpDef concat = transformOp("concatenate",
-                             "Join a tuple of tensors along an axis",
-                             {intAttr("axis", 0)}, concatenateRel);
+  OpDef concat =
+      transformOp("concatenate", "Join a tuple of tensors along an axis",
+                  {intAttr("axis", 0)}, concatenateRel);
   concat.takesTuple = true;
   ops.push_back(std::move(concat));
   ops.push_back(transformOp(

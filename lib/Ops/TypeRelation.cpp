@@ -56,8 +56,8 @@ const TensorType *TypeRelContext::tensorArg(unsigned i, DTypeSet allowed) {
     return nullptr;
   }
   if (!dtypeSetContains(allowed, t->dtype)) {
-    error("unsupported dtype " + dtypeName(t->dtype) + " (supported: " +
-              dtypeSetToString(allowed) + ")",
+    error("unsupported dtype " + dtypeName(t->dtype) +
+              " (supported: " + dtypeSetToString(allowed) + ")",
           {i});
     return nullptr;
   }
@@ -153,8 +153,8 @@ std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank,
   if (axis >= -r && axis < r)
     return unsigned(axis < 0 ? axis + r : axis);
   if (rank == 0)
-    attrError(name, "axis " + Twine(axis) +
-                        " is out of range for a rank-0 tensor");
+    attrError(name,
+              "axis " + Twine(axis) + " is out of range for a rank-0 tensor");
   else
     attrError(name, "axis " + Twine(axis) + " is out of range for rank " +
                         Twine(rank) + " (expected " + Twine(-r) + " to " +

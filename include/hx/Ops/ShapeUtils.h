@@ -20,11 +20,20 @@ namespace hx {
 
 using Shape = llvm::SmallVector<int64_t, 4>;
 
+/// The largest rank a relation creates from attribute values (expand_dims),
+/// and the most fields a relation creates (split): bounds that keep absurd
+/// attribute values from exhausting memory.
+inline constexpr size_t kMaxRank = 64;
+inline constexpr int64_t kMaxSplitSections = 1 << 16;
+
 /// `5`, or `?` for a dynamic dim.
 std::string dimToString(int64_t dim);
 
 /// `(5, 7)`, `(5)`, `()`, with `?` for dynamic dims.
 std::string shapeToString(llvm::ArrayRef<int64_t> shape);
+
+/// `[0, -1]`: integer attribute values as written (no `?`).
+std::string intListToString(llvm::ArrayRef<int64_t> values);
 
 /// NumPy broadcasting (shapes aligned on the right). Per dim: equal dims give
 /// that dim, a 1 stretches to the other dim, `?` against n != 1 gives n (as
@@ -38,7 +47,8 @@ std::optional<Shape> broadcastShapes(llvm::ArrayRef<int64_t> a,
 ///  -1  infer this dim from the element count (at most one),
 ///  -2  copy all remaining input dims,
 ///  -3  merge the next two input dims,
-///  -4  split the next input dim into the two following entries (one may be -1).
+///  -4  split the next input dim into the two following entries (one may be
+///  -1).
 /// A dynamic input dim makes the dims derived from it (and -1) dynamic. The
 /// error message has no operator prefix.
 llvm::Expected<Shape> inferReshape(llvm::ArrayRef<int64_t> inShape,
