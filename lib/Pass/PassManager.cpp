@@ -21,37 +21,47 @@ const PassInfo *PassRegistry::lookup(StringRef argument) const {
   return nullptr;
 }
 
+void TimingReport::print(raw_ostream &os) const {
+  double total = 0;
+  for (auto &e : entries)
+    total += e.second;
+  os << "===" << std::string(73, '-') << "===\n"
+     << "                      ... Pass execution timing report ...\n"
+     << "===" << std::string(73, '-') << "===\n"
+     << format("  Total Execution Time: %.4f seconds\n\n", total)
+     << "   ----Wall Time----  ----Name----\n";
+  for (auto &[name, secs] : entries)
+    os << format("   %8.4f (%5.1f%%)  ", secs, total > 0 ? 100.0 * secs / total : 0.0) << name
+       << "\n";
+  os << format("   %8.4f (100.0%%)  Total\n", total);
+}
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
+
 bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
   raw_ostream &dbg = opts.debugOut ? *opts.debugOut : errs();
-  struct Timing {
-    std::string name;
-    double seconds;
-  };
-  std::vector<Timing> timings;
-  bool ok = true;
   for (auto &p : passes) {
     auto start = std::chrono::steady_clock::now();
     bool passOk = p->run(m, ctx);
-    double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    timings.push_back({p->getArgument().str(), secs});
-    if (!passOk) {
-      ok = false;
-      break;
-    }
+    if (opts.timing)
+      opts.timing->add(p->getArgument(), secondsSince(start));
+    if (!passOk)
+      return false;
     if (opts.verifyEach) {
       auto vstart = std::chrono::steady_clock::now();
       bool verified = verifyModule(m, ctx.diags);
-      timings.push_back(
-          {"(verify)",
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - vstart).count()});
+      if (opts.timing)
+        opts.timing->add("(verify)", secondsSince(vstart));
       if (!verified) {
         ctx.diags.error(SMLoc(), "internal error: the module does not verify after pass '" +
                                      p->getArgument() + "'");
         if (internalError)
           *internalError = true;
-        ok = false;
-        break;
+        return false;
       }
     }
     if (opts.printIRAfterAll) {
@@ -60,22 +70,7 @@ bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
       dbg << "\n";
     }
   }
-  if (opts.timePasses) {
-    double total = 0;
-    for (auto &t : timings)
-      total += t.seconds;
-    dbg << "===" << std::string(73, '-') << "===\n"
-        << "                      ... Pass execution timing report ...\n"
-        << "===" << std::string(73, '-') << "===\n"
-        << format("  Total Execution Time: %.4f seconds\n\n", total)
-        << "   ----Wall Time----  ----Name----\n";
-    for (auto &t : timings)
-      dbg << format("   %8.4f (%5.1f%%)  ", t.seconds,
-                    total > 0 ? 100.0 * t.seconds / total : 0.0)
-          << t.name << "\n";
-    dbg << format("   %8.4f (100.0%%)  Total\n", total);
-  }
-  return ok;
+  return true;
 }
 
 bool hx::parsePassPipeline(StringRef text, const PassRegistry &registry, PassManager &pm,

@@ -10,6 +10,7 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "llvm/Support/FileSystem.h"
+#include <chrono>
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -31,11 +32,20 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     diags.setHandler([&](const Diagnostic &d) { captured.push_back(d); });
 
   bool internal = false;
+  TimingReport timing;
+  auto timed = [&](StringRef name, auto &&step) {
+    auto start = std::chrono::steady_clock::now();
+    auto result = step();
+    if (config.timePasses)
+      timing.add(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                           .count());
+    return result;
+  };
   auto work = [&]() -> bool {
     PassManagerOptions pmo;
     pmo.verifyEach = config.verifyEach;
     pmo.printIRAfterAll = config.printIRAfterAll;
-    pmo.timePasses = config.timePasses;
+    pmo.timing = config.timePasses ? &timing : nullptr;
     PassManager pm(pmo);
     for (const PipelineItem &item : config.pipeline) {
       if (item.pass)
@@ -43,16 +53,18 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
       else if (!parsePassPipeline(item.text, registry, pm, diags))
         return false;
     }
-    std::unique_ptr<Module> m = parseModule(id, diags, config.parser);
-    if (!m || !verifyModule(*m, diags))
+    std::unique_ptr<Module> m = timed("(parse)", [&] { return parseModule(id, diags, config.parser); });
+    if (!m || !timed("(verify)", [&] { return verifyModule(*m, diags); }))
       return false;
     PassContext ctx{diags, config.passes};
     if (!pm.run(*m, ctx, &internal))
       return false;
-    if (config.emit == OptConfig::Emit::Dot)
-      return printDeviceGraph(out, *m, diags, config.passes);
-    printModule(out, *m, config.print);
-    return true;
+    return timed("(print)", [&] {
+      if (config.emit == OptConfig::Emit::Dot)
+        return printDeviceGraph(out, *m, diags, config.passes);
+      printModule(out, *m, config.print);
+      return true;
+    });
   };
 
   bool ok;
@@ -62,6 +74,8 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     errs() << "hx-opt: internal error: " << e.what() << "\n";
     return ChunkResult::InternalError;
   }
+  if (config.timePasses)
+    timing.print(errs());
   if (internal)
     return ChunkResult::InternalError;
   if (config.verifyDiagnostics)

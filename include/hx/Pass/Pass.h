@@ -81,11 +81,23 @@ private:
 /// Registers every pass of lib/Transforms.
 void registerAllPasses(PassRegistry &registry);
 
+/// Wall times of the steps of a run (parse, each pass, verification, print),
+/// printed as --time-passes' report.
+class TimingReport {
+public:
+  void add(llvm::StringRef name, double seconds) { entries.push_back({name.str(), seconds}); }
+  void print(llvm::raw_ostream &os) const;
+
+private:
+  std::vector<std::pair<std::string, double>> entries;
+};
+
 struct PassManagerOptions {
   bool verifyEach = true;
   bool printIRAfterAll = false;
-  bool timePasses = false;
-  /// Where --print-ir-after-all and --time-passes write (default: stderr).
+  /// Collects the time of every pass and verification (null: not timed).
+  TimingReport *timing = nullptr;
+  /// Where --print-ir-after-all writes (default: stderr).
   llvm::raw_ostream *debugOut = nullptr;
 };
 
