@@ -197,6 +197,7 @@ private:
     childScopes.clear();
     chainLets.clear();
     outerOps.clear();
+    uses.clear();
     scopeOf[fn.body.get()] = 0;
     if (isa<Let>(fn.body.get()))
       chainLets.insert(fn.body.get());
@@ -218,6 +219,7 @@ private:
         Expr *op = ops[i];
         if (op->isAtomic())
           continue;
+        ++uses[op];
         if (isa<Let>(op) && ((isa<Let>(e) && i == 1) || (isa<If>(e) && i > 0) ||
                              isa<Function>(e)))
           chainLets.insert(op);
@@ -301,19 +303,10 @@ private:
     if (outer != outerOps.end())
       out.append(outer->second.begin(), outer->second.end());
     switch (e->getKind()) {
-    case ExprKind::Call: {
-      auto *c = cast<Call>(e);
-      out.push_back(c->callee.get());
-      for (const ExprRef &a : c->args)
-        out.push_back(a.get());
-      return;
-    }
+    case ExprKind::Call:
     case ExprKind::Tuple:
-      for (const ExprRef &f : cast<Tuple>(e)->fields)
-        out.push_back(f.get());
-      return;
     case ExprKind::TupleGetItem:
-      out.push_back(cast<TupleGetItem>(e)->tuple.get());
+      getOperands(e, out);
       return;
     case ExprKind::If:
       out.push_back(cast<If>(e)->cond.get());
@@ -482,7 +475,11 @@ private:
     const Expr *cur = body;
     while (auto *l = dyn_cast<Let>(cur)) {
       const Expr *value = l->value.get();
-      if (!value->isAtomic() && !isBound(value))
+      // A value used again later gets its own binding first: written out in
+      // the let line it would have no name for the other uses.
+      if (!value->isAtomic() && !isBound(value) && uses.lookup(value) > 1)
+        ensureBound(value, level);
+      else if (!value->isAtomic() && !isBound(value))
         bindOperandsOf(value, level);
       indent(level);
       os << "let %" << l->var->name;
@@ -516,6 +513,8 @@ private:
   DenseMap<const Expr *, SmallVector<int, 2>> childScopes;
   DenseSet<const Expr *> chainLets;
   DenseMap<const Expr *, SmallVector<Expr *, 2>> outerOps;
+  /// How many operand slots of the def refer to each non-atomic node.
+  DenseMap<const Expr *, unsigned> uses;
   unsigned counter = 0;
 };
 

@@ -99,6 +99,24 @@ TypeRef hx::makeTensorType(ArrayRef<int64_t> shape, DType dtype) {
   return make<TensorType>(SmallVector<int64_t, 4>(shape.begin(), shape.end()), dtype);
 }
 
+uint64_t hx::storageBytes(const Type *t) {
+  uint64_t total = 0;
+  SmallVector<const Type *, 4> work{t};
+  while (!work.empty()) {
+    const Type *cur = work.pop_back_val();
+    if (auto *tt = dyn_cast_or_null<TensorType>(cur)) {
+      uint64_t n = 1;
+      for (int64_t d : tt->shape)
+        n *= d == TensorType::kDynamic ? 1 : static_cast<uint64_t>(d);
+      total += n * dtypeBytes(tt->dtype);
+    } else if (auto *tu = dyn_cast_or_null<TupleType>(cur)) {
+      for (auto &f : tu->fields)
+        work.push_back(f.get());
+    }
+  }
+  return total;
+}
+
 bool hx::typeEqual(const Type *a, const Type *b) {
   if (a == b)
     return true;

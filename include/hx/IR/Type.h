@@ -93,6 +93,9 @@ protected:
 };
 
 TypeRef makeTensorType(llvm::ArrayRef<int64_t> shape, DType dtype);
+/// Bytes a value of this type occupies: tensors and tuples of tensors; a `?`
+/// dimension counts as 1, functions as 0.
+uint64_t storageBytes(const Type *t);
 /// Structural equality.
 bool typeEqual(const Type *a, const Type *b);
 void printType(llvm::raw_ostream &os, const Type *t);

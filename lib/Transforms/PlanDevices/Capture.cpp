@@ -6,16 +6,12 @@
 
 using namespace hx;
 using namespace llvm;
+using namespace hx::plan;
 
 namespace {
 Call *asOnDevice(Expr *e) {
   auto *c = dyn_cast<Call>(e);
   return c && c->isOp(kOnDevice) ? c : nullptr;
-}
-
-bool boolAttr(const Call &c, StringRef name) {
-  AttrValue v = getAttrOrDefault(c, name);
-  return v.kind == AttrValue::Kind::Bool && v.boolValue;
 }
 
 /// A normal on_device made fixed.
@@ -28,11 +24,6 @@ ExprRef fixOnDevice(Expr *e) {
   auto r = make<Call>(c->callee, c->args, std::move(attrs), c->loc);
   r->checkedType = c->checkedType;
   return r;
-}
-
-bool isFunctionTyped(const Expr *e) {
-  return isa<Function>(e) || isa<GlobalVar>(e) || isa<Op>(e) ||
-         (e->checkedType && isa<FuncType>(e->checkedType.get()));
 }
 
 /// Values a copy takes directly, without an on_device wrapper.
@@ -86,8 +77,8 @@ public:
 
 private:
   ExprRef rebuildCopy(Call *c, ArrayRef<ExprRef> ops) {
-    DeviceIndex s = getAttrOrDefault(*c, "src_virtual_device").intValue;
-    DeviceIndex t = getAttrOrDefault(*c, "dst_virtual_device").intValue;
+    DeviceIndex s = deviceAttr(*c, "src_virtual_device");
+    DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
     ExprRef arg = copy(ops[1], a.deviceOf(c->args[0].get()), s);
     if (s == t)
       return arg;

@@ -30,31 +30,27 @@
 
 using namespace hx;
 using namespace llvm;
+using namespace hx::plan;
 
-namespace {
-bool isFunctionTyped(const Expr *e) {
+bool plan::isFunctionTyped(const Expr *e) {
   return isa<Op>(e) || isa<GlobalVar>(e) || isa<Function>(e) ||
          (e->checkedType && isa<FuncType>(e->checkedType.get()));
 }
 
-bool isFixedOnDevice(const Expr *e) {
+bool plan::isFixedOnDevice(const Expr *e) {
   auto *c = dyn_cast<Call>(e);
-  if (!c || !c->isOp(kOnDevice))
-    return false;
-  AttrValue v = getAttrOrDefault(*c, "constrain_result");
-  return v.kind == AttrValue::Kind::Bool && v.boolValue;
+  return c && c->isOp(kOnDevice) && boolAttr(*c, "constrain_result");
 }
 
-DeviceIndex deviceAttr(const Call &c, StringRef name) {
+DeviceIndex plan::deviceAttr(const Call &c, StringRef name) {
   AttrValue v = getAttrOrDefault(c, name);
   return v.kind == AttrValue::Kind::Device ? static_cast<DeviceIndex>(v.intValue) : kNoDevice;
 }
 
-bool boolAttr(const Call &c, StringRef name) {
+bool plan::boolAttr(const Call &c, StringRef name) {
   AttrValue v = getAttrOrDefault(c, name);
   return v.kind == AttrValue::Kind::Bool && v.boolValue;
 }
-} // namespace
 
 std::string DeviceAnalysis::deviceName(DeviceIndex d) const {
   if (d < 0 || static_cast<size_t>(d) >= mod.devices.size())
@@ -63,23 +59,7 @@ std::string DeviceAnalysis::deviceName(DeviceIndex d) const {
 }
 
 uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {
-  uint64_t total = 0;
-  SmallVector<const Type *, 4> work{e->checkedType.get()};
-  while (!work.empty()) {
-    const Type *t = work.pop_back_val();
-    if (!t)
-      continue;
-    if (auto *tt = dyn_cast<TensorType>(t)) {
-      uint64_t n = 1;
-      for (int64_t d : tt->shape)
-        n *= d == TensorType::kDynamic ? 1 : static_cast<uint64_t>(d);
-      total += n * dtypeBytes(tt->dtype);
-    } else if (auto *tu = dyn_cast<TupleType>(t)) {
-      for (auto &f : tu->fields)
-        work.push_back(f.get());
-    }
-  }
-  return total;
+  return storageBytes(e->checkedType.get());
 }
 
 bool DeviceAnalysis::needsFallback(const Call *c) const {

@@ -92,6 +92,19 @@ private:
   std::vector<Expr *> postOrder;
 };
 
+/// Helpers shared by the PlanDevices files.
+namespace plan {
+/// Operators, globals, function literals and values of function type: they
+/// have function-shaped domains and are never copied.
+bool isFunctionTyped(const Expr *e);
+/// `on_device(..., constrain_result=True)`.
+bool isFixedOnDevice(const Expr *e);
+/// A device attribute (with the operator's default), kNoDevice if none.
+DeviceIndex deviceAttr(const Call &c, llvm::StringRef name);
+/// A boolean attribute (with the operator's default).
+bool boolAttr(const Call &c, llvm::StringRef name);
+} // namespace plan
+
 /// The analysis options a module and the pass options imply: the default
 /// device (--default-device, else the PassConfig's fallback device type, else
 /// TVM's CompilationConfig rule) and, when some operator lacks a cuda

@@ -18,24 +18,6 @@ using namespace hx;
 using namespace llvm;
 
 namespace {
-uint64_t bytesOfType(const Type *t) {
-  uint64_t total = 0;
-  SmallVector<const Type *, 4> work{t};
-  while (!work.empty()) {
-    const Type *cur = work.pop_back_val();
-    if (auto *tt = dyn_cast_or_null<TensorType>(cur)) {
-      uint64_t n = 1;
-      for (int64_t d : tt->shape)
-        n *= d == TensorType::kDynamic ? 1 : static_cast<uint64_t>(d);
-      total += n * dtypeBytes(tt->dtype);
-    } else if (auto *tu = dyn_cast_or_null<TupleType>(cur)) {
-      for (auto &f : tu->fields)
-        work.push_back(f.get());
-    }
-  }
-  return total;
-}
-
 std::string where(SourceMgr &sm, SMLoc loc) {
   if (!loc.isValid() || !sm.FindBufferContainingLoc(loc))
     return "?";
@@ -94,9 +76,9 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags,
       if (!c || !c->getOp() || c->isOp(kOnDevice))
         return;
       if (c->isOp(kDeviceCopy)) {
-        DeviceIndex s = getAttrOrDefault(*c, "src_virtual_device").intValue;
-        DeviceIndex t = getAttrOrDefault(*c, "dst_virtual_device").intValue;
-        uint64_t bytes = bytesOfType(c->checkedType.get());
+        DeviceIndex s = plan::deviceAttr(*c, "src_virtual_device");
+        DeviceIndex t = plan::deviceAttr(*c, "dst_virtual_device");
+        uint64_t bytes = storageBytes(c->checkedType.get());
         os << "  copy " << describe(sm, c->args[0].get()) << ": " << name(s) << " -> "
            << name(t) << ", " << bytes << " bytes\n";
         auto &pf = perFn[{s, t}];
@@ -183,7 +165,7 @@ bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const P
         bool copy = false;
         if (auto *c = dyn_cast<Call>(op); c && c->isOp(kDeviceCopy)) {
           src = c->args[0].get();
-          bytes = bytesOfType(c->checkedType.get());
+          bytes = storageBytes(c->checkedType.get());
           copy = true;
         }
         int from = nodeOf(src);
