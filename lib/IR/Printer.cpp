@@ -209,6 +209,10 @@ private:
       if (found == scopeOf.end())
         continue;
       int s = found->second;
+      // A let used more than once cannot be the tail of one scope: it is
+      // bound like any other shared node.
+      if (isa<Let>(e) && uses.lookup(e) > 1)
+        chainLets.erase(e);
       if (isa<If>(e))
         childScopes[e] = {newScope(s, e), newScope(s, e)};
       else if (isa<Function>(e) || (isa<Let>(e) && !chainLets.count(e)))
@@ -474,6 +478,8 @@ private:
     }
     const Expr *cur = body;
     while (auto *l = dyn_cast<Let>(cur)) {
+      if (isBound(l)) // shared, so bound already
+        break;
       const Expr *value = l->value.get();
       // A value used again later gets its own binding first: written out in
       // the let line it would have no name for the other uses.

@@ -191,6 +191,8 @@ bool Lexer::lexNumber(const char *start, bool json) {
     ++cur;
   if (cur >= end || !isDigit(*cur))
     return error(start, "expected a digit after '-'");
+  if (json && *cur == '0' && cur + 1 < end && isDigit(cur[1]))
+    return error(start, "a JSON number has no leading zeros");
   while (cur < end && isDigit(*cur))
     ++cur;
   if (cur + 1 < end && *cur == '.' && isDigit(cur[1])) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IRBuilder.h"
+#include <cmath>
 
 using namespace hx;
 using namespace llvm;
@@ -24,31 +25,52 @@ std::vector<Member> membersOf(P::JsonObjectContext *obj) {
   return out;
 }
 
-json::Value toJSON(P::JsonContext *ctx) {
+// Keeps a metadata value the IR does not interpret. False after reporting a
+// number that no double holds (it would print as `inf`, which is no JSON).
+bool toJSON(P::JsonContext *ctx, DiagEngine &diags, json::Value &out) {
   if (auto *o = dynamic_cast<P::JsonObjectContext *>(ctx)) {
     json::Object obj;
     for (auto &m : membersOf(o))
-      obj[unescapeString(m.key->text())] = toJSON(m.value);
-    return obj;
+      if (!toJSON(m.value, diags, obj[unescapeString(m.key->text())]))
+        return false;
+    out = std::move(obj);
+    return true;
   }
   if (auto *a = dynamic_cast<P::JsonArrayContext *>(ctx)) {
     json::Array arr;
-    for (auto *e : a->json())
-      arr.push_back(toJSON(e));
-    return arr;
+    for (auto *e : a->json()) {
+      arr.push_back(nullptr);
+      if (!toJSON(e, diags, arr.back()))
+        return false;
+    }
+    out = std::move(arr);
+    return true;
   }
-  if (auto *s = dynamic_cast<P::JsonStringContext *>(ctx))
-    return unescapeString(tok(s->STRING())->text());
+  if (auto *s = dynamic_cast<P::JsonStringContext *>(ctx)) {
+    out = unescapeString(tok(s->STRING())->text());
+    return true;
+  }
   if (auto *n = dynamic_cast<P::JsonNumberContext *>(ctx)) {
-    StringRef t = tok(n->NUMBER())->text();
+    HxToken *t = tok(n->NUMBER());
     int64_t i;
-    if (!t.getAsInteger(10, i))
-      return i;
-    return std::strtod(t.str().c_str(), nullptr);
+    if (!t->text().getAsInteger(10, i)) {
+      out = i;
+      return true;
+    }
+    double d = std::strtod(t->text().str().c_str(), nullptr);
+    if (std::isinf(d)) {
+      diags.error(locOf(t), "number '" + t->text() + "' is out of range").range(rangeOf(t));
+      return false;
+    }
+    out = d;
+    return true;
   }
-  if (auto *b = dynamic_cast<P::JsonBoolContext *>(ctx))
-    return b->J_TRUE() != nullptr;
-  return nullptr;
+  if (auto *b = dynamic_cast<P::JsonBoolContext *>(ctx)) {
+    out = b->J_TRUE() != nullptr;
+    return true;
+  }
+  out = nullptr;
+  return true;
 }
 
 std::string describe(P::JsonContext *ctx) {
@@ -221,7 +243,10 @@ bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
             return false;
           mod.fallbackDeviceType = t;
         } else {
-          mod.passConfigExtra.emplace_back(pkey, toJSON(pm.value));
+          json::Value v = nullptr;
+          if (!toJSON(pm.value, diags, v))
+            return false;
+          mod.passConfigExtra.emplace_back(pkey, std::move(v));
         }
       }
     } else if (fromCommandLine) {
@@ -230,7 +255,10 @@ bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
           .range(rangeOf(m.key));
       return false;
     } else {
-      mod.extraMetadata.emplace_back(key, toJSON(m.value));
+      json::Value v = nullptr;
+      if (!toJSON(m.value, diags, v))
+        return false;
+      mod.extraMetadata.emplace_back(key, std::move(v));
     }
   }
   if (haveDevices)

@@ -50,7 +50,15 @@ std::string describeToken(const antlr4::dfa::Vocabulary &vocab, size_t type) {
   case HxParser::STRING: return "a string";
   case HxParser::PROJ: return "a projection (.0)";
   case HxParser::METADATA: return "'#[metadata]'";
-  case HxParser::ATTR_OPEN: return "'#['";
+  // Only the header starts with `#[`.
+  case HxParser::ATTR_OPEN: return "the header '#[version = \"0.0.5\"]'";
+  // Also spelled by the JSON mode's rules, so ANTLR gives them no literal name.
+  case HxParser::LBRACE: return "'{'";
+  case HxParser::RBRACE: return "'}'";
+  case HxParser::LBRACKET: return "'['";
+  case HxParser::RBRACKET: return "']'";
+  case HxParser::COMMA: return "','";
+  case HxParser::COLON: return "':'";
   default: break;
   }
   std::string lit = vocab.getLiteralName(type);
@@ -159,7 +167,8 @@ bool ModuleParser::expectRBrace(HxTokenStream &stream) {
     stream.consume();
     return true;
   }
-  std::string found = t.getType() == antlr4::Token::EOF ? "end of input" : "'" + t.text().str() + "'";
+  std::string found = t.getType() == antlr4::Token::EOF ? "end of input (is the input truncated?)"
+                                                        : "'" + t.text().str() + "'";
   diags.error(locOf(&t), "expected '}' at the end of the def body, found " + found).range(rangeOf(&t));
   return false;
 }
@@ -173,7 +182,7 @@ bool ModuleParser::parseCommandLineTable() {
   // buffer, so its errors point into the command-line text.
   std::vector<HxToken> tokens;
   LexerOptions lo;
-  lo.maxNesting = opts.maxNesting;
+  lo.maxNesting = std::min(opts.maxNesting, kMaxNestingLimit);
   lo.jsonOnly = true;
   if (!lexBuffer(sm.getMemoryBuffer(id)->getBuffer(), diags, lo, tokens))
     return false;
@@ -193,7 +202,7 @@ std::unique_ptr<Module> ModuleParser::run() {
   const MemoryBuffer *mb = sm.getMemoryBuffer(bufferId);
   std::vector<HxToken> tokens;
   LexerOptions lo;
-  lo.maxNesting = opts.maxNesting;
+  lo.maxNesting = std::min(opts.maxNesting, kMaxNestingLimit);
   if (!lexBuffer(mb->getBuffer(), diags, lo, tokens))
     return nullptr;
 

@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
   if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes")) {
     tp->addCategory(cat);
     tp->setHiddenFlag(cl::NotHidden);
-    tp->setDescription("Report the time of parsing, every pass and printing");
+    tp->setDescription("Report the time of parsing, verifying, every pass and printing");
   }
   static cl::opt<bool> printTypes("print-types",
                                   cl::desc("Print each binding's type as /* ty=... */"),
@@ -91,12 +91,20 @@ int main(int argc, char **argv) {
                  clEnumValN(hx::OptConfig::Emit::Dot, "dot",
                             "a Graphviz graph coloured by device")),
       cl::cat(cat));
-  static cl::opt<unsigned> maxNesting("max-nesting",
-                                      cl::desc("Deepest bracket nesting accepted (default 256)"),
-                                      cl::init(256), cl::cat(cat));
+  // cl::desc keeps a StringRef: the text must outlive the option.
+  static const std::string maxNestingDesc =
+      "Deepest bracket nesting accepted (default 256, at most " +
+      std::to_string(hx::kMaxNestingLimit) + ")";
+  static cl::opt<unsigned> maxNesting("max-nesting", cl::desc(maxNestingDesc), cl::init(256),
+                                      cl::cat(cat));
 
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(argc, argv, "hx optimizer driver\n");
+  if (maxNesting > hx::kMaxNestingLimit) {
+    errs() << "hx-opt: error: --max-nesting=" << maxNesting << " is more than "
+           << hx::kMaxNestingLimit << ", the deepest nesting hx can parse\n";
+    return hx::kExitUserError;
+  }
 
   hx::OptConfig config;
   config.inputFile = input;

@@ -10,12 +10,18 @@
 
 namespace hx {
 
+/// The deepest bracket nesting any caller may ask for: parsing recurses on
+/// nesting, and deeper input would overflow an 8 MiB stack (measured: 16384
+/// levels do, 8192 do not).
+constexpr unsigned kMaxNestingLimit = 4096;
+
 struct ParserOptions {
   /// A virtual-device table given on the command line (TVM's Python
   /// "metatable"): JSON, either `{"VirtualDevice": [...], "PassConfig": {...}}`
   /// or a bare array of devices. It wins over the file's `#[metadata]`.
   std::optional<std::string> virtualDevices;
-  /// Deepest bracket nesting accepted (deeper input is a located error).
+  /// Deepest bracket nesting accepted (deeper input is a located error);
+  /// values above kMaxNestingLimit count as kMaxNestingLimit.
   unsigned maxNesting = 256;
 };
 
