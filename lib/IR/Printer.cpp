@@ -189,6 +189,66 @@ private:
     }
   }
 
+  /// Sinking a node into the scope of its uses nests a flat chain
+  /// (`%k = fn () { %k-1 }`, `%k = if (%c) { f(%k-1) } else { ... }`) one
+  /// level per link. Past this depth, a construct that can be bound in the
+  /// def's scope is, so printing never nests deeper than the program does.
+  static constexpr unsigned kMaxSinkDepth = 16;
+
+  /// The scope-opening constructs (fn literals, ifs, parenthesised lets)
+  /// that use no variable bound below the def's own level, so that they may
+  /// be bound in the def's scope. Free variables are tracked up to a small
+  /// number per node (more: not hoistable, which is always correct).
+  static DenseSet<const Expr *> hoistableConstructs(const Function &fn,
+                                                    ArrayRef<Expr *> order) {
+    constexpr size_t kMaxTracked = 8;
+    DenseSet<const Var *> defLevel;
+    for (const Ref<Var> &p : fn.params)
+      defLevel.insert(p.get());
+    for (const Ref<Var> &v : fn.freeVars)
+      defLevel.insert(v.get());
+    for (const Expr *e = fn.body.get(); auto *l = dyn_cast<Let>(e); e = l->body.get())
+      defLevel.insert(l->var.get());
+    // Free variables (below def level) of each node; absent: none.
+    DenseMap<const Expr *, SmallVector<const Var *, 2>> fv;
+    DenseSet<const Expr *> many, hoistable;
+    SmallVector<Expr *, 8> ops;
+    SmallVector<const Var *, 8> acc;
+    for (Expr *e : order) {
+      acc.clear();
+      bool tooMany = false;
+      ops.clear();
+      getOperands(e, ops);
+      for (Expr *op : ops) {
+        if (many.count(op))
+          tooMany = true;
+        else if (auto it = fv.find(op); it != fv.end())
+          acc.append(it->second.begin(), it->second.end());
+      }
+      if (auto *v = dyn_cast<Var>(e); v && !defLevel.count(v))
+        acc.push_back(v);
+      auto bound = [&](const Var *v) { return llvm::is_contained(acc, v); };
+      if (auto *f = dyn_cast<Function>(e))
+        for (const Ref<Var> &p : f->params)
+          llvm::erase(acc, p.get());
+      if (auto *l = dyn_cast<Let>(e); l && bound(l->var.get()))
+        llvm::erase(acc, l->var.get());
+      llvm::sort(acc);
+      acc.erase(std::unique(acc.begin(), acc.end()), acc.end());
+      if (tooMany || acc.size() > kMaxTracked) {
+        many.insert(e);
+        continue;
+      }
+      if (!acc.empty()) {
+        fv[e] = SmallVector<const Var *, 2>(acc.begin(), acc.end());
+        continue;
+      }
+      if (isa<If>(e) || isa<Function>(e) || isa<Let>(e))
+        hoistable.insert(e);
+    }
+    return hoistable;
+  }
+
   void analyzeScopes(const Function &fn) {
     std::vector<Expr *> order;
     walkPostOrder(fn.body.get(), [&](Expr *e) { order.push_back(e); });
@@ -202,6 +262,7 @@ private:
     if (isa<Let>(fn.body.get()))
       chainLets.insert(fn.body.get());
     SmallVector<Expr *, 8> ops;
+    DenseSet<const Expr *> hoistable = hoistableConstructs(fn, order);
     // Consumers before operands.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Expr *e = *it;
@@ -228,6 +289,8 @@ private:
                              isa<Function>(e)))
           chainLets.insert(op);
         int us = useScope(e, i);
+        if (scopes[us].depth > kMaxSinkDepth && hoistable.count(op) && !chainLets.count(op))
+          us = 0;
         auto [slot, inserted] = scopeOf.try_emplace(op, us);
         if (!inserted)
           slot->second = lca(slot->second, us);

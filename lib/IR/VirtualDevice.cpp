@@ -56,8 +56,8 @@ std::optional<Target> Target::parse(StringRef s, std::string &error) {
     }
     w = w.ltrim('-');
     auto [key, value] = w.split('=');
-    if (key.empty()) {
-      error = ("malformed target option '" + w + "'").str();
+    if (key.empty() || (w.contains('=') && value.empty())) {
+      error = ("malformed target option '" + w + "' (expected -key=value)").str();
       return std::nullopt;
     }
     t.options.emplace_back(key.str(), value.str());

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lexer.h"
 #include "HxLexer.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ConvertUTF.h"
@@ -46,6 +47,8 @@ private:
   bool checkUTF8(const char *at, const char *&p);
   bool open(const char *at);
   bool close();
+  bool arrow(const char *at);
+  void endArrows();
   void newline(const char *p) {
     ++line;
     lineStart = p + 1;
@@ -55,6 +58,12 @@ private:
   const char *cur, *end, *lineStart;
   uint32_t line = 1;
   unsigned depth = 0;
+  // A function type nests without brackets (`fn () -> fn () -> T` recurses in
+  // the parser once per `->`), so each `->` counts as a nesting level until
+  // its type ends: at a `,` `;` `=` or `{` of the same bracket level, or when
+  // that level closes. arrows[d] counts the open ones at bracket depth d.
+  SmallVector<unsigned, 16> arrows{0};
+  unsigned openArrows = 0;
   DiagEngine &diags;
   const LexerOptions &opts;
   std::vector<HxToken> &toks;
@@ -75,16 +84,36 @@ void Lexer::push(size_t type, const char *start) {
 }
 
 bool Lexer::open(const char *at) {
-  if (++depth > opts.maxNesting)
+  if (*at == '{')
+    endArrows(); // `-> T {`: the type ends where a body begins
+  if (++depth + openArrows > opts.maxNesting)
     return error(at, "nesting too deep (more than " + Twine(opts.maxNesting) +
-                         " levels of brackets)");
+                         (openArrows ? " levels of brackets and function types)"
+                                     : " levels of brackets)"));
+  arrows.push_back(0);
   return true;
 }
 
 bool Lexer::close() {
-  if (depth)
+  if (depth) {
+    endArrows();
+    arrows.pop_back();
     --depth;
+  }
   return true;
+}
+
+bool Lexer::arrow(const char *at) {
+  ++arrows.back();
+  if (depth + ++openArrows > opts.maxNesting)
+    return error(at, "nesting too deep (more than " + Twine(opts.maxNesting) +
+                         " levels of brackets and function types)");
+  return true;
+}
+
+void Lexer::endArrows() {
+  openArrows -= arrows.back();
+  arrows.back() = 0;
 }
 
 // Validates one UTF-8 sequence starting at `p` (a byte >= 0x80) and advances.
@@ -262,10 +291,10 @@ bool Lexer::lexIR() {
       close();
       push(HxLexer::RBRACKET, start);
       continue;
-    case ',': ++cur; push(HxLexer::COMMA, start); continue;
-    case ';': ++cur; push(HxLexer::SEMI, start); continue;
+    case ',': ++cur; endArrows(); push(HxLexer::COMMA, start); continue;
+    case ';': ++cur; endArrows(); push(HxLexer::SEMI, start); continue;
     case ':': ++cur; push(HxLexer::COLON, start); continue;
-    case '=': ++cur; push(HxLexer::EQUAL, start); continue;
+    case '=': ++cur; endArrows(); push(HxLexer::EQUAL, start); continue;
     case '?': ++cur; push(HxLexer::QUESTION, start); continue;
     case '"':
       if (!lexString(start))
@@ -289,6 +318,8 @@ bool Lexer::lexIR() {
     case '-':
       if (cur + 1 < end && cur[1] == '>') {
         cur += 2;
+        if (!arrow(start))
+          return false;
         push(HxLexer::ARROW, start);
         continue;
       }

@@ -1,15 +1,19 @@
 //===- hx-fuzz.cpp - libFuzzer target: parse, verify, print, round trip ---===//
 //
 // For each input:
-//  1. Parse it (hx::parseModule) with a diagnostics handler that renders every
-//     diagnostic into a null stream: nothing is printed, but each location is
-//     still resolved against the SourceMgr, so a diagnostic pointing outside
-//     the buffer is caught by ASan. A failed parse must have reported an error.
+//  1. Parse it (hx::parseModule) with a diagnostics handler that swallows the
+//     diagnostics but still renders each one into a string (the first is kept
+//     for the abort message), so every location is resolved against the
+//     SourceMgr and a diagnostic pointing outside the buffer is caught by
+//     ASan. A failed parse must have reported an error.
 //  2. Verify it and print it (text A).
 //  3. Round trip: A must parse, verify and print back to exactly A.
-//  4. Run `infer-type` (with verify-each) on the module; if it succeeds, the
-//     typed module (text B) must round-trip too, and so must the
-//     `--print-types` form (its `/* ty=... */` comments are ignored on input).
+//  4. Run the pipeline (`infer-type`, or $HX_FUZZ_PIPELINE, e.g.
+//     `infer-type,plan-devices`) with verify-each; if it succeeds, its output
+//     (text B) must round-trip too, and so must the `--print-types` form (its
+//     `/* ty=... */` comments are ignored on input).
+//  5. Idempotence: the pipeline run again on the parsed text B must succeed
+//     and print B.
 //
 // Any user error is fine; a crash, a sanitizer report, an exception escaping
 // the library, a module that does not verify after a pass, or a round-trip
@@ -22,7 +26,6 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Pass/Pass.h"
-#include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -90,7 +93,48 @@ void checkRoundTrip(StringRef text, StringRef expected, StringRef stage) {
   }
 }
 
+/// The passes run on every module that parses: `infer-type` unless
+/// $HX_FUZZ_PIPELINE names others (hx-opt --passes syntax).
+std::string &pipelineText() {
+  static std::string text = [] {
+    const char *env = std::getenv("HX_FUZZ_PIPELINE");
+    return std::string(env && *env ? env : "infer-type");
+  }();
+  return text;
+}
+
+const PassRegistry &registry() {
+  static PassRegistry r = [] {
+    PassRegistry reg;
+    registerAllPasses(reg);
+    return reg;
+  }();
+  return r;
+}
+
+/// Runs the pipeline on `p.module`. Returns false when a pass reports a user
+/// error; aborts when the module does not verify after a pass.
+bool runPipeline(Parsed &p, StringRef text) {
+  PassManagerOptions pmo;
+  pmo.verifyEach = true;
+  PassManager pm(pmo);
+  if (!parsePassPipeline(pipelineText(), registry(), pm, p.diags))
+    p.fail("invalid HX_FUZZ_PIPELINE '" + pipelineText() + "'", "");
+  PassOptions options;
+  PassContext ctx{p.diags, options};
+  bool internal = false;
+  bool ok = pm.run(*p.module, ctx, &internal);
+  if (internal)
+    p.fail("the module does not verify after the pipeline '" + pipelineText() + "'", text);
+  return ok;
+}
+
 } // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  errs() << "hx-fuzz: pipeline '" << pipelineText() << "'\n";
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   StringRef input(reinterpret_cast<const char *>(data), size);
@@ -101,20 +145,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text = print(*p.module);
   checkRoundTrip(text, text, "parse");
 
-  PassManagerOptions pmo;
-  pmo.verifyEach = true;
-  PassManager pm(pmo);
-  pm.addPass(createInferTypePass());
-  PassOptions options;
-  PassContext ctx{p.diags, options};
-  bool internal = false;
-  bool typed = pm.run(*p.module, ctx, &internal);
-  if (internal)
-    p.fail("the module does not verify after infer-type", text);
-  if (!typed)
+  if (!runPipeline(p, text))
     return 0;
   std::string typedText = print(*p.module);
-  checkRoundTrip(typedText, typedText, "infer-type");
-  checkRoundTrip(print(*p.module, /*types=*/true), typedText, "infer-type, --print-types");
+  checkRoundTrip(typedText, typedText, "after the pipeline");
+  checkRoundTrip(print(*p.module, /*types=*/true), typedText,
+                 "after the pipeline, --print-types");
+
+  Parsed again(typedText, "<pipeline output>");
+  if (!again.module || !runPipeline(again, typedText))
+    again.fail("the pipeline fails on its own output", typedText);
+  std::string twice = print(*again.module);
+  if (twice != typedText) {
+    errs() << "hx-fuzz: the pipeline is not idempotent\n---- once ----\n"
+           << typedText << "---- twice ----\n" << twice << "---- end ----\n";
+    std::abort();
+  }
   return 0;
 }
