@@ -67,9 +67,19 @@ std::string hx::unescapeString(StringRef lit) {
 
 // ---- scopes -----------------------------------------------------------------
 
+/// The number of a `%N` name.
+static bool numberOf(StringRef name, size_t &n) {
+  return !name.empty() && isdigit(static_cast<unsigned char>(name[0])) &&
+         !name.getAsInteger(10, n);
+}
+
 ExprRef IRBuilder::lookup(HxToken *t) {
   StringRef name = t->text().drop_front();
+  size_t n = 0;
+  bool numeric = numberOf(name, n);
   for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    if (numeric && n < it->numbered.size() && it->numbered[n])
+      return it->numbered[n];
     auto found = it->names.find(name);
     if (found != it->names.end())
       return found->second;
@@ -81,6 +91,22 @@ ExprRef IRBuilder::lookup(HxToken *t) {
 bool IRBuilder::define(HxToken *t, ExprRef e, bool isGraphBinding) {
   StringRef name = t->text().drop_front();
   Scope &s = scopes.back();
+  size_t n = 0;
+  if (isGraphBinding && numberOf(name, n) && n <= s.numbered.size() * 2 + 1024 &&
+      !s.names.count(name)) {
+    if (n >= s.numbered.size())
+      s.numbered.resize(n + 1);
+    if (s.numbered[n]) {
+      diags.error(locOf(t), "redefinition of '" + t->text() + "'").range(rangeOf(t));
+      return false;
+    }
+    s.numbered[n] = std::move(e);
+    return true;
+  }
+  if (isGraphBinding && numberOf(name, n) && n < s.numbered.size() && s.numbered[n]) {
+    diags.error(locOf(t), "redefinition of '" + t->text() + "'").range(rangeOf(t));
+    return false;
+  }
   auto it = s.names.find(name);
   if (it != s.names.end() && (isGraphBinding || s.graphNames.count(name))) {
     diags.error(locOf(t), "redefinition of '" + t->text() + "'").range(rangeOf(t));

@@ -43,6 +43,10 @@ private:
   struct Scope {
     llvm::StringMap<ExprRef> names;
     llvm::StringSet<> graphNames; // names bound by `%N = ...` here
+    /// `%N` graph bindings numbered densely from 0 (the common case: a hash
+    /// map of a function's 100,000s of bindings no longer fits in cache);
+    /// sparse numbers go to `names`.
+    std::vector<ExprRef> numbered;
     std::vector<std::pair<Ref<Var>, ExprRef>> lets;
     std::vector<Ref<Var>> freeVars;
   };

@@ -90,8 +90,8 @@ public:
 
     auto *tok = static_cast<HxToken *>(offending);
     std::string found = tok->getType() == antlr4::Token::EOF
-                            ? "end of input"
-                            : "'" + tok->text().str() + "'";
+                            ? std::string("end of input")
+                            : ("'" + tok->text() + "'").str();
     std::vector<std::string> names;
     for (size_t t : expected.toList())
       names.push_back(describeToken(vocab, t));
