@@ -88,7 +88,7 @@ DeviceType Target::deviceType() const {
 std::string VirtualDevice::shortName() const {
   std::string s = deviceTypeName(deviceType).str();
   if (virtualDeviceId != 0)
-    s += ":" + std::to_string(virtualDeviceId);
+    s += (":" + Twine(virtualDeviceId)).str();
   if (!memoryScope.empty())
     s += "(" + memoryScope + ")";
   return s;

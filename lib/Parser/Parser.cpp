@@ -168,7 +168,7 @@ bool ModuleParser::expectRBrace(HxTokenStream &stream) {
     return true;
   }
   std::string found = t.getType() == antlr4::Token::EOF ? "end of input (is the input truncated?)"
-                                                        : "'" + t.text().str() + "'";
+                                                        : ("'" + t.text() + "'").str();
   diags.error(locOf(&t), "expected '}' at the end of the def body, found " + found).range(rangeOf(&t));
   return false;
 }

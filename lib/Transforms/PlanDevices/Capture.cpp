@@ -91,7 +91,7 @@ private:
   }
 
   ExprRef onDeviceFixed(ExprRef x, DeviceIndex d) {
-    if (Call *od = asOnDevice(x.get()))
+    if (asOnDevice(x.get()))
       return x;
     auto &slot = wrappers[x.get()];
     if (slot)

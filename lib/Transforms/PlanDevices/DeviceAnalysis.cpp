@@ -55,7 +55,7 @@ bool plan::boolAttr(const Call &c, StringRef name) {
 std::string DeviceAnalysis::deviceName(DeviceIndex d) const {
   if (d < 0 || static_cast<size_t>(d) >= mod.devices.size())
     return "?";
-  return "'" + mod.devices[d].shortName() + "'";
+  return ("'" + Twine(mod.devices[d].shortName()) + "'").str();
 }
 
 uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {

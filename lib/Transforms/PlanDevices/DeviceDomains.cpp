@@ -6,7 +6,9 @@ using namespace llvm;
 
 DeviceDomains::Id DeviceDomains::makeFree() {
   Id id = static_cast<Id>(nodes.size());
-  nodes.push_back(Node{id});
+  Node n;
+  n.parent = id;
+  nodes.push_back(std::move(n));
   return id;
 }
 
