@@ -42,6 +42,10 @@ public:
   llvm::SMLoc loc;
   /// Filled in by InferType.
   TypeRef checkedType;
+  /// A slot one analysis at a time may use to index its side tables (it
+  /// lives in padding, so it costs no memory). Its value on entry is
+  /// arbitrary: a user validates it against its own table (a sparse set).
+  mutable uint32_t scratch = 0;
 
   /// Variables, globals, operators and constants: printed inline, never bound.
   bool isAtomic() const { return kind <= ExprKind::Constant; }

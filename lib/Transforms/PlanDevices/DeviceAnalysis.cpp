@@ -80,10 +80,21 @@ DeviceAnalysis::Id DeviceAnalysis::makeDomainForType(const Type *t) {
   return domains.makeFree();
 }
 
+uint32_t DeviceAnalysis::slotOf(const Expr *e) {
+  uint32_t k = e->scratch;
+  if (k && k <= owners.size() && owners[k - 1] == e)
+    return k - 1;
+  owners.push_back(e);
+  slotDomains.push_back(kNoDomain);
+  slotUses.push_back(0);
+  e->scratch = static_cast<uint32_t>(owners.size());
+  return static_cast<uint32_t>(owners.size() - 1);
+}
+
 DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
-  auto it = exprDomains.find(e);
-  if (it != exprDomains.end())
-    return it->second;
+  uint32_t slot = slotOf(e);
+  if (slotDomains[slot] != kNoDomain)
+    return slotDomains[slot];
   Id id;
   if (auto *gv = dyn_cast<GlobalVar>(e)) {
     Function *fn = mod.lookup(gv->name);
@@ -110,7 +121,7 @@ DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
   } else {
     id = makeDomainForType(e->checkedType.get());
   }
-  exprDomains[e] = id;
+  slotDomains[slotOf(e)] = id; // the slot tables may have grown meanwhile
   return id;
 }
 
@@ -157,7 +168,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool pinned = isFixedOnDevice(operand) || (var && var->device != kNoDevice) ||
                 (call && !call->getOp());
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
-              (useCounts.lookup(operand) > 1 || boundary || (pinned && operatorUse));
+              (slotUses[slotOf(operand)] > 1 || boundary || (pinned && operatorUse));
   if (soft) {
     softUses[operand].push_back({consumer, i, expected, boundary});
     softEdges.insert({consumer, i});
@@ -278,7 +289,7 @@ bool DeviceAnalysis::constrainDef(const Module::Def &def) {
     ops.clear();
     getOperands(e, ops);
     for (Expr *o : ops)
-      ++useCounts[o];
+      ++slotUses[slotOf(o)];
   });
   for (size_t i = first; i < postOrder.size(); ++i)
     if (!constrainNode(postOrder[i]))

@@ -82,8 +82,14 @@ private:
   DiagEngine &diags;
   DeviceAnalysisOptions opts;
   DeviceDomains domains;
-  llvm::DenseMap<const Expr *, Id> exprDomains;
-  llvm::DenseMap<const Expr *, unsigned> useCounts;
+  /// Per-node side tables, indexed through Expr::scratch (a sparse set:
+  /// `owners[i] == e` validates e's slot i): at a million nodes, hash maps
+  /// keyed by pointers stop fitting in the cache.
+  static constexpr Id kNoDomain = UINT32_MAX;
+  uint32_t slotOf(const Expr *e);
+  std::vector<const Expr *> owners;
+  std::vector<Id> slotDomains;
+  std::vector<uint32_t> slotUses;
   llvm::DenseMap<const Expr *, llvm::SmallVector<SoftUse, 2>> softUses;
   /// (consumer, operand index) edges that are soft.
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdges;
