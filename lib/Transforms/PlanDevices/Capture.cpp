@@ -2,6 +2,7 @@
 #include "Capture.h"
 #include "hx/IR/Rewrite.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace hx;
@@ -167,6 +168,22 @@ void hx::rewriteOnDevices(Module &m) {
     });
     d.fn = cast<Function>(r.get());
   }
+}
+
+bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
+  if (!createInferTypePass()->run(m, ctx))
+    return false;
+  if (plan)
+    rewriteOnDevices(m);
+  DeviceAnalysisOptions opts;
+  if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
+    return false;
+  opts.allowDefaulting = plan;
+  DeviceAnalysis analysis(m, ctx.diags, opts);
+  if (!analysis.run())
+    return false;
+  captureDevices(m, analysis, ctx.options.replicateCheap);
+  return true;
 }
 
 void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {

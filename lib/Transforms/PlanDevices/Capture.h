@@ -18,6 +18,12 @@ void rewriteOnDevices(Module &m);
 /// constants are recomputed on the destination instead of copied.
 void captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap);
 
+/// What plan-devices and insert-device-copies share: types, (when planning)
+/// the on_device rewrite, the analysis and the capture. Planning defaults
+/// unconstrained expressions and moves operators cuda lacks to the cpu; the
+/// copy-insertion step alone does neither. Returns false after diagnostics.
+bool placeDevices(Module &m, PassContext &ctx, bool plan);
+
 } // namespace hx
 
 #endif

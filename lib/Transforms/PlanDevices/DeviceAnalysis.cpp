@@ -560,7 +560,7 @@ DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
 }
 
 bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
-                              DeviceAnalysisOptions &out) {
+                              DeviceAnalysisOptions &out, bool fallback) {
   std::optional<DeviceType> type;
   if (o.defaultDevice) {
     type = parseDeviceType(*o.defaultDevice);
@@ -591,7 +591,7 @@ bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags
   for (const VirtualDevice &d : m.devices)
     anyCuda |= d.target.deviceType() == DeviceType::CUDA;
   bool needCpu = false;
-  if (anyCuda && !o.strictPlacement)
+  if (fallback && anyCuda && !o.strictPlacement)
     for (const Module::Def &def : m.defs)
       walkPostOrder(def.fn.get(), [&](Expr *e) {
         if (auto *op = dyn_cast<Op>(e))

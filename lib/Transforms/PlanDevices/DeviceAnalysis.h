@@ -113,10 +113,11 @@ bool boolAttr(const Call &c, llvm::StringRef name);
 
 /// The analysis options a module and the pass options imply: the default
 /// device (--default-device, else the PassConfig's fallback device type, else
-/// TVM's CompilationConfig rule) and, when some operator lacks a cuda
-/// implementation, the cpu device it falls back to (added if absent).
+/// TVM's CompilationConfig rule) and, with `fallback`, when some operator
+/// lacks a cuda implementation, the cpu device it falls back to (added to the
+/// table if absent).
 bool resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
-                          DeviceAnalysisOptions &out);
+                          DeviceAnalysisOptions &out, bool fallback = true);
 
 } // namespace hx
 

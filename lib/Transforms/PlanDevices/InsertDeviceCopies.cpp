@@ -33,18 +33,7 @@ public:
   }
 
   bool run(Module &m, PassContext &ctx) override {
-    if (!createInferTypePass()->run(m, ctx))
-      return false;
-    DeviceAnalysisOptions opts;
-    if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts))
-      return false;
-    opts.allowDefaulting = false;
-    opts.cpuDevice = kNoDevice;
-    DeviceAnalysis analysis(m, ctx.diags, opts);
-    if (!analysis.run())
-      return false;
-    captureDevices(m, analysis, ctx.options.replicateCheap);
-    return true;
+    return placeDevices(m, ctx, /*plan=*/false);
   }
 };
 } // namespace

@@ -70,16 +70,8 @@ public:
   }
 
   bool run(Module &m, PassContext &ctx) override {
-    if (!createInferTypePass()->run(m, ctx))
+    if (!placeDevices(m, ctx, /*plan=*/true))
       return false;
-    rewriteOnDevices(m);
-    DeviceAnalysisOptions opts;
-    if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts))
-      return false;
-    DeviceAnalysis analysis(m, ctx.diags, opts);
-    if (!analysis.run())
-      return false;
-    captureDevices(m, analysis, ctx.options.replicateCheap);
     if (ctx.options.placementReport)
       return printPlacementReport(*ctx.options.placementReport, m, ctx.diags, ctx.options);
     return true;
