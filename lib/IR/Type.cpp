@@ -149,6 +149,54 @@ bool hx::typeEqual(const Type *a, const Type *b) {
   return false;
 }
 
+hash_code hx::hashType(const Type *t) {
+  hash_code h = hash_value(0);
+  SmallVector<const Type *, 4> work{t};
+  while (!work.empty()) {
+    const Type *cur = work.pop_back_val();
+    if (!cur) {
+      h = hash_combine(h, -1);
+      continue;
+    }
+    h = hash_combine(h, static_cast<int>(cur->getKind()));
+    switch (cur->getKind()) {
+    case TypeKind::Tensor: {
+      auto *tt = cast<TensorType>(cur);
+      h = hash_combine(h, static_cast<int>(tt->dtype),
+                       hash_combine_range(tt->shape.begin(), tt->shape.end()));
+      break;
+    }
+    case TypeKind::Tuple: {
+      auto *tt = cast<TupleType>(cur);
+      h = hash_combine(h, tt->fields.size());
+      for (auto &f : tt->fields)
+        work.push_back(f.get());
+      break;
+    }
+    case TypeKind::Func: {
+      auto *ft = cast<FuncType>(cur);
+      h = hash_combine(h, ft->params.size());
+      for (auto &p : ft->params)
+        work.push_back(p.get());
+      work.push_back(ft->ret.get());
+      break;
+    }
+    }
+  }
+  return h;
+}
+
+TypeRef TypeUniquer::unique(TypeRef t) {
+  if (!t || t->loc.isValid())
+    return t;
+  auto &bucket = buckets[static_cast<unsigned>(hashType(t.get()))];
+  for (const TypeRef &u : bucket)
+    if (typeEqual(u.get(), t.get()))
+      return u;
+  bucket.push_back(t);
+  return t;
+}
+
 void hx::printType(raw_ostream &os, const Type *t) {
   if (!t) {
     os << "?";

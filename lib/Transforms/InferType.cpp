@@ -162,6 +162,7 @@ private:
   DenseMap<const Expr *, State> states;
   DenseMap<const Function *, TypeRef> signatures;
   std::vector<Frame> stack;
+  TypeUniquer types;
 
   bool isDone(const Expr *e) const {
     auto it = states.find(e);
@@ -169,7 +170,7 @@ private:
   }
   bool isVisited(const Expr *e) const { return states.count(e) != 0; }
   void finish(Expr *e, TypeRef t) {
-    e->checkedType = std::move(t);
+    e->checkedType = types.unique(std::move(t));
     states[e] = State::Done;
   }
   /// The checked type of a node typed in this run, else null.

@@ -4,6 +4,8 @@
 
 #include "hx/IR/Node.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
@@ -96,8 +98,23 @@ TypeRef makeTensorType(llvm::ArrayRef<int64_t> shape, DType dtype);
 /// Bytes a value of this type occupies: tensors and tuples of tensors; a `?`
 /// dimension counts as 1, functions as 0.
 uint64_t storageBytes(const Type *t);
-/// Structural equality.
+/// Structural equality (locations are ignored).
 bool typeEqual(const Type *a, const Type *b);
+/// A structural hash consistent with typeEqual.
+llvm::hash_code hashType(const Type *t);
+
+/// Shares one object among structurally equal types that have no location
+/// (the ones type relations compute), so a module of a million expressions
+/// holds a few hundred type objects instead of a million. Types with a
+/// location (annotations) are returned unchanged: notes point at them. A
+/// uniquer belongs to one pass run; nothing is global.
+class TypeUniquer {
+public:
+  TypeRef unique(TypeRef t);
+
+private:
+  llvm::DenseMap<unsigned, llvm::SmallVector<TypeRef, 1>> buckets;
+};
 void printType(llvm::raw_ostream &os, const Type *t);
 std::string typeToString(const Type *t);
 
