@@ -257,24 +257,33 @@ class Run:
         """The parse time measured inside this run (None: hx-opt too old)."""
         return self.get("(parse)") if any(n == "(parse)" for n, _ in self.timings) else None
 
-    def pass_rows(self):
-        """(name, seconds) of the passes and their verify-each, merged by name."""
+    def pass_rows(self, phases=False):
+        """(name, seconds) of the passes and their verify-each, merged by name;
+        with `phases`, the phases the passes timed instead."""
         out = {}
         for n, t in self.timings:
-            if n not in ("(parse)", "(print)", "verify (after parse)"):
+            if n not in ("(parse)", "(print)", "verify (after parse)") and ("/" in n) == phases:
                 out[n] = out.get(n, 0.0) + t
         return list(out.items())
 
 
-TIMING_LINE = re.compile(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)\s+(.+?)\s*$")
+TIMING_LINE = re.compile(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)  ( *)(- )?(.+?)\s*$")
 
 
 def parse_time_passes(stderr):
+    """Rows (name, seconds). A phase a pass timed (an indented `- name` row)
+    is named after its parents: `plan-devices/analysis/constraints`."""
     rows = []
+    parents = []  # names of the open rows, by depth
     for line in stderr.splitlines():
         m = TIMING_LINE.match(line)
-        if m and m.group(2) != "Total":
-            rows.append([m.group(2), float(m.group(1))])
+        if not m or m.group(4) == "Total":
+            continue
+        depth = len(m.group(2)) // 2 if m.group(3) else 0
+        del parents[depth:]
+        name = "/".join(parents + [m.group(4)])
+        parents.append(m.group(4))
+        rows.append([name, float(m.group(1))])
     # The first (verify) follows (parse); later ones follow a pass.
     if rows and rows[0][0] == "(parse)" and len(rows) > 1 and rows[1][0] == "(verify)":
         rows[1][0] = "verify (after parse)"
@@ -425,6 +434,7 @@ def main():
         print("%8s %9s %9s %9s %9s %9s %9s" % (
             "lines", "parse s", "passes s", "passes %", "wall s", "added %", "peak MiB"))
         per_pass = {}  # pass name -> {size: (lines, seconds, parse seconds)}
+        phase_times = {}  # pass/phase -> {size: seconds}
         for n, path, lines, size in files:
             if n not in ref:
                 continue
@@ -449,6 +459,11 @@ def main():
                                                             100 * t / parse_s))
                 if not name.startswith("("):
                     per_pass.setdefault(name, {})[n] = (lines, t, parse_s)
+            for name, t in r.pass_rows(phases=True):
+                depth = name.count("/")
+                leaf = name.rsplit("/", 1)[1]
+                print("%8s   %-22s %8.3f s" % ("", "  " * depth + "- " + leaf, t))
+                phase_times.setdefault(name, {})[n] = t
         for name, by_size in per_pass.items():
             largest = max(by_size)
             lines, t, parse_s = by_size[largest]
@@ -467,6 +482,13 @@ def main():
                          verdict(ok) if checked else "(no target)"))
                 if not ok:
                     missed.append(name + " scaling")
+        scaled = [(name, by_size[1_000_000] / by_size[100_000])
+                  for name, by_size in phase_times.items()
+                  if 1_000_000 in by_size and by_size.get(100_000)]
+        if scaled:
+            print("  phases, time(1M)/time(100k) (no target; shows where the time grows):")
+            for name, ratio in scaled:
+                print("    %-40s %5.2f" % (name, ratio))
 
     if busy:
         print("\nwarning: some wall times exceed the process's cpu time by more than 15%: "

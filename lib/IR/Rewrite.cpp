@@ -1,6 +1,7 @@
 //===- Rewrite.cpp - Rebuilding expression DAGs bottom-up ----------------===//
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/Walk.h"
+#include "hx/IR/ExprNumbering.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace hx;
@@ -51,16 +52,32 @@ ExprRef hx::withOperands(Expr *e, ArrayRef<ExprRef> ops) {
 
 ExprRef hx::rewritePostOrder(Expr *root,
                              function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn) {
-  DenseMap<Expr *, ExprRef> done;
+  // done[i] is the replacement of order[i]; operands are found by their Walk
+  // numbers. `fn` is foreign code: if it walks the same nodes, it overwrites
+  // those numbers, and lookups fall back to a map built once.
+  ExprNumbering numbers(ExprSlot::Walk);
+  std::vector<Expr *> order = postOrder(root, &numbers);
+  std::vector<ExprRef> done(order.size());
+  DenseMap<const Expr *, uint32_t> fallback;
+  auto indexOf = [&](const Expr *e) {
+    uint32_t k = numbers.lookup(e);
+    if (k != ExprNumbering::kNone)
+      return k;
+    if (fallback.empty())
+      for (uint32_t i = 0; i < order.size(); ++i)
+        fallback[order[i]] = i;
+    return fallback.lookup(e);
+  };
   SmallVector<Expr *, 8> old;
   SmallVector<ExprRef, 8> ops;
-  walkPostOrder(root, [&](Expr *e) {
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    Expr *e = order[i];
     old.clear();
     getOperands(e, old);
     ops.clear();
     for (Expr *o : old)
-      ops.push_back(done.lookup(o));
-    done[e] = fn(e, ops);
-  });
-  return done.lookup(root);
+      ops.push_back(o ? done[indexOf(o)] : ExprRef());
+    done[i] = fn(e, ops);
+  }
+  return order.empty() ? ExprRef() : done.back();
 }

@@ -1,12 +1,19 @@
 //===- Walk.cpp - Iterative traversals ------------------------------------===//
+//
+// The visited set is an ExprNumbering on the Walk slot: entering a node gives
+// it the next number, so "seen?" is one load from the node and one from a
+// vector that grows in visit order, never a hash of its address. Nodes get
+// their final numbers (post-order positions) at the end, when asked for.
+//
+//===----------------------------------------------------------------------===//
 #include "hx/IR/Walk.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace hx;
 using namespace llvm;
 
-void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
-  DenseSet<Expr *> seen;
+std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
+  std::vector<Expr *> order;
+  ExprNumbering entered(ExprSlot::Walk);
   // (node, operands pushed?)
   SmallVector<std::pair<Expr *, bool>, 64> stack;
   SmallVector<Expr *, 8> ops;
@@ -15,10 +22,10 @@ void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
     auto [e, expanded] = stack.back();
     if (expanded) {
       stack.pop_back();
-      fn(e);
+      order.push_back(e);
       continue;
     }
-    if (!seen.insert(e).second) {
+    if (!entered.insert(e).second) {
       stack.pop_back();
       continue;
     }
@@ -26,7 +33,19 @@ void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
     ops.clear();
     getOperands(e, ops);
     for (auto it = ops.rbegin(); it != ops.rend(); ++it)
-      if (*it && !seen.count(*it))
+      if (*it && !entered.contains(*it))
         stack.push_back({*it, false});
   }
+  if (numbering) {
+    *numbering = ExprNumbering(ExprSlot::Walk);
+    numbering->reserve(order.size());
+    for (Expr *e : order)
+      numbering->insert(e);
+  }
+  return order;
+}
+
+void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
+  for (Expr *e : postOrder(root))
+    fn(e);
 }

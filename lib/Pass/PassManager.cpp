@@ -21,19 +21,46 @@ const PassInfo *PassRegistry::lookup(StringRef argument) const {
   return nullptr;
 }
 
+size_t TimingReport::begin(StringRef name) {
+  entries.push_back({name.str(), 0.0, openDepth++});
+  return entries.size() - 1;
+}
+
+void TimingReport::end(size_t handle, double seconds) {
+  entries[handle].seconds = seconds;
+  --openDepth;
+}
+
 void TimingReport::print(raw_ostream &os) const {
   double total = 0;
-  for (auto &e : entries)
-    total += e.second;
+  for (const Entry &e : entries)
+    if (e.depth == 0)
+      total += e.seconds;
   os << "===" << std::string(73, '-') << "===\n"
      << "                      ... Pass execution timing report ...\n"
      << "===" << std::string(73, '-') << "===\n"
      << format("  Total Execution Time: %.4f seconds\n\n", total)
      << "   ----Wall Time----  ----Name----\n";
-  for (auto &[name, secs] : entries)
-    os << format("   %8.4f (%5.1f%%)  ", secs, total > 0 ? 100.0 * secs / total : 0.0) << name
-       << "\n";
+  for (const Entry &e : entries) {
+    os << format("   %8.4f (%5.1f%%)  ", e.seconds, total > 0 ? 100.0 * e.seconds / total : 0.0);
+    if (e.depth)
+      os.indent(2 * e.depth) << "- ";
+    os << e.name << "\n";
+  }
   os << format("   %8.4f (100.0%%)  Total\n", total);
+}
+
+TimeScope::TimeScope(TimingReport *report, StringRef name) : report(report) {
+  if (report) {
+    handle = report->begin(name);
+    start = std::chrono::steady_clock::now();
+  }
+}
+
+TimeScope::~TimeScope() {
+  if (report)
+    report->end(handle,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 namespace {
@@ -45,10 +72,11 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
   raw_ostream &dbg = opts.debugOut ? *opts.debugOut : errs();
   for (auto &p : passes) {
-    auto start = std::chrono::steady_clock::now();
-    bool passOk = p->run(m, ctx);
-    if (opts.timing)
-      opts.timing->add(p->getArgument(), secondsSince(start));
+    bool passOk;
+    {
+      TimeScope t(opts.timing, p->getArgument());
+      passOk = p->run(m, ctx);
+    }
     if (!passOk)
       return false;
     if (opts.verifyEach) {

@@ -56,7 +56,7 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     std::unique_ptr<Module> m = timed("(parse)", [&] { return parseModule(id, diags, config.parser); });
     if (!m || !timed("(verify)", [&] { return verifyModule(*m, diags); }))
       return false;
-    PassContext ctx{diags, config.passes};
+    PassContext ctx{diags, config.passes, pmo.timing};
     if (!pm.run(*m, ctx, &internal))
       return false;
     return timed("(print)", [&] {

@@ -36,16 +36,30 @@ enum class ExprKind : uint8_t {
   Function,
 };
 
+/// Which of an expression's two numbering slots an ExprNumbering uses.
+enum class ExprSlot : uint8_t {
+  /// Traversals (walkPostOrder, rewritePostOrder) and passes that run no
+  /// foreign code while they number (InferType).
+  Walk,
+  /// An analysis whose numbering lives across walks (the device analysis).
+  Analysis,
+};
+
 class Expr : public Node {
 public:
   ExprKind getKind() const { return kind; }
+
+private:
+  // Declared first so it fills the base's tail padding.
+  mutable uint32_t walkSlot = 0;
+
+public:
   llvm::SMLoc loc;
   /// Filled in by InferType.
   TypeRef checkedType;
-  /// A slot one analysis at a time may use to index its side tables (it
-  /// lives in padding, so it costs no memory). Its value on entry is
-  /// arbitrary: a user validates it against its own table (a sparse set).
-  mutable uint32_t scratch = 0;
+
+  /// The raw numbering slot; see ExprNumbering.
+  uint32_t &slot(ExprSlot s) const { return s == ExprSlot::Walk ? walkSlot : analysisSlot; }
 
   /// Variables, globals, operators and constants: printed inline, never bound.
   bool isAtomic() const { return kind <= ExprKind::Constant; }
@@ -56,6 +70,7 @@ protected:
 
 private:
   ExprKind kind;
+  mutable uint32_t analysisSlot = 0;
 };
 using ExprRef = Ref<Expr>;
 

@@ -3,13 +3,21 @@
 #define HX_IR_WALK_H
 
 #include "hx/IR/Expr.h"
+#include "hx/IR/ExprNumbering.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <vector>
 
 namespace hx {
 
-/// Calls `fn` once for every expression reachable from `root` (through
-/// getOperands, so nested function bodies included), operands before their
-/// users. Never recurses: depth is limited only by memory.
+/// Every expression reachable from `root` (through getOperands, so nested
+/// function bodies included) once, operands before their users. Never
+/// recurses: depth is limited only by memory. Uses the Walk slot (see
+/// ExprNumbering); `numbering`, when given, is left holding the result's
+/// numbers: `numbering->lookup(e)` is e's index in the returned order.
+std::vector<Expr *> postOrder(Expr *root, ExprNumbering *numbering = nullptr);
+
+/// Calls `fn` on each expression of postOrder(root), in that order. The order
+/// is computed before the first call, so `fn` may itself walk.
 void walkPostOrder(Expr *root, llvm::function_ref<void(Expr *)> fn);
 
 } // namespace hx

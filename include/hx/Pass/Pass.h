@@ -14,6 +14,7 @@
 #include "hx/IR/Module.h"
 #include "hx/Support/Diagnostics.h"
 #include "llvm/ADT/StringRef.h"
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -40,9 +41,48 @@ struct PassOptions {
   llvm::raw_ostream *placementReport = nullptr;
 };
 
+/// Wall times of the steps of a run (parse, each pass, verification, print),
+/// printed as --time-passes' report. A pass may time its phases: they are
+/// nested under the pass (indented, prefixed with "- ") and not counted again
+/// in the total.
+class TimingReport {
+public:
+  /// A finished top-level step.
+  void add(llvm::StringRef name, double seconds) { entries.push_back({name.str(), seconds, 0}); }
+  /// Opens a step nested in the open ones; returns its handle for end().
+  size_t begin(llvm::StringRef name);
+  void end(size_t handle, double seconds);
+  void print(llvm::raw_ostream &os) const;
+
+private:
+  struct Entry {
+    std::string name;
+    double seconds;
+    unsigned depth;
+  };
+  std::vector<Entry> entries;
+  unsigned openDepth = 0;
+};
+
+/// Times the enclosing scope as a step of `report` (nothing when it is null).
+class TimeScope {
+public:
+  TimeScope(TimingReport *report, llvm::StringRef name);
+  ~TimeScope();
+  TimeScope(const TimeScope &) = delete;
+  TimeScope &operator=(const TimeScope &) = delete;
+
+private:
+  TimingReport *report;
+  size_t handle = 0;
+  std::chrono::steady_clock::time_point start;
+};
+
 struct PassContext {
   DiagEngine &diags;
   const PassOptions &options;
+  /// Where a pass reports the times of its phases (null: not timed).
+  TimingReport *timing = nullptr;
 };
 
 class Pass {
@@ -80,17 +120,6 @@ private:
 
 /// Registers every pass of lib/Transforms.
 void registerAllPasses(PassRegistry &registry);
-
-/// Wall times of the steps of a run (parse, each pass, verification, print),
-/// printed as --time-passes' report.
-class TimingReport {
-public:
-  void add(llvm::StringRef name, double seconds) { entries.push_back({name.str(), seconds}); }
-  void print(llvm::raw_ostream &os) const;
-
-private:
-  std::vector<std::pair<std::string, double>> entries;
-};
 
 struct PassManagerOptions {
   bool verifyEach = true;

@@ -171,17 +171,30 @@ void hx::rewriteOnDevices(Module &m) {
 }
 
 bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
-  if (!createInferTypePass()->run(m, ctx))
-    return false;
-  if (plan)
+  {
+    TimeScope t(ctx.timing, "infer-type");
+    if (!createInferTypePass()->run(m, ctx))
+      return false;
+  }
+  if (plan) {
+    TimeScope t(ctx.timing, "rewrite");
     rewriteOnDevices(m);
+  }
   DeviceAnalysisOptions opts;
-  if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
-    return false;
+  {
+    TimeScope t(ctx.timing, "options");
+    if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
+      return false;
+  }
   opts.allowDefaulting = plan;
+  opts.timing = ctx.timing;
   DeviceAnalysis analysis(m, ctx.diags, opts);
-  if (!analysis.run())
-    return false;
+  {
+    TimeScope t(ctx.timing, "analysis");
+    if (!analysis.run())
+      return false;
+  }
+  TimeScope t(ctx.timing, "capture");
   captureDevices(m, analysis, ctx.options.replicateCheap);
   return true;
 }

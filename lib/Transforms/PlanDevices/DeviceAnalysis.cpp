@@ -81,14 +81,21 @@ DeviceAnalysis::Id DeviceAnalysis::makeDomainForType(const Type *t) {
 }
 
 uint32_t DeviceAnalysis::slotOf(const Expr *e) {
-  uint32_t k = e->scratch;
-  if (k && k <= owners.size() && owners[k - 1] == e)
-    return k - 1;
-  owners.push_back(e);
-  slotDomains.push_back(kNoDomain);
-  slotUses.push_back(0);
-  e->scratch = static_cast<uint32_t>(owners.size());
-  return static_cast<uint32_t>(owners.size() - 1);
+  auto [k, inserted] = slots.insert(e);
+  if (inserted) {
+    slotDomains.push_back(kNoDomain);
+    slotUses.push_back(0);
+    slotFirstSoft.push_back(kNoUse);
+    slotLastSoft.push_back(kNoUse);
+    slotSoftOperands.push_back(0);
+  }
+  return k;
+}
+
+bool DeviceAnalysis::isSoftEdge(const Expr *consumer, unsigned i) {
+  if (i >= 64)
+    return softEdgesHigh.count({consumer, i});
+  return slotSoftOperands[slotOf(consumer)] >> i & 1;
 }
 
 DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
@@ -170,8 +177,17 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (slotUses[slotOf(operand)] > 1 || boundary || (pinned && operatorUse));
   if (soft) {
-    softUses[operand].push_back({consumer, i, expected, boundary});
-    softEdges.insert({consumer, i});
+    uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
+    softUses.push_back({consumer, i, expected, boundary});
+    if (slotLastSoft[v] == kNoUse)
+      slotFirstSoft[v] = u;
+    else
+      softUses[slotLastSoft[v]].next = u;
+    slotLastSoft[v] = u;
+    if (i < 64)
+      slotSoftOperands[slotOf(consumer)] |= uint64_t(1) << i;
+    else
+      softEdgesHigh.insert({consumer, i});
     return true;
   }
   if (!firstOrder && !domains.isFunction(expected) && domains.isFunction(domainOf(operand))) {
@@ -283,14 +299,15 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
 
 bool DeviceAnalysis::constrainDef(const Module::Def &def) {
   size_t first = postOrder.size();
+  std::vector<Expr *> order = hx::postOrder(def.fn.get());
+  postOrder.insert(postOrder.end(), order.begin(), order.end());
   SmallVector<Expr *, 8> ops;
-  walkPostOrder(def.fn.get(), [&](Expr *e) {
-    postOrder.push_back(e);
+  for (Expr *e : order) {
     ops.clear();
     getOperands(e, ops);
     for (Expr *o : ops)
       ++slotUses[slotOf(o)];
-  });
+  }
   for (size_t i = first; i < postOrder.size(); ++i)
     if (!constrainNode(postOrder[i]))
       return false;
@@ -303,11 +320,14 @@ bool DeviceAnalysis::placeSharedValues() {
     if (d != kNoDevice && !llvm::is_contained(s, d))
       s.push_back(d);
   };
+  SmallVector<SoftUse, 4> uses;
   for (Expr *v : postOrder) {
-    auto it = softUses.find(v);
-    if (it == softUses.end())
+    uint32_t slot = slotOf(v);
+    if (slotFirstSoft[slot] == kNoUse)
       continue;
-    auto &uses = it->second;
+    uses.clear();
+    for (uint32_t u = slotFirstSoft[slot]; u != kNoUse; u = softUses[u].next)
+      uses.push_back(softUses[u]);
     Id self = domains.firstOrder(domainOf(v));
     DeviceIndex here = domains.device(self);
     if (here == kNoDevice) {
@@ -319,7 +339,7 @@ bool DeviceAnalysis::placeSharedValues() {
       ops.clear();
       getOperands(v, ops);
       for (unsigned i = 0; i < ops.size(); ++i) {
-        if (!softEdges.count({v, i}))
+        if (!isSoftEdge(v, i))
           continue;
         DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
         if (d == kNoDevice)
@@ -471,11 +491,18 @@ static std::vector<const Module::Def *> canonicalDefOrder(const Module &m) {
 }
 
 bool DeviceAnalysis::run() {
-  for (const Module::Def *d : canonicalDefOrder(mod))
-    if (!constrainDef(*d))
+  {
+    TimeScope t(opts.timing, "constraints");
+    for (const Module::Def *d : canonicalDefOrder(mod))
+      if (!constrainDef(*d))
+        return false;
+  }
+  {
+    TimeScope t(opts.timing, "shared values");
+    if (!placeSharedValues())
       return false;
-  if (!placeSharedValues())
-    return false;
+  }
+  TimeScope t(opts.timing, "defaults and checks");
   if (opts.allowDefaulting) {
     if (!applyDefaults(postOrder))
       return false;

@@ -12,6 +12,7 @@
 #define HX_LIB_TRANSFORMS_PLANDEVICES_DEVICEANALYSIS_H
 
 #include "DeviceDomains.h"
+#include "hx/IR/ExprNumbering.h"
 #include "hx/IR/Module.h"
 #include "hx/Pass/Pass.h"
 #include "hx/Support/Diagnostics.h"
@@ -30,6 +31,8 @@ struct DeviceAnalysisOptions {
   /// Unconstrained expressions take the default device; when false (for
   /// insert-device-copies) they are errors.
   bool allowDefaulting = true;
+  /// Where the phases report their times (--time-passes; null: not timed).
+  TimingReport *timing = nullptr;
 };
 
 class DeviceAnalysis {
@@ -62,6 +65,7 @@ private:
     /// Soft because it enters or leaves a cpu-fallback call: such an edge
     /// neither pulls the value to its device nor is pulled to the value's.
     bool boundary;
+    uint32_t next = kNoUse; // the value's next soft use
   };
 
   Id domainOf(const Expr *e);
@@ -82,17 +86,23 @@ private:
   DiagEngine &diags;
   DeviceAnalysisOptions opts;
   DeviceDomains domains;
-  /// Per-node side tables, indexed through Expr::scratch (a sparse set:
-  /// `owners[i] == e` validates e's slot i): at a million nodes, hash maps
-  /// keyed by pointers stop fitting in the cache.
+  /// Per-node side tables, indexed by the node's number in `slots` (its
+  /// Analysis slot): at a million nodes, hash maps keyed by pointers stop
+  /// fitting in the cache. Traversals inside the analysis use the Walk slot.
   static constexpr Id kNoDomain = UINT32_MAX;
+  static constexpr uint32_t kNoUse = UINT32_MAX;
   uint32_t slotOf(const Expr *e);
-  std::vector<const Expr *> owners;
+  ExprNumbering slots{ExprSlot::Analysis};
   std::vector<Id> slotDomains;
   std::vector<uint32_t> slotUses;
-  llvm::DenseMap<const Expr *, llvm::SmallVector<SoftUse, 2>> softUses;
-  /// (consumer, operand index) edges that are soft.
-  llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdges;
+  /// Soft uses of each value, in program order: a list through `next`.
+  std::vector<uint32_t> slotFirstSoft, slotLastSoft;
+  std::vector<SoftUse> softUses;
+  /// Bit i: the edge to operand i (getOperands order) is soft; operands past
+  /// 63 are in softEdgesHigh.
+  std::vector<uint64_t> slotSoftOperands;
+  llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
+  bool isSoftEdge(const Expr *consumer, unsigned i);
   llvm::DenseSet<const Call *> fallbacks;
   /// Every node of every def in post-order (defs in module order).
   std::vector<Expr *> postOrder;
