@@ -63,7 +63,7 @@ uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {
 }
 
 bool DeviceAnalysis::needsFallback(const Call *c) const {
-  if (opts.cpuDevice == kNoDevice || opts.strictPlacement)
+  if (!opts.cpuFallback || opts.strictPlacement)
     return false;
   Op *op = c->getOp();
   return op && op->def && !op->def->supportsTarget(kTargetCUDA);
@@ -88,6 +88,7 @@ uint32_t DeviceAnalysis::slotOf(const Expr *e) {
     slotFirstSoft.push_back(kNoUse);
     slotLastSoft.push_back(kNoUse);
     slotSoftOperands.push_back(0);
+    slotPos.push_back(0);
   }
   return k;
 }
@@ -179,8 +180,10 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   if (soft) {
     uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
     softUses.push_back({consumer, i, expected, boundary});
-    if (slotLastSoft[v] == kNoUse)
+    if (slotLastSoft[v] == kNoUse) {
       slotFirstSoft[v] = u;
+      sharedValues.push_back(v);
+    }
     else
       softUses[slotLastSoft[v]].next = u;
     slotLastSoft[v] = u;
@@ -240,9 +243,10 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
       }
       if (needsFallback(c)) {
         fallbacks.insert(c);
-        if (!bind(self, opts.cpuDevice,
+        DeviceIndex cpu = cpuDevice();
+        if (!bind(self, cpu,
                   {c->loc, "'" + op->name + "' has no cuda implementation: it runs on " +
-                               deviceName(opts.cpuDevice)},
+                               deviceName(cpu)},
                   c))
           return false;
       }
@@ -297,20 +301,20 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
   }
 }
 
-bool DeviceAnalysis::constrainDef(const Module::Def &def) {
-  size_t first = postOrder.size();
-  std::vector<Expr *> order = hx::postOrder(def.fn.get());
-  postOrder.insert(postOrder.end(), order.begin(), order.end());
-  SmallVector<Expr *, 8> ops;
-  for (Expr *e : order) {
-    ops.clear();
-    getOperands(e, ops);
-    for (Expr *o : ops)
-      ++slotUses[slotOf(o)];
-  }
-  for (size_t i = first; i < postOrder.size(); ++i)
-    if (!constrainNode(postOrder[i]))
+bool DeviceAnalysis::constrainDef(DefWalk &w) {
+  for (Expr *e : w.order) {
+    slotPos[slotOf(e)] = static_cast<uint32_t>(postOrder.size());
+    postOrder.push_back(e);
+    if (isa<Function>(e))
+      functions.push_back(cast<Function>(e));
+    else if (isa<Let>(e))
+      lets.push_back(cast<Let>(e));
+    else if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
+      onDevices.push_back(c);
+    if (!constrainNode(e))
       return false;
+  }
+  w.order = {};
   return true;
 }
 
@@ -320,11 +324,16 @@ bool DeviceAnalysis::placeSharedValues() {
     if (d != kNoDevice && !llvm::is_contained(s, d))
       s.push_back(d);
   };
+  // Values with soft uses, in program order.
+  std::vector<uint32_t> positions;
+  positions.reserve(sharedValues.size());
+  for (uint32_t slot : sharedValues)
+    positions.push_back(slotPos[slot]);
+  llvm::sort(positions);
   SmallVector<SoftUse, 4> uses;
-  for (Expr *v : postOrder) {
+  for (uint32_t pos : positions) {
+    Expr *v = postOrder[pos];
     uint32_t slot = slotOf(v);
-    if (slotFirstSoft[slot] == kNoUse)
-      continue;
     uses.clear();
     for (uint32_t u = slotFirstSoft[slot]; u != kNoUse; u = softUses[u].next)
       uses.push_back(softUses[u]);
@@ -390,7 +399,7 @@ bool DeviceAnalysis::placeSharedValues() {
   return true;
 }
 
-bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
+bool DeviceAnalysis::applyDefaults() {
   DeviceIndex def = opts.defaultDevice;
   auto bindAll = [&](Id id, DeviceIndex d, Expr *at) {
     SmallVector<Id, 8> work{id};
@@ -408,21 +417,16 @@ bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
     return true;
   };
   // Free on_devices join their body when that needs no copy.
-  for (Expr *e : order)
-    if (auto *c = dyn_cast<Call>(e))
-      if (c->isOp(kOnDevice) &&
-          (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice)) {
-        Id r = domains.firstOrder(domainOf(c));
-        Id b = domains.firstOrder(domainOf(c->args[0].get()));
-        if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
-            !unify(r, b, c, "cannot place this expression"))
-          return false;
-      }
+  for (Call *c : onDevices)
+    if (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice) {
+      Id r = domains.firstOrder(domainOf(c));
+      Id b = domains.firstOrder(domainOf(c->args[0].get()));
+      if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
+          !unify(r, b, c, "cannot place this expression"))
+        return false;
+    }
   // Functions: the result takes the default, then the parameters the result's.
-  for (Expr *e : order) {
-    auto *f = dyn_cast<Function>(e);
-    if (!f)
-      continue;
+  for (Function *f : functions) {
     Id result = domains.children(domainOf(f)).back();
     if (!bindAll(result, def, f))
       return false;
@@ -432,69 +436,118 @@ bool DeviceAnalysis::applyDefaults(const std::vector<Expr *> &order) {
         return false;
   }
   // Let variables take their let's device.
-  for (Expr *e : order)
-    if (auto *l = dyn_cast<Let>(e)) {
-      Id self = domains.firstOrder(domainOf(l));
-      if (!bindAll(self, def, l) ||
-          !bindAll(domainOf(l->var.get()), domains.device(self), l))
-        return false;
-    }
-  for (Expr *e : order)
-    if (!isa<Op>(e) && !bindAll(domainOf(e), def, e))
+  for (Let *l : lets) {
+    Id self = domains.firstOrder(domainOf(l));
+    if (!bindAll(self, def, l) || !bindAll(domainOf(l->var.get()), domains.device(self), l))
       return false;
-  return true;
+  }
+  // Everything else; once bound, a node's device is final, so its operator
+  // is checked against the target right away (one pass over the module).
+  bool ok = true;
+  for (Expr *e : postOrder) {
+    if (isa<Op>(e))
+      continue;
+    if (!bindAll(domainOf(e), def, e))
+      return false;
+    ok &= checkTarget(e);
+  }
+  return ok;
+}
+
+std::vector<DeviceAnalysis::DefWalk> DeviceAnalysis::walkDefs() {
+  std::vector<DefWalk> walks;
+  SmallVector<Expr *, 8> ops;
+  for (const Module::Def &d : mod.defs) {
+    DefWalk &w = walks.emplace_back();
+    w.def = &d;
+    w.order = hx::postOrder(d.fn.get());
+    for (Expr *e : w.order) {
+      ops.clear();
+      getOperands(e, ops);
+      for (Expr *o : ops) {
+        ++slotUses[slotOf(o)];
+        if (auto *g = dyn_cast<GlobalVar>(o))
+          if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
+            w.callees.push_back(c);
+      }
+    }
+    llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
+      return a->global->name < b->global->name;
+    });
+    w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
+  }
+  return walks;
 }
 
 // Defs in an order that does not depend on how the file orders them:
 // callees before callers (a post-order of the call graph), ties by name.
-static std::vector<const Module::Def *> canonicalDefOrder(const Module &m) {
-  std::vector<const Module::Def *> byName;
-  for (const Module::Def &d : m.defs)
-    byName.push_back(&d);
-  llvm::sort(byName, [](const Module::Def *a, const Module::Def *b) {
-    return a->global->name < b->global->name;
-  });
-  DenseMap<const Module::Def *, std::vector<const Module::Def *>> callees;
-  for (const Module::Def *d : byName) {
-    std::vector<const Module::Def *> &cs = callees[d];
-    walkPostOrder(d->fn.get(), [&](Expr *e) {
-      if (auto *g = dyn_cast<GlobalVar>(e))
-        if (const Module::Def *c = m.lookupDef(g->name); c && c != d)
-          cs.push_back(c);
-    });
-    llvm::sort(cs, [](const Module::Def *a, const Module::Def *b) {
-      return a->global->name < b->global->name;
-    });
-    cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
+static std::vector<DeviceAnalysis::DefWalk *>
+canonicalDefOrder(std::vector<DeviceAnalysis::DefWalk> &walks) {
+  DenseMap<const Module::Def *, DeviceAnalysis::DefWalk *> byDef;
+  std::vector<DeviceAnalysis::DefWalk *> byName;
+  for (DeviceAnalysis::DefWalk &w : walks) {
+    byName.push_back(&w);
+    byDef[w.def] = &w;
   }
-  std::vector<const Module::Def *> order;
-  DenseSet<const Module::Def *> visited;
-  for (const Module::Def *root : byName) {
+  llvm::sort(byName, [](const DeviceAnalysis::DefWalk *a, const DeviceAnalysis::DefWalk *b) {
+    return a->def->global->name < b->def->global->name;
+  });
+  std::vector<DeviceAnalysis::DefWalk *> order;
+  DenseSet<const DeviceAnalysis::DefWalk *> visited;
+  for (DeviceAnalysis::DefWalk *root : byName) {
     if (!visited.insert(root).second)
       continue;
     // Iterative DFS: (def, index of the next callee to visit).
-    SmallVector<std::pair<const Module::Def *, size_t>, 8> stack{{root, 0}};
+    SmallVector<std::pair<DeviceAnalysis::DefWalk *, size_t>, 8> stack{{root, 0}};
     while (!stack.empty()) {
-      auto &[d, next] = stack.back();
-      const auto &cs = callees[d];
-      if (next < cs.size()) {
-        const Module::Def *c = cs[next++];
+      auto &[w, next] = stack.back();
+      if (next < w->callees.size()) {
+        DeviceAnalysis::DefWalk *c = byDef.lookup(w->callees[next++]);
         if (visited.insert(c).second)
           stack.push_back({c, 0});
         continue;
       }
-      order.push_back(d);
+      order.push_back(w);
       stack.pop_back();
     }
   }
   return order;
 }
 
+bool DeviceAnalysis::checkTarget(Expr *e) {
+  auto *c = dyn_cast<Call>(e);
+  Op *op = c ? c->getOp() : nullptr;
+  if (!op || !op->def || c->isOp(kOnDevice) || c->isOp(kDeviceCopy))
+    return true;
+  DeviceIndex d = deviceOf(c);
+  if (d == kNoDevice)
+    return true;
+  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
+  if (op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU))
+    return true;
+  diags.error(c->loc, "'" + op->name + "' has no implementation for target '" +
+                          mod.devices[d].target.str() + "' of device " + deviceName(d) +
+                          (opts.strictPlacement
+                               ? " (without --strict-placement it would fall back to the cpu)"
+                               : ""));
+  return false;
+}
+
+DeviceIndex DeviceAnalysis::cpuDevice() {
+  if (cpu == kNoDevice)
+    cpu = mod.deviceForType(DeviceType::CPU);
+  return cpu;
+}
+
 bool DeviceAnalysis::run() {
   {
+    // One walk per def gives its post-order, the use counts and the call
+    // graph; constraints then follow each def's post-order.
     TimeScope t(opts.timing, "constraints");
-    for (const Module::Def *d : canonicalDefOrder(mod))
-      if (!constrainDef(*d))
+    std::vector<DefWalk> walks = walkDefs();
+    postOrder.reserve(slots.size());
+    for (DefWalk *w : canonicalDefOrder(walks))
+      if (!constrainDef(*w))
         return false;
   }
   {
@@ -503,40 +556,21 @@ bool DeviceAnalysis::run() {
       return false;
   }
   TimeScope t(opts.timing, "defaults and checks");
-  if (opts.allowDefaulting) {
-    if (!applyDefaults(postOrder))
+  if (opts.allowDefaulting)
+    return applyDefaults();
+  for (Expr *e : postOrder) {
+    if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
+      continue;
+    if (domains.device(domains.firstOrder(domainOf(e))) == kNoDevice) {
+      diags.error(e->loc, "no device is fixed for this expression (insert-device-copies needs "
+                          "every device given; run plan-devices instead)");
       return false;
-  } else {
-    for (Expr *e : postOrder) {
-      if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
-        continue;
-      if (domains.device(domains.firstOrder(domainOf(e))) == kNoDevice) {
-        diags.error(e->loc, "no device is fixed for this expression (insert-device-copies needs "
-                            "every device given; run plan-devices instead)");
-        return false;
-      }
     }
   }
   // Operators must exist for the target of the device they run on.
   bool ok = true;
-  for (Expr *e : postOrder) {
-    auto *c = dyn_cast<Call>(e);
-    Op *op = c ? c->getOp() : nullptr;
-    if (!op || !op->def || c->isOp(kOnDevice) || c->isOp(kDeviceCopy))
-      continue;
-    DeviceIndex d = deviceOf(c);
-    if (d == kNoDevice)
-      continue;
-    bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
-    if (op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU))
-      continue;
-    diags.error(c->loc, "'" + op->name + "' has no implementation for target '" +
-                            mod.devices[d].target.str() + "' of device " + deviceName(d) +
-                            (opts.strictPlacement
-                                 ? " (without --strict-placement it would fall back to the cpu)"
-                                 : ""));
-    ok = false;
-  }
+  for (Expr *e : postOrder)
+    ok &= checkTarget(e);
   return ok;
 }
 
@@ -617,13 +651,6 @@ bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags
   bool anyCuda = false;
   for (const VirtualDevice &d : m.devices)
     anyCuda |= d.target.deviceType() == DeviceType::CUDA;
-  bool needCpu = false;
-  if (fallback && anyCuda && !o.strictPlacement)
-    for (const Module::Def &def : m.defs)
-      walkPostOrder(def.fn.get(), [&](Expr *e) {
-        if (auto *op = dyn_cast<Op>(e))
-          needCpu |= op->def && !op->def->supportsTarget(kTargetCUDA);
-      });
-  out.cpuDevice = needCpu ? m.deviceForType(DeviceType::CPU) : kNoDevice;
+  out.cpuFallback = fallback && anyCuda && !o.strictPlacement;
   return true;
 }

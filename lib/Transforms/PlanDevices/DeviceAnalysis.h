@@ -24,8 +24,9 @@ namespace hx {
 struct DeviceAnalysisOptions {
   /// Where unconstrained expressions go.
   DeviceIndex defaultDevice = kNoDevice;
-  /// Where operators a device's target lacks go (kNoDevice: nowhere).
-  DeviceIndex cpuDevice = kNoDevice;
+  /// Operators a cuda device's target lacks go to the cpu device (added to
+  /// the module when first needed).
+  bool cpuFallback = false;
   /// Operators placed on a device whose target lacks them are errors.
   bool strictPlacement = false;
   /// Unconstrained expressions take the default device; when false (for
@@ -68,13 +69,25 @@ private:
     uint32_t next = kNoUse; // the value's next soft use
   };
 
+public:
+  /// One def's nodes in post-order and the defs it calls (sorted by name).
+  struct DefWalk {
+    const Module::Def *def = nullptr;
+    std::vector<Expr *> order;
+    std::vector<const Module::Def *> callees;
+  };
+
+private:
+  std::vector<DefWalk> walkDefs();
+  bool checkTarget(Expr *e);
+  DeviceIndex cpuDevice();
   Id domainOf(const Expr *e);
   Id makeDomainForType(const Type *t);
-  bool constrainDef(const Module::Def &def);
+  bool constrainDef(DefWalk &w);
   bool constrainNode(Expr *e);
   bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
   bool placeSharedValues();
-  bool applyDefaults(const std::vector<Expr *> &order);
+  bool applyDefaults();
   bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
   void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
@@ -101,6 +114,15 @@ private:
   /// Bit i: the edge to operand i (getOperands order) is soft; operands past
   /// 63 are in softEdgesHigh.
   std::vector<uint64_t> slotSoftOperands;
+  /// Position in postOrder.
+  std::vector<uint32_t> slotPos;
+  /// Slots of the values that have soft uses.
+  std::vector<uint32_t> sharedValues;
+  /// The on_device calls, functions and lets, in postOrder's order.
+  std::vector<Call *> onDevices;
+  std::vector<Function *> functions;
+  std::vector<Let *> lets;
+  DeviceIndex cpu = kNoDevice;
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
   bool isSoftEdge(const Expr *consumer, unsigned i);
   llvm::DenseSet<const Call *> fallbacks;
