@@ -546,6 +546,7 @@ bool DeviceAnalysis::run() {
     TimeScope t(opts.timing, "constraints");
     std::vector<DefWalk> walks = walkDefs();
     postOrder.reserve(slots.size());
+    domains.reserve(slots.size() + slots.size() / 4);
     for (DefWalk *w : canonicalDefOrder(walks))
       if (!constrainDef(*w))
         return false;

@@ -8,7 +8,7 @@ DeviceDomains::Id DeviceDomains::makeFree() {
   Id id = static_cast<Id>(nodes.size());
   Node n;
   n.parent = id;
-  nodes.push_back(std::move(n));
+  nodes.push_back(n);
   return id;
 }
 
@@ -23,7 +23,9 @@ DeviceDomains::Id DeviceDomains::makeBound(DeviceIndex d, Reason why) {
 DeviceDomains::Id DeviceDomains::makeFunction(ArrayRef<Id> paramsAndResult) {
   Id id = makeFree();
   nodes[id].isFunction = true;
-  nodes[id].children.assign(paramsAndResult.begin(), paramsAndResult.end());
+  nodes[id].firstChild = static_cast<uint32_t>(childPool.size());
+  nodes[id].numChildren = static_cast<uint32_t>(paramsAndResult.size());
+  childPool.insert(childPool.end(), paramsAndResult.begin(), paramsAndResult.end());
   return id;
 }
 
@@ -42,7 +44,7 @@ DeviceDomains::Id DeviceDomains::find(Id x) {
 DeviceDomains::Id DeviceDomains::firstOrder(Id x) {
   x = find(x);
   while (nodes[x].isFunction)
-    x = find(nodes[x].children.back());
+    x = find(childrenOf(nodes[x]).back());
   return x;
 }
 
@@ -53,15 +55,15 @@ std::optional<DeviceDomains::Conflict>
 DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
   Node &na = nodes[a], &nb = nodes[b];
   if (na.isFunction && nb.isFunction) {
-    if (na.children.size() != nb.children.size())
+    if (na.numChildren != nb.numChildren)
       return Conflict{kNoDevice, kNoDevice, nullptr, nullptr};
-    for (size_t i = 0; i < na.children.size(); ++i)
-      work.push_back({na.children[i], nb.children[i]});
+    for (size_t i = 0; i < na.numChildren; ++i)
+      work.push_back({childPool[na.firstChild + i], childPool[nb.firstChild + i]});
   } else if (na.isFunction != nb.isFunction) {
     Id fn = na.isFunction ? a : b, fo = na.isFunction ? b : a;
     if (nodes[fo].device != kNoDevice) {
       // Collapse: every component lives on the first-order device.
-      for (Id c : nodes[fn].children)
+      for (Id c : childrenOf(nodes[fn]))
         work.push_back({c, fo});
       return std::nullopt; // the classes stay apart; components are merged
     }
@@ -82,7 +84,8 @@ DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
   }
   if (!r.isFunction && c.isFunction) {
     r.isFunction = true;
-    r.children = c.children;
+    r.firstChild = c.firstChild;
+    r.numChildren = c.numChildren;
   }
   return std::nullopt;
 }
@@ -110,7 +113,7 @@ std::optional<DeviceDomains::Conflict> DeviceDomains::collapse(Id fnDomain, Id f
   while (!work.empty()) {
     Id x = find(work.pop_back_val());
     if (nodes[x].isFunction) {
-      for (Id c : nodes[x].children)
+      for (Id c : childrenOf(nodes[x]))
         work.push_back(c);
       continue;
     }

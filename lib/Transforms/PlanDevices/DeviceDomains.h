@@ -54,7 +54,7 @@ public:
   bool isFunction(Id x) { return node(find(x)).isFunction; }
   /// Parameter and result domains of a function domain (result last).
   llvm::SmallVector<Id, 4> children(Id x) {
-    auto &c = node(find(x)).children;
+    llvm::ArrayRef<Id> c = childrenOf(node(find(x)));
     return llvm::SmallVector<Id, 4>(c.begin(), c.end());
   }
   /// The result domain of a function domain (recursively); `x` itself if
@@ -77,20 +77,30 @@ public:
   std::optional<Conflict> collapse(Id fnDomain, Id fo);
 
   size_t size() const { return nodes.size(); }
+  /// Room for `n` domains without reallocating.
+  void reserve(size_t n) { nodes.reserve(n); }
 
 private:
+  // 24 bytes, trivially copyable: a million-node module has over a million
+  // domains, and find() walks them. Function shapes (rare) keep their
+  // components in `childPool`.
   struct Node {
     Id parent;
-    uint32_t rank = 0;
-    DeviceIndex device = kNoDevice;
     uint32_t reason = 0;
+    DeviceIndex device = kNoDevice;
+    uint32_t firstChild = 0;
+    uint32_t numChildren = 0;
+    uint8_t rank = 0;
     bool isFunction = false;
-    llvm::SmallVector<Id, 0> children;
   };
   Node &node(Id x) { return nodes[x]; }
+  llvm::ArrayRef<Id> childrenOf(const Node &n) const {
+    return llvm::ArrayRef<Id>(childPool).slice(n.firstChild, n.numChildren);
+  }
   std::optional<Conflict> link(Id a, Id b, llvm::SmallVectorImpl<std::pair<Id, Id>> &work);
 
   std::vector<Node> nodes;
+  std::vector<Id> childPool;
   std::vector<Reason> reasons;
 };
 
