@@ -50,6 +50,53 @@ ExprRef hx::withOperands(Expr *e, ArrayRef<ExprRef> ops) {
   return r;
 }
 
+ExprRef hx::replaceOperands(Expr *e, ArrayRef<ExprRef> ops) {
+  if (e->useCount() != 1 || e->isAtomic())
+    return withOperands(e, ops);
+  // Only its one user holds `e`, and that user is being rebuilt too: nobody
+  // else can see the change, so the node is reused (TVM's copy-on-write).
+  switch (e->getKind()) {
+  case ExprKind::Call: {
+    auto *c = cast<Call>(e);
+    if (c->callee.get() != ops[0].get())
+      c->callee = ops[0];
+    for (size_t i = 0; i < c->args.size(); ++i)
+      if (c->args[i].get() != ops[i + 1].get())
+        c->args[i] = ops[i + 1];
+    break;
+  }
+  case ExprKind::Tuple: {
+    auto *t = cast<Tuple>(e);
+    for (size_t i = 0; i < t->fields.size(); ++i)
+      if (t->fields[i].get() != ops[i].get())
+        t->fields[i] = ops[i];
+    break;
+  }
+  case ExprKind::TupleGetItem:
+    cast<TupleGetItem>(e)->tuple = ops[0];
+    break;
+  case ExprKind::Let: {
+    auto *l = cast<Let>(e);
+    l->value = ops[0];
+    l->body = ops[1];
+    break;
+  }
+  case ExprKind::If: {
+    auto *i = cast<If>(e);
+    i->cond = ops[0];
+    i->thenBranch = ops[1];
+    i->elseBranch = ops[2];
+    break;
+  }
+  case ExprKind::Function:
+    cast<Function>(e)->body = ops[0];
+    break;
+  default:
+    break;
+  }
+  return e;
+}
+
 ExprRef hx::rewritePostOrder(Expr *root,
                              function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn) {
   // done[i] is the replacement of order[i]; operands are found by their Walk

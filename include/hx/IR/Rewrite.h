@@ -11,6 +11,13 @@ namespace hx {
 /// location, attributes and checked type; `e` itself when nothing changed.
 ExprRef withOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
 
+/// withOperands for rewrites that replace the old DAG (rewritePostOrder
+/// callbacks): when `e` has a single owner (its one user, which is rebuilt
+/// too), `e` itself is changed and returned, so neither it nor its users are
+/// copied. Never use it on a node that something else still needs unchanged
+/// through a plain pointer.
+ExprRef replaceOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
+
 /// Rebuilds the DAG under `root` bottom-up without recursion. `fn` gets each
 /// node once, operands first, with its operands already rewritten, and
 /// returns its replacement (often `withOperands(old, ops)`). Returns the

@@ -66,7 +66,7 @@ public:
         nops[0] = onDeviceFixed(nops[0], a.varDevice(l->var.get()));
       l->var->device = kNoDevice;
     }
-    ExprRef r = withOperands(old, nops);
+    ExprRef r = replaceOperands(old, nops);
     if (auto *f = dyn_cast<Function>(old)) {
       auto *nf = cast<Function>(r.get());
       nf->resultDevice = a.resultDevice(f);
@@ -87,7 +87,7 @@ private:
     if (slot)
       return slot;
     ExprRef src = isVarLike(arg.get()) ? arg : onDeviceFixed(arg, s);
-    slot = withOperands(c, {ops[0], src});
+    slot = replaceOperands(c, {ops[0], src});
     return slot;
   }
 
@@ -160,11 +160,11 @@ void hx::rewriteOnDevices(Module &m) {
       }
       if (isa<Let>(old)) {
         SmallVector<ExprRef, 2> nops{fixOnDevice(ops[0].get()), ops[1]};
-        return withOperands(old, nops);
+        return replaceOperands(old, nops);
       }
       if (isa<Function>(old))
-        return withOperands(old, {fixOnDevice(ops[0].get())});
-      return withOperands(old, ops);
+        return replaceOperands(old, {fixOnDevice(ops[0].get())});
+      return replaceOperands(old, ops);
     });
     d.fn = cast<Function>(r.get());
   }
