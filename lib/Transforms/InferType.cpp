@@ -21,8 +21,8 @@
 //  2. Each composite node (call, tuple, projection, let, if, fn) is a frame
 //     whose stage says which operands it has pushed. Operands are typed before
 //     their user; a node shared by several users is typed once (the visit
-//     state lives in a DenseMap; stale checkedType fields from earlier runs
-//     are overwritten). Atomic nodes (variables, globals, operators,
+//     state is a side table indexed by an ExprNumbering; stale checkedType
+//     fields from earlier runs are overwritten). Atomic nodes (variables, globals, operators,
 //     constants) are shared by all their uses, so they are resolved by the
 //     user, and their errors are located at that use.
 //  3. Binders set their variables before the scope is pushed: parameters from
@@ -58,6 +58,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hx/IR/ExprNumbering.h"
 #include "hx/IR/Module.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Pass/Pass.h"
@@ -159,19 +160,29 @@ private:
 
   Module &m;
   DiagEngine &diags;
-  DenseMap<const Expr *, State> states;
+  // The visit state of each node, by its number (Walk slot; this pass runs
+  // no foreign code while it numbers).
+  ExprNumbering visited{ExprSlot::Walk};
+  std::vector<State> states;
   DenseMap<const Function *, TypeRef> signatures;
   std::vector<Frame> stack;
   TypeUniquer types;
 
   bool isDone(const Expr *e) const {
-    auto it = states.find(e);
-    return it != states.end() && it->second == State::Done;
+    uint32_t k = visited.lookup(e);
+    return k != ExprNumbering::kNone && states[k] == State::Done;
   }
-  bool isVisited(const Expr *e) const { return states.count(e) != 0; }
+  bool isVisited(const Expr *e) const { return visited.contains(e); }
+  void setState(const Expr *e, State st) {
+    auto [k, inserted] = visited.insert(e);
+    if (inserted)
+      states.push_back(st);
+    else
+      states[k] = st;
+  }
   void finish(Expr *e, TypeRef t) {
     e->checkedType = types.unique(std::move(t));
-    states[e] = State::Done;
+    setState(e, State::Done);
   }
   /// The checked type of a node typed in this run, else null.
   const Type *typeOf(const Expr *e) const {
@@ -342,7 +353,7 @@ void TypeInferencer::step() {
       stack.pop_back();
       return;
     }
-    states[e] = State::Visiting;
+    setState(e, State::Visiting);
   }
   switch (e->getKind()) {
   case ExprKind::Call:
