@@ -118,6 +118,7 @@ ExprRef hx::rewritePostOrder(Expr *root,
   SmallVector<Expr *, 8> old;
   SmallVector<ExprRef, 8> ops;
   for (uint32_t i = 0; i < order.size(); ++i) {
+    prefetchAhead(order, i);
     Expr *e = order[i];
     old.clear();
     getOperands(e, old);

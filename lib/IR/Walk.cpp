@@ -32,9 +32,13 @@ std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
     stack.back().second = true;
     ops.clear();
     getOperands(e, ops);
+    // Operands are checked when popped; meanwhile their loads are under way
+    // (a walk over a million nodes is bound by memory latency).
     for (auto it = ops.rbegin(); it != ops.rend(); ++it)
-      if (*it && !entered.contains(*it))
+      if (*it) {
+        __builtin_prefetch(*it);
         stack.push_back({*it, false});
+      }
   }
   if (numbering) {
     *numbering = ExprNumbering(ExprSlot::Walk);
@@ -46,6 +50,9 @@ std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
 }
 
 void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
-  for (Expr *e : postOrder(root))
-    fn(e);
+  std::vector<Expr *> order = postOrder(root);
+  for (size_t i = 0; i < order.size(); ++i) {
+    prefetchAhead(order, i);
+    fn(order[i]);
+  }
 }

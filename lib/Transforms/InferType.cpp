@@ -22,9 +22,9 @@
 //     whose stage says which operands it has pushed. Operands are typed before
 //     their user; a node shared by several users is typed once (the visit
 //     state is a side table indexed by an ExprNumbering; stale checkedType
-//     fields from earlier runs are overwritten). Atomic nodes (variables, globals, operators,
-//     constants) are shared by all their uses, so they are resolved by the
-//     user, and their errors are located at that use.
+//     fields from earlier runs are overwritten). Atomic nodes (variables,
+//     globals, operators, constants) are shared by all their uses, so they
+//     are resolved by the user, and their errors are located at that use.
 //  3. Binders set their variables before the scope is pushed: parameters from
 //     annotations or from the expected function type (the "hint"), a let
 //     variable from its annotation (so a recursive closure can call itself)

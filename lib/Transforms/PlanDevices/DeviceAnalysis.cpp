@@ -302,7 +302,9 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
 }
 
 bool DeviceAnalysis::constrainDef(DefWalk &w) {
-  for (Expr *e : w.order) {
+  for (size_t i = 0; i < w.order.size(); ++i) {
+    prefetchAhead(w.order, i);
+    Expr *e = w.order[i];
     slotPos[slotOf(e)] = static_cast<uint32_t>(postOrder.size());
     postOrder.push_back(e);
     if (isa<Function>(e))
@@ -444,7 +446,9 @@ bool DeviceAnalysis::applyDefaults() {
   // Everything else; once bound, a node's device is final, so its operator
   // is checked against the target right away (one pass over the module).
   bool ok = true;
-  for (Expr *e : postOrder) {
+  for (size_t i = 0; i < postOrder.size(); ++i) {
+    prefetchAhead(postOrder, i);
+    Expr *e = postOrder[i];
     if (isa<Op>(e))
       continue;
     if (!bindAll(domainOf(e), def, e))
@@ -461,7 +465,9 @@ std::vector<DeviceAnalysis::DefWalk> DeviceAnalysis::walkDefs() {
     DefWalk &w = walks.emplace_back();
     w.def = &d;
     w.order = hx::postOrder(d.fn.get());
-    for (Expr *e : w.order) {
+    for (size_t i = 0; i < w.order.size(); ++i) {
+      prefetchAhead(w.order, i);
+      Expr *e = w.order[i];
       ops.clear();
       getOperands(e, ops);
       for (Expr *o : ops) {
