@@ -145,8 +145,8 @@ private:
 };
 } // namespace
 
-void hx::rewriteOnDevices(Module &m) {
-  for (Module::Def &d : m.defs) {
+void hx::rewriteOnDevices(Module::Def &d) {
+  {
     ExprRef r = rewritePostOrder(d.fn.get(), [](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
       if (auto *g = dyn_cast<TupleGetItem>(old)) {
         // Project before copying: only the needed field crosses devices.
@@ -176,24 +176,29 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
     if (!createInferTypePass()->run(m, ctx))
       return false;
   }
-  if (plan) {
-    TimeScope t(ctx.timing, "rewrite");
-    rewriteOnDevices(m);
-  }
   DeviceAnalysisOptions opts;
-  {
-    TimeScope t(ctx.timing, "options");
-    if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
-      return false;
-  }
+  if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
+    return false;
   opts.allowDefaulting = plan;
   opts.timing = ctx.timing;
   DeviceAnalysis analysis(m, ctx.diags, opts);
   {
-    TimeScope t(ctx.timing, "analysis");
-    if (!analysis.run())
-      return false;
+    // Def by def, while its nodes are in the cache: the on_device rewrite,
+    // then the walk that generates the def's constraints.
+    TimeScope t(ctx.timing, "rewrite and constraints");
+    for (Module::Def &d : m.defs) {
+      if (plan) {
+        Ref<Function> before = d.fn; // alive until the analysis moves its domain
+        rewriteOnDevices(d);
+        if (d.fn != before)
+          analysis.replaceRoot(before.get(), d.fn.get());
+      }
+      if (!analysis.addDef(d))
+        return false;
+    }
   }
+  if (!analysis.solve())
+    return false;
   TimeScope t(ctx.timing, "capture");
   captureDevices(m, analysis, ctx.options.replicateCheap);
   return true;

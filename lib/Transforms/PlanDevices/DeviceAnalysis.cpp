@@ -89,6 +89,7 @@ uint32_t DeviceAnalysis::slotOf(const Expr *e) {
     slotLastSoft.push_back(kNoUse);
     slotSoftOperands.push_back(0);
     slotPos.push_back(0);
+    slotDef.push_back(0);
   }
   return k;
 }
@@ -301,37 +302,56 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
   }
 }
 
-bool DeviceAnalysis::constrainDef(DefWalk &w) {
+bool DeviceAnalysis::addDef(const Module::Def &d) {
+  uint32_t index = static_cast<uint32_t>(walks.size());
+  DefWalk &w = walks.emplace_back();
+  w.def = &d;
+  w.index = index;
+  // The walk counts uses and finds the callees; constraints follow at once,
+  // while the def's nodes are still in the cache.
+  w.order = hx::postOrder(d.fn.get(), nullptr, [&](Expr *, Expr *o) {
+    ++slotUses[slotOf(o)];
+    if (auto *g = dyn_cast<GlobalVar>(o))
+      if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
+        w.callees.push_back(c);
+  });
+  llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
+    return a->global->name < b->global->name;
+  });
+  w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
   for (size_t i = 0; i < w.order.size(); ++i) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];
-    slotPos[slotOf(e)] = static_cast<uint32_t>(postOrder.size());
-    postOrder.push_back(e);
+    uint32_t slot = slotOf(e);
+    slotDef[slot] = index;
+    slotPos[slot] = static_cast<uint32_t>(i);
     if (isa<Function>(e))
-      functions.push_back(cast<Function>(e));
+      w.functions.push_back(cast<Function>(e));
     else if (isa<Let>(e))
-      lets.push_back(cast<Let>(e));
+      w.lets.push_back(cast<Let>(e));
     else if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
-      onDevices.push_back(c);
+      w.onDevices.push_back(c);
     if (!constrainNode(e))
       return false;
   }
-  w.order = {};
   return true;
 }
 
-bool DeviceAnalysis::placeSharedValues() {
+void DeviceAnalysis::replaceRoot(const Function *old, const Function *now) {
+  uint32_t k = slots.lookup(old);
+  if (k == ExprNumbering::kNone || slotDomains[k] == kNoDomain)
+    return;
+  uint32_t n = slotOf(now);
+  if (slotDomains[n] == kNoDomain)
+    slotDomains[n] = slotDomains[k];
+}
+
+bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
   SmallVector<Expr *, 8> ops;
   auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
     if (d != kNoDevice && !llvm::is_contained(s, d))
       s.push_back(d);
   };
-  // Values with soft uses, in program order.
-  std::vector<uint32_t> positions;
-  positions.reserve(sharedValues.size());
-  for (uint32_t slot : sharedValues)
-    positions.push_back(slotPos[slot]);
-  llvm::sort(positions);
   SmallVector<SoftUse, 4> uses;
   for (uint32_t pos : positions) {
     Expr *v = postOrder[pos];
@@ -458,32 +478,6 @@ bool DeviceAnalysis::applyDefaults() {
   return ok;
 }
 
-std::vector<DeviceAnalysis::DefWalk> DeviceAnalysis::walkDefs() {
-  std::vector<DefWalk> walks;
-  SmallVector<Expr *, 8> ops;
-  for (const Module::Def &d : mod.defs) {
-    DefWalk &w = walks.emplace_back();
-    w.def = &d;
-    w.order = hx::postOrder(d.fn.get());
-    for (size_t i = 0; i < w.order.size(); ++i) {
-      prefetchAhead(w.order, i);
-      Expr *e = w.order[i];
-      ops.clear();
-      getOperands(e, ops);
-      for (Expr *o : ops) {
-        ++slotUses[slotOf(o)];
-        if (auto *g = dyn_cast<GlobalVar>(o))
-          if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
-            w.callees.push_back(c);
-      }
-    }
-    llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
-      return a->global->name < b->global->name;
-    });
-    w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
-  }
-  return walks;
-}
 
 // Defs in an order that does not depend on how the file orders them:
 // callees before callers (a post-order of the call graph), ties by name.
@@ -546,20 +540,33 @@ DeviceIndex DeviceAnalysis::cpuDevice() {
 }
 
 bool DeviceAnalysis::run() {
-  {
-    // One walk per def gives its post-order, the use counts and the call
-    // graph; constraints then follow each def's post-order.
-    TimeScope t(opts.timing, "constraints");
-    std::vector<DefWalk> walks = walkDefs();
-    postOrder.reserve(slots.size());
-    domains.reserve(slots.size() + slots.size() / 4);
-    for (DefWalk *w : canonicalDefOrder(walks))
-      if (!constrainDef(*w))
-        return false;
+  for (const Module::Def &d : mod.defs)
+    if (!addDef(d))
+      return false;
+  return solve();
+}
+
+bool DeviceAnalysis::solve() {
+  // Everything that depends on order from here on follows the canonical def
+  // order; constraints (a unification) give the same solution in any order.
+  std::vector<uint32_t> offsets(walks.size());
+  for (DefWalk *w : canonicalDefOrder(walks)) {
+    offsets[w->index] = static_cast<uint32_t>(postOrder.size());
+    postOrder.insert(postOrder.end(), w->order.begin(), w->order.end());
+    onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
+    functions.insert(functions.end(), w->functions.begin(), w->functions.end());
+    lets.insert(lets.end(), w->lets.begin(), w->lets.end());
   }
+  walks.clear();
   {
     TimeScope t(opts.timing, "shared values");
-    if (!placeSharedValues())
+    // Values with soft uses, in program order.
+    std::vector<uint32_t> positions;
+    positions.reserve(sharedValues.size());
+    for (uint32_t slot : sharedValues)
+      positions.push_back(offsets[slotDef[slot]] + slotPos[slot]);
+    llvm::sort(positions);
+    if (!placeSharedValues(positions))
       return false;
   }
   TimeScope t(opts.timing, "defaults and checks");

@@ -41,8 +41,16 @@ public:
   DeviceAnalysis(Module &m, DiagEngine &diags, DeviceAnalysisOptions opts)
       : mod(m), diags(diags), opts(opts) {}
 
-  /// Solves every def of the module. Returns false after reporting errors.
+  /// Solves every def of the module (addDef for each, then solve). Returns
+  /// false after reporting errors.
   bool run();
+  /// Walks one def and generates its constraints (defs in any order).
+  bool addDef(const Module::Def &d);
+  /// A def's root function was replaced after other defs referred to it (by
+  /// calling its global): `now` takes over the domain of `old`.
+  void replaceRoot(const Function *old, const Function *now);
+  /// After every def is added: shared values, defaults and target checks.
+  bool solve();
 
   /// The device of a first-order value (of a function value: of its result).
   DeviceIndex deviceOf(const Expr *e);
@@ -70,23 +78,26 @@ private:
   };
 
 public:
-  /// One def's nodes in post-order and the defs it calls (sorted by name).
+  /// One def's nodes in post-order, the defs it calls (sorted by name), and
+  /// its on_device calls, functions and lets (in post-order).
   struct DefWalk {
     const Module::Def *def = nullptr;
+    uint32_t index = 0; // in the order defs were added
     std::vector<Expr *> order;
     std::vector<const Module::Def *> callees;
+    std::vector<Call *> onDevices;
+    std::vector<Function *> functions;
+    std::vector<Let *> lets;
   };
 
 private:
-  std::vector<DefWalk> walkDefs();
   bool checkTarget(Expr *e);
   DeviceIndex cpuDevice();
   Id domainOf(const Expr *e);
   Id makeDomainForType(const Type *t);
-  bool constrainDef(DefWalk &w);
   bool constrainNode(Expr *e);
   bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
-  bool placeSharedValues();
+  bool placeSharedValues(llvm::ArrayRef<uint32_t> positions);
   bool applyDefaults();
   bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
@@ -114,11 +125,12 @@ private:
   /// Bit i: the edge to operand i (getOperands order) is soft; operands past
   /// 63 are in softEdgesHigh.
   std::vector<uint64_t> slotSoftOperands;
-  /// Position in postOrder.
-  std::vector<uint32_t> slotPos;
+  /// The def (DefWalk::index) and the position in its post-order.
+  std::vector<uint32_t> slotDef, slotPos;
+  std::vector<DefWalk> walks;
   /// Slots of the values that have soft uses.
   std::vector<uint32_t> sharedValues;
-  /// The on_device calls, functions and lets, in postOrder's order.
+  /// The on_device calls, functions and lets, in postOrder's order (solve).
   std::vector<Call *> onDevices;
   std::vector<Function *> functions;
   std::vector<Let *> lets;
@@ -126,7 +138,7 @@ private:
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
   bool isSoftEdge(const Expr *consumer, unsigned i);
   llvm::DenseSet<const Call *> fallbacks;
-  /// Every node of every def in post-order (defs in module order).
+  /// Every node of every def in post-order, defs in canonical order (solve).
   std::vector<Expr *> postOrder;
 };
 

@@ -77,8 +77,6 @@ public:
   std::optional<Conflict> collapse(Id fnDomain, Id fo);
 
   size_t size() const { return nodes.size(); }
-  /// Room for `n` domains without reallocating.
-  void reserve(size_t n) { nodes.reserve(n); }
 
 private:
   // 24 bytes, trivially copyable: a million-node module has over a million
