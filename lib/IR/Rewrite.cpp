@@ -99,11 +99,17 @@ ExprRef hx::replaceOperands(Expr *e, ArrayRef<ExprRef> ops) {
 
 ExprRef hx::rewritePostOrder(Expr *root,
                              function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn) {
-  // done[i] is the replacement of order[i]; operands are found by their Walk
-  // numbers. `fn` is foreign code: if it walks the same nodes, it overwrites
-  // those numbers, and lookups fall back to a map built once.
+  return rewriteInOrder(postOrder(root), fn);
+}
+
+ExprRef hx::rewriteInOrder(ArrayRef<Expr *> order,
+                           function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn) {
+  // done[i] is the replacement of order[i]; a node is numbered i as it is
+  // reached, and its operands (earlier in the order) by their Walk numbers.
+  // `fn` is foreign code: if it walks the same nodes, it overwrites those
+  // numbers, and lookups fall back to a map built once.
   ExprNumbering numbers(ExprSlot::Walk);
-  std::vector<Expr *> order = postOrder(root, &numbers);
+  numbers.reserve(order.size());
   std::vector<ExprRef> done(order.size());
   DenseMap<const Expr *, uint32_t> fallback;
   auto indexOf = [&](const Expr *e) {
@@ -111,8 +117,8 @@ ExprRef hx::rewritePostOrder(Expr *root,
     if (k != ExprNumbering::kNone)
       return k;
     if (fallback.empty())
-      for (uint32_t i = 0; i < order.size(); ++i)
-        fallback[order[i]] = i;
+      for (uint32_t i = 0; i < numbers.size(); ++i)
+        fallback[numbers[i]] = i;
     return fallback.lookup(e);
   };
   SmallVector<Expr *, 8> old;
@@ -120,6 +126,9 @@ ExprRef hx::rewritePostOrder(Expr *root,
   for (uint32_t i = 0; i < order.size(); ++i) {
     prefetchAhead(order, i);
     Expr *e = order[i];
+    if (!fallback.empty())
+      fallback[e] = i;
+    numbers.insert(e);
     old.clear();
     getOperands(e, old);
     ops.clear();

@@ -4,6 +4,7 @@
 
 #include "hx/IR/Expr.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <vector>
 
 namespace hx {
 
@@ -24,6 +25,12 @@ ExprRef replaceOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
 /// replacement of `root`.
 ExprRef rewritePostOrder(Expr *root,
                          llvm::function_ref<ExprRef(Expr *old, llvm::ArrayRef<ExprRef> ops)> fn);
+
+/// rewritePostOrder over an order computed before (postOrder(root), root
+/// last; the DAG unchanged since): one sequential, prefetched pass instead of
+/// a walk that chases pointers.
+ExprRef rewriteInOrder(llvm::ArrayRef<Expr *> order,
+                       llvm::function_ref<ExprRef(Expr *old, llvm::ArrayRef<ExprRef> ops)> fn);
 
 } // namespace hx
 

@@ -4,6 +4,7 @@
 
 #include "hx/IR/Expr.h"
 #include "hx/IR/ExprNumbering.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <vector>
 
@@ -22,7 +23,7 @@ std::vector<Expr *> postOrder(Expr *root, ExprNumbering *numbering = nullptr,
 /// Starts loading the node `ahead` places further in `order`: loops over a
 /// post-order touch nodes scattered over the heap, and at a million nodes
 /// each touch would otherwise wait for memory.
-inline void prefetchAhead(const std::vector<Expr *> &order, size_t i, size_t ahead = 8) {
+inline void prefetchAhead(llvm::ArrayRef<Expr *> order, size_t i, size_t ahead = 8) {
   if (i + ahead < order.size()) {
     const char *p = reinterpret_cast<const char *>(order[i + ahead]);
     __builtin_prefetch(p);

@@ -207,9 +207,11 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
 void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {
   for (Module::Def &d : m.defs) {
     Capturer c(m, analysis, replicateCheap); // memos never outlive a def
-    ExprRef r = rewritePostOrder(d.fn.get(), [&](Expr *old, ArrayRef<ExprRef> ops) {
-      return c.rebuild(old, ops);
-    });
+    // The order the analysis walked (the def is unchanged since): a
+    // sequential pass instead of another walk.
+    ArrayRef<Expr *> order = analysis.defOrder(d);
+    auto rebuild = [&](Expr *old, ArrayRef<ExprRef> ops) { return c.rebuild(old, ops); };
+    ExprRef r = order.empty() ? rewritePostOrder(d.fn.get(), rebuild) : rewriteInOrder(order, rebuild);
     d.fn = cast<Function>(r.get());
   }
 }

@@ -552,6 +552,7 @@ bool DeviceAnalysis::solve() {
   std::vector<uint32_t> offsets(walks.size());
   for (DefWalk *w : canonicalDefOrder(walks)) {
     offsets[w->index] = static_cast<uint32_t>(postOrder.size());
+    defRanges[w->def] = {postOrder.size(), w->order.size()};
     postOrder.insert(postOrder.end(), w->order.begin(), w->order.end());
     onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
     functions.insert(functions.end(), w->functions.begin(), w->functions.end());

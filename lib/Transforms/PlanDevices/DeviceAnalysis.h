@@ -51,6 +51,13 @@ public:
   void replaceRoot(const Function *old, const Function *now);
   /// After every def is added: shared values, defaults and target checks.
   bool solve();
+  /// The post-order of a def as the analysis walked it (after solve).
+  llvm::ArrayRef<Expr *> defOrder(const Module::Def &d) const {
+    auto it = defRanges.find(&d);
+    if (it == defRanges.end())
+      return {};
+    return llvm::ArrayRef<Expr *>(postOrder).slice(it->second.first, it->second.second);
+  }
 
   /// The device of a first-order value (of a function value: of its result).
   DeviceIndex deviceOf(const Expr *e);
@@ -140,6 +147,8 @@ private:
   llvm::DenseSet<const Call *> fallbacks;
   /// Every node of every def in post-order, defs in canonical order (solve).
   std::vector<Expr *> postOrder;
+  /// Where each def's nodes are in postOrder: (start, count).
+  llvm::DenseMap<const Module::Def *, std::pair<size_t, size_t>> defRanges;
 };
 
 /// Helpers shared by the PlanDevices files.
