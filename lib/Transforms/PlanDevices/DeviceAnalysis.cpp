@@ -83,13 +83,7 @@ DeviceAnalysis::Id DeviceAnalysis::makeDomainForType(const Type *t) {
 uint32_t DeviceAnalysis::slotOf(const Expr *e) {
   auto [k, inserted] = slots.insert(e);
   if (inserted) {
-    slotDomains.push_back(kNoDomain);
-    slotUses.push_back(0);
-    slotFirstSoft.push_back(kNoUse);
-    slotLastSoft.push_back(kNoUse);
-    slotSoftOperands.push_back(0);
-    slotPos.push_back(0);
-    slotDef.push_back(0);
+    info.emplace_back();
   }
   return k;
 }
@@ -97,13 +91,13 @@ uint32_t DeviceAnalysis::slotOf(const Expr *e) {
 bool DeviceAnalysis::isSoftEdge(const Expr *consumer, unsigned i) {
   if (i >= 64)
     return softEdgesHigh.count({consumer, i});
-  return slotSoftOperands[slotOf(consumer)] >> i & 1;
+  return info[slotOf(consumer)].softOperands >> i & 1;
 }
 
 DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
   uint32_t slot = slotOf(e);
-  if (slotDomains[slot] != kNoDomain)
-    return slotDomains[slot];
+  if (info[slot].domain != kNoDomain)
+    return info[slot].domain;
   Id id;
   if (auto *gv = dyn_cast<GlobalVar>(e)) {
     Function *fn = mod.lookup(gv->name);
@@ -130,7 +124,7 @@ DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
   } else {
     id = makeDomainForType(e->checkedType.get());
   }
-  slotDomains[slotOf(e)] = id; // the slot tables may have grown meanwhile
+  info[slotOf(e)].domain = id; // the slot table may have grown meanwhile
   return id;
 }
 
@@ -177,19 +171,19 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool pinned = isFixedOnDevice(operand) || (var && var->device != kNoDevice) ||
                 (call && !call->getOp());
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
-              (slotUses[slotOf(operand)] > 1 || boundary || (pinned && operatorUse));
+              (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
     uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
     softUses.push_back({consumer, i, expected, boundary});
-    if (slotLastSoft[v] == kNoUse) {
-      slotFirstSoft[v] = u;
+    if (info[v].lastSoft == kNoUse) {
+      info[v].firstSoft = u;
       sharedValues.push_back(v);
     }
     else
-      softUses[slotLastSoft[v]].next = u;
-    slotLastSoft[v] = u;
+      softUses[info[v].lastSoft].next = u;
+    info[v].lastSoft = u;
     if (i < 64)
-      slotSoftOperands[slotOf(consumer)] |= uint64_t(1) << i;
+      info[slotOf(consumer)].softOperands |= uint64_t(1) << i;
     else
       softEdgesHigh.insert({consumer, i});
     return true;
@@ -310,7 +304,7 @@ bool DeviceAnalysis::addDef(const Module::Def &d) {
   // The walk counts uses and finds the callees; constraints follow at once,
   // while the def's nodes are still in the cache.
   w.order = hx::postOrder(d.fn.get(), nullptr, [&](Expr *, Expr *o) {
-    ++slotUses[slotOf(o)];
+    ++info[slotOf(o)].uses;
     if (auto *g = dyn_cast<GlobalVar>(o))
       if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
         w.callees.push_back(c);
@@ -323,8 +317,8 @@ bool DeviceAnalysis::addDef(const Module::Def &d) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];
     uint32_t slot = slotOf(e);
-    slotDef[slot] = index;
-    slotPos[slot] = static_cast<uint32_t>(i);
+    info[slot].def = index;
+    info[slot].pos = static_cast<uint32_t>(i);
     if (isa<Function>(e))
       w.functions.push_back(cast<Function>(e));
     else if (isa<Let>(e))
@@ -339,11 +333,11 @@ bool DeviceAnalysis::addDef(const Module::Def &d) {
 
 void DeviceAnalysis::replaceRoot(const Function *old, const Function *now) {
   uint32_t k = slots.lookup(old);
-  if (k == ExprNumbering::kNone || slotDomains[k] == kNoDomain)
+  if (k == ExprNumbering::kNone || info[k].domain == kNoDomain)
     return;
   uint32_t n = slotOf(now);
-  if (slotDomains[n] == kNoDomain)
-    slotDomains[n] = slotDomains[k];
+  if (info[n].domain == kNoDomain)
+    info[n].domain = info[k].domain;
 }
 
 bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
@@ -357,7 +351,7 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
     Expr *v = postOrder[pos];
     uint32_t slot = slotOf(v);
     uses.clear();
-    for (uint32_t u = slotFirstSoft[slot]; u != kNoUse; u = softUses[u].next)
+    for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
       uses.push_back(softUses[u]);
     Id self = domains.firstOrder(domainOf(v));
     DeviceIndex here = domains.device(self);
@@ -565,7 +559,7 @@ bool DeviceAnalysis::solve() {
     std::vector<uint32_t> positions;
     positions.reserve(sharedValues.size());
     for (uint32_t slot : sharedValues)
-      positions.push_back(offsets[slotDef[slot]] + slotPos[slot]);
+      positions.push_back(offsets[info[slot].def] + info[slot].pos);
     llvm::sort(positions);
     if (!placeSharedValues(positions))
       return false;

@@ -124,16 +124,20 @@ private:
   static constexpr uint32_t kNoUse = UINT32_MAX;
   uint32_t slotOf(const Expr *e);
   ExprNumbering slots{ExprSlot::Analysis};
-  std::vector<Id> slotDomains;
-  std::vector<uint32_t> slotUses;
-  /// Soft uses of each value, in program order: a list through `next`.
-  std::vector<uint32_t> slotFirstSoft, slotLastSoft;
+  /// What the analysis knows of one node: one cache line holds it all.
+  struct SlotInfo {
+    Id domain = kNoDomain;
+    uint32_t uses = 0;
+    /// Soft uses of the value, in program order: a list through `next`.
+    uint32_t firstSoft = kNoUse, lastSoft = kNoUse;
+    /// Bit i: the edge to operand i (getOperands order) is soft; operands
+    /// past 63 are in softEdgesHigh.
+    uint64_t softOperands = 0;
+    /// The def (DefWalk::index) and the position in its post-order.
+    uint32_t def = 0, pos = 0;
+  };
+  std::vector<SlotInfo> info;
   std::vector<SoftUse> softUses;
-  /// Bit i: the edge to operand i (getOperands order) is soft; operands past
-  /// 63 are in softEdgesHigh.
-  std::vector<uint64_t> slotSoftOperands;
-  /// The def (DefWalk::index) and the position in its post-order.
-  std::vector<uint32_t> slotDef, slotPos;
   std::vector<DefWalk> walks;
   /// Slots of the values that have soft uses.
   std::vector<uint32_t> sharedValues;
