@@ -11,8 +11,7 @@
 using namespace hx;
 using namespace llvm;
 
-std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering,
-                                  function_ref<void(Expr *, Expr *)> onEdge) {
+std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
   std::vector<Expr *> order;
   ExprNumbering entered(ExprSlot::Walk);
   // (node, operands pushed?)
@@ -35,10 +34,6 @@ std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering,
     getOperands(e, ops);
     // Operands are checked when popped; meanwhile their loads are under way
     // (a walk over a million nodes is bound by memory latency).
-    if (onEdge)
-      for (Expr *o : ops)
-        if (o)
-          onEdge(e, o);
     for (auto it = ops.rbegin(); it != ops.rend(); ++it)
       if (*it) {
         __builtin_prefetch(*it);

@@ -82,6 +82,30 @@ TEST(NumberingTest, RewriteSurvivesNestedWalks) {
   EXPECT_EQ(multiplies, 50u);
 }
 
+// rewriteInOrder reports a change, also one made in place.
+TEST(NumberingTest, RewriteInOrderReportsChanges) {
+  Module m;
+  auto a = make<Var>("a", nullptr, SMLoc()), b = make<Var>("b", nullptr, SMLoc());
+  ExprRef top = call(m, "negative", {call(m, "negative", {a})});
+  std::vector<Expr *> order = postOrder(top.get());
+  bool changed = false;
+  ExprRef same = rewriteInOrder(order, [](Expr *old, llvm::ArrayRef<ExprRef> ops) {
+    return replaceOperands(old, ops);
+  }, &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(same.get(), top.get());
+  // The inner call has one owner: it is changed in place, its user is not.
+  Expr *inner = llvm::cast<Call>(top.get())->args[0].get();
+  ExprRef r = rewriteInOrder(order, [&](Expr *old, llvm::ArrayRef<ExprRef> ops) -> ExprRef {
+    if (old == inner)
+      return replaceOperands(old, {ops[0], b});
+    return replaceOperands(old, ops);
+  }, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(r.get(), top.get());
+  EXPECT_EQ(llvm::cast<Call>(inner)->args[0].get(), b.get());
+}
+
 TEST(TypeUniquerTest, ComputedTypesAreSharedAnnotationsKept) {
   TypeUniquer u;
   TypeRef t1 = u.unique(makeTensorType({2, 3}, DType::Float32));

@@ -1,6 +1,7 @@
 //===- Capture.cpp - Rewrites before and after the device analysis -------===//
 #include "Capture.h"
 #include "hx/IR/Rewrite.h"
+#include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -145,9 +146,10 @@ private:
 };
 } // namespace
 
-void hx::rewriteOnDevices(Module::Def &d) {
+bool hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
+  bool changed = false;
   {
-    ExprRef r = rewritePostOrder(d.fn.get(), [](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
+    ExprRef r = rewriteInOrder(order, [](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
       if (auto *g = dyn_cast<TupleGetItem>(old)) {
         // Project before copying: only the needed field crosses devices.
         if (Call *od = asOnDevice(ops[0].get())) {
@@ -165,9 +167,10 @@ void hx::rewriteOnDevices(Module::Def &d) {
       if (isa<Function>(old))
         return replaceOperands(old, {fixOnDevice(ops[0].get())});
       return replaceOperands(old, ops);
-    });
+    }, &changed);
     d.fn = cast<Function>(r.get());
   }
+  return changed;
 }
 
 bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
@@ -187,13 +190,16 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
     // then the walk that generates the def's constraints.
     TimeScope t(ctx.timing, "rewrite and constraints");
     for (Module::Def &d : m.defs) {
+      std::vector<Expr *> order = postOrder(d.fn.get()); // the def's one cold walk
       if (plan) {
         Ref<Function> before = d.fn; // alive until the analysis moves its domain
-        rewriteOnDevices(d);
-        if (d.fn != before)
-          analysis.replaceRoot(before.get(), d.fn.get());
+        if (rewriteOnDevices(d, order)) {
+          if (d.fn != before)
+            analysis.replaceRoot(before.get(), d.fn.get());
+          order = postOrder(d.fn.get());
+        }
       }
-      if (!analysis.addDef(d))
+      if (!analysis.addDef(d, std::move(order)))
         return false;
     }
   }

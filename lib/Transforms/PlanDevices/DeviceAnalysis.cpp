@@ -296,19 +296,28 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
   }
 }
 
-bool DeviceAnalysis::addDef(const Module::Def &d) {
+bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
   uint32_t index = static_cast<uint32_t>(walks.size());
   DefWalk &w = walks.emplace_back();
   w.def = &d;
   w.index = index;
-  // The walk counts uses and finds the callees; constraints follow at once,
-  // while the def's nodes are still in the cache.
-  w.order = hx::postOrder(d.fn.get(), nullptr, [&](Expr *, Expr *o) {
-    ++info[slotOf(o)].uses;
-    if (auto *g = dyn_cast<GlobalVar>(o))
-      if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
-        w.callees.push_back(c);
-  });
+  w.order = order.empty() ? hx::postOrder(d.fn.get()) : std::move(order);
+  // Use counts and callees, then the constraints, while the def's nodes are
+  // in the cache.
+  SmallVector<Expr *, 8> ops;
+  for (size_t i = 0; i < w.order.size(); ++i) {
+    prefetchAhead(w.order, i);
+    ops.clear();
+    getOperands(w.order[i], ops);
+    for (Expr *o : ops) {
+      if (!o)
+        continue;
+      ++info[slotOf(o)].uses;
+      if (auto *g = dyn_cast<GlobalVar>(o))
+        if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
+          w.callees.push_back(c);
+    }
+  }
   llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
     return a->global->name < b->global->name;
   });

@@ -44,8 +44,9 @@ public:
   /// Solves every def of the module (addDef for each, then solve). Returns
   /// false after reporting errors.
   bool run();
-  /// Walks one def and generates its constraints (defs in any order).
-  bool addDef(const Module::Def &d);
+  /// Generates one def's constraints (defs in any order). `order` is the
+  /// def's postOrder() if the caller has it (else the def is walked).
+  bool addDef(const Module::Def &d, std::vector<Expr *> order = {});
   /// A def's root function was replaced after other defs referred to it (by
   /// calling its global): `now` takes over the domain of `old`.
   void replaceRoot(const Function *old, const Function *now);
