@@ -356,8 +356,10 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
       s.push_back(d);
   };
   SmallVector<SoftUse, 4> uses;
-  for (uint32_t pos : positions) {
-    Expr *v = postOrder[pos];
+  for (size_t j = 0; j < positions.size(); ++j) {
+    if (j + 8 < positions.size()) // the values are scattered: load ahead
+      __builtin_prefetch(postOrder[positions[j + 8]]);
+    Expr *v = postOrder[positions[j]];
     uint32_t slot = slotOf(v);
     uses.clear();
     for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
