@@ -1,6 +1,7 @@
 //===- DeviceAnalysis.cpp - Where every expression lives -----------------===//
 //
-// Phase 2a, constraints (one post-order walk per def, as TVM):
+// Phase 2a, constraints (addDef: one post-order walk per def, as TVM; defs
+// in any order, since unification's solution does not depend on it):
 //   - a primitive call puts its tensor arguments and result on one domain;
 //   - on_device(e, D): e on D (unless constrain_body=False); the result on D
 //     only when constrain_result=True;
@@ -13,6 +14,8 @@
 //   it is *soft*: its operand is a first-order value used more than once, or
 //   it enters or leaves a call that falls back to the cpu. Soft edges are
 //   recorded, not unified.
+// solve() orders the defs canonically (callees first, ties by name); what
+// follows runs in that order.
 // Phase 2b, shared values (beyond TVM), in program order: a value with soft
 //   uses lives where its producer puts it; if nothing does, on the candidate
 //   device (a device its soft operands are on, then a device a use needs, in

@@ -21,32 +21,44 @@
 //
 // Phases:
 //  0. Types: infer-type runs first (copies are costed in bytes).
-//  1. Rewrite (Capture.cpp, rewriteOnDevices): `on_device(e, D).i` becomes
-//     `on_device(e.i, D)` so only the needed field is copied; a normal
-//     on_device that is let-bound or a whole function body becomes fixed.
-//  2. Analyse (DeviceAnalysis.cpp): unification of device domains
+//  Then def by def, in module order, each def walked once (postOrder) while
+//  its nodes are in the cache:
+//  1. Rewrite (Capture.cpp, rewriteOnDevices, over the walked order):
+//     `on_device(e, D).i` becomes `on_device(e.i, D)` so only the needed field
+//     is copied; a normal on_device that is let-bound or a whole function body
+//     becomes fixed. (A def it changes is walked again.)
+//  2a. Constraints (DeviceAnalysis::addDef): unification of device domains
 //     (DeviceDomains.cpp: a device, a free variable, or fn(D1..Dn):Dr) over
 //     the whole module. Beyond TVM, a value used more than once is not forced
-//     onto one domain with all its uses: it is placed by cost (bytes moved)
-//     and copied once to each other device that needs it. Operators a
-//     device's target lacks (argsort, topk on cuda) are placed on the cpu
-//     (unless --strict-placement, which makes that an error).
+//     onto one domain with all its uses: its uses are recorded as soft edges.
+//     Operators a device's target lacks (argsort, topk on cuda) are placed on
+//     the cpu (unless --strict-placement, which makes that an error).
+//  Then, in canonical def order (callees first, ties by name; solve):
+//  2b. Shared values: each lives where its producer puts it, else where it
+//     costs the fewest bytes moved, and is copied once to each other device.
 //  3. Default: free on_devices join their body; unconstrained function
 //     results take the default device, then their parameters the result's;
 //     let variables their let's; everything else the default device.
-//  4. Capture (Capture.cpp, captureDevices): parameters and functions get
-//     their devices, user on_devices are removed, let-bound values are wrapped
-//     in fixed on_devices, and `device_copy(on_device(x, S, fixed), S, T)` is
-//     inserted where an edge crosses devices (no on_device around variables,
-//     globals and functions), one copy per value and destination, shared.
+//  4. Capture (Capture.cpp, captureDevices, over the walked order):
+//     parameters and functions get their devices, user on_devices are
+//     removed, let-bound values are wrapped in fixed on_devices, and
+//     `device_copy(on_device(x, S, fixed), S, T)` is inserted where an edge
+//     crosses devices (no on_device around variables, globals and functions),
+//     one copy per value and destination, shared. A node with one owner is
+//     changed in place rather than copied with all its users.
 //
 // Guarantees: every parameter and function has a device; every cross-device
 // edge goes through a device_copy; planning a planned module changes nothing;
-// output depends only on program order (never on hash order or addresses).
-// Unsatisfiable constraints are located errors with a note per constraint.
+// output depends only on program order (never on hash order or addresses, nor
+// on the order of defs: unification has one solution whatever the order of
+// its constraints, and every later step follows the canonical def order).
+// Unsatisfiable constraints are located errors with a note per constraint;
+// of several, the one met first in module order is reported.
 //
-// Complexity: linear in the module (iterative walks, near-constant-time
-// union-find); no recursion on the depth of the program.
+// Complexity: linear in the module. Each def is walked once (iteratively, no
+// recursion on depth) and later steps reuse that order; per-node facts live
+// in vectors indexed through ExprNumbering, not in maps keyed by address; the
+// union-find is near-constant per operation. `--time-passes` shows the phases.
 //
 // Limitations (TODO): one device signature per function (no specialisation
 // per call site); the cost model counts bytes, not bandwidth or latency; the
