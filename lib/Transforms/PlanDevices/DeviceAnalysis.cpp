@@ -335,8 +335,14 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
       w.functions.push_back(cast<Function>(e));
     else if (isa<Let>(e))
       w.lets.push_back(cast<Let>(e));
-    else if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
-      w.onDevices.push_back(c);
+    else if (auto *c = dyn_cast<Call>(e)) {
+      if (c->isOp(kOnDevice))
+        w.onDevices.push_back(c);
+      else if (Op *op = c->getOp();
+               op && op->def &&
+               !(op->def->supportsTarget(kTargetCPU) && op->def->supportsTarget(kTargetCUDA)))
+        w.targetChecks.push_back(c); // may sit on a device whose target lacks it
+    }
     if (!constrainNode(e))
       return false;
   }
@@ -471,19 +477,21 @@ bool DeviceAnalysis::applyDefaults() {
     if (!bindAll(self, def, l) || !bindAll(domainOf(l->var.get()), domains.device(self), l))
       return false;
   }
-  // Everything else; once bound, a node's device is final, so its operator
-  // is checked against the target right away (one pass over the module).
-  bool ok = true;
-  for (size_t i = 0; i < postOrder.size(); ++i) {
-    prefetchAhead(postOrder, i);
-    Expr *e = postOrder[i];
-    if (isa<Op>(e))
-      continue;
-    if (!bindAll(domainOf(e), def, e))
-      return false;
-    ok &= checkTarget(e);
+  // Everything else takes the default device when its device is first asked
+  // for (settledDevice): binding a free class cannot conflict, so this is
+  // the same as binding every node now, without another pass over them all.
+  lazyDefaults = true;
+  return true;
+}
+
+DeviceIndex DeviceAnalysis::settledDevice(Id id) {
+  Id x = domains.firstOrder(id);
+  DeviceIndex d = domains.device(x);
+  if (d == kNoDevice && lazyDefaults) {
+    d = opts.defaultDevice;
+    (void)domains.bind(x, d, {SMLoc(), "placed on the default device"});
   }
-  return ok;
+  return d;
 }
 
 
@@ -565,6 +573,7 @@ bool DeviceAnalysis::solve() {
     onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
     functions.insert(functions.end(), w->functions.begin(), w->functions.end());
     lets.insert(lets.end(), w->lets.begin(), w->lets.end());
+    targetChecks.insert(targetChecks.end(), w->targetChecks.begin(), w->targetChecks.end());
   }
   walks.clear();
   {
@@ -579,8 +588,11 @@ bool DeviceAnalysis::solve() {
       return false;
   }
   TimeScope t(opts.timing, "defaults and checks");
-  if (opts.allowDefaulting)
-    return applyDefaults();
+  if (opts.allowDefaulting) {
+    if (!applyDefaults())
+      return false;
+    return checkTargets();
+  }
   for (Expr *e : postOrder) {
     if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
       continue;
@@ -590,19 +602,21 @@ bool DeviceAnalysis::solve() {
       return false;
     }
   }
+  return checkTargets();
+}
+
+bool DeviceAnalysis::checkTargets() {
   // Operators must exist for the target of the device they run on.
   bool ok = true;
-  for (Expr *e : postOrder)
-    ok &= checkTarget(e);
+  for (Call *c : targetChecks)
+    ok &= checkTarget(c);
   return ok;
 }
 
-DeviceIndex DeviceAnalysis::deviceOf(const Expr *e) {
-  return domains.device(domains.firstOrder(domainOf(e)));
-}
+DeviceIndex DeviceAnalysis::deviceOf(const Expr *e) { return settledDevice(domainOf(e)); }
 
 DeviceIndex DeviceAnalysis::resultDevice(const Function *f) {
-  return domains.device(domains.firstOrder(domains.children(domainOf(f)).back()));
+  return settledDevice(domains.children(domainOf(f)).back());
 }
 
 DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
@@ -626,7 +640,7 @@ DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
     if (!domains.isFunction(callee))
       return kNoDevice;
     auto ch = domains.children(callee);
-    return i - 1 < ch.size() - 1 ? domains.device(domains.firstOrder(ch[i - 1])) : kNoDevice;
+    return i - 1 < ch.size() - 1 ? settledDevice(ch[i - 1]) : kNoDevice;
   }
   case ExprKind::Let:
     if (isFunctionTyped(cast<Let>(e)->value.get()) && i == 0)

@@ -96,10 +96,16 @@ public:
     std::vector<Call *> onDevices;
     std::vector<Function *> functions;
     std::vector<Let *> lets;
+    /// Calls of operators some target lacks.
+    std::vector<Call *> targetChecks;
   };
 
 private:
   bool checkTarget(Expr *e);
+  bool checkTargets();
+  /// The device of a domain's first-order class; after the defaults, a class
+  /// still free takes the default device here.
+  DeviceIndex settledDevice(Id id);
   DeviceIndex cpuDevice();
   Id domainOf(const Expr *e);
   Id makeDomainForType(const Type *t);
@@ -146,6 +152,10 @@ private:
   std::vector<Call *> onDevices;
   std::vector<Function *> functions;
   std::vector<Let *> lets;
+  std::vector<Call *> targetChecks;
+  /// Set once the defaults have run: free classes take the default device
+  /// when asked (settledDevice).
+  bool lazyDefaults = false;
   DeviceIndex cpu = kNoDevice;
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
   bool isSoftEdge(const Expr *consumer, unsigned i);
