@@ -149,6 +149,7 @@ class TypeInferencer {
 public:
   TypeInferencer(Module &m, DiagEngine &diags) : m(m), diags(diags) {}
   void run();
+  size_t numVisited() const { return visited.size(); }
 
 private:
   enum class State : uint8_t { Visiting, Done };
@@ -685,14 +686,19 @@ public:
   StringRef getDescription() const override {
     return "Infer and check the type of every expression";
   }
-  bool run(Module &m, PassContext &ctx) override {
-    unsigned errorsBefore = ctx.diags.getNumErrors();
-    TypeInferencer(m, ctx.diags).run();
-    return ctx.diags.getNumErrors() == errorsBefore;
-  }
+  bool run(Module &m, PassContext &ctx) override { return inferTypes(m, ctx.diags); }
 };
 
 } // namespace
+
+bool inferTypes(Module &m, DiagEngine &diags, size_t *numExprs) {
+  unsigned errorsBefore = diags.getNumErrors();
+  TypeInferencer inferencer(m, diags);
+  inferencer.run();
+  if (numExprs)
+    *numExprs = inferencer.numVisited();
+  return diags.getNumErrors() == errorsBefore;
+}
 
 std::unique_ptr<Pass> createInferTypePass() {
   return std::make_unique<InferTypePass>();

@@ -174,9 +174,10 @@ bool hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
 }
 
 bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
+  size_t numExprs = 0;
   {
     TimeScope t(ctx.timing, "infer-type");
-    if (!createInferTypePass()->run(m, ctx))
+    if (!inferTypes(m, ctx.diags, &numExprs))
       return false;
   }
   DeviceAnalysisOptions opts;
@@ -185,6 +186,7 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
   opts.allowDefaulting = plan;
   opts.timing = ctx.timing;
   DeviceAnalysis analysis(m, ctx.diags, opts);
+  analysis.reserve(numExprs);
   {
     // Def by def, while its nodes are in the cache: the on_device rewrite,
     // then the walk that generates the def's constraints.

@@ -349,6 +349,14 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
   return true;
 }
 
+void DeviceAnalysis::reserve(size_t numExprs) {
+  // Operators and globals are shared, so numExprs slightly overcounts nodes;
+  // domains are about one per node plus the bound ones.
+  slots.reserve(numExprs);
+  info.reserve(numExprs);
+  domains.reserve(numExprs + numExprs / 8);
+}
+
 void DeviceAnalysis::replaceRoot(const Function *old, const Function *now) {
   uint32_t k = slots.lookup(old);
   if (k == ExprNumbering::kNone || info[k].domain == kNoDomain)

@@ -52,6 +52,9 @@ public:
   void replaceRoot(const Function *old, const Function *now);
   /// After every def is added: shared values, defaults and target checks.
   bool solve();
+  /// Room for about `numExprs` expressions: at a million, growing the tables
+  /// by doubling would copy them (and fault their pages in) again and again.
+  void reserve(size_t numExprs);
   /// The post-order of a def as the analysis walked it (after solve).
   llvm::ArrayRef<Expr *> defOrder(const Module::Def &d) const {
     auto it = defRanges.find(&d);

@@ -77,6 +77,7 @@ public:
   std::optional<Conflict> collapse(Id fnDomain, Id fo);
 
   size_t size() const { return nodes.size(); }
+  void reserve(size_t n) { nodes.reserve(n); }
 
 private:
   // 24 bytes, trivially copyable: a million-node module has over a million
