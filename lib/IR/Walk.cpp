@@ -11,7 +11,8 @@
 using namespace hx;
 using namespace llvm;
 
-std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
+std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering,
+                                  function_ref<void(Expr *, Expr *)> onEdge) {
   std::vector<Expr *> order;
   ExprNumbering entered(ExprSlot::Walk);
   // (node, operands pushed?)
@@ -32,6 +33,10 @@ std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering) {
     stack.back().second = true;
     ops.clear();
     getOperands(e, ops);
+    if (onEdge)
+      for (Expr *o : ops)
+        if (o)
+          onEdge(e, o);
     // Operands are checked when popped; meanwhile their loads are under way
     // (a walk over a million nodes is bound by memory latency).
     for (auto it = ops.rbegin(); it != ops.rend(); ++it)

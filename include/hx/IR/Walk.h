@@ -15,7 +15,10 @@ namespace hx {
 /// recurses: depth is limited only by memory. Uses the Walk slot (see
 /// ExprNumbering); `numbering`, when given, is left holding the result's
 /// numbers: `numbering->lookup(e)` is e's index in the returned order.
-std::vector<Expr *> postOrder(Expr *root, ExprNumbering *numbering = nullptr);
+/// `onEdge(user, operand)`, when given, is called once per edge as the walk
+/// first reaches `user` (use counts come with the walk); it must not walk.
+std::vector<Expr *> postOrder(Expr *root, ExprNumbering *numbering = nullptr,
+                              llvm::function_ref<void(Expr *, Expr *)> onEdge = nullptr);
 
 /// Starts loading the node `ahead` places further in `order`: loops over a
 /// post-order touch nodes scattered over the heap, and at a million nodes

@@ -192,14 +192,23 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
     // then the walk that generates the def's constraints.
     TimeScope t(ctx.timing, "rewrite and constraints");
     for (Module::Def &d : m.defs) {
-      std::vector<Expr *> order = postOrder(d.fn.get()); // the def's one cold walk
-      if (plan) {
+      // The def's one walk from memory counts the uses and notes whether
+      // the rewrite has anything to look at (an on_device under a
+      // projection, a let or a function).
+      bool rewrite = false;
+      std::vector<Expr *> order =
+          postOrder(d.fn.get(), nullptr, [&](Expr *user, Expr *operand) {
+            analysis.countUse(operand);
+            rewrite |= plan && asOnDevice(operand) &&
+                       (isa<TupleGetItem>(user) || isa<Let>(user) || isa<Function>(user));
+          });
+      if (rewrite) {
+        analysis.resetUses(order);
         Ref<Function> before = d.fn; // alive until the analysis moves its domain
-        if (rewriteOnDevices(d, order)) {
-          if (d.fn != before)
-            analysis.replaceRoot(before.get(), d.fn.get());
-          order = postOrder(d.fn.get());
-        }
+        rewriteOnDevices(d, order);
+        if (d.fn != before)
+          analysis.replaceRoot(before.get(), d.fn.get());
+        order = analysis.walkDef(d);
       }
       if (!analysis.addDef(d, std::move(order)))
         return false;

@@ -304,34 +304,19 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
   DefWalk &w = walks.emplace_back();
   w.def = &d;
   w.index = index;
-  w.order = order.empty() ? hx::postOrder(d.fn.get()) : std::move(order);
-  // Use counts and callees, then the constraints, while the def's nodes are
-  // in the cache.
-  SmallVector<Expr *, 8> ops;
-  for (size_t i = 0; i < w.order.size(); ++i) {
-    prefetchAhead(w.order, i);
-    ops.clear();
-    getOperands(w.order[i], ops);
-    for (Expr *o : ops) {
-      if (!o)
-        continue;
-      ++info[slotOf(o)].uses;
-      if (auto *g = dyn_cast<GlobalVar>(o))
-        if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
-          w.callees.push_back(c);
-    }
-  }
-  llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
-    return a->global->name < b->global->name;
-  });
-  w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
+  // The uses were counted by the walk; the constraints follow while the
+  // def's nodes are in the cache.
+  w.order = order.empty() ? walkDef(d) : std::move(order);
   for (size_t i = 0; i < w.order.size(); ++i) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];
     uint32_t slot = slotOf(e);
     info[slot].def = index;
     info[slot].pos = static_cast<uint32_t>(i);
-    if (isa<Function>(e))
+    if (auto *g = dyn_cast<GlobalVar>(e)) {
+      if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
+        w.callees.push_back(c);
+    } else if (isa<Function>(e))
       w.functions.push_back(cast<Function>(e));
     else if (isa<Let>(e))
       w.lets.push_back(cast<Let>(e));
@@ -346,7 +331,26 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
     if (!constrainNode(e))
       return false;
   }
+  llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
+    return a->global->name < b->global->name;
+  });
+  w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
   return true;
+}
+
+std::vector<Expr *> DeviceAnalysis::walkDef(const Module::Def &d) {
+  return hx::postOrder(d.fn.get(), nullptr, [&](Expr *, Expr *o) { countUse(o); });
+}
+
+void DeviceAnalysis::resetUses(ArrayRef<Expr *> order) {
+  SmallVector<Expr *, 8> ops;
+  for (Expr *e : order) {
+    ops.clear();
+    getOperands(e, ops);
+    for (Expr *o : ops)
+      if (o)
+        info[slotOf(o)].uses = 0;
+  }
 }
 
 void DeviceAnalysis::reserve(size_t numExprs) {

@@ -45,8 +45,14 @@ public:
   /// false after reporting errors.
   bool run();
   /// Generates one def's constraints (defs in any order). `order` is the
-  /// def's postOrder() if the caller has it (else the def is walked).
+  /// def's post-order with its uses counted (walkDef, or a walk that calls
+  /// countUse per edge); empty: the def is walked here.
   bool addDef(const Module::Def &d, std::vector<Expr *> order = {});
+  /// The def's post-order, counting the uses of what it reaches.
+  std::vector<Expr *> walkDef(const Module::Def &d);
+  void countUse(const Expr *operand) { ++info[slotOf(operand)].uses; }
+  /// Forgets the counts of a walk (the def is about to change).
+  void resetUses(llvm::ArrayRef<Expr *> order);
   /// A def's root function was replaced after other defs referred to it (by
   /// calling its global): `now` takes over the domain of `old`.
   void replaceRoot(const Function *old, const Function *now);
