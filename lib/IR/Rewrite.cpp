@@ -103,8 +103,7 @@ ExprRef hx::rewritePostOrder(Expr *root,
 }
 
 ExprRef hx::rewriteInOrder(ArrayRef<Expr *> order,
-                           function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn,
-                           bool *changed) {
+                           function_ref<ExprRef(Expr *old, ArrayRef<ExprRef> ops)> fn) {
   // done[i] is the replacement of order[i]; a node is numbered i as it is
   // reached, and its operands (earlier in the order) by their Walk numbers.
   // `fn` is foreign code: if it walks the same nodes, it overwrites those
@@ -133,21 +132,9 @@ ExprRef hx::rewriteInOrder(ArrayRef<Expr *> order,
     old.clear();
     getOperands(e, old);
     ops.clear();
-    bool same = true;
-    for (Expr *o : old) {
+    for (Expr *o : old)
       ops.push_back(o ? done[indexOf(o)] : ExprRef());
-      same &= ops.back().get() == o;
-    }
     done[i] = fn(e, ops);
-    if (changed && !*changed) {
-      if (!same || done[i].get() != e) {
-        *changed = true;
-      } else { // changed in place?
-        SmallVector<Expr *, 8> now;
-        getOperands(e, now);
-        *changed = !llvm::equal(now, old);
-      }
-    }
   }
   return order.empty() ? ExprRef() : done.back();
 }

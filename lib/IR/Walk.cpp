@@ -2,17 +2,16 @@
 //
 // The visited set is an ExprNumbering on the Walk slot: entering a node gives
 // it the next number, so "seen?" is one load from the node and one from a
-// vector that grows in visit order, never a hash of its address. Nodes get
-// their final numbers (post-order positions) at the end, when asked for.
+// vector that grows in visit order, never a hash of its address.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Walk.h"
+#include "hx/IR/ExprNumbering.h"
 
 using namespace hx;
 using namespace llvm;
 
-std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering,
-                                  function_ref<void(Expr *, Expr *)> onEdge) {
+std::vector<Expr *> hx::postOrder(Expr *root, function_ref<void(Expr *, Expr *)> onEdge) {
   std::vector<Expr *> order;
   ExprNumbering entered(ExprSlot::Walk);
   // (node, operands pushed?)
@@ -44,12 +43,6 @@ std::vector<Expr *> hx::postOrder(Expr *root, ExprNumbering *numbering,
         __builtin_prefetch(*it);
         stack.push_back({*it, false});
       }
-  }
-  if (numbering) {
-    *numbering = ExprNumbering(ExprSlot::Walk);
-    numbering->reserve(order.size());
-    for (Expr *e : order)
-      numbering->insert(e);
   }
   return order;
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IRBuilder.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -55,29 +56,19 @@ NumberText splitNumber(StringRef s) {
 std::optional<DType> suffixType(StringRef suffix, bool isFloatSyntax) {
   if (suffix.empty())
     return isFloatSyntax ? DType::Float32 : DType::Int32;
-  if (suffix == "f" || suffix == "f32")
-    return DType::Float32;
-  if (suffix == "f64")
-    return DType::Float64;
-  if (suffix == "f16")
-    return DType::Float16;
-  if (suffix == "i" || suffix == "i32")
-    return DType::Int32;
-  if (suffix == "i64")
-    return DType::Int64;
-  if (suffix == "i8")
-    return DType::Int8;
-  if (suffix == "i16")
-    return DType::Int16;
-  if (suffix == "u8")
-    return DType::UInt8;
-  if (suffix == "u16")
-    return DType::UInt16;
-  if (suffix == "u32")
-    return DType::UInt32;
-  if (suffix == "u64")
-    return DType::UInt64;
-  return std::nullopt;
+  return StringSwitch<std::optional<DType>>(suffix)
+      .Cases("f", "f32", DType::Float32)
+      .Case("f64", DType::Float64)
+      .Case("f16", DType::Float16)
+      .Cases("i", "i32", DType::Int32)
+      .Case("i64", DType::Int64)
+      .Case("i8", DType::Int8)
+      .Case("i16", DType::Int16)
+      .Case("u8", DType::UInt8)
+      .Case("u16", DType::UInt16)
+      .Case("u32", DType::UInt32)
+      .Case("u64", DType::UInt64)
+      .Default(std::nullopt);
 }
 
 bool fitsIn(int64_t v, DType t) {

@@ -63,12 +63,6 @@ TimeScope::~TimeScope() {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
-namespace {
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-} // namespace
-
 bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
   raw_ostream &dbg = opts.debugOut ? *opts.debugOut : errs();
   for (auto &p : passes) {
@@ -80,10 +74,11 @@ bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
     if (!passOk)
       return false;
     if (opts.verifyEach) {
-      auto vstart = std::chrono::steady_clock::now();
-      bool verified = verifyModule(m, ctx.diags);
-      if (opts.timing)
-        opts.timing->add("(verify)", secondsSince(vstart));
+      bool verified;
+      {
+        TimeScope t(opts.timing, "(verify)");
+        verified = verifyModule(m, ctx.diags);
+      }
       if (!verified) {
         ctx.diags.error(SMLoc(), "internal error: the module does not verify after pass '" +
                                      p->getArgument() + "'");

@@ -34,12 +34,8 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
   bool internal = false;
   TimingReport timing;
   auto timed = [&](StringRef name, auto &&step) {
-    auto start = std::chrono::steady_clock::now();
-    auto result = step();
-    if (config.timePasses)
-      timing.add(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                           .count());
-    return result;
+    TimeScope t(config.timePasses ? &timing : nullptr, name);
+    return step();
   };
   auto work = [&]() -> bool {
     PassManagerOptions pmo;

@@ -41,16 +41,20 @@ TEST(NumberingTest, OverwrittenSlotReadsAsAbsent) {
   EXPECT_EQ(analysis.lookup(b.get()), 0u);
 }
 
-TEST(NumberingTest, PostOrderNumbersArePositions) {
+TEST(NumberingTest, PostOrderVisitsEachNodeOnceOperandsFirst) {
   Module m;
   auto a = make<Var>("a", nullptr, SMLoc());
   ExprRef c1 = call(m, "negative", {a});
   ExprRef c2 = call(m, "add", {c1, c1});
-  ExprNumbering n(ExprSlot::Walk);
-  std::vector<Expr *> order = postOrder(c2.get(), &n);
+  std::vector<Expr *> order = postOrder(c2.get());
   ASSERT_EQ(order.size(), 5u); // negative, %a, c1, add, c2: shared c1 once
-  for (uint32_t i = 0; i < order.size(); ++i)
-    EXPECT_EQ(n.lookup(order[i]), i);
+  auto pos = [&](Expr *e) { return std::find(order.begin(), order.end(), e) - order.begin(); };
+  for (Expr *e : order) {
+    llvm::SmallVector<Expr *, 4> ops;
+    getOperands(e, ops);
+    for (Expr *o : ops)
+      EXPECT_LT(pos(o), pos(e));
+  }
   EXPECT_EQ(order.back(), c2.get());
 }
 
@@ -82,28 +86,33 @@ TEST(NumberingTest, RewriteSurvivesNestedWalks) {
   EXPECT_EQ(multiplies, 50u);
 }
 
-// rewriteInOrder reports a change, also one made in place.
-TEST(NumberingTest, RewriteInOrderReportsChanges) {
+// rewriteInOrder over a walked order: replaceOperands changes a node with a
+// single owner in place (its user keeps pointing at it) and copies a shared
+// one.
+TEST(NumberingTest, RewriteInOrderChangesSingleOwnersInPlace) {
   Module m;
   auto a = make<Var>("a", nullptr, SMLoc()), b = make<Var>("b", nullptr, SMLoc());
   ExprRef top = call(m, "negative", {call(m, "negative", {a})});
   std::vector<Expr *> order = postOrder(top.get());
-  bool changed = false;
   ExprRef same = rewriteInOrder(order, [](Expr *old, llvm::ArrayRef<ExprRef> ops) {
     return replaceOperands(old, ops);
-  }, &changed);
-  EXPECT_FALSE(changed);
+  });
   EXPECT_EQ(same.get(), top.get());
-  // The inner call has one owner: it is changed in place, its user is not.
   Expr *inner = llvm::cast<Call>(top.get())->args[0].get();
+  EXPECT_EQ(llvm::cast<Call>(inner)->args[0].get(), a.get());
   ExprRef r = rewriteInOrder(order, [&](Expr *old, llvm::ArrayRef<ExprRef> ops) -> ExprRef {
     if (old == inner)
       return replaceOperands(old, {ops[0], b});
     return replaceOperands(old, ops);
-  }, &changed);
-  EXPECT_TRUE(changed);
+  });
   EXPECT_EQ(r.get(), top.get());
   EXPECT_EQ(llvm::cast<Call>(inner)->args[0].get(), b.get());
+  // Held twice (by `top` and by `keep`): copied, the original untouched.
+  ExprRef keep = inner;
+  ExprRef copy = replaceOperands(inner, {ExprRef(m.getOp("negative")), a});
+  EXPECT_NE(copy.get(), inner);
+  EXPECT_EQ(llvm::cast<Call>(inner)->args[0].get(), b.get());
+  EXPECT_EQ(llvm::cast<Call>(copy.get())->args[0].get(), a.get());
 }
 
 TEST(TypeUniquerTest, ComputedTypesAreSharedAnnotationsKept) {

@@ -9,7 +9,7 @@ namespace {
 
 TEST(TimingReportTest, PhasesNestUnderTheirPassAndCountOnce) {
   TimingReport r;
-  r.add("(parse)", 1.0);
+  r.end(r.begin("(parse)"), 1.0);
   size_t pass = r.begin("p");
   size_t phase = r.begin("a");
   r.end(r.begin("b"), 0.25);

@@ -28,11 +28,9 @@ ExprRef rewritePostOrder(Expr *root,
 
 /// rewritePostOrder over an order computed before (postOrder(root), root
 /// last; the DAG unchanged since): one sequential, prefetched pass instead of
-/// a walk that chases pointers. `changed`, when given, says whether any node
-/// got a replacement or new operands (so whether `order` is still the DAG's).
+/// a walk that chases pointers.
 ExprRef rewriteInOrder(llvm::ArrayRef<Expr *> order,
-                       llvm::function_ref<ExprRef(Expr *old, llvm::ArrayRef<ExprRef> ops)> fn,
-                       bool *changed = nullptr);
+                       llvm::function_ref<ExprRef(Expr *old, llvm::ArrayRef<ExprRef> ops)> fn);
 
 } // namespace hx
 

@@ -3,7 +3,6 @@
 #define HX_IR_WALK_H
 
 #include "hx/IR/Expr.h"
-#include "hx/IR/ExprNumbering.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <vector>
@@ -13,11 +12,10 @@ namespace hx {
 /// Every expression reachable from `root` (through getOperands, so nested
 /// function bodies included) once, operands before their users. Never
 /// recurses: depth is limited only by memory. Uses the Walk slot (see
-/// ExprNumbering); `numbering`, when given, is left holding the result's
-/// numbers: `numbering->lookup(e)` is e's index in the returned order.
-/// `onEdge(user, operand)`, when given, is called once per edge as the walk
-/// first reaches `user` (use counts come with the walk); it must not walk.
-std::vector<Expr *> postOrder(Expr *root, ExprNumbering *numbering = nullptr,
+/// ExprNumbering). `onEdge(user, operand)`, when given, is called once per
+/// edge as the walk first reaches `user` (use counts come with the walk); it
+/// must not walk.
+std::vector<Expr *> postOrder(Expr *root,
                               llvm::function_ref<void(Expr *, Expr *)> onEdge = nullptr);
 
 /// Starts loading the node `ahead` places further in `order`: loops over a

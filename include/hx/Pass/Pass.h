@@ -47,9 +47,8 @@ struct PassOptions {
 /// in the total.
 class TimingReport {
 public:
-  /// A finished top-level step.
-  void add(llvm::StringRef name, double seconds) { entries.push_back({name.str(), seconds, 0}); }
-  /// Opens a step nested in the open ones; returns its handle for end().
+  /// Opens a step (nested in the steps still open); returns its handle for
+  /// end(). TimeScope does both.
   size_t begin(llvm::StringRef name);
   void end(size_t handle, double seconds);
   void print(llvm::raw_ostream &os) const;

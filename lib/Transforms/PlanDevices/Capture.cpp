@@ -146,8 +146,7 @@ private:
 };
 } // namespace
 
-bool hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
-  bool changed = false;
+void hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
   {
     ExprRef r = rewriteInOrder(order, [](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
       if (auto *g = dyn_cast<TupleGetItem>(old)) {
@@ -167,10 +166,9 @@ bool hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
       if (isa<Function>(old))
         return replaceOperands(old, {fixOnDevice(ops[0].get())});
       return replaceOperands(old, ops);
-    }, &changed);
+    });
     d.fn = cast<Function>(r.get());
   }
-  return changed;
 }
 
 bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
@@ -196,12 +194,10 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
       // the rewrite has anything to look at (an on_device under a
       // projection, a let or a function).
       bool rewrite = false;
-      std::vector<Expr *> order =
-          postOrder(d.fn.get(), nullptr, [&](Expr *user, Expr *operand) {
-            analysis.countUse(operand);
-            rewrite |= plan && asOnDevice(operand) &&
-                       (isa<TupleGetItem>(user) || isa<Let>(user) || isa<Function>(user));
-          });
+      std::vector<Expr *> order = analysis.walkDef(d, [&](Expr *user, Expr *operand) {
+        rewrite |= plan && asOnDevice(operand) &&
+                   (isa<TupleGetItem>(user) || isa<Let>(user) || isa<Function>(user));
+      });
       if (rewrite) {
         analysis.resetUses(order);
         Ref<Function> before = d.fn; // alive until the analysis moves its domain
@@ -226,9 +222,9 @@ void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap
     Capturer c(m, analysis, replicateCheap); // memos never outlive a def
     // The order the analysis walked (the def is unchanged since): a
     // sequential pass instead of another walk.
-    ArrayRef<Expr *> order = analysis.defOrder(d);
-    auto rebuild = [&](Expr *old, ArrayRef<ExprRef> ops) { return c.rebuild(old, ops); };
-    ExprRef r = order.empty() ? rewritePostOrder(d.fn.get(), rebuild) : rewriteInOrder(order, rebuild);
+    ExprRef r = rewriteInOrder(analysis.defOrder(d), [&](Expr *old, ArrayRef<ExprRef> ops) {
+      return c.rebuild(old, ops);
+    });
     d.fn = cast<Function>(r.get());
   }
 }

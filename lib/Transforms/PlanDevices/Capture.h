@@ -8,9 +8,8 @@ namespace hx {
 
 /// Phase 1 of PlanDevices, on one def whose postOrder() is `order`:
 /// on_device(e, D).i becomes on_device(e.i, D); a normal on_device that is
-/// let-bound or a whole function body becomes fixed. Returns whether the def
-/// changed (then `order` is stale).
-bool rewriteOnDevices(Module::Def &d, llvm::ArrayRef<Expr *> order);
+/// let-bound or a whole function body becomes fixed. `order` is stale after.
+void rewriteOnDevices(Module::Def &d, llvm::ArrayRef<Expr *> order);
 
 /// Phase 4 of PlanDevices: every parameter and function gets its device, user
 /// on_devices are removed, let-bound values are wrapped in a fixed on_device,

@@ -338,8 +338,13 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
   return true;
 }
 
-std::vector<Expr *> DeviceAnalysis::walkDef(const Module::Def &d) {
-  return hx::postOrder(d.fn.get(), nullptr, [&](Expr *, Expr *o) { countUse(o); });
+std::vector<Expr *> DeviceAnalysis::walkDef(const Module::Def &d,
+                                            function_ref<void(Expr *, Expr *)> onEdge) {
+  return hx::postOrder(d.fn.get(), [&](Expr *user, Expr *operand) {
+    ++info[slotOf(operand)].uses;
+    if (onEdge)
+      onEdge(user, operand);
+  });
 }
 
 void DeviceAnalysis::resetUses(ArrayRef<Expr *> order) {

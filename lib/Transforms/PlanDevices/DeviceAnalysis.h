@@ -45,12 +45,12 @@ public:
   /// false after reporting errors.
   bool run();
   /// Generates one def's constraints (defs in any order). `order` is the
-  /// def's post-order with its uses counted (walkDef, or a walk that calls
-  /// countUse per edge); empty: the def is walked here.
+  /// def's walkDef(); empty: the def is walked here.
   bool addDef(const Module::Def &d, std::vector<Expr *> order = {});
-  /// The def's post-order, counting the uses of what it reaches.
-  std::vector<Expr *> walkDef(const Module::Def &d);
-  void countUse(const Expr *operand) { ++info[slotOf(operand)].uses; }
+  /// The def's post-order, counting the uses of what it reaches; `onEdge`
+  /// sees each edge too.
+  std::vector<Expr *> walkDef(const Module::Def &d,
+                              llvm::function_ref<void(Expr *, Expr *)> onEdge = nullptr);
   /// Forgets the counts of a walk (the def is about to change).
   void resetUses(llvm::ArrayRef<Expr *> order);
   /// A def's root function was replaced after other defs referred to it (by

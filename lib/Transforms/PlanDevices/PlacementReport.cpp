@@ -43,8 +43,7 @@ std::string describe(SourceMgr &sm, const Expr *e) {
 
 bool analyse(Module &m, DiagEngine &diags, const PassOptions &o,
              std::unique_ptr<DeviceAnalysis> &out) {
-  PassContext ctx{diags, o};
-  if (!createInferTypePass()->run(m, ctx))
+  if (!inferTypes(m, diags))
     return false;
   DeviceAnalysisOptions opts;
   if (!resolveDeviceOptions(m, o, diags, opts))

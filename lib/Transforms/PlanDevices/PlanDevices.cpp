@@ -26,7 +26,8 @@
 //  1. Rewrite (Capture.cpp, rewriteOnDevices, over the walked order):
 //     `on_device(e, D).i` becomes `on_device(e.i, D)` so only the needed field
 //     is copied; a normal on_device that is let-bound or a whole function body
-//     becomes fixed. (A def it changes is walked again.)
+//     becomes fixed. Only a def whose walk met an on_device under a
+//     projection, let or function is rewritten, and then walked again.
 //  2a. Constraints (DeviceAnalysis::addDef): unification of device domains
 //     (DeviceDomains.cpp: a device, a free variable, or fn(D1..Dn):Dr) over
 //     the whole module. Beyond TVM, a value used more than once is not forced
