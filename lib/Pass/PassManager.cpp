@@ -31,6 +31,11 @@ void TimingReport::end(size_t handle, double seconds) {
   --openDepth;
 }
 
+size_t TimingReport::addStep(StringRef name) {
+  entries.push_back({name.str(), 0.0, openDepth});
+  return entries.size() - 1;
+}
+
 void TimingReport::print(raw_ostream &os) const {
   double total = 0;
   for (const Entry &e : entries)

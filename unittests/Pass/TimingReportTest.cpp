@@ -27,4 +27,27 @@ TEST(TimingReportTest, PhasesNestUnderTheirPassAndCountOnce) {
   EXPECT_LT(s.find("- a\n"), s.find("- b\n"));
 }
 
+TEST(TimingReportTest, SplitStepsSumTheirPiecesInConstructionOrder) {
+  TimingReport r;
+  size_t pass = r.begin("p");
+  size_t x = r.addStep("x");
+  size_t y = r.addStep("y");
+  for (int i = 0; i < 3; ++i) {
+    r.addTime(x, 0.25);
+    r.addTime(y, 0.125);
+  }
+  r.end(pass, 1.5);
+  {
+    SplitTimer none(nullptr, "ignored");
+    SplitTimer::Lap lap(none);
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  r.print(os);
+  EXPECT_NE(s.find("Total Execution Time: 1.5000 seconds"), std::string::npos) << s;
+  EXPECT_NE(s.find("0.7500 ( 50.0%)    - x\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("0.3750 ( 25.0%)    - y\n"), std::string::npos) << s;
+  EXPECT_LT(s.find("- x\n"), s.find("- y\n"));
+}
+
 } // namespace

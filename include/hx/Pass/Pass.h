@@ -51,6 +51,10 @@ public:
   /// end(). TimeScope does both.
   size_t begin(llvm::StringRef name);
   void end(size_t handle, double seconds);
+  /// Adds a step at the current depth without opening it; its time is the
+  /// sum of what addTime() gives it. SplitTimer does both.
+  size_t addStep(llvm::StringRef name);
+  void addTime(size_t handle, double seconds) { entries[handle].seconds += seconds; }
   void print(llvm::raw_ostream &os) const;
 
 private:
@@ -75,6 +79,39 @@ private:
   TimingReport *report;
   size_t handle = 0;
   std::chrono::steady_clock::time_point start;
+};
+
+/// A step of `report` timed in pieces, for phases that take turns
+/// (plan-devices types a def, then plans it, def by def). The row appears
+/// where the timer is constructed; each Lap adds the time of its scope.
+class SplitTimer {
+public:
+  SplitTimer(TimingReport *report, llvm::StringRef name)
+      : report(report), handle(report ? report->addStep(name) : 0) {}
+
+  class Lap {
+  public:
+    explicit Lap(SplitTimer &t) : timer(t) {
+      if (timer.report)
+        start = std::chrono::steady_clock::now();
+    }
+    ~Lap() {
+      if (timer.report)
+        timer.report->addTime(
+            timer.handle,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    Lap(const Lap &) = delete;
+    Lap &operator=(const Lap &) = delete;
+
+  private:
+    SplitTimer &timer;
+    std::chrono::steady_clock::time_point start;
+  };
+
+private:
+  TimingReport *report;
+  size_t handle;
 };
 
 struct PassContext {
