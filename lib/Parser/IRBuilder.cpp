@@ -136,7 +136,7 @@ bool IRBuilder::freeVarInto(P::FreeVarContext *ctx) {
   HxToken *name = tok(ctx->LOCAL());
   if (!checkVarName(name))
     return false;
-  auto v = make<Var>(name->text().drop_front().str(), ty, locOf(name));
+  auto v = node<Var>(name->text().drop_front().str(), ty, locOf(name));
   scopes.back().freeVars.push_back(v);
   return define(name, v, false);
 }
@@ -155,7 +155,7 @@ bool IRBuilder::stmtInto(P::StmtContext *ctx) {
   if (l->type() && !(ty = buildType(l->type())))
     return false;
   HxToken *name = tok(l->LOCAL());
-  auto v = make<Var>(name->text().drop_front().str(), ty, locOf(name));
+  auto v = node<Var>(name->text().drop_front().str(), ty, locOf(name));
   // A let-bound fn literal may call itself (`let %loop = fn (...) { %loop(...) }`),
   // as in Relay: its variable is in scope in its own value.
   bool recursive = dynamic_cast<P::FnExprContext *>(l->expr()->primary()) &&
@@ -178,7 +178,7 @@ ExprRef IRBuilder::closeScope(ExprRef result) {
   Scope &s = scopes.back();
   for (auto it = s.lets.rbegin(); it != s.lets.rend(); ++it) {
     SMLoc loc = it->first->loc;
-    result = make<Let>(it->first, it->second, result, loc);
+    result = node<Let>(it->first, it->second, result, loc);
   }
   scopes.pop_back();
   return result;
@@ -214,7 +214,7 @@ bool IRBuilder::beginDef(P::DefnHeadContext *ctx) {
         .note(prev->fn->loc, "previous definition is here");
     return false;
   }
-  defFn = make<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->DEF()->getSymbol()));
+  defFn = node<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->DEF()->getSymbol()));
   scopes.clear();
   scopes.emplace_back(); // parameters
   if (ctx->paramList() && !buildParams(ctx->paramList(), *defFn, defFn->params))
@@ -265,7 +265,7 @@ bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn,
     TypeRef ty;
     if (pd->type() && !(ty = buildType(pd->type())))
       return false;
-    auto v = make<Var>(name->text().drop_front().str(), ty, locOf(name));
+    auto v = node<Var>(name->text().drop_front().str(), ty, locOf(name));
     if (auto *al = pd->attrList()) {
       for (auto *a : al->attr()) {
         HxToken *an = tok(a->IDENT());
@@ -307,7 +307,7 @@ ExprRef IRBuilder::buildExpr(P::ExprContext *ctx) {
       unsigned idx;
       if (t->text().drop_front().getAsInteger(10, idx))
         return error(t, "tuple index '" + t->text().drop_front() + "' is out of range"), nullptr;
-      cur = make<TupleGetItem>(cur, idx, locOf(t));
+      cur = node<TupleGetItem>(cur, idx, locOf(t));
       continue;
     }
     cur = buildCall(cur, static_cast<P::CallSuffixContext *>(pf), start);
@@ -336,7 +336,7 @@ ExprRef IRBuilder::buildCall(ExprRef callee, P::CallSuffixContext *ctx, SMLoc lo
       args.push_back(std::move(e));
     }
   }
-  auto call = make<Call>(callee, std::move(args), std::move(attrs), loc);
+  auto call = node<Call>(callee, std::move(args), std::move(attrs), loc);
   if (isa<Op>(callee.get()) && !finishOpCall(*call))
     return nullptr;
   if (!isa<Op>(callee.get()) && !call->attrs.empty())
@@ -401,7 +401,7 @@ bool IRBuilder::convertLegacyDeviceAttrs(Call &call) {
 }
 
 ExprRef IRBuilder::buildFn(P::FnExprContext *ctx) {
-  auto fn = make<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->FN()->getSymbol()));
+  auto fn = node<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->FN()->getSymbol()));
   scopes.emplace_back(); // parameters
   if (ctx->paramList() && !buildParams(ctx->paramList(), *fn, fn->params))
     return nullptr;
@@ -438,7 +438,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
   if (auto *n = dynamic_cast<P::NumberLitContext *>(ctx))
     return buildNumber(tok(n->NUMBER()));
   if (auto *b = dynamic_cast<P::BoolLitContext *>(ctx)) {
-    auto c = make<Constant>(DType::Bool, locOf(b->getStart()));
+    auto c = node<Constant>(DType::Bool, locOf(b->getStart()));
     c->intValue = b->TRUE() != nullptr;
     return c;
   }
@@ -448,7 +448,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
            nullptr;
   if (auto *p = dynamic_cast<P::ParenExprContext *>(ctx)) {
     if (!p->body()) // ()
-      return make<Tuple>(SmallVector<ExprRef, 2>(), locOf(p->getStart()));
+      return node<Tuple>(SmallVector<ExprRef, 2>(), locOf(p->getStart()));
     bool isTuple = !p->COMMA().empty();
     if (isTuple && (!p->body()->stmt().empty() || !p->body()->freeVar().empty()))
       return error(p->body()->getStart(), "a tuple field cannot contain bindings"), nullptr;
@@ -464,7 +464,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
         return nullptr;
       fields.push_back(std::move(f));
     }
-    return make<Tuple>(std::move(fields), locOf(p->getStart()));
+    return node<Tuple>(std::move(fields), locOf(p->getStart()));
   }
   if (auto *i = dynamic_cast<P::IfExprContext *>(ctx)) {
     ExprRef c = buildExpr(i->expr());
@@ -476,7 +476,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
     ExprRef e = buildBody(i->body(1));
     if (!e)
       return nullptr;
-    return make<If>(c, t, e, locOf(i->getStart()));
+    return node<If>(c, t, e, locOf(i->getStart()));
   }
   return buildFn(static_cast<P::FnExprContext *>(ctx));
 }

@@ -26,6 +26,12 @@ class IRBuilder {
 public:
   IRBuilder(Module &m, DiagEngine &diags) : mod(m), diags(diags) {}
 
+  /// A new expression node, counted in the module's exprCountHint.
+  template <typename T, typename... Args> Ref<T> node(Args &&...args) {
+    ++mod.exprCountHint;
+    return make<T>(std::forward<Args>(args)...);
+  }
+
   /// Global names defined anywhere in the file (so calls may precede defs).
   llvm::StringMap<llvm::SMLoc> definedGlobals;
 

@@ -140,7 +140,7 @@ ExprRef IRBuilder::buildNumber(HxToken *t) {
   int64_t i = 0;
   if (!parseNumberToken(t, diags, type, f, i))
     return nullptr;
-  auto c = make<Constant>(type, locOf(t));
+  auto c = node<Constant>(type, locOf(t));
   c->floatValue = f;
   c->intValue = i;
   return c;

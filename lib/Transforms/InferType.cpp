@@ -11,7 +11,9 @@
 //
 // Algorithm (one explicit stack of frames, no recursion on depth):
 //
-//  1. Definitions are inferred in module order. A global's type is its
+//  1. Definitions are inferred in module order, one at a time
+//     (TypeInference::inferDef), so plan-devices can work on each def right
+//     after typing it, while its nodes are in the cache. A global's type is its
 //     annotated signature when every parameter and the result are annotated
 //     (so later-defined and mutually recursive globals need no ordering);
 //     otherwise the global is inferred first, at its first use, with the
@@ -22,7 +24,10 @@
 //     whose stage says which operands it has pushed. Operands are typed before
 //     their user; a node shared by several users is typed once (the visit
 //     state is a side table indexed by an ExprNumbering; stale checkedType
-//     fields from earlier runs are overwritten). Atomic nodes (variables,
+//     fields from earlier runs are overwritten). Functions keep their state
+//     in a map instead: a def's root is looked up again from later defs,
+//     after the caller of inferDef may have walked the defs typed so far and
+//     so renumbered the Walk slot. Atomic nodes (variables,
 //     globals, operators, constants) are shared by all their uses, so they
 //     are resolved by the user, and their errors are located at that use.
 //  3. Binders set their variables before the scope is pushed: parameters from
@@ -148,8 +153,9 @@ bool hasUnannotatedParam(const Expr *e) {
 class TypeInferencer {
 public:
   TypeInferencer(Module &m, DiagEngine &diags) : m(m), diags(diags) {}
-  void run();
-  size_t numVisited() const { return visited.size(); }
+  void inferDef(const Module::Def &def);
+  void replacedRoot(const Function *old, const Function *now);
+  void setGlobalTypes();
 
 private:
   enum class State : uint8_t { Visiting, Done };
@@ -165,16 +171,29 @@ private:
   // no foreign code while it numbers).
   ExprNumbering visited{ExprSlot::Walk};
   std::vector<State> states;
+  DenseMap<const Function *, State> functionStates;
   DenseMap<const Function *, TypeRef> signatures;
   std::vector<Frame> stack;
   TypeUniquer types;
 
   bool isDone(const Expr *e) const {
+    if (const auto *fn = dyn_cast<Function>(e)) {
+      auto it = functionStates.find(fn);
+      return it != functionStates.end() && it->second == State::Done;
+    }
     uint32_t k = visited.lookup(e);
     return k != ExprNumbering::kNone && states[k] == State::Done;
   }
-  bool isVisited(const Expr *e) const { return visited.contains(e); }
+  bool isVisited(const Expr *e) const {
+    if (const auto *fn = dyn_cast<Function>(e))
+      return functionStates.count(fn);
+    return visited.contains(e);
+  }
   void setState(const Expr *e, State st) {
+    if (const auto *fn = dyn_cast<Function>(e)) {
+      functionStates[fn] = st;
+      return;
+    }
     auto [k, inserted] = visited.insert(e);
     if (inserted)
       states.push_back(st);
@@ -210,13 +229,23 @@ private:
   void visitTupleGetItem(size_t idx);
 };
 
-void TypeInferencer::run() {
-  for (const Module::Def &def : m.defs) {
-    if (!isVisited(def.fn.get()))
-      stack.push_back({def.fn.get(), 0, nullptr});
-    while (!stack.empty())
-      step();
-  }
+void TypeInferencer::inferDef(const Module::Def &def) {
+  if (!isVisited(def.fn.get()))
+    stack.push_back({def.fn.get(), 0, nullptr});
+  while (!stack.empty())
+    step();
+}
+
+void TypeInferencer::replacedRoot(const Function *old, const Function *now) {
+  auto it = functionStates.find(old);
+  if (it == functionStates.end())
+    return;
+  State st = it->second;
+  functionStates.erase(it); // `old` may be freed and its address reused
+  functionStates[now] = st;
+}
+
+void TypeInferencer::setGlobalTypes() {
   for (const Module::Def &def : m.defs)
     def.global->checkedType =
         isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
@@ -691,13 +720,38 @@ public:
 
 } // namespace
 
-bool inferTypes(Module &m, DiagEngine &diags, size_t *numExprs) {
-  unsigned errorsBefore = diags.getNumErrors();
-  TypeInferencer inferencer(m, diags);
-  inferencer.run();
-  if (numExprs)
-    *numExprs = inferencer.numVisited();
-  return diags.getNumErrors() == errorsBefore;
+struct TypeInference::Impl {
+  Impl(Module &m, DiagEngine &diags)
+      : inferencer(m, diags), diags(diags), errorsBefore(diags.getNumErrors()) {}
+  TypeInferencer inferencer;
+  DiagEngine &diags;
+  unsigned errorsBefore;
+};
+
+TypeInference::TypeInference(Module &m, DiagEngine &diags)
+    : impl(std::make_unique<Impl>(m, diags)) {}
+TypeInference::~TypeInference() = default;
+
+void TypeInference::inferDef(const Module::Def &d) { impl->inferencer.inferDef(d); }
+
+void TypeInference::replacedRoot(const Function *old, const Function *now) {
+  impl->inferencer.replacedRoot(old, now);
+}
+
+bool TypeInference::hadError() const {
+  return impl->diags.getNumErrors() != impl->errorsBefore;
+}
+
+bool TypeInference::finish() {
+  impl->inferencer.setGlobalTypes();
+  return !hadError();
+}
+
+bool inferTypes(Module &m, DiagEngine &diags) {
+  TypeInference types(m, diags);
+  for (const Module::Def &d : m.defs)
+    types.inferDef(d);
+  return types.finish();
 }
 
 std::unique_ptr<Pass> createInferTypePass() {

@@ -31,6 +31,11 @@ public:
   std::vector<std::pair<std::string, llvm::json::Value>> passConfigExtra;
   std::vector<std::pair<std::string, llvm::json::Value>> extraMetadata;
 
+  /// How many expression nodes the parser built (0 for a module built in
+  /// code): a size hint for passes that keep per-expression tables. Rewrites
+  /// do not maintain it.
+  size_t exprCountHint = 0;
+
   Function *lookup(llvm::StringRef name) const;
   const Def *lookupDef(llvm::StringRef name) const;
   /// The global for `@name`, creating it (unbound) if needed.

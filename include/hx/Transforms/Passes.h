@@ -9,10 +9,36 @@ namespace hx {
 
 /// `infer-type`: a type for every expression (lib/Transforms/InferType.cpp).
 std::unique_ptr<Pass> createInferTypePass();
-/// infer-type as a function: false after reporting errors. `numExprs`, when
-/// given, receives how many expressions it typed (a size hint for passes
-/// that build per-expression tables next).
-bool inferTypes(Module &m, DiagEngine &diags, size_t *numExprs = nullptr);
+/// infer-type as a function: false after reporting errors.
+bool inferTypes(Module &m, DiagEngine &diags);
+
+/// infer-type one def at a time, for a pass that works on each def right
+/// after typing it, while the def's nodes are in the cache (plan-devices).
+/// Call inferDef on the defs in module order, then finish(): the types and
+/// diagnostics are those of inferTypes. Between calls the caller may walk and
+/// rewrite the defs typed so far (not the ones still to come); a rewrite that
+/// replaces a typed def's root (a Function with the same type) reports it
+/// with replacedRoot.
+class TypeInference {
+public:
+  TypeInference(Module &m, DiagEngine &diags);
+  ~TypeInference();
+  TypeInference(const TypeInference &) = delete;
+  TypeInference &operator=(const TypeInference &) = delete;
+
+  /// Types `d`, and first the defs without a full signature that it uses,
+  /// unless already typed.
+  void inferDef(const Module::Def &d);
+  void replacedRoot(const Function *old, const Function *now);
+  /// Whether an error was reported since construction.
+  bool hadError() const;
+  /// Gives every global its function's type; false if there were errors.
+  bool finish();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 /// `plan-devices`: a device for every expression, copies at device
 /// boundaries (lib/Transforms/PlanDevices/PlanDevices.cpp).

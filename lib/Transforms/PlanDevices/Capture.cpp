@@ -172,45 +172,68 @@ void hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
 }
 
 bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
-  size_t numExprs = 0;
-  {
-    TimeScope t(ctx.timing, "infer-type");
-    if (!inferTypes(m, ctx.diags, &numExprs))
-      return false;
-  }
+  // Def by def, while its nodes are in the cache: infer its types, then the
+  // on_device rewrite and the walk that generates its constraints. On a
+  // module that does not fit in the cache this reads every def from memory
+  // once instead of twice.
+  //
+  // The device analysis reports to `deviceDiags`, which holds its
+  // diagnostics until every def is typed: as if infer-type ran first, a
+  // module with type errors reports those and nothing else, and the analysis
+  // never sees a def with type errors.
+  std::vector<Diagnostic> held;
+  bool typed = false;
+  DiagEngine deviceDiags(ctx.diags.getSourceMgr());
+  deviceDiags.setHandler([&](const Diagnostic &d) {
+    if (typed)
+      ctx.diags.emit(d);
+    else
+      held.push_back(d);
+  });
+
+  TypeInference types(m, ctx.diags);
   DeviceAnalysisOptions opts;
-  if (!resolveDeviceOptions(m, ctx.options, ctx.diags, opts, /*fallback=*/plan))
-    return false;
+  bool ok = resolveDeviceOptions(m, ctx.options, deviceDiags, opts, /*fallback=*/plan);
   opts.allowDefaulting = plan;
   opts.timing = ctx.timing;
-  DeviceAnalysis analysis(m, ctx.diags, opts);
-  analysis.reserve(numExprs);
-  {
-    // Def by def, while its nodes are in the cache: the on_device rewrite,
-    // then the walk that generates the def's constraints.
-    TimeScope t(ctx.timing, "rewrite and constraints");
-    for (Module::Def &d : m.defs) {
-      // The def's one walk from memory counts the uses and notes whether
-      // the rewrite has anything to look at (an on_device under a
-      // projection, a let or a function).
-      bool rewrite = false;
-      std::vector<Expr *> order = analysis.walkDef(d, [&](Expr *user, Expr *operand) {
-        rewrite |= plan && asOnDevice(operand) &&
-                   (isa<TupleGetItem>(user) || isa<Let>(user) || isa<Function>(user));
-      });
-      if (rewrite) {
-        analysis.resetUses(order);
-        Ref<Function> before = d.fn; // alive until the analysis moves its domain
-        rewriteOnDevices(d, order);
-        if (d.fn != before)
-          analysis.replaceRoot(before.get(), d.fn.get());
-        order = analysis.walkDef(d);
-      }
-      if (!analysis.addDef(d, std::move(order)))
-        return false;
+  DeviceAnalysis analysis(m, deviceDiags, opts);
+  analysis.reserve(m.exprCountHint);
+  SplitTimer typing(ctx.timing, "infer-type");
+  SplitTimer constraining(ctx.timing, "rewrite and constraints");
+  for (Module::Def &d : m.defs) {
+    {
+      SplitTimer::Lap lap(typing);
+      types.inferDef(d);
     }
+    if (!ok || types.hadError())
+      continue; // type the rest: every type error is reported
+    SplitTimer::Lap lap(constraining);
+    // The def's one walk counts the uses and notes whether the rewrite has
+    // anything to look at (an on_device under a projection, a let or a
+    // function).
+    bool rewrite = false;
+    std::vector<Expr *> order = analysis.walkDef(d, [&](Expr *user, Expr *operand) {
+      rewrite |= plan && asOnDevice(operand) &&
+                 (isa<TupleGetItem>(user) || isa<Let>(user) || isa<Function>(user));
+    });
+    if (rewrite) {
+      analysis.resetUses(order);
+      Ref<Function> before = d.fn; // alive until the analysis moves its domain
+      rewriteOnDevices(d, order);
+      if (d.fn != before) {
+        analysis.replaceRoot(before.get(), d.fn.get());
+        types.replacedRoot(before.get(), d.fn.get());
+      }
+      order = analysis.walkDef(d);
+    }
+    ok = analysis.addDef(d, std::move(order));
   }
-  if (!analysis.solve())
+  if (!types.finish())
+    return false; // the held diagnostics are dropped
+  typed = true;
+  for (const Diagnostic &d : held)
+    ctx.diags.emit(d);
+  if (!ok || !analysis.solve())
     return false;
   TimeScope t(ctx.timing, "capture");
   captureDevices(m, analysis, ctx.options.replicateCheap);

@@ -19,10 +19,11 @@
 //                                             subtract(%2, %4)
 //                                           }
 //
-// Phases:
-//  0. Types: infer-type runs first (copies are costed in bytes).
-//  Then def by def, in module order, each def walked once (postOrder) while
-//  its nodes are in the cache:
+// Phases, def by def in module order first, each def read from memory once
+// and then walked (postOrder) while its nodes are in the cache:
+//  0. Types (TypeInference::inferDef; copies are costed in bytes). The
+//     analysis' diagnostics wait until every def is typed, so a module with
+//     type errors reports only those, as if infer-type had run first.
 //  1. Rewrite (Capture.cpp, rewriteOnDevices, over the walked order):
 //     `on_device(e, D).i` becomes `on_device(e.i, D)` so only the needed field
 //     is copied; a normal on_device that is let-bound or a whole function body

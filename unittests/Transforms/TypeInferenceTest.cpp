@@ -1,0 +1,117 @@
+//===- TypeInferenceTest.cpp - infer-type one def at a time ---------------===//
+#include "hx/IR/Walk.h"
+#include "hx/Parser/Parser.h"
+#include "hx/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "gtest/gtest.h"
+
+using namespace hx;
+using llvm::isa;
+
+namespace {
+
+// @g has no annotations: it is typed at its first use, from @main.
+const char *kModule = R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {
+  %0 = @g(%a, %b);
+  @h(%0)
+}
+def @g(%x, %y) {
+  %0 = add(%x, %y);
+  on_device(%0, virtual_device=meta[VirtualDevice][1])
+}
+def @h(%z: Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32] {
+  %0 = @g(%z, %z);
+  negative(%0)
+}
+#[metadata]
+{"VirtualDevice": [{"device_type": "cpu", "target": "llvm"}, {"device_type": "cuda", "target": "cuda"}]}
+)";
+
+struct Parsed {
+  llvm::SourceMgr sm;
+  DiagEngine diags{sm};
+  std::unique_ptr<Module> m;
+  explicit Parsed(const char *text) {
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.ir"),
+                                        llvm::SMLoc());
+    m = parseModule(id, diags);
+  }
+};
+
+/// Every node's checked type, in post-order, def by def.
+std::vector<std::string> typesOf(Module &m) {
+  std::vector<std::string> out;
+  for (Module::Def &d : m.defs) {
+    out.push_back("@" + d.global->name + ": " + typeToString(d.global->checkedType.get()));
+    walkPostOrder(d.fn.get(), [&](Expr *e) {
+      if (!isa<Op>(e))
+        out.push_back(typeToString(e->checkedType.get()));
+    });
+  }
+  return out;
+}
+
+TEST(TypeInferenceTest, DefByDefWithWalksBetweenGivesInferTypesResult) {
+  Parsed whole(kModule), split(kModule);
+  ASSERT_TRUE(whole.m && split.m);
+  ASSERT_TRUE(inferTypes(*whole.m, whole.diags));
+
+  TypeInference types(*split.m, split.diags);
+  for (Module::Def &d : split.m->defs) {
+    types.inferDef(d);
+    // Walks between the defs renumber the Walk slot of the typed ones.
+    walkPostOrder(d.fn.get(), [](Expr *) {});
+  }
+  EXPECT_FALSE(types.hadError());
+  ASSERT_TRUE(types.finish());
+  EXPECT_EQ(typesOf(*split.m), typesOf(*whole.m));
+}
+
+TEST(TypeInferenceTest, ATypedDefIsNotTypedAgainAfterItsRootIsReplaced) {
+  Parsed p(kModule);
+  ASSERT_TRUE(p.m);
+  Module::Def &main = p.m->defs[0], &g = p.m->defs[1], &h = p.m->defs[2];
+  TypeInference types(*p.m, p.diags);
+  types.inferDef(main); // types @g first, at the call
+  ASSERT_TRUE(g.fn->checkedType);
+  // Another numbering of the Walk slot (a walk of the caller) forgets @g's
+  // visit states.
+  walkPostOrder(g.fn.get(), [](Expr *e) { e->slot(ExprSlot::Walk) = 0; });
+
+  // A rewrite replaces @g's root with a copy of the same type; a marker on
+  // its body shows whether @g is typed again.
+  Ref<Function> before = g.fn;
+  g.fn = make<Function>(before->params, before->body, before->retType, before->loc);
+  g.fn->checkedType = before->checkedType;
+  types.replacedRoot(before.get(), g.fn.get());
+  TypeRef marker = makeTensorType({1}, DType::Float32);
+  g.fn->body->checkedType = marker;
+
+  types.inferDef(g);
+  types.inferDef(h); // calls @g again
+  ASSERT_TRUE(types.finish());
+  EXPECT_EQ(g.fn->body->checkedType.get(), marker.get());
+  EXPECT_EQ(typeToString(g.global->checkedType.get()),
+            "fn (Tensor[(5, 7), float32], Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32]");
+}
+
+TEST(TypeInferenceTest, ErrorsAreCountedFromConstruction) {
+  Parsed p(R"(#[version = "0.0.5"]
+def @ok(%a: Tensor[(5, 7), float32]) { negative(%a) }
+def @bad(%a: Tensor[(5, 7), float32], %b: Tensor[(6, 7), float32]) { add(%a, %b) }
+)");
+  ASSERT_TRUE(p.m);
+  std::vector<std::string> messages;
+  p.diags.setHandler([&](const Diagnostic &d) { messages.push_back(d.message); });
+  TypeInference types(*p.m, p.diags);
+  types.inferDef(p.m->defs[0]);
+  EXPECT_FALSE(types.hadError());
+  types.inferDef(p.m->defs[1]);
+  EXPECT_TRUE(types.hadError());
+  EXPECT_FALSE(types.finish());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0], "add: shapes (5, 7) and (6, 7) are not broadcastable");
+}
+
+} // namespace
