@@ -176,19 +176,20 @@ private:
   std::vector<Frame> stack;
   TypeUniquer types;
 
-  bool isDone(const Expr *e) const {
+  /// The visit state of `e`; null if it was not visited.
+  const State *stateOf(const Expr *e) const {
     if (const auto *fn = dyn_cast<Function>(e)) {
       auto it = functionStates.find(fn);
-      return it != functionStates.end() && it->second == State::Done;
+      return it == functionStates.end() ? nullptr : &it->second;
     }
     uint32_t k = visited.lookup(e);
-    return k != ExprNumbering::kNone && states[k] == State::Done;
+    return k == ExprNumbering::kNone ? nullptr : &states[k];
   }
-  bool isVisited(const Expr *e) const {
-    if (const auto *fn = dyn_cast<Function>(e))
-      return functionStates.count(fn);
-    return visited.contains(e);
+  bool isDone(const Expr *e) const {
+    const State *st = stateOf(e);
+    return st && *st == State::Done;
   }
+  bool isVisited(const Expr *e) const { return stateOf(e) != nullptr; }
   void setState(const Expr *e, State st) {
     if (const auto *fn = dyn_cast<Function>(e)) {
       functionStates[fn] = st;
