@@ -5,11 +5,15 @@
 // nodes deep, so releasing the last reference must not recurse: a node hands
 // its children to an explicit worklist (dropChildren) before it is deleted.
 //
+// The counts are plain integers, not atomics: a module belongs to one thread
+// at a time (passes number nodes through their slots and change them in
+// place), and a locked increment on every copy of a Ref would stall the loads
+// a pass keeps in flight over a module that does not fit in the cache.
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_IR_NODE_H
 #define HX_IR_NODE_H
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -27,12 +31,10 @@ public:
   Node &operator=(const Node &) = delete;
   virtual ~Node() = default;
 
-  void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
+  void retain() const { ++refs; }
   /// Drops one reference; returns true when it was the last one.
-  bool releaseNoDelete() const {
-    return refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
-  }
-  unsigned useCount() const { return refs.load(std::memory_order_relaxed); }
+  bool releaseNoDelete() const { return --refs == 0; }
+  unsigned useCount() const { return refs; }
 
   /// Releases one reference and deletes the node (and, iteratively, every
   /// child that becomes unreferenced) when it was the last.
@@ -46,7 +48,7 @@ protected:
   template <typename T> static void drop(T *&child, NodeWorklist &dead);
 
 private:
-  mutable std::atomic<uint32_t> refs{0};
+  mutable uint32_t refs = 0;
   template <typename T> friend class Ref;
 };
 
