@@ -56,6 +56,34 @@ TEST(DeviceDomainsTest, CollapseBindsEveryComponent) {
   EXPECT_EQ(d.device(r), 1);
 }
 
+TEST(DeviceDomainsTest, BindingAFirstOrderClassAddsNoDomain) {
+  DeviceDomains d;
+  auto a = d.makeFree(), b = d.makeFree();
+  EXPECT_FALSE(d.unify(a, b));
+  size_t before = d.size();
+  EXPECT_FALSE(d.bind(a, 1, {{}, "placed on cuda"}));
+  EXPECT_FALSE(d.bind(b, 1, {{}, "again on cuda"})); // same device: no conflict
+  EXPECT_EQ(d.size(), before);
+  EXPECT_EQ(d.device(b), 1);
+  EXPECT_EQ(d.reason(b)->what, "placed on cuda"); // the first reason stays
+  auto c = d.bind(b, 0, {{}, "fixed to cpu"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->a, 1);
+  EXPECT_EQ(c->b, 0);
+  EXPECT_EQ(c->reasonA->what, "placed on cuda");
+  EXPECT_EQ(c->reasonB->what, "fixed to cpu");
+  EXPECT_EQ(d.device(a), 1); // a conflict binds nothing
+}
+
+TEST(DeviceDomainsTest, BindingAFunctionClassBindsEveryComponent) {
+  DeviceDomains d;
+  auto p = d.makeFree(), r = d.makeFree();
+  auto f = d.makeFunction({p, r});
+  EXPECT_FALSE(d.bind(f, 0, {{}, "cpu"}));
+  EXPECT_EQ(d.device(p), 0);
+  EXPECT_EQ(d.device(r), 0);
+}
+
 TEST(DeviceDomainsTest, LongChainsStayShallow) {
   DeviceDomains d;
   std::vector<DeviceDomains::Id> ids;

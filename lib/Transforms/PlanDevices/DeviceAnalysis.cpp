@@ -55,10 +55,10 @@ bool plan::boolAttr(const Call &c, StringRef name) {
   return v.kind == AttrValue::Kind::Bool && v.boolValue;
 }
 
-std::string DeviceAnalysis::deviceName(DeviceIndex d) const {
+StringRef DeviceAnalysis::deviceName(DeviceIndex d) {
   if (d < 0 || static_cast<size_t>(d) >= mod.devices.size())
     return "?";
-  return ("'" + Twine(mod.devices[d].shortName()) + "'").str();
+  return text("'" + Twine(mod.devices[d].shortName()) + "'");
 }
 
 uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {
@@ -114,16 +114,18 @@ DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
       ret = ft->ret.get();
     Id result = makeDomainForType(ret);
     if (f->resultDevice != kNoDevice)
-      domains.bind(domains.firstOrder(result), f->resultDevice,
-                   {f->loc, "the function's result is on " + deviceName(f->resultDevice)});
+      domains.bind(
+          domains.firstOrder(result), f->resultDevice,
+          {f->loc, text(Twine("the function's result is on ") + deviceName(f->resultDevice))});
     ch.push_back(result);
     id = domains.makeFunction(ch);
   } else if (auto *v = dyn_cast<Var>(e)) {
     const Type *t = v->checkedType ? v->checkedType.get() : v->annotation.get();
     id = makeDomainForType(t);
     if (v->device != kNoDevice) // of a function value: its result's device
-      domains.bind(domains.firstOrder(id), v->device,
-                   {v->loc, "parameter '%" + v->name + "' is on " + deviceName(v->device)});
+      domains.bind(
+          domains.firstOrder(id), v->device,
+          {v->loc, text("parameter '%" + Twine(v->name) + "' is on " + deviceName(v->device))});
   } else {
     id = makeDomainForType(e->checkedType.get());
   }
@@ -218,13 +220,14 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
         bool fixed = boolAttr(*c, "constrain_result");
         if (boolAttr(*c, "constrain_body")) {
           Id body = domains.makeBound(
-              d, {c->loc, std::string(fixed ? "fixed" : "constrained") + " to " + deviceName(d) +
-                              " by this on_device"});
+              d, {c->loc, text((fixed ? "fixed" : "constrained") + Twine(" to ") +
+                               deviceName(d) + " by this on_device")});
           if (!edge(c, 1, c->args[0].get(), body))
             return false;
         }
         if (fixed)
-          return bind(self, d, {c->loc, "fixed to " + deviceName(d) + " by this on_device"}, c);
+          return bind(self, d,
+                      {c->loc, text(Twine("fixed to ") + deviceName(d) + " by this on_device")}, c);
         return true;
       }
       if (op->name == kDeviceCopy) {
@@ -234,17 +237,20 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
           diags.error(c->loc, "device_copy needs src_virtual_device and dst_virtual_device");
           return false;
         }
-        Id src = domains.makeBound(s, {c->loc, "copied from " + deviceName(s) + " by this device_copy"});
+        Id src = domains.makeBound(
+            s, {c->loc, text(Twine("copied from ") + deviceName(s) + " by this device_copy")});
         if (!edge(c, 1, c->args[0].get(), src))
           return false;
-        return bind(self, t, {c->loc, "copied to " + deviceName(t) + " by this device_copy"}, c);
+        return bind(self, t,
+                    {c->loc, text(Twine("copied to ") + deviceName(t) + " by this device_copy")},
+                    c);
       }
       if (needsFallback(c)) {
         fallbacks.insert(c);
         DeviceIndex cpu = cpuDevice();
         if (!bind(self, cpu,
-                  {c->loc, "'" + op->name + "' has no cuda implementation: it runs on " +
-                               deviceName(cpu)},
+                  {c->loc, text("'" + Twine(op->name) +
+                                "' has no cuda implementation: it runs on " + deviceName(cpu))},
                   c))
           return false;
       }
@@ -445,7 +451,9 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
         }
       }
       if (!bind(self, here,
-                {v->loc, "placed on " + deviceName(here) + ", where it costs the fewest copies"}, v))
+                {v->loc, text(Twine("placed on ") + deviceName(here) +
+                              ", where it costs the fewest copies")},
+                v))
         return false;
     }
     for (const SoftUse &u : uses)
@@ -468,7 +476,7 @@ bool DeviceAnalysis::applyDefaults() {
         continue;
       }
       if (domains.device(x) == kNoDevice &&
-          !bind(x, d, {at->loc, "placed on the default device " + deviceName(d)}, at))
+          !bind(x, d, {at->loc, text(Twine("placed on the default device ") + deviceName(d))}, at))
         return false;
     }
     return true;

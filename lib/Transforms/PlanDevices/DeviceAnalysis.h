@@ -18,6 +18,7 @@
 #include "hx/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/StringSaver.h"
 
 namespace hx {
 
@@ -126,12 +127,17 @@ private:
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
   void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
   bool needsFallback(const Call *c) const;
-  std::string deviceName(DeviceIndex d) const;
+  /// `'cuda'`, as notes and errors name a device.
+  llvm::StringRef deviceName(DeviceIndex d);
+  /// The text kept for as long as the analysis (reasons refer to it).
+  llvm::StringRef text(const llvm::Twine &t) { return texts.save(t); }
   uint64_t bytesOf(const Expr *e) const;
 
   Module &mod;
   DiagEngine &diags;
   DeviceAnalysisOptions opts;
+  llvm::BumpPtrAllocator textMemory;
+  llvm::UniqueStringSaver texts{textMemory};
   DeviceDomains domains;
   /// Per-node side tables, indexed by the node's number in `slots` (its
   /// Analysis slot): at a million nodes, hash maps keyed by pointers stop

@@ -16,7 +16,7 @@ DeviceDomains::Id DeviceDomains::makeBound(DeviceIndex d, Reason why) {
   Id id = makeFree();
   nodes[id].device = d;
   nodes[id].reason = static_cast<uint32_t>(reasons.size());
-  reasons.push_back(std::move(why));
+  reasons.push_back(why);
   return id;
 }
 
@@ -105,7 +105,24 @@ std::optional<DeviceDomains::Conflict> DeviceDomains::unify(Id a, Id b) {
 }
 
 std::optional<DeviceDomains::Conflict> DeviceDomains::bind(Id x, DeviceIndex d, Reason why) {
-  return unify(x, makeBound(d, std::move(why)));
+  Id r = find(x);
+  if (nodes[r].isFunction)
+    return unify(r, makeBound(d, why));
+  // A first-order class is bound in place, as unify with a new bound domain
+  // would, without adding that domain.
+  // (Ranks as after that link, so later links pick the same roots.)
+  if (nodes[r].device == kNoDevice) {
+    nodes[r].device = d;
+    nodes[r].reason = static_cast<uint32_t>(reasons.size());
+    reasons.push_back(why);
+  }
+  if (nodes[r].device == d) {
+    if (nodes[r].rank == 0)
+      nodes[r].rank = 1;
+    return std::nullopt;
+  }
+  reasons.push_back(why);
+  return Conflict{nodes[r].device, d, &reasons[nodes[r].reason], &reasons.back()};
 }
 
 std::optional<DeviceDomains::Conflict> DeviceDomains::collapse(Id fnDomain, Id fo) {

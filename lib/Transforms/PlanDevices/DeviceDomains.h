@@ -20,10 +20,10 @@
 #include "hx/IR/VirtualDevice.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace hx {
@@ -31,7 +31,10 @@ namespace hx {
 /// Why a domain is bound to a device, for notes in diagnostics.
 struct Reason {
   llvm::SMLoc loc;
-  std::string what; // "constrained to cpu by this on_device"
+  /// "constrained to cpu by this on_device". The text is the caller's and
+  /// must outlive the domains: a million-node module binds hundreds of
+  /// thousands of domains, with a few distinct texts among them.
+  llvm::StringRef what;
 };
 
 class DeviceDomains {
