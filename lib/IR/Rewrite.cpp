@@ -55,6 +55,11 @@ ExprRef hx::replaceOperands(Expr *e, ArrayRef<ExprRef> ops) {
     return withOperands(e, ops);
   // Only its one user holds `e`, and that user is being rebuilt too: nobody
   // else can see the change, so the node is reused (TVM's copy-on-write).
+  setOperands(e, ops);
+  return e;
+}
+
+void hx::setOperands(Expr *e, ArrayRef<ExprRef> ops) {
   switch (e->getKind()) {
   case ExprKind::Call: {
     auto *c = cast<Call>(e);
@@ -94,7 +99,6 @@ ExprRef hx::replaceOperands(Expr *e, ArrayRef<ExprRef> ops) {
   default:
     break;
   }
-  return e;
 }
 
 ExprRef hx::rewritePostOrder(Expr *root,

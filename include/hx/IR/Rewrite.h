@@ -19,6 +19,11 @@ ExprRef withOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
 /// through a plain pointer.
 ExprRef replaceOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
 
+/// Gives `e` the operands `ops` (getOperands order) in place, whoever owns
+/// it: for rewrites that know every owner of `e` sees the change as meant
+/// (all its users are in the DAG being rewritten). Atomic nodes are unchanged.
+void setOperands(Expr *e, llvm::ArrayRef<ExprRef> ops);
+
 /// Rebuilds the DAG under `root` bottom-up without recursion. `fn` gets each
 /// node once, operands first, with its operands already rewritten, and
 /// returns its replacement (often `withOperands(old, ops)`). Returns the

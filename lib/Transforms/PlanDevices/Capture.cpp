@@ -46,7 +46,10 @@ bool isCheap(const Expr *e) {
 
 class Capturer {
 public:
-  Capturer(Module &m, DeviceAnalysis &a, bool replicate) : m(m), a(a), replicate(replicate) {}
+  /// `inPlace`: every owner of a node the capture changes is in the def, so
+  /// nodes are changed rather than copied (see captureDef).
+  Capturer(Module &m, DeviceAnalysis &a, bool replicate, bool inPlace)
+      : m(m), a(a), replicate(replicate), inPlace(inPlace) {}
 
   ExprRef rebuild(Expr *old, ArrayRef<ExprRef> ops) {
     if (Call *od = asOnDevice(old))
@@ -58,7 +61,7 @@ public:
     SmallVector<Expr *, 4> oldOps;
     getOperands(old, oldOps);
     for (unsigned i = 0; i < oldOps.size(); ++i)
-      if (!isFunctionTyped(oldOps[i]))
+      if (oldOps[i] && a.isSoftEdge(old, i) && !isFunctionTyped(oldOps[i]))
         nops[i] = copy(nops[i], a.deviceOf(oldOps[i]), a.expectedDevice(old, i));
     if (auto *l = dyn_cast<Let>(old)) {
       Expr *v = nops[0].get();
@@ -67,7 +70,7 @@ public:
         nops[0] = onDeviceFixed(nops[0], a.varDevice(l->var.get()));
       l->var->device = kNoDevice;
     }
-    ExprRef r = replaceOperands(old, nops);
+    ExprRef r = update(old, nops);
     if (auto *f = dyn_cast<Function>(old)) {
       auto *nf = cast<Function>(r.get());
       nf->resultDevice = a.resultDevice(f);
@@ -88,7 +91,7 @@ private:
     if (slot)
       return slot;
     ExprRef src = isVarLike(arg.get()) ? arg : onDeviceFixed(arg, s);
-    slot = replaceOperands(c, {ops[0], src});
+    slot = update(c, {ops[0], src});
     return slot;
   }
 
@@ -126,6 +129,7 @@ private:
         slot = make<Call>(call->callee, call->args, call->attrs, call->loc);
         slot->checkedType = call->checkedType;
       }
+      keys.push_back(x); // the replica does not hold it; its address is a key
       return slot;
     }
     ExprRef src = isVarLike(x.get()) ? x : onDeviceFixed(x, s);
@@ -138,11 +142,22 @@ private:
     return slot;
   }
 
+  ExprRef update(Expr *old, ArrayRef<ExprRef> ops) {
+    if (!inPlace)
+      return replaceOperands(old, ops);
+    setOperands(old, ops);
+    return old;
+  }
+
   Module &m;
   DeviceAnalysis &a;
   bool replicate;
+  bool inPlace;
   DenseMap<std::pair<Expr *, DeviceIndex>, ExprRef> copies;
   DenseMap<Expr *, ExprRef> wrappers;
+  /// Memo keys no memoised node holds, kept alive so their addresses are not
+  /// reused while the memo lives.
+  std::vector<ExprRef> keys;
 };
 } // namespace
 
@@ -240,14 +255,56 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
   return true;
 }
 
-void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {
-  for (Module::Def &d : m.defs) {
-    Capturer c(m, analysis, replicateCheap); // memos never outlive a def
+/// Captures one def. Only the nodes captureVisits lists can change, so when
+/// every owner of those nodes is in the def (no node shared with another def,
+/// none held from outside), they are changed in place and the rest of the def
+/// is never read: at a million nodes the capture touches a fraction of them.
+/// Otherwise the def is rebuilt whole, copying each changed node that has
+/// other owners. Both give the same program.
+static void captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap) {
+  ArrayRef<Expr *> order = a.defOrder(d);
+  ArrayRef<uint32_t> visits = a.captureVisits(d);
+  bool inPlace = !a.sharesNodesAcrossDefs() && llvm::all_of(visits, [&](uint32_t p) {
+    Expr *e = order[p];
+    // Owners: its users in the def, and the def itself for its root.
+    return asOnDevice(e) || e->useCount() == a.usesOf(e) + (e == d.fn.get() ? 1 : 0);
+  });
+  Capturer c(m, a, replicateCheap, inPlace); // memos never outlive a def
+  if (!inPlace) {
     // The order the analysis walked (the def is unchanged since): a
     // sequential pass instead of another walk.
-    ExprRef r = rewriteInOrder(analysis.defOrder(d), [&](Expr *old, ArrayRef<ExprRef> ops) {
+    ExprRef r = rewriteInOrder(order, [&](Expr *old, ArrayRef<ExprRef> ops) {
       return c.rebuild(old, ops);
     });
     d.fn = cast<Function>(r.get());
+    return;
   }
+  // Only on_devices and device_copies are replaced by other nodes; the rest
+  // keep their identity, so a node's unvisited users need no change.
+  DenseMap<Expr *, ExprRef> replaced;
+  std::vector<ExprRef> keep;
+  SmallVector<Expr *, 8> old;
+  SmallVector<ExprRef, 8> ops;
+  for (size_t i = 0; i < visits.size(); ++i) {
+    if (i + 8 < visits.size())
+      __builtin_prefetch(order[visits[i + 8]]);
+    Expr *e = order[visits[i]];
+    old.clear();
+    getOperands(e, old);
+    ops.clear();
+    for (Expr *o : old) {
+      auto it = o && isAnnotation(o) ? replaced.find(o) : replaced.end();
+      ops.push_back(it != replaced.end() ? it->second : ExprRef(o));
+    }
+    ExprRef r = c.rebuild(e, ops);
+    if (r.get() != e) {
+      replaced[e] = std::move(r);
+      keep.push_back(e); // a key: alive until the def is done
+    }
+  }
+}
+
+void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {
+  for (Module::Def &d : m.defs)
+    captureDef(m, d, analysis, replicateCheap);
 }

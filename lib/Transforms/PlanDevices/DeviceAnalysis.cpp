@@ -40,6 +40,11 @@ bool plan::isFunctionTyped(const Expr *e) {
          (e->checkedType && isa<FuncType>(e->checkedType.get()));
 }
 
+bool plan::isAnnotation(const Expr *e) {
+  auto *c = dyn_cast<Call>(e);
+  return c && (c->isOp(kOnDevice) || c->isOp(kDeviceCopy));
+}
+
 bool plan::isFixedOnDevice(const Expr *e) {
   auto *c = dyn_cast<Call>(e);
   return c && c->isOp(kOnDevice) && boolAttr(*c, "constrain_result");
@@ -161,6 +166,7 @@ bool DeviceAnalysis::bind(Id a, DeviceIndex d, Reason why, Expr *at) {
 }
 
 bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected) {
+  visitForCapture |= isAnnotation(operand); // the capture replaces it
   bool firstOrder = !isFunctionTyped(operand);
   bool boundary = (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
                   (isa<Call>(operand) && fallbacks.count(cast<Call>(operand)));
@@ -178,6 +184,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
+    visitForCapture = true;
     uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
     softUses.push_back({consumer, i, expected, boundary});
     if (info[v].lastSoft == kNoUse) {
@@ -260,6 +267,7 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
       return true;
     }
     // A call of a function value: its domain is fn(args...):result.
+    visitForCapture |= isAnnotation(c->callee.get());
     SmallVector<Id, 4> ch;
     for (const ExprRef &a : c->args)
       ch.push_back(makeDomainForType(a->checkedType.get()));
@@ -317,8 +325,11 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];
     uint32_t slot = slotOf(e);
+    if (info[slot].def != kNoDef && info[slot].def != index && !e->isAtomic())
+      nodesShared = true;
     info[slot].def = index;
     info[slot].pos = static_cast<uint32_t>(i);
+    visitForCapture = isa<Let>(e) || isa<Function>(e) || isAnnotation(e);
     if (auto *g = dyn_cast<GlobalVar>(e)) {
       if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
         w.callees.push_back(c);
@@ -336,6 +347,8 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
     }
     if (!constrainNode(e))
       return false;
+    if (visitForCapture)
+      w.captureVisits.push_back(static_cast<uint32_t>(i));
   }
   llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
     return a->global->name < b->global->name;
@@ -597,7 +610,7 @@ bool DeviceAnalysis::solve() {
   std::vector<uint32_t> offsets(walks.size());
   for (DefWalk *w : canonicalDefOrder(walks)) {
     offsets[w->index] = static_cast<uint32_t>(postOrder.size());
-    defRanges[w->def] = {postOrder.size(), w->order.size()};
+    defPlans[w->def] = {postOrder.size(), w->order.size(), std::move(w->captureVisits)};
     postOrder.insert(postOrder.end(), w->order.begin(), w->order.end());
     onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
     functions.insert(functions.end(), w->functions.begin(), w->functions.end());

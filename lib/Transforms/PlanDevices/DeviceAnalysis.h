@@ -64,11 +64,32 @@ public:
   void reserve(size_t numExprs);
   /// The post-order of a def as the analysis walked it (after solve).
   llvm::ArrayRef<Expr *> defOrder(const Module::Def &d) const {
-    auto it = defRanges.find(&d);
-    if (it == defRanges.end())
+    auto it = defPlans.find(&d);
+    if (it == defPlans.end())
       return {};
-    return llvm::ArrayRef<Expr *>(postOrder).slice(it->second.first, it->second.second);
+    return llvm::ArrayRef<Expr *>(postOrder).slice(it->second.start, it->second.count);
   }
+  /// Positions in defOrder(d), ascending, of the nodes the capture may have
+  /// to change: on_devices, device_copies, lets, functions, the consumers of
+  /// on_devices and device_copies, and the consumers with a soft edge. Every
+  /// other edge is hard, its two ends unified: it never needs a copy.
+  llvm::ArrayRef<uint32_t> captureVisits(const Module::Def &d) const {
+    auto it = defPlans.find(&d);
+    if (it == defPlans.end())
+      return {};
+    return it->second.visits;
+  }
+  /// Whether a node other than a variable, global, operator or constant is
+  /// reached from more than one def.
+  bool sharesNodesAcrossDefs() const { return nodesShared; }
+  /// How many times the walked defs use `e` (edges to it).
+  uint32_t usesOf(const Expr *e) {
+    uint32_t k = slots.lookup(e);
+    return k == ExprNumbering::kNone ? 0 : info[k].uses;
+  }
+  /// Whether the edge to operand `i` (getOperands order) of `consumer` is
+  /// soft (see DeviceAnalysis.cpp): only a soft edge can cross devices.
+  bool isSoftEdge(const Expr *consumer, unsigned i);
 
   /// The device of a first-order value (of a function value: of its result).
   DeviceIndex deviceOf(const Expr *e);
@@ -108,6 +129,8 @@ public:
     std::vector<Let *> lets;
     /// Calls of operators some target lacks.
     std::vector<Call *> targetChecks;
+    /// See captureVisits (positions in `order`).
+    std::vector<uint32_t> captureVisits;
   };
 
 private:
@@ -144,6 +167,7 @@ private:
   /// fitting in the cache. Traversals inside the analysis use the Walk slot.
   static constexpr Id kNoDomain = UINT32_MAX;
   static constexpr uint32_t kNoUse = UINT32_MAX;
+  static constexpr uint32_t kNoDef = UINT32_MAX;
   uint32_t slotOf(const Expr *e);
   ExprNumbering slots{ExprSlot::Analysis};
   /// What the analysis knows of one node: one cache line holds it all.
@@ -156,7 +180,7 @@ private:
     /// past 63 are in softEdgesHigh.
     uint64_t softOperands = 0;
     /// The def (DefWalk::index) and the position in its post-order.
-    uint32_t def = 0, pos = 0;
+    uint32_t def = kNoDef, pos = 0;
   };
   std::vector<SlotInfo> info;
   std::vector<SoftUse> softUses;
@@ -173,12 +197,18 @@ private:
   bool lazyDefaults = false;
   DeviceIndex cpu = kNoDevice;
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
-  bool isSoftEdge(const Expr *consumer, unsigned i);
   llvm::DenseSet<const Call *> fallbacks;
+  /// Set while addDef constrains a node whose capture may change it.
+  bool visitForCapture = false;
+  bool nodesShared = false;
   /// Every node of every def in post-order, defs in canonical order (solve).
   std::vector<Expr *> postOrder;
-  /// Where each def's nodes are in postOrder: (start, count).
-  llvm::DenseMap<const Module::Def *, std::pair<size_t, size_t>> defRanges;
+  /// Where each def's nodes are in postOrder, and which the capture visits.
+  struct DefPlan {
+    size_t start = 0, count = 0;
+    std::vector<uint32_t> visits;
+  };
+  llvm::DenseMap<const Module::Def *, DefPlan> defPlans;
 };
 
 /// Helpers shared by the PlanDevices files.
@@ -186,6 +216,8 @@ namespace plan {
 /// Operators, globals, function literals and values of function type: they
 /// have function-shaped domains and are never copied.
 bool isFunctionTyped(const Expr *e);
+/// An on_device or device_copy call.
+bool isAnnotation(const Expr *e);
 /// `on_device(..., constrain_result=True)`.
 bool isFixedOnDevice(const Expr *e);
 /// A device attribute (with the operator's default), kNoDevice if none.

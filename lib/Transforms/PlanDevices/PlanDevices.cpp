@@ -46,8 +46,12 @@
 //     removed, let-bound values are wrapped in fixed on_devices, and
 //     `device_copy(on_device(x, S, fixed), S, T)` is inserted where an edge
 //     crosses devices (no on_device around variables, globals and functions),
-//     one copy per value and destination, shared. A node with one owner is
-//     changed in place rather than copied with all its users.
+//     one copy per value and destination, shared. Only soft edges can cross
+//     devices (a hard edge's ends are unified), so the capture visits only
+//     the annotations, lets, functions and the consumers of annotations and
+//     of soft edges (addDef lists them), and changes them in place when the
+//     def owns them all; otherwise it rebuilds the def, copying the nodes
+//     something else holds.
 //
 // Guarantees: every parameter and function has a device; every cross-device
 // edge goes through a device_copy; planning a planned module changes nothing;
