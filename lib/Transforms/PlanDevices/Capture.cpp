@@ -264,11 +264,7 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
 static void captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap) {
   ArrayRef<Expr *> order = a.defOrder(d);
   ArrayRef<uint32_t> visits = a.captureVisits(d);
-  bool inPlace = !a.sharesNodesAcrossDefs() && llvm::all_of(visits, [&](uint32_t p) {
-    Expr *e = order[p];
-    // Owners: its users in the def, and the def itself for its root.
-    return asOnDevice(e) || e->useCount() == a.usesOf(e) + (e == d.fn.get() ? 1 : 0);
-  });
+  bool inPlace = a.ownsCaptureVisits(d);
   Capturer c(m, a, replicateCheap, inPlace); // memos never outlive a def
   if (!inPlace) {
     // The order the analysis walked (the def is unchanged since): a

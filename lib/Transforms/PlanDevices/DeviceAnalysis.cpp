@@ -347,8 +347,16 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
     }
     if (!constrainNode(e))
       return false;
-    if (visitForCapture)
+    if (visitForCapture) {
       w.captureVisits.push_back(static_cast<uint32_t>(i));
+      // The capture may change it in place if the def is all that holds it:
+      // its users here, and the def for its root. (On_devices are dropped,
+      // never changed.)
+      auto *c = dyn_cast<Call>(e);
+      if (!(c && c->isOp(kOnDevice)) &&
+          e->useCount() != info[slot].uses + (e == d.fn.get() ? 1 : 0))
+        w.ownsVisits = false;
+    }
   }
   llvm::sort(w.callees, [](const Module::Def *a, const Module::Def *b) {
     return a->global->name < b->global->name;
@@ -610,7 +618,8 @@ bool DeviceAnalysis::solve() {
   std::vector<uint32_t> offsets(walks.size());
   for (DefWalk *w : canonicalDefOrder(walks)) {
     offsets[w->index] = static_cast<uint32_t>(postOrder.size());
-    defPlans[w->def] = {postOrder.size(), w->order.size(), std::move(w->captureVisits)};
+    defPlans[w->def] = {postOrder.size(), w->order.size(), std::move(w->captureVisits),
+                        w->ownsVisits};
     postOrder.insert(postOrder.end(), w->order.begin(), w->order.end());
     onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
     functions.insert(functions.end(), w->functions.begin(), w->functions.end());

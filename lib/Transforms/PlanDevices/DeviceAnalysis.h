@@ -79,13 +79,13 @@ public:
       return {};
     return it->second.visits;
   }
-  /// Whether a node other than a variable, global, operator or constant is
-  /// reached from more than one def.
-  bool sharesNodesAcrossDefs() const { return nodesShared; }
-  /// How many times the walked defs use `e` (edges to it).
-  uint32_t usesOf(const Expr *e) {
-    uint32_t k = slots.lookup(e);
-    return k == ExprNumbering::kNone ? 0 : info[k].uses;
+  /// Whether the def alone holds the nodes captureVisits lists (their only
+  /// owners are its nodes, and the def for its root), so the capture may
+  /// change them in place. False when some node (other than a variable,
+  /// global, operator or constant) is reached from two defs.
+  bool ownsCaptureVisits(const Module::Def &d) const {
+    auto it = defPlans.find(&d);
+    return !nodesShared && it != defPlans.end() && it->second.ownsVisits;
   }
   /// Whether the edge to operand `i` (getOperands order) of `consumer` is
   /// soft (see DeviceAnalysis.cpp): only a soft edge can cross devices.
@@ -129,8 +129,9 @@ public:
     std::vector<Let *> lets;
     /// Calls of operators some target lacks.
     std::vector<Call *> targetChecks;
-    /// See captureVisits (positions in `order`).
+    /// See captureVisits (positions in `order`) and ownsCaptureVisits.
     std::vector<uint32_t> captureVisits;
+    bool ownsVisits = true;
   };
 
 private:
@@ -207,6 +208,7 @@ private:
   struct DefPlan {
     size_t start = 0, count = 0;
     std::vector<uint32_t> visits;
+    bool ownsVisits = true;
   };
   llvm::DenseMap<const Module::Def *, DefPlan> defPlans;
 };
