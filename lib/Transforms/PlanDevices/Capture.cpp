@@ -61,7 +61,7 @@ public:
     SmallVector<Expr *, 4> oldOps;
     getOperands(old, oldOps);
     for (unsigned i = 0; i < oldOps.size(); ++i)
-      if (oldOps[i] && a.isSoftEdge(old, i) && !isFunctionTyped(oldOps[i]))
+      if (oldOps[i] && a.mayCross(old, i) && !isFunctionTyped(oldOps[i]))
         nops[i] = copy(nops[i], a.deviceOf(oldOps[i]), a.expectedDevice(old, i));
     if (auto *l = dyn_cast<Let>(old)) {
       Expr *v = nops[0].get();

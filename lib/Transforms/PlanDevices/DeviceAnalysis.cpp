@@ -16,11 +16,7 @@
 //   recorded, not unified.
 // solve() orders the defs canonically (callees first, ties by name); what
 // follows runs in that order.
-// Phase 2b, shared values (beyond TVM), in program order: a value with soft
-//   uses lives where its producer puts it; if nothing does, on the candidate
-//   device (a device its soft operands are on, then a device a use needs, in
-//   program order) that moves the fewest bytes: one copy per other device its
-//   uses need, plus copies of its soft operands. Unconstrained uses follow it.
+// Phase 2b, shared values (beyond TVM): SharedValues.cpp.
 // Phase 3, defaults (as TVM): free on_devices join their body; a function's
 //   unconstrained result takes the default device and its unconstrained
 //   parameters the result's device; a let variable its let's device; anything
@@ -184,7 +180,6 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
-    visitForCapture = true;
     uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
     softUses.push_back({consumer, i, expected, boundary});
     if (info[v].lastSoft == kNoUse) {
@@ -406,85 +401,6 @@ void DeviceAnalysis::replaceRoot(const Function *old, const Function *now) {
     info[n].domain = info[k].domain;
 }
 
-bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
-  SmallVector<Expr *, 8> ops;
-  auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
-    if (d != kNoDevice && !llvm::is_contained(s, d))
-      s.push_back(d);
-  };
-  SmallVector<SoftUse, 4> uses;
-  for (size_t j = 0; j < positions.size(); ++j) {
-    if (j + 8 < positions.size()) // the values are scattered: load ahead
-      __builtin_prefetch(postOrder[positions[j + 8]]);
-    Expr *v = postOrder[positions[j]];
-    uint32_t slot = slotOf(v);
-    uses.clear();
-    for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
-      uses.push_back(softUses[u]);
-    Id self = domains.firstOrder(domainOf(v));
-    DeviceIndex here = domains.device(self);
-    if (here == kNoDevice) {
-      // Candidates, in preference order: devices its soft operands are on
-      // (its producer side), then devices its uses need, in program order.
-      // Devices only cpu-fallback boundaries ask for come last.
-      SmallVector<DeviceIndex, 4> candidates, boundaryCandidates;
-      SmallVector<std::pair<DeviceIndex, uint64_t>, 8> demands; // (device, bytes) to move there
-      ops.clear();
-      getOperands(v, ops);
-      for (unsigned i = 0; i < ops.size(); ++i) {
-        if (!isSoftEdge(v, i))
-          continue;
-        DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
-        if (d == kNoDevice)
-          continue;
-        addUnique(candidates, d);
-        demands.push_back({d, bytesOf(ops[i])}); // moving v away from d copies ops[i]
-      }
-      uint64_t bytes = bytesOf(v);
-      SmallVector<DeviceIndex, 4> useDevices;
-      for (const SoftUse &u : uses) {
-        DeviceIndex d = domains.device(u.expected);
-        addUnique(u.boundary ? boundaryCandidates : candidates, d);
-        addUnique(useDevices, d);
-      }
-      bool freeUses = llvm::any_of(uses, [&](const SoftUse &u) {
-        return !u.boundary && domains.device(u.expected) == kNoDevice;
-      });
-      if (candidates.empty() && (freeUses || boundaryCandidates.empty())) {
-        // Nothing but free uses: the value stays with them, to be defaulted.
-        for (const SoftUse &u : uses)
-          if (!u.boundary && !unify(self, u.expected, u.consumer, "cannot place this expression"))
-            return false;
-        continue;
-      }
-      for (DeviceIndex d : boundaryCandidates)
-        addUnique(candidates, d);
-      uint64_t bestCost = UINT64_MAX;
-      for (DeviceIndex d : candidates) {
-        uint64_t cost = 0;
-        for (DeviceIndex u : useDevices) // one copy per other device
-          cost += u != d ? bytes : 0;
-        for (auto &[sd, sb] : demands)
-          cost += sd != d ? sb : 0;
-        if (cost < bestCost) {
-          bestCost = cost;
-          here = d;
-        }
-      }
-      if (!bind(self, here,
-                {v->loc, text(Twine("placed on ") + deviceName(here) +
-                              ", where it costs the fewest copies")},
-                v))
-        return false;
-    }
-    for (const SoftUse &u : uses)
-      if (!u.boundary && domains.device(u.expected) == kNoDevice &&
-          !unify(u.expected, self, u.consumer, "cannot place this expression"))
-        return false;
-  }
-  return true;
-}
-
 bool DeviceAnalysis::applyDefaults() {
   DeviceIndex def = opts.defaultDevice;
   auto bindAll = [&](Id id, DeviceIndex d, Expr *at) {
@@ -616,7 +532,9 @@ bool DeviceAnalysis::solve() {
   // Everything that depends on order from here on follows the canonical def
   // order; constraints (a unification) give the same solution in any order.
   std::vector<uint32_t> offsets(walks.size());
+  std::vector<const Module::Def *> defsByIndex(walks.size());
   for (DefWalk *w : canonicalDefOrder(walks)) {
+    defsByIndex[w->index] = w->def;
     offsets[w->index] = static_cast<uint32_t>(postOrder.size());
     defPlans[w->def] = {postOrder.size(), w->order.size(), std::move(w->captureVisits),
                         w->ownsVisits};
@@ -637,6 +555,10 @@ bool DeviceAnalysis::solve() {
     llvm::sort(positions);
     if (!placeSharedValues(positions))
       return false;
+    std::vector<DefPlan *> plans;
+    for (const Module::Def *d : defsByIndex)
+      plans.push_back(&defPlans[d]);
+    planCaptureVisits(plans);
   }
   TimeScope t(opts.timing, "defaults and checks");
   if (opts.allowDefaulting) {

@@ -71,8 +71,9 @@ public:
   }
   /// Positions in defOrder(d), ascending, of the nodes the capture may have
   /// to change: on_devices, device_copies, lets, functions, the consumers of
-  /// on_devices and device_copies, and the consumers with a soft edge. Every
-  /// other edge is hard, its two ends unified: it never needs a copy.
+  /// on_devices and device_copies, and the consumers with a soft edge that
+  /// may cross devices. A hard edge's two ends are unified, and so are many
+  /// soft ones' once shared values are placed: those never need a copy.
   llvm::ArrayRef<uint32_t> captureVisits(const Module::Def &d) const {
     auto it = defPlans.find(&d);
     if (it == defPlans.end())
@@ -87,9 +88,9 @@ public:
     auto it = defPlans.find(&d);
     return !nodesShared && it != defPlans.end() && it->second.ownsVisits;
   }
-  /// Whether the edge to operand `i` (getOperands order) of `consumer` is
-  /// soft (see DeviceAnalysis.cpp): only a soft edge can cross devices.
-  bool isSoftEdge(const Expr *consumer, unsigned i);
+  /// Whether the edge to operand `i` (getOperands order) of `consumer` may
+  /// cross devices (after solve): a soft edge not proven to stay on one.
+  bool mayCross(const Expr *consumer, unsigned i) { return isSoftEdge(consumer, i); }
 
   /// The device of a first-order value (of a function value: of its result).
   DeviceIndex deviceOf(const Expr *e);
@@ -113,6 +114,8 @@ private:
     /// Soft because it enters or leaves a cpu-fallback call: such an edge
     /// neither pulls the value to its device nor is pulled to the value's.
     bool boundary;
+    /// Cleared once the value is placed if the use provably needs no copy.
+    bool mayCross = true;
     uint32_t next = kNoUse; // the value's next soft use
   };
 
@@ -146,6 +149,8 @@ private:
   bool constrainNode(Expr *e);
   bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
   bool placeSharedValues(llvm::ArrayRef<uint32_t> positions);
+  /// After placing the value in `slot` (class `self`): which uses may cross.
+  void noteCrossings(uint32_t slot, Id self);
   bool applyDefaults();
   bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
@@ -198,6 +203,9 @@ private:
   bool lazyDefaults = false;
   DeviceIndex cpu = kNoDevice;
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
+  /// Whether the edge to operand `i` of `consumer` is soft; after solve,
+  /// only the soft edges that may cross devices stay soft.
+  bool isSoftEdge(const Expr *consumer, unsigned i);
   llvm::DenseSet<const Call *> fallbacks;
   /// Set while addDef constrains a node whose capture may change it.
   bool visitForCapture = false;
@@ -211,6 +219,9 @@ private:
     bool ownsVisits = true;
   };
   llvm::DenseMap<const Module::Def *, DefPlan> defPlans;
+  /// After the shared values: drops the soft edges that cannot cross and adds
+  /// the consumers of the others to the visits (`plans` by DefWalk::index).
+  void planCaptureVisits(llvm::ArrayRef<DefPlan *> plans);
 };
 
 /// Helpers shared by the PlanDevices files.

@@ -46,11 +46,13 @@
 //     removed, let-bound values are wrapped in fixed on_devices, and
 //     `device_copy(on_device(x, S, fixed), S, T)` is inserted where an edge
 //     crosses devices (no on_device around variables, globals and functions),
-//     one copy per value and destination, shared. Only soft edges can cross
-//     devices (a hard edge's ends are unified), so the capture visits only
-//     the annotations, lets, functions and the consumers of annotations and
-//     of soft edges (addDef lists them), and changes them in place when the
-//     def owns them all; otherwise it rebuilds the def, copying the nodes
+//     one copy per value and destination, shared. Only a soft edge can cross
+//     devices (a hard edge's ends are unified), and once its value is placed
+//     (2b) most soft edges provably do not (same class, or bound to the same
+//     device). So the capture visits only the annotations, lets, functions,
+//     the consumers of annotations and those of soft edges that may still
+//     cross (listed by addDef and 2b), and changes them in place when the def
+//     owns them all; otherwise it rebuilds the def, copying the nodes
 //     something else holds.
 //
 // Guarantees: every parameter and function has a device; every cross-device

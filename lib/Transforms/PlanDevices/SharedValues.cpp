@@ -1,0 +1,143 @@
+//===- SharedValues.cpp - Where a value used on several devices lives ----===//
+//
+// Phase 2b of PlanDevices (beyond TVM), after every def's constraints, in
+// program order (canonical def order, then post-order): a value with soft
+// uses lives where its producer puts it; if nothing does, on the candidate
+// device (a device its soft operands are on, then a device a use needs, in
+// program order) that moves the fewest bytes: one copy per other device its
+// uses need, plus copies of its soft operands. Unconstrained uses follow it.
+//
+// Once a value is placed, each of its soft uses either provably needs no
+// copy (it is in the value's class, or bound to the value's device) or may
+// still need one; the capture visits only the consumers of the latter.
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceAnalysis.h"
+
+using namespace hx;
+using namespace llvm;
+using namespace hx::plan;
+
+bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
+  SmallVector<Expr *, 8> ops;
+  auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
+    if (d != kNoDevice && !llvm::is_contained(s, d))
+      s.push_back(d);
+  };
+  SmallVector<SoftUse, 4> uses;
+  for (size_t j = 0; j < positions.size(); ++j) {
+    if (j + 8 < positions.size()) // the values are scattered: load ahead
+      __builtin_prefetch(postOrder[positions[j + 8]]);
+    Expr *v = postOrder[positions[j]];
+    uint32_t slot = slotOf(v);
+    uses.clear();
+    for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
+      uses.push_back(softUses[u]);
+    Id self = domains.firstOrder(domainOf(v));
+    DeviceIndex here = domains.device(self);
+    if (here == kNoDevice) {
+      // Candidates, in preference order: devices its soft operands are on
+      // (its producer side), then devices its uses need, in program order.
+      // Devices only cpu-fallback boundaries ask for come last.
+      SmallVector<DeviceIndex, 4> candidates, boundaryCandidates;
+      SmallVector<std::pair<DeviceIndex, uint64_t>, 8> demands; // (device, bytes) to move there
+      ops.clear();
+      getOperands(v, ops);
+      for (unsigned i = 0; i < ops.size(); ++i) {
+        if (!isSoftEdge(v, i))
+          continue;
+        DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
+        if (d == kNoDevice)
+          continue;
+        addUnique(candidates, d);
+        demands.push_back({d, bytesOf(ops[i])}); // moving v away from d copies ops[i]
+      }
+      uint64_t bytes = bytesOf(v);
+      SmallVector<DeviceIndex, 4> useDevices;
+      for (const SoftUse &u : uses) {
+        DeviceIndex d = domains.device(u.expected);
+        addUnique(u.boundary ? boundaryCandidates : candidates, d);
+        addUnique(useDevices, d);
+      }
+      bool freeUses = llvm::any_of(uses, [&](const SoftUse &u) {
+        return !u.boundary && domains.device(u.expected) == kNoDevice;
+      });
+      if (candidates.empty() && (freeUses || boundaryCandidates.empty())) {
+        // Nothing but free uses: the value stays with them, to be defaulted.
+        for (const SoftUse &u : uses)
+          if (!u.boundary && !unify(self, u.expected, u.consumer, "cannot place this expression"))
+            return false;
+        noteCrossings(slot, self);
+        continue;
+      }
+      for (DeviceIndex d : boundaryCandidates)
+        addUnique(candidates, d);
+      uint64_t bestCost = UINT64_MAX;
+      for (DeviceIndex d : candidates) {
+        uint64_t cost = 0;
+        for (DeviceIndex u : useDevices) // one copy per other device
+          cost += u != d ? bytes : 0;
+        for (auto &[sd, sb] : demands)
+          cost += sd != d ? sb : 0;
+        if (cost < bestCost) {
+          bestCost = cost;
+          here = d;
+        }
+      }
+      if (!bind(self, here,
+                {v->loc, text(Twine("placed on ") + deviceName(here) +
+                              ", where it costs the fewest copies")},
+                v))
+        return false;
+    }
+    for (const SoftUse &u : uses)
+      if (!u.boundary && domains.device(u.expected) == kNoDevice &&
+          !unify(u.expected, self, u.consumer, "cannot place this expression"))
+        return false;
+    noteCrossings(slot, self);
+  }
+  return true;
+}
+
+void DeviceAnalysis::noteCrossings(uint32_t slot, Id self) {
+  // Final once the value is placed: a use in its class, or bound to its
+  // device, never needs a copy. Others (free classes the defaults will bind,
+  // cpu-fallback boundaries) are left for the capture to check.
+  Id root = domains.find(self);
+  DeviceIndex here = domains.device(root);
+  for (uint32_t k = info[slot].firstSoft; k != kNoUse; k = softUses[k].next) {
+    SoftUse &u = softUses[k];
+    if (u.boundary)
+      continue;
+    Id e = domains.find(u.expected);
+    DeviceIndex d = domains.device(e);
+    u.mayCross = !(e == root || (d != kNoDevice && d == here));
+  }
+}
+
+void DeviceAnalysis::planCaptureVisits(ArrayRef<DefPlan *> plans) {
+  // Soft edges that cannot cross devices stop being soft; the consumers of
+  // the others join their def's visits.
+  std::vector<std::vector<uint32_t>> crossing(plans.size());
+  for (const SoftUse &u : softUses) {
+    SlotInfo &c = info[slotOf(u.consumer)];
+    if (u.mayCross)
+      crossing[c.def].push_back(c.pos);
+    else if (u.index < 64)
+      c.softOperands &= ~(uint64_t(1) << u.index);
+    else
+      softEdgesHigh.erase({u.consumer, u.index});
+  }
+  for (size_t k = 0; k < plans.size(); ++k) {
+    if (crossing[k].empty())
+      continue;
+    std::vector<uint32_t> &visits = plans[k]->visits;
+    llvm::sort(crossing[k]); // a consumer has one entry per soft edge
+    crossing[k].erase(std::unique(crossing[k].begin(), crossing[k].end()), crossing[k].end());
+    std::vector<uint32_t> merged;
+    merged.reserve(visits.size() + crossing[k].size());
+    std::set_union(visits.begin(), visits.end(), crossing[k].begin(), crossing[k].end(),
+                   std::back_inserter(merged));
+    visits = std::move(merged);
+  }
+}
