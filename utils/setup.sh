@@ -24,7 +24,6 @@ fi
 
 build="${HX_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build"
