@@ -36,8 +36,9 @@
 //     Operators a device's target lacks (argsort, topk on cuda) are placed on
 //     the cpu (unless --strict-placement, which makes that an error).
 //  Then, in canonical def order (callees first, ties by name; solve):
-//  2b. Shared values: each lives where its producer puts it, else where it
-//     costs the fewest bytes moved, and is copied once to each other device.
+//  2b. Shared values (SharedValues.cpp): each lives where its producer puts
+//     it, else where it costs the fewest bytes moved, and is copied once to
+//     each other device.
 //  3. Default: free on_devices join their body; unconstrained function
 //     results take the default device, then their parameters the result's;
 //     let variables their let's; everything else the default device.
