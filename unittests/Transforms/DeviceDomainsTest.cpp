@@ -84,6 +84,65 @@ TEST(DeviceDomainsTest, BindingAFunctionClassBindsEveryComponent) {
   EXPECT_EQ(d.device(r), 0);
 }
 
+TEST(DeviceDomainsTest, AFreeClassOfTwoTagsSharesBoth) {
+  DeviceDomains d;
+  d.setTag(0);
+  auto a = d.makeFree(), a2 = d.makeFree();
+  d.setTag(1);
+  auto b = d.makeFree();
+  d.setTag(2);
+  auto c = d.makeFree();
+  EXPECT_FALSE(d.unify(a, a2)); // one tag: shares nothing
+  EXPECT_FALSE(d.sharesFreeClass(0));
+  EXPECT_FALSE(d.unify(a, b));
+  EXPECT_TRUE(d.sharesFreeClass(0));
+  EXPECT_TRUE(d.sharesFreeClass(1));
+  EXPECT_FALSE(d.sharesFreeClass(2));
+  EXPECT_FALSE(d.unify(c, b)); // joins the mixed class
+  EXPECT_TRUE(d.sharesFreeClass(2));
+  // Once the class is bound, what the others do cannot move it.
+  EXPECT_FALSE(d.bind(a, 1, {{}, "cuda"}));
+  EXPECT_FALSE(d.sharesFreeClass(0));
+  EXPECT_FALSE(d.sharesFreeClass(1));
+  EXPECT_FALSE(d.sharesFreeClass(2));
+}
+
+TEST(DeviceDomainsTest, JoiningABoundClassSharesNothing) {
+  DeviceDomains d;
+  d.setTag(0);
+  auto a = d.makeFree();
+  d.setTag(1);
+  auto b = d.makeBound(0, {{}, "cpu"});
+  EXPECT_FALSE(d.unify(a, b));
+  EXPECT_FALSE(d.sharesFreeClass(0));
+  EXPECT_FALSE(d.sharesFreeClass(1));
+  d.markShared(1);
+  EXPECT_TRUE(d.sharesFreeClass(1));
+  EXPECT_TRUE(d.sharesFreeClass(70000)); // past the tags: always
+}
+
+TEST(DeviceDomainsTest, FunctionShapesShareThroughTheirComponents) {
+  DeviceDomains d;
+  d.setTag(0);
+  auto p = d.makeFree(), r = d.makeBound(1, {{}, "cuda"});
+  auto f = d.makeFunction({p, r});
+  d.setTag(1);
+  auto q = d.makeFree(), s = d.makeFree();
+  auto g = d.makeFunction({q, s});
+  EXPECT_FALSE(d.unify(f, g));
+  EXPECT_TRUE(d.sharesFreeClass(0)); // p and q: free
+  EXPECT_FALSE(d.bind(q, 0, {{}, "cpu"}));
+  EXPECT_FALSE(d.sharesFreeClass(0)); // r and s: bound from the start
+  EXPECT_FALSE(d.sharesFreeClass(1));
+  // A free first-order class that joins a function shape stays shared.
+  d.setTag(2);
+  auto x = d.makeFree();
+  d.setTag(3);
+  auto h = d.makeFunction({d.makeFree(), d.makeFree()});
+  EXPECT_FALSE(d.unify(x, h));
+  EXPECT_TRUE(d.sharesFreeClass(2));
+}
+
 TEST(DeviceDomainsTest, LongChainsStayShallow) {
   DeviceDomains d;
   std::vector<DeviceDomains::Id> ids;

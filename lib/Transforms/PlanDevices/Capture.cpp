@@ -5,6 +5,7 @@
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include <optional>
 
 using namespace hx;
 using namespace llvm;
@@ -248,11 +249,18 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
   typed = true;
   for (const Diagnostic &d : held)
     ctx.diags.emit(d);
-  if (!ok || !analysis.solve())
+  if (!ok)
     return false;
-  TimeScope t(ctx.timing, "capture");
-  captureDevices(m, analysis, ctx.options.replicateCheap);
-  return true;
+  // Each def is captured as soon as its devices are final: for most defs,
+  // right after their shared values are placed, while their nodes are in the
+  // cache. (The row appears after the analysis' own.)
+  std::optional<SplitTimer> capturing;
+  return analysis.solve([&](Module::Def &d) {
+    if (!capturing)
+      capturing.emplace(ctx.timing, "capture");
+    SplitTimer::Lap lap(*capturing);
+    captureDef(m, d, analysis, ctx.options.replicateCheap);
+  });
 }
 
 /// Captures one def. Only the nodes captureVisits lists can change, so when
@@ -261,7 +269,7 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
 /// is never read: at a million nodes the capture touches a fraction of them.
 /// Otherwise the def is rebuilt whole, copying each changed node that has
 /// other owners. Both give the same program.
-static void captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap) {
+void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap) {
   ArrayRef<Expr *> order = a.defOrder(d);
   ArrayRef<uint32_t> visits = a.captureVisits(d);
   bool inPlace = a.ownsCaptureVisits(d);
@@ -298,9 +306,4 @@ static void captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replic
       keep.push_back(e); // a key: alive until the def is done
     }
   }
-}
-
-void hx::captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap) {
-  for (Module::Def &d : m.defs)
-    captureDef(m, d, analysis, replicateCheap);
 }

@@ -11,13 +11,14 @@ namespace hx {
 /// let-bound or a whole function body becomes fixed. `order` is stale after.
 void rewriteOnDevices(Module::Def &d, llvm::ArrayRef<Expr *> order);
 
-/// Phase 4 of PlanDevices: every parameter and function gets its device, user
+/// Phase 4 of PlanDevices, on one def whose devices are final (see
+/// DeviceAnalysis::solve): every parameter and function gets its device, user
 /// on_devices are removed, let-bound values are wrapped in a fixed on_device,
 /// and a device_copy is inserted on every edge whose two ends are on
 /// different devices: one copy per value and destination device, shared by
 /// all its consumers there. With `replicateCheap`, constants and calls of
 /// constants are recomputed on the destination instead of copied.
-void captureDevices(Module &m, DeviceAnalysis &analysis, bool replicateCheap);
+void captureDef(Module &m, Module::Def &d, DeviceAnalysis &analysis, bool replicateCheap);
 
 /// What plan-devices and insert-device-copies share: types, (when planning)
 /// the on_device rewrite, the analysis and the capture. Planning defaults

@@ -104,8 +104,13 @@ DeviceAnalysis::Id DeviceAnalysis::domainOf(const Expr *e) {
     return info[slot].domain;
   Id id;
   if (auto *gv = dyn_cast<GlobalVar>(e)) {
-    Function *fn = mod.lookup(gv->name);
-    id = fn ? domainOf(fn) : domains.makeFree();
+    // A def's signature is the def's, whichever def first refers to it.
+    const Module::Def *callee = mod.lookupDef(gv->name);
+    uint32_t tag = domains.currentTag();
+    if (callee)
+      domains.setTag(tagOf(*callee));
+    id = callee ? domainOf(callee->fn.get()) : domains.makeFree();
+    domains.setTag(tag);
   } else if (auto *f = dyn_cast<Function>(e)) {
     SmallVector<Id, 4> ch;
     for (const Ref<Var> &p : f->params)
@@ -308,7 +313,7 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
   }
 }
 
-bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
+bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
   uint32_t index = static_cast<uint32_t>(walks.size());
   DefWalk &w = walks.emplace_back();
   w.def = &d;
@@ -316,12 +321,23 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
   // The uses were counted by the walk; the constraints follow while the
   // def's nodes are in the cache.
   w.order = order.empty() ? walkDef(d) : std::move(order);
+  w.softBegin = static_cast<uint32_t>(softUses.size());
+  domains.setTag(tagOf(d));
   for (size_t i = 0; i < w.order.size(); ++i) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];
     uint32_t slot = slotOf(e);
-    if (info[slot].def != kNoDef && info[slot].def != index && !e->isAtomic())
-      nodesShared = true;
+    if (info[slot].def != kNoDef && info[slot].def != index) {
+      if (!e->isAtomic())
+        nodesShared = true;
+      else if (!isa<GlobalVar>(e) && !isa<Op>(e)) {
+        // A constant (or variable) two defs share: one domain, and soft uses
+        // from both. (Globals and operators join other defs' classes only
+        // by unification, which the tags follow.)
+        domains.markShared(tagOf(*walks[info[slot].def].def));
+        domains.markShared(tagOf(d));
+      }
+    }
     info[slot].def = index;
     info[slot].pos = static_cast<uint32_t>(i);
     visitForCapture = isa<Let>(e) || isa<Function>(e) || isAnnotation(e);
@@ -357,6 +373,7 @@ bool DeviceAnalysis::addDef(const Module::Def &d, std::vector<Expr *> order) {
     return a->global->name < b->global->name;
   });
   w.callees.erase(std::unique(w.callees.begin(), w.callees.end()), w.callees.end());
+  w.softEnd = static_cast<uint32_t>(softUses.size());
   return true;
 }
 
@@ -401,7 +418,7 @@ void DeviceAnalysis::replaceRoot(const Function *old, const Function *now) {
     info[n].domain = info[k].domain;
 }
 
-bool DeviceAnalysis::applyDefaults() {
+bool DeviceAnalysis::applyDefaults(ArrayRef<DefWalk *> group) {
   DeviceIndex def = opts.defaultDevice;
   auto bindAll = [&](Id id, DeviceIndex d, Expr *at) {
     SmallVector<Id, 8> work{id};
@@ -419,33 +436,37 @@ bool DeviceAnalysis::applyDefaults() {
     return true;
   };
   // Free on_devices join their body when that needs no copy.
-  for (Call *c : onDevices)
-    if (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice) {
-      Id r = domains.firstOrder(domainOf(c));
-      Id b = domains.firstOrder(domainOf(c->args[0].get()));
-      if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
-          !unify(r, b, c, "cannot place this expression"))
+  for (DefWalk *w : group)
+    for (Call *c : w->onDevices)
+      if (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice) {
+        Id r = domains.firstOrder(domainOf(c));
+        Id b = domains.firstOrder(domainOf(c->args[0].get()));
+        if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
+            !unify(r, b, c, "cannot place this expression"))
+          return false;
+      }
+  // Functions: the result takes the default, then the parameters the result's.
+  for (DefWalk *w : group)
+    for (Function *f : w->functions) {
+      Id result = domains.children(domainOf(f)).back();
+      if (!bindAll(result, def, f))
+        return false;
+      DeviceIndex rd = domains.device(domains.firstOrder(result));
+      for (const Ref<Var> &p : f->params)
+        if (!bindAll(domainOf(p.get()), rd, p.get()))
+          return false;
+    }
+  // Let variables take their let's device.
+  for (DefWalk *w : group)
+    for (Let *l : w->lets) {
+      Id self = domains.firstOrder(domainOf(l));
+      if (!bindAll(self, def, l) || !bindAll(domainOf(l->var.get()), domains.device(self), l))
         return false;
     }
-  // Functions: the result takes the default, then the parameters the result's.
-  for (Function *f : functions) {
-    Id result = domains.children(domainOf(f)).back();
-    if (!bindAll(result, def, f))
-      return false;
-    DeviceIndex rd = domains.device(domains.firstOrder(result));
-    for (const Ref<Var> &p : f->params)
-      if (!bindAll(domainOf(p.get()), rd, p.get()))
-        return false;
-  }
-  // Let variables take their let's device.
-  for (Let *l : lets) {
-    Id self = domains.firstOrder(domainOf(l));
-    if (!bindAll(self, def, l) || !bindAll(domainOf(l->var.get()), domains.device(self), l))
-      return false;
-  }
   // Everything else takes the default device when its device is first asked
-  // for (settledDevice): binding a free class cannot conflict, so this is
-  // the same as binding every node now, without another pass over them all.
+  // for (settledDevice, from now on): binding a free class cannot conflict,
+  // so this is the same as binding every node now, without another pass
+  // over them all.
   lazyDefaults = true;
   return true;
 }
@@ -522,67 +543,93 @@ DeviceIndex DeviceAnalysis::cpuDevice() {
 }
 
 bool DeviceAnalysis::run() {
-  for (const Module::Def &d : mod.defs)
+  for (Module::Def &d : mod.defs)
     if (!addDef(d))
       return false;
   return solve();
 }
 
-bool DeviceAnalysis::solve() {
+bool DeviceAnalysis::solve(function_ref<void(Module::Def &)> settled) {
   // Everything that depends on order from here on follows the canonical def
   // order; constraints (a unification) give the same solution in any order.
-  std::vector<uint32_t> offsets(walks.size());
-  std::vector<const Module::Def *> defsByIndex(walks.size());
-  for (DefWalk *w : canonicalDefOrder(walks)) {
-    defsByIndex[w->index] = w->def;
-    offsets[w->index] = static_cast<uint32_t>(postOrder.size());
-    defPlans[w->def] = {postOrder.size(), w->order.size(), std::move(w->captureVisits),
-                        w->ownsVisits};
-    postOrder.insert(postOrder.end(), w->order.begin(), w->order.end());
-    onDevices.insert(onDevices.end(), w->onDevices.begin(), w->onDevices.end());
-    functions.insert(functions.end(), w->functions.begin(), w->functions.end());
-    lets.insert(lets.end(), w->lets.begin(), w->lets.end());
-    targetChecks.insert(targetChecks.end(), w->targetChecks.begin(), w->targetChecks.end());
-  }
-  walks.clear();
-  {
-    TimeScope t(opts.timing, "shared values");
-    // Values with soft uses, in program order.
-    std::vector<uint32_t> positions;
-    positions.reserve(sharedValues.size());
-    for (uint32_t slot : sharedValues)
-      positions.push_back(offsets[info[slot].def] + info[slot].pos);
-    llvm::sort(positions);
-    if (!placeSharedValues(positions))
-      return false;
-    std::vector<DefPlan *> plans;
-    for (const Module::Def *d : defsByIndex)
-      plans.push_back(&defPlans[d]);
-    planCaptureVisits(plans);
-  }
-  TimeScope t(opts.timing, "defaults and checks");
-  if (opts.allowDefaulting) {
-    if (!applyDefaults())
-      return false;
-    return checkTargets();
-  }
-  for (Expr *e : postOrder) {
-    if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
-      continue;
-    if (domains.device(domains.firstOrder(domainOf(e))) == kNoDevice) {
-      diags.error(e->loc, "no device is fixed for this expression (insert-device-copies needs "
-                          "every device given; run plan-devices instead)");
-      return false;
+  std::vector<DefWalk *> order = canonicalDefOrder(walks);
+  for (DefWalk &w : walks)
+    walkIndex[w.def] = w.index;
+  // The values with soft uses, by def, in post-order.
+  for (uint32_t slot : sharedValues)
+    walks[info[slot].def].sharedValues.push_back(info[slot].pos);
+  sharedValues = {};
+  SplitTimer placing(opts.timing, "shared values");
+  std::vector<DefWalk *> waiting;
+  SplitTimer defaulting(opts.timing, "defaults and checks");
+  for (DefWalk *w : order) {
+    {
+      SplitTimer::Lap lap(placing);
+      domains.setTag(tagOf(*w->def));
+      llvm::sort(w->sharedValues);
+      if (!placeSharedValues(w->order, w->sharedValues))
+        return false;
     }
+    if (!settlesAlone(*w))
+      waiting.push_back(w);
+    else if (!settle({w}, defaulting, settled))
+      return false;
   }
-  return checkTargets();
+  if (!settle(waiting, defaulting, settled))
+    return false;
+  // Errors in the canonical def order, whichever defs settled first.
+  SplitTimer::Lap lap(defaulting);
+  return checkTargets(order);
 }
 
-bool DeviceAnalysis::checkTargets() {
+uint32_t DeviceAnalysis::tagOf(const Module::Def &d) const {
+  // The position in the module (known before the def is added).
+  if (mod.defs.empty() || &d < mod.defs.data() || &d >= mod.defs.data() + mod.defs.size())
+    return UINT32_MAX; // always mixed
+  return static_cast<uint32_t>(&d - mod.defs.data());
+}
+
+bool DeviceAnalysis::settlesAlone(const DefWalk &w) {
+  // Defaults and later defs' shared values touch only classes that hold
+  // their own domains, or bound ones.
+  return opts.allowDefaulting && !nodesShared && !domains.sharesFreeClass(tagOf(*w.def));
+}
+
+bool DeviceAnalysis::settle(ArrayRef<DefWalk *> group, SplitTimer &timer,
+                            function_ref<void(Module::Def &)> settled) {
+  if (group.empty())
+    return true;
+  {
+    SplitTimer::Lap lap(timer);
+    planCaptureVisits(group);
+    if (opts.allowDefaulting) {
+      if (!applyDefaults(group))
+        return false;
+    } else {
+      for (DefWalk *w : group)
+        for (Expr *e : w->order) {
+          if (isa<Op>(e) || isa<GlobalVar>(e) || isa<Constant>(e) || isFunctionTyped(e))
+            continue;
+          if (domains.device(domains.firstOrder(domainOf(e))) == kNoDevice) {
+            diags.error(e->loc, "no device is fixed for this expression (insert-device-copies "
+                                "needs every device given; run plan-devices instead)");
+            return false;
+          }
+        }
+    }
+  }
+  if (settled)
+    for (DefWalk *w : group)
+      settled(*w->def);
+  return true;
+}
+
+bool DeviceAnalysis::checkTargets(ArrayRef<DefWalk *> group) {
   // Operators must exist for the target of the device they run on.
   bool ok = true;
-  for (Call *c : targetChecks)
-    ok &= checkTarget(c);
+  for (DefWalk *w : group)
+    for (Call *c : w->targetChecks)
+      ok &= checkTarget(c);
   return ok;
 }
 

@@ -47,7 +47,7 @@ public:
   bool run();
   /// Generates one def's constraints (defs in any order). `order` is the
   /// def's walkDef(); empty: the def is walked here.
-  bool addDef(const Module::Def &d, std::vector<Expr *> order = {});
+  bool addDef(Module::Def &d, std::vector<Expr *> order = {});
   /// The def's post-order, counting the uses of what it reaches; `onEdge`
   /// sees each edge too.
   std::vector<Expr *> walkDef(const Module::Def &d,
@@ -57,17 +57,20 @@ public:
   /// A def's root function was replaced after other defs referred to it (by
   /// calling its global): `now` takes over the domain of `old`.
   void replaceRoot(const Function *old, const Function *now);
-  /// After every def is added: shared values, defaults and target checks.
-  bool solve();
+  /// After every def is added: shared values, defaults and target checks,
+  /// def by def in the canonical order. `settled` is called once per def
+  /// when its devices are final (PlanDevices captures it then, while the def
+  /// is in the cache): right after its shared values when no free class
+  /// links it to another def, else after every def's shared values. It is
+  /// not called after errors.
+  bool solve(llvm::function_ref<void(Module::Def &)> settled = nullptr);
   /// Room for about `numExprs` expressions: at a million, growing the tables
   /// by doubling would copy them (and fault their pages in) again and again.
   void reserve(size_t numExprs);
   /// The post-order of a def as the analysis walked it (after solve).
   llvm::ArrayRef<Expr *> defOrder(const Module::Def &d) const {
-    auto it = defPlans.find(&d);
-    if (it == defPlans.end())
-      return {};
-    return llvm::ArrayRef<Expr *>(postOrder).slice(it->second.start, it->second.count);
+    const DefWalk *w = walkOf(d);
+    return w ? llvm::ArrayRef<Expr *>(w->order) : llvm::ArrayRef<Expr *>();
   }
   /// Positions in defOrder(d), ascending, of the nodes the capture may have
   /// to change: on_devices, device_copies, lets, functions, the consumers of
@@ -75,18 +78,16 @@ public:
   /// may cross devices. A hard edge's two ends are unified, and so are many
   /// soft ones' once shared values are placed: those never need a copy.
   llvm::ArrayRef<uint32_t> captureVisits(const Module::Def &d) const {
-    auto it = defPlans.find(&d);
-    if (it == defPlans.end())
-      return {};
-    return it->second.visits;
+    const DefWalk *w = walkOf(d);
+    return w ? llvm::ArrayRef<uint32_t>(w->captureVisits) : llvm::ArrayRef<uint32_t>();
   }
   /// Whether the def alone holds the nodes captureVisits lists (their only
   /// owners are its nodes, and the def for its root), so the capture may
   /// change them in place. False when some node (other than a variable,
   /// global, operator or constant) is reached from two defs.
   bool ownsCaptureVisits(const Module::Def &d) const {
-    auto it = defPlans.find(&d);
-    return !nodesShared && it != defPlans.end() && it->second.ownsVisits;
+    const DefWalk *w = walkOf(d);
+    return !nodesShared && w && w->ownsVisits;
   }
   /// Whether the edge to operand `i` (getOperands order) of `consumer` may
   /// cross devices (after solve): a soft edge not proven to stay on one.
@@ -123,9 +124,13 @@ public:
   /// One def's nodes in post-order, the defs it calls (sorted by name), and
   /// its on_device calls, functions and lets (in post-order).
   struct DefWalk {
-    const Module::Def *def = nullptr;
+    Module::Def *def = nullptr;
     uint32_t index = 0; // in the order defs were added
     std::vector<Expr *> order;
+    /// Its soft uses: softUses[softBegin, softEnd).
+    uint32_t softBegin = 0, softEnd = 0;
+    /// Positions in `order` of its values with soft uses (solve).
+    std::vector<uint32_t> sharedValues;
     std::vector<const Module::Def *> callees;
     std::vector<Call *> onDevices;
     std::vector<Function *> functions;
@@ -138,8 +143,21 @@ public:
   };
 
 private:
+  const DefWalk *walkOf(const Module::Def &d) const {
+    auto it = walkIndex.find(&d);
+    return it == walkIndex.end() ? nullptr : &walks[it->second];
+  }
   bool checkTarget(Expr *e);
-  bool checkTargets();
+  bool checkTargets(llvm::ArrayRef<DefWalk *> group);
+  /// Capture visits and defaults for `group` (defs whose shared values are
+  /// placed, in canonical order), then `settled` for each.
+  bool settle(llvm::ArrayRef<DefWalk *> group, SplitTimer &timer,
+              llvm::function_ref<void(Module::Def &)> settled);
+  /// The def's domain tag: its position in the module.
+  uint32_t tagOf(const Module::Def &d) const;
+  /// Whether `w` may settle before the defs after it place their shared
+  /// values: no class that holds its domains and another def's is free.
+  bool settlesAlone(const DefWalk &w);
   /// The device of a domain's first-order class; after the defaults, a class
   /// still free takes the default device here.
   DeviceIndex settledDevice(Id id);
@@ -148,10 +166,11 @@ private:
   Id makeDomainForType(const Type *t);
   bool constrainNode(Expr *e);
   bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
-  bool placeSharedValues(llvm::ArrayRef<uint32_t> positions);
+  /// Places the values at `positions` (ascending) in `order`.
+  bool placeSharedValues(llvm::ArrayRef<Expr *> order, llvm::ArrayRef<uint32_t> positions);
   /// After placing the value in `slot` (class `self`): which uses may cross.
   void noteCrossings(uint32_t slot, Id self);
-  bool applyDefaults();
+  bool applyDefaults(llvm::ArrayRef<DefWalk *> group);
   bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
   void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
@@ -193,13 +212,8 @@ private:
   std::vector<DefWalk> walks;
   /// Slots of the values that have soft uses.
   std::vector<uint32_t> sharedValues;
-  /// The on_device calls, functions and lets, in postOrder's order (solve).
-  std::vector<Call *> onDevices;
-  std::vector<Function *> functions;
-  std::vector<Let *> lets;
-  std::vector<Call *> targetChecks;
-  /// Set once the defaults have run: free classes take the default device
-  /// when asked (settledDevice).
+  /// Set while the defaults of settled defs apply: free classes take the
+  /// default device when asked (settledDevice).
   bool lazyDefaults = false;
   DeviceIndex cpu = kNoDevice;
   llvm::DenseSet<std::pair<const Expr *, unsigned>> softEdgesHigh;
@@ -210,18 +224,11 @@ private:
   /// Set while addDef constrains a node whose capture may change it.
   bool visitForCapture = false;
   bool nodesShared = false;
-  /// Every node of every def in post-order, defs in canonical order (solve).
-  std::vector<Expr *> postOrder;
-  /// Where each def's nodes are in postOrder, and which the capture visits.
-  struct DefPlan {
-    size_t start = 0, count = 0;
-    std::vector<uint32_t> visits;
-    bool ownsVisits = true;
-  };
-  llvm::DenseMap<const Module::Def *, DefPlan> defPlans;
-  /// After the shared values: drops the soft edges that cannot cross and adds
-  /// the consumers of the others to the visits (`plans` by DefWalk::index).
-  void planCaptureVisits(llvm::ArrayRef<DefPlan *> plans);
+  /// walks[walkIndex[d]] is def d's (solve).
+  llvm::DenseMap<const Module::Def *, uint32_t> walkIndex;
+  /// After the shared values: drops the soft edges of `group` that cannot
+  /// cross and adds the consumers of the others to their def's visits.
+  void planCaptureVisits(llvm::ArrayRef<DefWalk *> group);
 };
 
 /// Helpers shared by the PlanDevices files.

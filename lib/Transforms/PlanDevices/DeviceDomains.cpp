@@ -8,6 +8,7 @@ DeviceDomains::Id DeviceDomains::makeFree() {
   Id id = static_cast<Id>(nodes.size());
   Node n;
   n.parent = id;
+  n.tag = tag;
   nodes.push_back(n);
   return id;
 }
@@ -75,6 +76,7 @@ DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
   if (nodes[a].rank < nodes[b].rank)
     std::swap(root, child);
   Node &r = nodes[root], &c = nodes[child];
+  bool bothFunctions = r.isFunction && c.isFunction;
   c.parent = root;
   if (r.rank == c.rank)
     ++r.rank;
@@ -87,7 +89,36 @@ DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
     r.firstChild = c.firstChild;
     r.numChildren = c.numChildren;
   }
+  // A free class (or a first-order one turned function-shaped) now holds
+  // both tags. Two function shapes merge their components, which are
+  // classes of their own.
+  if (r.tag != c.tag && !bothFunctions && r.device == kNoDevice) {
+    noteMixed(r.tag, root);
+    noteMixed(c.tag, root);
+    r.tag = kMixed;
+  }
   return std::nullopt;
+}
+
+void DeviceDomains::noteMixed(uint32_t t, Id x) {
+  if (t >= kMixed) // a mixed class: its tags were noted when it mixed
+    return;
+  if (t >= mixed.size())
+    mixed.resize(t + 1);
+  mixed[t].push_back(x);
+}
+
+void DeviceDomains::markShared(uint32_t t) { noteMixed(t, kAlways); }
+
+bool DeviceDomains::sharesFreeClass(uint32_t t) {
+  if (t >= kMixed)
+    return true;
+  if (t >= mixed.size())
+    return false;
+  for (Id x : mixed[t])
+    if (x == kAlways || isFunction(x) || device(x) == kNoDevice)
+      return true;
+  return false;
 }
 
 std::optional<DeviceDomains::Conflict> DeviceDomains::unify(Id a, Id b) {

@@ -9,6 +9,11 @@
 // remembers why it is bound (a Reason: a location and a phrase), so that a
 // conflict can be reported with a note at each constraint.
 //
+// Each domain carries a tag (PlanDevices: the def whose node it is), and the
+// domains remember each free class that came to hold two tags. A tag none of
+// whose such classes is still free shares no free class with another: what
+// later happens to the other tags' classes cannot change its devices.
+//
 // Unification is iterative (a worklist of pairs), finds compress paths
 // iteratively, and classes are linked by rank: near-linear in the number of
 // unifications, whatever the depth of the program.
@@ -79,6 +84,17 @@ public:
   /// (TVM's "collapse": a function stored in a tuple lives with the tuple).
   std::optional<Conflict> collapse(Id fnDomain, Id fo);
 
+  /// Domains made from now on carry tag `t` (tags from 65535 on are always
+  /// mixed).
+  void setTag(uint32_t t) { tag = t < kMixed ? static_cast<uint16_t>(t) : kMixed; }
+  uint32_t currentTag() const { return tag; }
+  /// Whether some class that holds domains of tag `t` and of another tag is
+  /// not bound to a device (free, or function-shaped).
+  bool sharesFreeClass(uint32_t t);
+  /// From now on, sharesFreeClass(t) is true (its domains are reached in
+  /// ways the domains do not see).
+  void markShared(uint32_t t);
+
   size_t size() const { return nodes.size(); }
   void reserve(size_t n) { nodes.reserve(n); }
 
@@ -94,7 +110,10 @@ private:
     uint32_t numChildren = 0;
     uint8_t rank = 0;
     bool isFunction = false;
+    uint16_t tag = kMixed; // of a root: kMixed once the class mixes tags
   };
+  static constexpr uint16_t kMixed = UINT16_MAX;
+  static_assert(sizeof(Node) == 24, "find() walks a million of them");
   Node &node(Id x) { return nodes[x]; }
   llvm::ArrayRef<Id> childrenOf(const Node &n) const {
     return llvm::ArrayRef<Id>(childPool).slice(n.firstChild, n.numChildren);
@@ -104,6 +123,12 @@ private:
   std::vector<Node> nodes;
   std::vector<Id> childPool;
   std::vector<Reason> reasons;
+  uint16_t tag = kMixed;
+  /// Per tag: a domain of each class that came to mix it with another tag,
+  /// kAlways if markShared.
+  std::vector<llvm::SmallVector<Id, 2>> mixed;
+  static constexpr Id kAlways = UINT32_MAX;
+  void noteMixed(uint32_t t, Id x);
 };
 
 } // namespace hx

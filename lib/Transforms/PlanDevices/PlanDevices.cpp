@@ -35,14 +35,21 @@
 //     onto one domain with all its uses: its uses are recorded as soft edges.
 //     Operators a device's target lacks (argsort, topk on cuda) are placed on
 //     the cpu (unless --strict-placement, which makes that an error).
-//  Then, in canonical def order (callees first, ties by name; solve):
+//  Then def by def in canonical def order (callees first, ties by name;
+//  DeviceAnalysis::solve):
 //  2b. Shared values (SharedValues.cpp): each lives where its producer puts
 //     it, else where it costs the fewest bytes moved, and is copied once to
 //     each other device.
+//  Then the def settles (3 and 4), right away if no class that holds its
+//  domains and another def's is still free (the domains tag each class with
+//  its defs): nothing later can move its devices, and its nodes are still in
+//  the cache. The others settle together after every def's shared values,
+//  in canonical order. Either way the result is the same.
 //  3. Default: free on_devices join their body; unconstrained function
 //     results take the default device, then their parameters the result's;
 //     let variables their let's; everything else the default device.
-//  4. Capture (Capture.cpp, captureDevices, over the walked order):
+//     Target checks run last, over every def in canonical order.
+//  4. Capture (Capture.cpp, captureDef, over the walked order):
 //     parameters and functions get their devices, user on_devices are
 //     removed, let-bound values are wrapped in fixed on_devices, and
 //     `device_copy(on_device(x, S, fixed), S, T)` is inserted where an edge

@@ -18,7 +18,7 @@ using namespace hx;
 using namespace llvm;
 using namespace hx::plan;
 
-bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
+bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order, ArrayRef<uint32_t> positions) {
   SmallVector<Expr *, 8> ops;
   auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
     if (d != kNoDevice && !llvm::is_contained(s, d))
@@ -27,8 +27,8 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<uint32_t> positions) {
   SmallVector<SoftUse, 4> uses;
   for (size_t j = 0; j < positions.size(); ++j) {
     if (j + 8 < positions.size()) // the values are scattered: load ahead
-      __builtin_prefetch(postOrder[positions[j + 8]]);
-    Expr *v = postOrder[positions[j]];
+      __builtin_prefetch(order[positions[j + 8]]);
+    Expr *v = order[positions[j]];
     uint32_t slot = slotOf(v);
     uses.clear();
     for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
@@ -115,28 +115,29 @@ void DeviceAnalysis::noteCrossings(uint32_t slot, Id self) {
   }
 }
 
-void DeviceAnalysis::planCaptureVisits(ArrayRef<DefPlan *> plans) {
+void DeviceAnalysis::planCaptureVisits(ArrayRef<DefWalk *> group) {
   // Soft edges that cannot cross devices stop being soft; the consumers of
-  // the others join their def's visits.
-  std::vector<std::vector<uint32_t>> crossing(plans.size());
-  for (const SoftUse &u : softUses) {
-    SlotInfo &c = info[slotOf(u.consumer)];
-    if (u.mayCross)
-      crossing[c.def].push_back(c.pos);
-    else if (u.index < 64)
-      c.softOperands &= ~(uint64_t(1) << u.index);
-    else
-      softEdgesHigh.erase({u.consumer, u.index});
-  }
-  for (size_t k = 0; k < plans.size(); ++k) {
-    if (crossing[k].empty())
-      continue;
-    std::vector<uint32_t> &visits = plans[k]->visits;
-    llvm::sort(crossing[k]); // a consumer has one entry per soft edge
-    crossing[k].erase(std::unique(crossing[k].begin(), crossing[k].end()), crossing[k].end());
+  // the others join their def's visits (by DefWalk::index: a consumer two
+  // defs share is the last one's).
+  DenseMap<uint32_t, std::vector<uint32_t>> crossing;
+  for (DefWalk *w : group)
+    for (uint32_t k = w->softBegin; k < w->softEnd; ++k) {
+      const SoftUse &u = softUses[k];
+      SlotInfo &c = info[slotOf(u.consumer)];
+      if (u.mayCross)
+        crossing[c.def].push_back(c.pos);
+      else if (u.index < 64)
+        c.softOperands &= ~(uint64_t(1) << u.index);
+      else
+        softEdgesHigh.erase({u.consumer, u.index});
+    }
+  for (auto &[def, positions] : crossing) {
+    std::vector<uint32_t> &visits = walks[def].captureVisits;
+    llvm::sort(positions); // a consumer has one entry per soft edge
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
     std::vector<uint32_t> merged;
-    merged.reserve(visits.size() + crossing[k].size());
-    std::set_union(visits.begin(), visits.end(), crossing[k].begin(), crossing[k].end(),
+    merged.reserve(visits.size() + positions.size());
+    std::set_union(visits.begin(), visits.end(), positions.begin(), positions.end(),
                    std::back_inserter(merged));
     visits = std::move(merged);
   }
