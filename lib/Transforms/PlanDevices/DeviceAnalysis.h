@@ -61,8 +61,9 @@ public:
   /// def by def in the canonical order. `settled` is called once per def
   /// when its devices are final (PlanDevices captures it then, while the def
   /// is in the cache): right after its shared values when no free class
-  /// links it to another def, else after every def's shared values. It is
-  /// not called after errors.
+  /// links it to another def, else after every def's shared values. Returns
+  /// false after reporting errors (target checks run last, over every def in
+  /// canonical order, so defs may have settled before an error).
   bool solve(llvm::function_ref<void(Module::Def &)> settled = nullptr);
   /// Room for about `numExprs` expressions: at a million, growing the tables
   /// by doubling would copy them (and fault their pages in) again and again.
