@@ -81,6 +81,10 @@ public:
     return r;
   }
 
+  /// Keeps `k` alive while the memos live: its address is a key no
+  /// memoised node holds, and must not be reused by a new node meanwhile.
+  void keepKey(ExprRef k) { keys.push_back(std::move(k)); }
+
 private:
   ExprRef rebuildCopy(Call *c, ArrayRef<ExprRef> ops) {
     DeviceIndex s = deviceAttr(*c, "src_virtual_device");
@@ -130,7 +134,7 @@ private:
         slot = make<Call>(call->callee, call->args, call->attrs, call->loc);
         slot->checkedType = call->checkedType;
       }
-      keys.push_back(x); // the replica does not hold it; its address is a key
+      keepKey(x); // the replica does not hold it
       return slot;
     }
     ExprRef src = isVarLike(x.get()) ? x : onDeviceFixed(x, s);
@@ -156,9 +160,7 @@ private:
   bool inPlace;
   DenseMap<std::pair<Expr *, DeviceIndex>, ExprRef> copies;
   DenseMap<Expr *, ExprRef> wrappers;
-  /// Memo keys no memoised node holds, kept alive so their addresses are not
-  /// reused while the memo lives.
-  std::vector<ExprRef> keys;
+  std::vector<ExprRef> keys; // see keepKey
 };
 } // namespace
 
@@ -286,7 +288,6 @@ void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicate
   // Only on_devices and device_copies are replaced by other nodes; the rest
   // keep their identity, so a node's unvisited users need no change.
   DenseMap<Expr *, ExprRef> replaced;
-  std::vector<ExprRef> keep;
   SmallVector<Expr *, 8> old;
   SmallVector<ExprRef, 8> ops;
   for (size_t i = 0; i < visits.size(); ++i) {
@@ -303,7 +304,7 @@ void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicate
     ExprRef r = c.rebuild(e, ops);
     if (r.get() != e) {
       replaced[e] = std::move(r);
-      keep.push_back(e); // a key: alive until the def is done
+      c.keepKey(e); // its users drop it as they are changed
     }
   }
 }

@@ -14,8 +14,10 @@
 //   it is *soft*: its operand is a first-order value used more than once, or
 //   it enters or leaves a call that falls back to the cpu. Soft edges are
 //   recorded, not unified.
-// solve() orders the defs canonically (callees first, ties by name); what
-// follows runs in that order.
+// solve() orders the defs canonically (callees first, ties by name) and goes
+// def by def in that order: phase 2b, then phase 3 right away when the def
+// settles alone (settlesAlone: no class it shares with another def is still
+// free), else once every def's shared values are placed.
 // Phase 2b, shared values (beyond TVM): SharedValues.cpp.
 // Phase 3, defaults (as TVM): free on_devices join their body; a function's
 //   unconstrained result takes the default device and its unconstrained
@@ -560,8 +562,8 @@ bool DeviceAnalysis::solve(function_ref<void(Module::Def &)> settled) {
     walks[info[slot].def].sharedValues.push_back(info[slot].pos);
   sharedValues = {};
   SplitTimer placing(opts.timing, "shared values");
-  std::vector<DefWalk *> waiting;
   SplitTimer defaulting(opts.timing, "defaults and checks");
+  std::vector<DefWalk *> waiting; // defs that settle at the end
   for (DefWalk *w : order) {
     {
       SplitTimer::Lap lap(placing);
