@@ -54,6 +54,13 @@ public:
     return {static_cast<uint32_t>(nodes.size() - 1), true};
   }
 
+  /// Starts loading the entry lookup(e) will check (a hint; `e` must be
+  /// alive, numbered or not).
+  void prefetch(const Expr *e) const {
+    if (uint32_t k = e->slot(which); k && k <= nodes.size())
+      __builtin_prefetch(&nodes[k - 1]);
+  }
+
   /// The expression numbered `k`.
   const Expr *operator[](uint32_t k) const { return nodes[k]; }
   size_t size() const { return nodes.size(); }

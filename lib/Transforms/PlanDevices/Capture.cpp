@@ -291,14 +291,20 @@ void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicate
   SmallVector<Expr *, 8> old;
   SmallVector<ExprRef, 8> ops;
   for (size_t i = 0; i < visits.size(); ++i) {
+    // The visits are scattered: load each node ahead, then what the
+    // analysis keeps on it.
     if (i + 8 < visits.size())
       __builtin_prefetch(order[visits[i + 8]]);
+    if (i + 4 < visits.size())
+      a.prefetch(order[visits[i + 4]]);
     Expr *e = order[visits[i]];
     old.clear();
     getOperands(e, old);
     ops.clear();
     for (Expr *o : old) {
-      auto it = o && isAnnotation(o) ? replaced.find(o) : replaced.end();
+      // (Looked up by address: reading each operand's kind would load
+      // every operand node from memory.)
+      auto it = o && !replaced.empty() ? replaced.find(o) : replaced.end();
       ops.push_back(it != replaced.end() ? it->second : ExprRef(o));
     }
     ExprRef r = c.rebuild(e, ops);

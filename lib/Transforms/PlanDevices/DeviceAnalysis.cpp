@@ -188,7 +188,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
     uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
-    softUses.push_back({consumer, i, expected, boundary});
+    softUses.push_back({slotOf(consumer), i, expected, kNoUse, boundary});
     if (info[v].lastSoft == kNoUse) {
       info[v].firstSoft = u;
       sharedValues.push_back(v);
@@ -559,7 +559,7 @@ bool DeviceAnalysis::solve(function_ref<void(Module::Def &)> settled) {
     walkIndex[w.def] = w.index;
   // The values with soft uses, by def, in post-order.
   for (uint32_t slot : sharedValues)
-    walks[info[slot].def].sharedValues.push_back(info[slot].pos);
+    walks[info[slot].def].sharedValues.push_back({info[slot].pos, slot});
   sharedValues = {};
   SplitTimer placing(opts.timing, "shared values");
   SplitTimer defaulting(opts.timing, "defaults and checks");

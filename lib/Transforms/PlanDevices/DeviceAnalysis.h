@@ -94,6 +94,14 @@ public:
   /// cross devices (after solve): a soft edge not proven to stay on one.
   bool mayCross(const Expr *consumer, unsigned i) { return isSoftEdge(consumer, i); }
 
+  /// Starts loading what the analysis keeps on `e` (a hint; `e` must be
+  /// alive): a loop over scattered nodes calls it a few nodes ahead.
+  void prefetch(const Expr *e) const {
+    slots.prefetch(e);
+    if (uint32_t k = e->slot(ExprSlot::Analysis); k && k <= info.size())
+      __builtin_prefetch(&info[k - 1]);
+  }
+
   /// The device of a first-order value (of a function value: of its result).
   DeviceIndex deviceOf(const Expr *e);
   /// The device consumer `e` expects for its operand `i` (getOperands
@@ -109,17 +117,22 @@ public:
 
 private:
   using Id = DeviceDomains::Id;
+  /// 20 bytes, and the consumer by its slot: the steps after the
+  /// constraints read soft uses by the hundred thousand, and the consumer
+  /// node itself only for a diagnostic.
   struct SoftUse {
-    Expr *consumer;
-    unsigned index;
+    uint32_t consumer; // its slot
+    uint32_t index;
     Id expected;
+    uint32_t next = kNoUse; // the value's next soft use
     /// Soft because it enters or leaves a cpu-fallback call: such an edge
     /// neither pulls the value to its device nor is pulled to the value's.
     bool boundary;
     /// Cleared once the value is placed if the use provably needs no copy.
     bool mayCross = true;
-    uint32_t next = kNoUse; // the value's next soft use
   };
+  static_assert(sizeof(SoftUse) == 20, "read by the hundred thousand");
+  Expr *consumerOf(const SoftUse &u) const { return const_cast<Expr *>(slots[u.consumer]); }
 
 public:
   /// One def's nodes in post-order, the defs it calls (sorted by name), and
@@ -130,8 +143,9 @@ public:
     std::vector<Expr *> order;
     /// Its soft uses: softUses[softBegin, softEnd).
     uint32_t softBegin = 0, softEnd = 0;
-    /// Positions in `order` of its values with soft uses (solve).
-    std::vector<uint32_t> sharedValues;
+    /// Its values with soft uses (solve): their positions in `order` and
+    /// their slots.
+    std::vector<std::pair<uint32_t, uint32_t>> sharedValues;
     std::vector<const Module::Def *> callees;
     std::vector<Call *> onDevices;
     std::vector<Function *> functions;
@@ -167,8 +181,10 @@ private:
   Id makeDomainForType(const Type *t);
   bool constrainNode(Expr *e);
   bool edge(Expr *consumer, unsigned i, Expr *operand, Id expected);
-  /// Places the values at `positions` (ascending) in `order`.
-  bool placeSharedValues(llvm::ArrayRef<Expr *> order, llvm::ArrayRef<uint32_t> positions);
+  /// Places the values at `values` (positions in `order`, ascending, and
+  /// slots).
+  bool placeSharedValues(llvm::ArrayRef<Expr *> order,
+                         llvm::ArrayRef<std::pair<uint32_t, uint32_t>> values);
   /// After placing the value in `slot` (class `self`): which uses may cross.
   void noteCrossings(uint32_t slot, Id self);
   bool applyDefaults(llvm::ArrayRef<DefWalk *> group);

@@ -95,6 +95,12 @@ public:
   /// ways the domains do not see).
   void markShared(uint32_t t);
 
+  /// Starts loading domain `x` (a hint; any id).
+  void prefetch(Id x) const {
+    if (x < nodes.size())
+      __builtin_prefetch(&nodes[x]);
+  }
+
   size_t size() const { return nodes.size(); }
   void reserve(size_t n) { nodes.reserve(n); }
 

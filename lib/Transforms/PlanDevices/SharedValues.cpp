@@ -18,24 +18,36 @@ using namespace hx;
 using namespace llvm;
 using namespace hx::plan;
 
-bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order, ArrayRef<uint32_t> positions) {
+bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
+                                       ArrayRef<std::pair<uint32_t, uint32_t>> values) {
   SmallVector<Expr *, 8> ops;
   auto addUnique = [](SmallVectorImpl<DeviceIndex> &s, DeviceIndex d) {
     if (d != kNoDevice && !llvm::is_contained(s, d))
       s.push_back(d);
   };
   SmallVector<SoftUse, 4> uses;
-  for (size_t j = 0; j < positions.size(); ++j) {
-    if (j + 8 < positions.size()) // the values are scattered: load ahead
-      __builtin_prefetch(order[positions[j + 8]]);
-    Expr *v = order[positions[j]];
-    uint32_t slot = slotOf(v);
+  for (size_t j = 0; j < values.size(); ++j) {
+    // Most values are placed already (by their producer or a use); those
+    // need only the side tables, which are read ahead: first the value's
+    // entry, then its domain and first soft use.
+    if (j + 8 < values.size())
+      __builtin_prefetch(&info[values[j + 8].second]);
+    if (j + 4 < values.size()) {
+      const SlotInfo &ahead = info[values[j + 4].second];
+      domains.prefetch(ahead.domain);
+      if (ahead.firstSoft < softUses.size())
+        __builtin_prefetch(&softUses[ahead.firstSoft]);
+    }
+    uint32_t slot = values[j].second;
     uses.clear();
     for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
       uses.push_back(softUses[u]);
-    Id self = domains.firstOrder(domainOf(v));
+    Id self = domains.firstOrder(info[slot].domain != kNoDomain
+                                     ? info[slot].domain
+                                     : domainOf(order[values[j].first]));
     DeviceIndex here = domains.device(self);
     if (here == kNoDevice) {
+      Expr *v = order[values[j].first];
       // Candidates, in preference order: devices its soft operands are on
       // (its producer side), then devices its uses need, in program order.
       // Devices only cpu-fallback boundaries ask for come last.
@@ -65,7 +77,8 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order, ArrayRef<uint32_t
       if (candidates.empty() && (freeUses || boundaryCandidates.empty())) {
         // Nothing but free uses: the value stays with them, to be defaulted.
         for (const SoftUse &u : uses)
-          if (!u.boundary && !unify(self, u.expected, u.consumer, "cannot place this expression"))
+          if (!u.boundary &&
+              !unify(self, u.expected, consumerOf(u), "cannot place this expression"))
             return false;
         noteCrossings(slot, self);
         continue;
@@ -92,7 +105,7 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order, ArrayRef<uint32_t
     }
     for (const SoftUse &u : uses)
       if (!u.boundary && domains.device(u.expected) == kNoDevice &&
-          !unify(u.expected, self, u.consumer, "cannot place this expression"))
+          !unify(u.expected, self, consumerOf(u), "cannot place this expression"))
         return false;
     noteCrossings(slot, self);
   }
@@ -122,14 +135,16 @@ void DeviceAnalysis::planCaptureVisits(ArrayRef<DefWalk *> group) {
   DenseMap<uint32_t, std::vector<uint32_t>> crossing;
   for (DefWalk *w : group)
     for (uint32_t k = w->softBegin; k < w->softEnd; ++k) {
+      if (k + 8 < w->softEnd) // consumers are scattered: load ahead
+        __builtin_prefetch(&info[softUses[k + 8].consumer]);
       const SoftUse &u = softUses[k];
-      SlotInfo &c = info[slotOf(u.consumer)];
+      SlotInfo &c = info[u.consumer];
       if (u.mayCross)
         crossing[c.def].push_back(c.pos);
       else if (u.index < 64)
         c.softOperands &= ~(uint64_t(1) << u.index);
       else
-        softEdgesHigh.erase({u.consumer, u.index});
+        softEdgesHigh.erase({consumerOf(u), u.index});
     }
   for (auto &[def, positions] : crossing) {
     std::vector<uint32_t> &visits = walks[def].captureVisits;
