@@ -1,4 +1,5 @@
 //===- ParserTest.cpp - Parsing and printing round trips -----------------===//
+#include "SeedProgram.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Parser/Parser.h"
@@ -33,18 +34,7 @@ std::string roundTrip(const std::string &text, std::string *err = nullptr) {
 
 TEST(ParserTest, PrintParsePrintIsStable) {
   const char *inputs[] = {
-      R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32], %c: Tensor[(5, 7), float32]) {
-  %0 = add(%a, %b);
-  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
-  %2 = add(%b, %c);
-  %3 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
-  subtract(%1, %3)
-}
-#[metadata]
-{"VirtualDevice": [{"device_type": "cpu"}, {"device_type": "cuda"}],
- "PassConfig": {"relay.fallback_device_type": 2}}
-)",
+      test::kSeedProgram,
       R"(#[version = "0.0.5"]
 def @f(%x: float32) -> float32 { let %y = negative(%x); let %z = (%y, %x); %z.0 }
 def @main(%p: float32) { %0 = fn (%q: float32) { @f(%q) }; if (True) { %0(%p) } else { %p } }

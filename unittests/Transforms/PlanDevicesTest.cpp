@@ -1,4 +1,5 @@
 //===- PlanDevicesTest.cpp - Determinism of plan-devices -----------------===//
+#include "SeedProgram.h"
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Walk.h"
@@ -71,27 +72,15 @@ TEST(PlanDevicesTest, RepeatedRunsAreIdentical) {
     EXPECT_EQ(plan(text), first);
 }
 
-// The seed bug's shape: %b is used on both devices, so the capture inserts a
-// copy, removes the on_devices and changes the subtract.
-const char *kSeed = R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(4), float32], %b: Tensor[(4), float32], %c: Tensor[(4), float32]) {
-  %0 = add(%a, %b);
-  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
-  %2 = add(%b, %c);
-  %3 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
-  subtract(%1, %3)
-}
-#[metadata]
-{"VirtualDevice": [{"device_type": "cpu"}, {"device_type": "cuda"}]}
-)";
-
 // The capture changes nodes in place only when the def owns them all; a node
-// someone else holds is copied instead, and the program is the same.
+// someone else holds is copied instead, and the program is the same. (In the
+// seed program %b is used on both devices, so the capture inserts a copy,
+// removes the on_devices and changes the subtract.)
 TEST(PlanDevicesTest, NodesHeldOutsideTheModuleAreNotChanged) {
-  auto expected = plan(kSeed);
+  auto expected = plan(test::kSeedProgram);
   std::vector<ExprRef> held;
   std::vector<llvm::SmallVector<Expr *, 4>> operandsBefore;
-  auto planned = plan(kSeed, [&](Module &m) {
+  auto planned = plan(test::kSeedProgram, [&](Module &m) {
     for (Expr *e : postOrder(m.defs[0].fn.get())) {
       held.push_back(e);
       operandsBefore.emplace_back();

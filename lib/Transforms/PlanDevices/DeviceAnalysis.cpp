@@ -187,8 +187,9 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
-    uint32_t v = slotOf(operand), u = static_cast<uint32_t>(softUses.size());
-    softUses.push_back({slotOf(consumer), i, expected, kNoUse, boundary});
+    uint32_t v = slotOf(operand), c = slotOf(consumer);
+    uint32_t u = static_cast<uint32_t>(softUses.size());
+    softUses.push_back({c, i, expected, kNoUse, boundary});
     if (info[v].lastSoft == kNoUse) {
       info[v].firstSoft = u;
       sharedValues.push_back(v);
@@ -197,7 +198,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
       softUses[info[v].lastSoft].next = u;
     info[v].lastSoft = u;
     if (i < 64)
-      info[slotOf(consumer)].softOperands |= uint64_t(1) << i;
+      info[c].softOperands |= uint64_t(1) << i;
     else
       softEdgesHigh.insert({consumer, i});
     return true;
