@@ -27,6 +27,14 @@
        its own time(1M)/time(100k) <= 11).
    With a 3M size (`--sizes 100000,1000000,3000000`) it also prints each
    pass's time(3M)/time(1M): the scaling once nothing fits in the cache.
+4. A control (with 100k and 1M among the sizes; `--no-control` skips it):
+   the 100k module ten times over (its globals renamed per copy), 1M lines
+   whose defs have the 100k module's sizes. The generated 1M module has a
+   few defs of 90k-150k lines, where the 100k module's largest has 24k: a
+   pass that reads a def more than once finds it in the cache at 100k but
+   not at 1M. Each pass's time(control)/time(100k) next to its
+   time(1M)/time(100k) separates that effect of def size from growth in
+   the size of the module (no target).
    Exits 1 if a pipeline fails on a generated file (every generated file must
    pass `-infer-type`), 0 otherwise; `--strict` also fails on missed targets.
 
@@ -234,6 +242,32 @@ def ensure_module(lines, outdir):
     return path
 
 
+CONTROL = -1  # the key of the control module among the sizes
+
+
+def ensure_control(outdir):
+    """The 100k module ten times over: copy k's globals get the suffix _ck
+    (copy 0 keeps its names, so @main stays), one metadata section."""
+    path = os.path.join(outdir, "bench-control-1000000.ir")
+    stamp = path + ".version"
+    if os.path.exists(path) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == str(GENERATOR_VERSION):
+                return path
+    with open(ensure_module(100_000, outdir)) as f:
+        text = f.read()
+    head, _, meta = text.partition("#[metadata]")
+    version, _, body = head.partition("\n")
+    copies = [version, body.rstrip("\n")]
+    for k in range(1, 10):
+        copies.append(re.sub(r"@(\w+)", lambda m: "@%s_c%d" % (m.group(1), k), body).rstrip("\n"))
+    with open(path, "w") as f:
+        f.write("\n".join(copies) + "\n#[metadata]" + meta)
+    with open(stamp, "w") as f:
+        f.write(str(GENERATOR_VERSION))
+    return path
+
+
 def count_lines(path):
     with open(path, "rb") as f:
         return sum(1 for _ in f)
@@ -350,8 +384,9 @@ def measure_all(hx_opt, files, pipeline, reps):
 # ---- report ----------------------------------------------------------------------
 
 
-def fmt_lines(n):
-    return "%dk" % (n // 1000) if n < 1_000_000 else "%.1fM" % (n / 1e6)
+def fmt_lines(n, key=None):
+    text = "%dk" % (n // 1000) if n < 1_000_000 else "%.1fM" % (n / 1e6)
+    return text + "*" if key == CONTROL else text
 
 
 def verdict(ok):
@@ -373,6 +408,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
     ap.add_argument("--generate-only", action="store_true")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--no-control", dest="control", action="store_false",
+                    help="skip the control module (the 100k module ten times over)")
     args = ap.parse_args()
 
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -387,6 +424,14 @@ def main():
         print("input  %-28s %9d lines %7.1f MiB  (%.1fs to generate or find)"
               % (os.path.relpath(path, ROOT), files[-1][2], files[-1][3] / 2**20,
                  time.perf_counter() - t0))
+    if args.control and 100_000 in sizes and 1_000_000 in sizes:
+        t0 = time.perf_counter()
+        path = ensure_control(args.out)
+        files.append((CONTROL, path, count_lines(path), os.path.getsize(path)))
+        print("input  %-28s %9d lines %7.1f MiB  (%.1fs to generate or find)"
+              % (os.path.relpath(path, ROOT), files[-1][2], files[-1][3] / 2**20,
+                 time.perf_counter() - t0))
+        print("       * the control: the 100k module ten times over (defs of its sizes)")
     if args.generate_only:
         return 0
     if not os.access(args.hx_opt, os.X_OK):
@@ -409,7 +454,7 @@ def main():
     for n, path, lines, size in files:
         r = measured[n]
         if r.rc != 0:
-            print("%8s  FAILED (exit %d):\n%s" % (fmt_lines(n), r.rc, r.stderr[-2000:]))
+            print("%8s  FAILED (exit %d):\n%s" % (fmt_lines(lines, n), r.rc, r.stderr[-2000:]))
             failed = True
             continue
         ref[n] = (r, lines)
@@ -418,7 +463,7 @@ def main():
                                            r.get("(print)"))
                     if r.parse_s() is not None else "%8s %8s %8s" % ("-", "-", "-"))
         print("%8s %9.3f %11s %9.1f %9.3f %s %9.1f" % (
-            fmt_lines(lines), r.wall, "{:,.0f}".format(lines / r.wall), r.rss_mib, r.cpu,
+            fmt_lines(lines, n), r.wall, "{:,.0f}".format(lines / r.wall), r.rss_mib, r.cpu,
             internal, size / 2**20 / r.wall))
 
     print("\ntargets (for modules of up to 1M lines):")
@@ -433,7 +478,7 @@ def main():
                  verdict(ok) if final else "(the target is for 1M lines)"))
         if final and not ok:
             missed.append("speed")
-    peak = max((r.rss_mib for n, (r, _) in ref.items() if n <= 1_000_000), default=0)
+    peak = max((r.rss_mib for n, (r, _) in ref.items() if 0 < n <= 1_000_000), default=0)
     ok = peak <= TARGET_RSS_MIB
     print("  memory peak     %12.1f MiB       target <= %d MiB   %s"
           % (peak, TARGET_RSS_MIB, verdict(ok)))
@@ -446,6 +491,9 @@ def main():
               % (ratio, TARGET_RATIO, verdict(ok)))
         if not ok:
             missed.append("scaling")
+        if CONTROL in ref:
+            print("  control: time(1M*)/time(100k) = %5.2f   (no target; defs of the 100k "
+                  "module's sizes)" % (ref[CONTROL][0].wall / ref[100_000][0].wall))
     else:
         print("  scaling time(1M)/time(100k): needs --sizes with 100000 and 1000000")
 
@@ -468,7 +516,8 @@ def main():
             base = ref[n][0]
             r = measured[n]
             if r.rc != 0:
-                print("%8s  FAILED (exit %d):\n%s" % (fmt_lines(lines), r.rc, r.stderr[-2000:]))
+                print("%8s  FAILED (exit %d):\n%s" % (fmt_lines(lines, n), r.rc,
+                                                       r.stderr[-2000:]))
                 failed = True
                 continue
             busy = busy or r.wall > 1.15 * r.cpu + 0.01
@@ -479,7 +528,7 @@ def main():
             pass_s = sum(t for _, t in rows)
             added = r.wall - base.wall
             print("%8s %9.3f %9.3f %8.1f%% %9.3f %8.1f%% %9.1f" % (
-                fmt_lines(lines), parse_s, pass_s, 100 * pass_s / parse_s, r.wall,
+                fmt_lines(lines, n), parse_s, pass_s, 100 * pass_s / parse_s, r.wall,
                 100 * added / base.wall, r.rss_mib))
             for name, t in rows:
                 print("%8s   %-22s %8.3f s  %6.1f%% of parse" % ("", name, t,
@@ -509,16 +558,22 @@ def main():
                          verdict(ok) if checked else "(no target)"))
                 if not ok:
                     missed.append(name + " scaling")
+                if CONTROL in by_size:
+                    print("  '%s' time(1M*)/time(100k) = %5.2f   (control, no target)"
+                          % (name, by_size[CONTROL][1] / by_size[100_000][1]))
             if 3_000_000 in by_size and 1_000_000 in by_size:
                 print("  '%s' time(3M)/time(1M)   = %5.2f   (no target; 3 is linear)"
                       % (name, by_size[3_000_000][1] / by_size[1_000_000][1]))
-        scaled = [(name, by_size[1_000_000] / by_size[100_000])
+        scaled = [(name, by_size[1_000_000] / by_size[100_000],
+                   by_size[CONTROL] / by_size[100_000] if CONTROL in by_size else None)
                   for name, by_size in phase_times.items()
                   if 1_000_000 in by_size and by_size.get(100_000)]
         if scaled:
-            print("  phases, time(1M)/time(100k) (no target; shows where the time grows):")
-            for name, ratio in scaled:
-                print("    %-40s %5.2f" % (name, ratio))
+            print("  phases, time(1M)/time(100k) (no target; shows where the time grows)%s:"
+                  % (", and time(1M*)/time(100k)" if any(c for _, _, c in scaled) else ""))
+            for name, ratio, control in scaled:
+                print("    %-40s %5.2f" % (name, ratio)
+                      + ("   %5.2f" % control if control is not None else ""))
 
     if busy:
         print("\nwarning: some wall times exceed the process's cpu time by more than 15%: "
