@@ -227,14 +227,15 @@ def generate_module(lines, seed=2):
     return "\n".join(out) + "\n" + METADATA
 
 
-def ensure_module(lines, outdir):
-    path = os.path.join(outdir, "bench-%d.ir" % lines)
+def ensure_file(path, make_text):
+    """`path`, written from make_text() unless it is there from this
+    generator version (a `.version` stamp beside it)."""
     stamp = path + ".version"
     if os.path.exists(path) and os.path.exists(stamp):
         with open(stamp) as f:
             if f.read().strip() == str(GENERATOR_VERSION):
                 return path
-    text = generate_module(lines)
+    text = make_text()
     with open(path, "w") as f:
         f.write(text)
     with open(stamp, "w") as f:
@@ -242,18 +243,18 @@ def ensure_module(lines, outdir):
     return path
 
 
+def ensure_module(lines, outdir):
+    return ensure_file(os.path.join(outdir, "bench-%d.ir" % lines),
+                       lambda: generate_module(lines))
+
+
 CONTROL = -1  # the key of the control module among the sizes
 
 
-def ensure_control(outdir):
-    """The 100k module ten times over: copy k's globals get the suffix _ck
-    (copy 0 keeps its names, so @main stays), one metadata section."""
-    path = os.path.join(outdir, "bench-control-1000000.ir")
-    stamp = path + ".version"
-    if os.path.exists(path) and os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read().strip() == str(GENERATOR_VERSION):
-                return path
+def control_module(outdir):
+    """The text of the 100k module ten times over: copy k's globals get the
+    suffix _ck (copy 0 keeps its names, so @main stays), one metadata
+    section."""
     with open(ensure_module(100_000, outdir)) as f:
         text = f.read()
     head, _, meta = text.partition("#[metadata]")
@@ -261,11 +262,12 @@ def ensure_control(outdir):
     copies = [version, body.rstrip("\n")]
     for k in range(1, 10):
         copies.append(re.sub(r"@(\w+)", lambda m: "@%s_c%d" % (m.group(1), k), body).rstrip("\n"))
-    with open(path, "w") as f:
-        f.write("\n".join(copies) + "\n#[metadata]" + meta)
-    with open(stamp, "w") as f:
-        f.write(str(GENERATOR_VERSION))
-    return path
+    return "\n".join(copies) + "\n#[metadata]" + meta
+
+
+def ensure_control(outdir):
+    return ensure_file(os.path.join(outdir, "bench-control-1000000.ir"),
+                       lambda: control_module(outdir))
 
 
 def count_lines(path):

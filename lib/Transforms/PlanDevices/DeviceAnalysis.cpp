@@ -487,14 +487,13 @@ DeviceIndex DeviceAnalysis::settledDevice(Id id) {
 
 // Defs in an order that does not depend on how the file orders them:
 // callees before callers (a post-order of the call graph), ties by name.
+// `walkIndex` finds a callee's walk.
 static std::vector<DeviceAnalysis::DefWalk *>
-canonicalDefOrder(std::vector<DeviceAnalysis::DefWalk> &walks) {
-  DenseMap<const Module::Def *, DeviceAnalysis::DefWalk *> byDef;
+canonicalDefOrder(std::vector<DeviceAnalysis::DefWalk> &walks,
+                  const DenseMap<const Module::Def *, uint32_t> &walkIndex) {
   std::vector<DeviceAnalysis::DefWalk *> byName;
-  for (DeviceAnalysis::DefWalk &w : walks) {
+  for (DeviceAnalysis::DefWalk &w : walks)
     byName.push_back(&w);
-    byDef[w.def] = &w;
-  }
   llvm::sort(byName, [](const DeviceAnalysis::DefWalk *a, const DeviceAnalysis::DefWalk *b) {
     return a->def->global->name < b->def->global->name;
   });
@@ -508,7 +507,9 @@ canonicalDefOrder(std::vector<DeviceAnalysis::DefWalk> &walks) {
     while (!stack.empty()) {
       auto &[w, next] = stack.back();
       if (next < w->callees.size()) {
-        DeviceAnalysis::DefWalk *c = byDef.lookup(w->callees[next++]);
+        auto it = walkIndex.find(w->callees[next++]);
+        assert(it != walkIndex.end() && "solve() runs after every def is added");
+        DeviceAnalysis::DefWalk *c = &walks[it->second];
         if (visited.insert(c).second)
           stack.push_back({c, 0});
         continue;
@@ -555,9 +556,9 @@ bool DeviceAnalysis::run() {
 bool DeviceAnalysis::solve(function_ref<void(Module::Def &)> settled) {
   // Everything that depends on order from here on follows the canonical def
   // order; constraints (a unification) give the same solution in any order.
-  std::vector<DefWalk *> order = canonicalDefOrder(walks);
   for (DefWalk &w : walks)
     walkIndex[w.def] = w.index;
+  std::vector<DefWalk *> order = canonicalDefOrder(walks, walkIndex);
   // The values with soft uses, by def, in post-order.
   for (uint32_t slot : sharedValues)
     walks[info[slot].def].sharedValues.push_back({info[slot].pos, slot});
