@@ -47,15 +47,23 @@ bool AttrValue::operator==(const AttrValue &o) const {
   if (kind != o.kind)
     return false;
   switch (kind) {
-  case Kind::None: return true;
-  case Kind::Bool: return boolValue == o.boolValue;
-  case Kind::Int: return intValue == o.intValue && numType == o.numType;
-  case Kind::Float: return floatValue == o.floatValue && numType == o.numType;
+  case Kind::None:
+    return true;
+  case Kind::Bool:
+    return boolValue == o.boolValue;
+  case Kind::Int:
+    return intValue == o.intValue && numType == o.numType;
+  case Kind::Float:
+    return floatValue == o.floatValue && numType == o.numType;
   case Kind::String:
-  case Kind::Ident: return str == o.str;
-  case Kind::List: return isTuple == o.isTuple && list == o.list;
-  case Kind::Device: return intValue == o.intValue;
-  case Kind::Meta: return str == o.str && intValue == o.intValue;
+  case Kind::Ident:
+    return str == o.str;
+  case Kind::List:
+    return isTuple == o.isTuple && list == o.list;
+  case Kind::Device:
+    return intValue == o.intValue;
+  case Kind::Meta:
+    return str == o.str && intValue == o.intValue;
   }
   return false;
 }

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Printer.h"
-#include "hx/Ops/OpRegistry.h"
 #include "hx/IR/Walk.h"
+#include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
@@ -52,14 +52,22 @@ static void printFloat(raw_ostream &os, double v, DType t) {
 
 static StringRef intSuffix(DType t) {
   switch (t) {
-  case DType::Int8: return "i8";
-  case DType::Int16: return "i16";
-  case DType::Int64: return "i64";
-  case DType::UInt8: return "u8";
-  case DType::UInt16: return "u16";
-  case DType::UInt32: return "u32";
-  case DType::UInt64: return "u64";
-  default: return "";
+  case DType::Int8:
+    return "i8";
+  case DType::Int16:
+    return "i16";
+  case DType::Int64:
+    return "i64";
+  case DType::UInt8:
+    return "u8";
+  case DType::UInt16:
+    return "u16";
+  case DType::UInt32:
+    return "u32";
+  case DType::UInt64:
+    return "u64";
+  default:
+    return "";
   }
 }
 
@@ -85,11 +93,21 @@ static void printString(raw_ostream &os, StringRef s) {
   os << '"';
   for (unsigned char c : s) {
     switch (c) {
-    case '"': os << "\\\""; break;
-    case '\\': os << "\\\\"; break;
-    case '\n': os << "\\n"; break;
-    case '\t': os << "\\t"; break;
-    case '\r': os << "\\r"; break;
+    case '"':
+      os << "\\\"";
+      break;
+    case '\\':
+      os << "\\\\";
+      break;
+    case '\n':
+      os << "\\n";
+      break;
+    case '\t':
+      os << "\\t";
+      break;
+    case '\r':
+      os << "\\r";
+      break;
     default:
       if (c < 0x20)
         os << format("\\u%04x", c);
@@ -102,14 +120,30 @@ static void printString(raw_ostream &os, StringRef s) {
 
 void hx::printAttrValue(raw_ostream &os, const AttrValue &v) {
   switch (v.kind) {
-  case AttrValue::Kind::None: os << "None"; return;
-  case AttrValue::Kind::Bool: os << (v.boolValue ? "True" : "False"); return;
-  case AttrValue::Kind::Int: printInt(os, v.intValue, v.numType); return;
-  case AttrValue::Kind::Float: printFloat(os, v.floatValue, v.numType); return;
-  case AttrValue::Kind::String: printString(os, v.str); return;
-  case AttrValue::Kind::Ident: os << v.str; return;
-  case AttrValue::Kind::Device: os << "meta[VirtualDevice][" << v.intValue << "]"; return;
-  case AttrValue::Kind::Meta: os << "meta[" << v.str << "][" << v.intValue << "]"; return;
+  case AttrValue::Kind::None:
+    os << "None";
+    return;
+  case AttrValue::Kind::Bool:
+    os << (v.boolValue ? "True" : "False");
+    return;
+  case AttrValue::Kind::Int:
+    printInt(os, v.intValue, v.numType);
+    return;
+  case AttrValue::Kind::Float:
+    printFloat(os, v.floatValue, v.numType);
+    return;
+  case AttrValue::Kind::String:
+    printString(os, v.str);
+    return;
+  case AttrValue::Kind::Ident:
+    os << v.str;
+    return;
+  case AttrValue::Kind::Device:
+    os << "meta[VirtualDevice][" << v.intValue << "]";
+    return;
+  case AttrValue::Kind::Meta:
+    os << "meta[" << v.str << "][" << v.intValue << "]";
+    return;
   case AttrValue::Kind::List:
     os << (v.isTuple ? "(" : "[");
     for (size_t i = 0; i < v.list.size(); ++i) {
@@ -182,10 +216,13 @@ private:
     if (it == childScopes.end())
       return s;
     switch (e->getKind()) {
-    case ExprKind::If: return i == 0 ? s : it->second[i - 1];
+    case ExprKind::If:
+      return i == 0 ? s : it->second[i - 1];
     case ExprKind::Function:
-    case ExprKind::Let: return it->second[0];
-    default: return s;
+    case ExprKind::Let:
+      return it->second[0];
+    default:
+      return s;
     }
   }
 
@@ -199,8 +236,7 @@ private:
   /// that use no variable bound below the def's own level, so that they may
   /// be bound in the def's scope. Free variables are tracked up to a small
   /// number per node (more: not hoistable, which is always correct).
-  static DenseSet<const Expr *> hoistableConstructs(const Function &fn,
-                                                    ArrayRef<Expr *> order) {
+  static DenseSet<const Expr *> hoistableConstructs(const Function &fn, ArrayRef<Expr *> order) {
     constexpr size_t kMaxTracked = 8;
     DenseSet<const Var *> defLevel;
     for (const Ref<Var> &p : fn.params)
@@ -285,8 +321,7 @@ private:
         if (op->isAtomic())
           continue;
         ++uses[op];
-        if (isa<Let>(op) && ((isa<Let>(e) && i == 1) || (isa<If>(e) && i > 0) ||
-                             isa<Function>(e)))
+        if (isa<Let>(op) && ((isa<Let>(e) && i == 1) || (isa<If>(e) && i > 0) || isa<Function>(e)))
           chainLets.insert(op);
         int us = useScope(e, i);
         if (scopes[us].depth > kMaxSinkDepth && hoistable.count(op) && !chainLets.count(op))
@@ -428,11 +463,20 @@ private:
 
   void printRef(const Expr *e) {
     switch (e->getKind()) {
-    case ExprKind::Var: os << "%" << cast<Var>(e)->name; return;
-    case ExprKind::GlobalVar: os << "@" << cast<GlobalVar>(e)->name; return;
-    case ExprKind::Op: os << cast<Op>(e)->name; return;
-    case ExprKind::Constant: printConstant(os, *cast<Constant>(e)); return;
-    default: break;
+    case ExprKind::Var:
+      os << "%" << cast<Var>(e)->name;
+      return;
+    case ExprKind::GlobalVar:
+      os << "@" << cast<GlobalVar>(e)->name;
+      return;
+    case ExprKind::Op:
+      os << cast<Op>(e)->name;
+      return;
+    case ExprKind::Constant:
+      printConstant(os, *cast<Constant>(e));
+      return;
+    default:
+      break;
     }
     auto it = bound.find(e);
     assert(it != bound.end() && "operand printed before it was bound");

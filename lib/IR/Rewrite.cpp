@@ -1,7 +1,7 @@
 //===- Rewrite.cpp - Rebuilding expression DAGs bottom-up ----------------===//
 #include "hx/IR/Rewrite.h"
-#include "hx/IR/Walk.h"
 #include "hx/IR/ExprNumbering.h"
+#include "hx/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace hx;

@@ -9,18 +9,30 @@ using namespace llvm;
 
 StringRef hx::dtypeName(DType t) {
   switch (t) {
-  case DType::Bool: return "bool";
-  case DType::Int8: return "int8";
-  case DType::Int16: return "int16";
-  case DType::Int32: return "int32";
-  case DType::Int64: return "int64";
-  case DType::UInt8: return "uint8";
-  case DType::UInt16: return "uint16";
-  case DType::UInt32: return "uint32";
-  case DType::UInt64: return "uint64";
-  case DType::Float16: return "float16";
-  case DType::Float32: return "float32";
-  case DType::Float64: return "float64";
+  case DType::Bool:
+    return "bool";
+  case DType::Int8:
+    return "int8";
+  case DType::Int16:
+    return "int16";
+  case DType::Int32:
+    return "int32";
+  case DType::Int64:
+    return "int64";
+  case DType::UInt8:
+    return "uint8";
+  case DType::UInt16:
+    return "uint16";
+  case DType::UInt32:
+    return "uint32";
+  case DType::UInt64:
+    return "uint64";
+  case DType::Float16:
+    return "float16";
+  case DType::Float32:
+    return "float32";
+  case DType::Float64:
+    return "float64";
   }
   return "?";
 }
@@ -46,16 +58,20 @@ unsigned hx::dtypeBytes(DType t) {
   switch (t) {
   case DType::Bool:
   case DType::Int8:
-  case DType::UInt8: return 1;
+  case DType::UInt8:
+    return 1;
   case DType::Int16:
   case DType::UInt16:
-  case DType::Float16: return 2;
+  case DType::Float16:
+    return 2;
   case DType::Int32:
   case DType::UInt32:
-  case DType::Float32: return 4;
+  case DType::Float32:
+    return 4;
   case DType::Int64:
   case DType::UInt64:
-  case DType::Float64: return 8;
+  case DType::Float64:
+    return 8;
   }
   return 0;
 }

@@ -124,14 +124,13 @@ private:
     });
     for (const Var *v : uses)
       if (!bound.count(v))
-        fail(v->loc, "use of variable '%" + v->name + "' that is not bound in '@" +
-                         d.global->name + "'");
+        fail(v->loc,
+             "use of variable '%" + v->name + "' that is not bound in '@" + d.global->name + "'");
   }
 
   void checkAttr(const AttrValue &v, SMLoc loc) {
     if (v.kind == AttrValue::Kind::Device)
-      checkDevice(static_cast<DeviceIndex>(v.intValue), v.loc.isValid() ? v.loc : loc,
-                  "attribute");
+      checkDevice(static_cast<DeviceIndex>(v.intValue), v.loc.isValid() ? v.loc : loc, "attribute");
     for (const AttrValue &x : v.list)
       checkAttr(x, loc);
   }
@@ -143,6 +142,4 @@ private:
 };
 } // namespace
 
-bool hx::verifyModule(const Module &m, DiagEngine &diags) {
-  return Verifier(m, diags).run();
-}
+bool hx::verifyModule(const Module &m, DiagEngine &diags) { return Verifier(m, diags).run(); }

@@ -8,8 +8,10 @@ using namespace llvm;
 
 StringRef hx::deviceTypeName(DeviceType t) {
   switch (t) {
-  case DeviceType::CPU: return "cpu";
-  case DeviceType::CUDA: return "cuda";
+  case DeviceType::CPU:
+    return "cpu";
+  case DeviceType::CUDA:
+    return "cuda";
   }
   return "unknown";
 }
@@ -45,8 +47,7 @@ std::optional<Target> Target::parse(StringRef s, std::string &error) {
   Target t;
   t.kind = words[0].str();
   if (t.kind != "llvm" && t.kind != "cuda" && t.kind != "nvptx" && t.kind != "c") {
-    error = ("unknown target kind '" + t.kind +
-             "' (expected 'llvm', 'c', 'cuda' or 'nvptx')");
+    error = ("unknown target kind '" + t.kind + "' (expected 'llvm', 'c', 'cuda' or 'nvptx')");
     return std::nullopt;
   }
   for (StringRef w : ArrayRef(words).drop_front()) {

@@ -34,8 +34,7 @@ void addAnnotationOps(std::vector<OpDef> &ops) {
   onDevice.numArgs = 1;
   onDevice.dtypes = kAnySupported;
   onDevice.attrs = {noneAttr("virtual_device", AttrKind::OptDevice),
-                    boolAttr("constrain_result", false),
-                    boolAttr("constrain_body", true)};
+                    boolAttr("constrain_result", false), boolAttr("constrain_body", true)};
   onDevice.relation = identityRel;
   ops.push_back(std::move(onDevice));
 

@@ -33,8 +33,7 @@ struct Layout {
 } // namespace
 
 /// Parses `attr` as a permutation of `letters` (4 distinct characters).
-static std::optional<Layout> parseLayout(TypeRelContext &ctx, StringRef attr,
-                                         StringRef letters,
+static std::optional<Layout> parseLayout(TypeRelContext &ctx, StringRef attr, StringRef letters,
                                          StringRef fallbackAttr = {}) {
   std::string text = ctx.getString(attr);
   if (text.empty() && !fallbackAttr.empty())
@@ -47,27 +46,26 @@ static std::optional<Layout> parseLayout(TypeRelContext &ctx, StringRef attr,
     l.pos[i] = unsigned(p);
   }
   if (!ok) {
-    ctx.attrError(attr, "unsupported " + attr + " '" + text +
-                            "' (expected a permutation of " + letters + ")");
+    ctx.attrError(attr, "unsupported " + attr + " '" + text + "' (expected a permutation of " +
+                            letters + ")");
     return std::nullopt;
   }
   return l;
 }
 
 /// Reads a 2-value attribute (one value means both), all >= `min`.
-static std::optional<std::pair<int64_t, int64_t>>
-getPair(TypeRelContext &ctx, StringRef attr, int64_t min) {
+static std::optional<std::pair<int64_t, int64_t>> getPair(TypeRelContext &ctx, StringRef attr,
+                                                          int64_t min) {
   Shape v = ctx.getInts(attr);
   if (v.size() == 1)
     v.push_back(v[0]);
   if (v.size() != 2) {
-    ctx.attrError(attr,
-                  attr + " must have 1 or 2 values, got " + Twine(v.size()));
+    ctx.attrError(attr, attr + " must have 1 or 2 values, got " + Twine(v.size()));
     return std::nullopt;
   }
   if (v[0] < min || v[1] < min) {
-    ctx.attrError(attr, attr + " values must be at least " + Twine(min) +
-                            ", got " + intListToString(v));
+    ctx.attrError(attr,
+                  attr + " values must be at least " + Twine(min) + ", got " + intListToString(v));
     return std::nullopt;
   }
   return std::make_pair(v[0], v[1]);
@@ -84,14 +82,12 @@ static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
   else if (p.size() == 4)
     out = {p[0], p[1], p[2], p[3]};
   else {
-    ctx.attrError("padding",
-                  "padding must have 1, 2 or 4 values, got " + Twine(p.size()));
+    ctx.attrError("padding", "padding must have 1, 2 or 4 values, got " + Twine(p.size()));
     return std::nullopt;
   }
   for (int64_t v : out) {
     if (v < 0) {
-      ctx.attrError("padding",
-                    "padding must be non-negative, got " + intListToString(p));
+      ctx.attrError("padding", "padding must be non-negative, got " + intListToString(p));
       return std::nullopt;
     }
   }
@@ -100,11 +96,9 @@ static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
 
 /// One spatial output dim; nullopt (after an error) when the window does not
 /// fit in the padded input.
-static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what,
-                                        int64_t in, int64_t padBefore,
-                                        int64_t padAfter, int64_t window,
-                                        int64_t dilation, int64_t stride,
-                                        bool ceilMode) {
+static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what, int64_t in,
+                                        int64_t padBefore, int64_t padAfter, int64_t window,
+                                        int64_t dilation, int64_t stride, bool ceilMode) {
   if (in == kDyn || window == kDyn)
     return kDyn;
   if (window < 1) {
@@ -113,26 +107,23 @@ static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what,
   }
   // Attribute values may be huge: compute without overflow.
   int64_t span, padded;
-  if (MulOverflow(dilation, window - 1, span) ||
-      AddOverflow(span, int64_t(1), span) ||
-      AddOverflow(in, padBefore, padded) ||
-      AddOverflow(padded, padAfter, padded)) {
+  if (MulOverflow(dilation, window - 1, span) || AddOverflow(span, int64_t(1), span) ||
+      AddOverflow(in, padBefore, padded) || AddOverflow(padded, padAfter, padded)) {
     ctx.error("the " + what + " window or the padding is too large", {0});
     return std::nullopt;
   }
   int64_t room = padded - span;
   if (room < 0) {
     ctx.error("the " + what + " window (" + Twine(span) +
-                  " with dilation) is larger than the padded input (" +
-                  Twine(padded) + ")",
+                  " with dilation) is larger than the padded input (" + Twine(padded) + ")",
               {0});
     return std::nullopt;
   }
   return room / stride + (ceilMode && room % stride != 0 ? 1 : 0) + 1;
 }
 
-static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h,
-                              int64_t w, DType dt) {
+static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h, int64_t w,
+                              DType dt) {
   Shape out(4);
   out[l.pos[0]] = n;
   out[l.pos[1]] = c;
@@ -141,9 +132,7 @@ static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h,
   return makeTensorType(out, dt);
 }
 
-static bool dimsAgree(int64_t a, int64_t b) {
-  return a == b || a == kDyn || b == kDyn;
-}
+static bool dimsAgree(int64_t a, int64_t b) { return a == b || a == kDyn || b == kDyn; }
 
 static TypeRef conv2dRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
@@ -151,22 +140,20 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   if (!weight)
     return nullptr;
   if (data->dtype != weight->dtype) {
-    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
-                  dtypeName(weight->dtype) + " do not match",
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " + dtypeName(weight->dtype) +
+                  " do not match",
               {0, 1});
     return nullptr;
   }
   if (data->rank() != 4 || weight->rank() != 4) {
-    ctx.error("data and weight must have rank 4, got shapes " +
-                  shapeToString(data->shape) + " and " +
-                  shapeToString(weight->shape),
+    ctx.error("data and weight must have rank 4, got shapes " + shapeToString(data->shape) +
+                  " and " + shapeToString(weight->shape),
               {0, 1});
     return nullptr;
   }
   auto dl = parseLayout(ctx, "data_layout", "NCHW");
   auto kl = dl ? parseLayout(ctx, "kernel_layout", "OIHW") : std::nullopt;
-  auto ol =
-      kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout") : std::nullopt;
+  auto ol = kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout") : std::nullopt;
   auto strides = ol ? getPair(ctx, "strides", 1) : std::nullopt;
   auto dilation = strides ? getPair(ctx, "dilation", 1) : std::nullopt;
   auto pad = dilation ? getPadding(ctx) : std::nullopt;
@@ -184,50 +171,41 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   int64_t kh = weight->shape[kl->pos[2]], kw = weight->shape[kl->pos[3]];
 
   if (c != kDyn && c % groups != 0) {
-    ctx.error(Twine(c) + " input channels are not divisible by groups=" +
-                  Twine(groups),
-              {0});
+    ctx.error(Twine(c) + " input channels are not divisible by groups=" + Twine(groups), {0});
     return nullptr;
   }
   if (o != kDyn && o % groups != 0) {
-    ctx.error(Twine(o) + " output channels are not divisible by groups=" +
-                  Twine(groups),
-              {1});
+    ctx.error(Twine(o) + " output channels are not divisible by groups=" + Twine(groups), {1});
     return nullptr;
   }
   int64_t expected;
-  if (c != kDyn && i != kDyn &&
-      (MulOverflow(i, groups, expected) || expected != c)) {
+  if (c != kDyn && i != kDyn && (MulOverflow(i, groups, expected) || expected != c)) {
     ctx.error("weight " + shapeToString(weight->shape) + " has " + Twine(i) +
-                  " input channels per group, but data " +
-                  shapeToString(data->shape) + " has " + Twine(c) +
-                  " channels in groups=" + Twine(groups),
+                  " input channels per group, but data " + shapeToString(data->shape) + " has " +
+                  Twine(c) + " channels in groups=" + Twine(groups),
               {0, 1});
     return nullptr;
   }
   if (std::optional<int64_t> channels = ctx.getOptInt("channels")) {
     if (!dimsAgree(*channels, o)) {
-      ctx.attrError("channels", "channels=" + Twine(*channels) +
-                                    " does not match the weight's " +
+      ctx.attrError("channels", "channels=" + Twine(*channels) + " does not match the weight's " +
                                     dimToString(o) + " output channels");
       return nullptr;
     }
     o = *channels;
   }
   if (std::optional<Shape> ks = ctx.getOptInts("kernel_size")) {
-    if (ks->size() != 2 || !dimsAgree((*ks)[0], kh) ||
-        !dimsAgree((*ks)[1], kw)) {
+    if (ks->size() != 2 || !dimsAgree((*ks)[0], kh) || !dimsAgree((*ks)[1], kw)) {
       ctx.attrError("kernel_size", "kernel_size=" + intListToString(*ks) +
-                                       " does not match the weight's (" +
-                                       dimToString(kh) + ", " +
+                                       " does not match the weight's (" + dimToString(kh) + ", " +
                                        dimToString(kw) + ")");
       return nullptr;
     }
   }
-  auto oh = windowDim(ctx, "kernel", h, (*pad)[0], (*pad)[2], kh,
-                      dilation->first, strides->first, false);
-  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1], (*pad)[3], kw,
-                           dilation->second, strides->second, false)
+  auto oh =
+      windowDim(ctx, "kernel", h, (*pad)[0], (*pad)[2], kh, dilation->first, strides->first, false);
+  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1], (*pad)[3], kw, dilation->second,
+                           strides->second, false)
                : std::nullopt;
   if (!ow)
     return nullptr;
@@ -242,8 +220,7 @@ static TypeRef maxPool2dRel(TypeRelContext &ctx) {
   if (!data)
     return nullptr;
   if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape),
-              {0});
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
     return nullptr;
   }
   auto l = parseLayout(ctx, "layout", "NCHW");
@@ -256,16 +233,14 @@ static TypeRef maxPool2dRel(TypeRelContext &ctx) {
     return nullptr;
   bool ceilMode = ctx.getBool("ceil_mode");
   int64_t h = data->shape[l->pos[2]], w = data->shape[l->pos[3]];
-  auto oh = windowDim(ctx, "pooling", h, (*pad)[0], (*pad)[2], pool->first,
-                      dilation->first, strides->first, ceilMode);
-  auto ow =
-      oh ? windowDim(ctx, "pooling", w, (*pad)[1], (*pad)[3], pool->second,
-                     dilation->second, strides->second, ceilMode)
-         : std::nullopt;
+  auto oh = windowDim(ctx, "pooling", h, (*pad)[0], (*pad)[2], pool->first, dilation->first,
+                      strides->first, ceilMode);
+  auto ow = oh ? windowDim(ctx, "pooling", w, (*pad)[1], (*pad)[3], pool->second, dilation->second,
+                           strides->second, ceilMode)
+               : std::nullopt;
   if (!ow)
     return nullptr;
-  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]],
-                        *oh, *ow, data->dtype);
+  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], *oh, *ow, data->dtype);
 }
 
 static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
@@ -273,16 +248,14 @@ static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
   if (!data)
     return nullptr;
   if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape),
-              {0});
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
     return nullptr;
   }
   auto l = parseLayout(ctx, "layout", "NCHW");
   auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
   if (!ol)
     return nullptr;
-  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], 1,
-                        1, data->dtype);
+  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], 1, 1, data->dtype);
 }
 
 void addConvPoolOps(std::vector<OpDef> &ops) {
@@ -290,16 +263,12 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   conv.name = "nn.conv2d";
   conv.summary = "2-D convolution (NCHW data, OIHW kernel by default)";
   conv.numArgs = 2;
-  conv.attrs = {intListAttr("strides", {1, 1}),
-                intListAttr("padding", {0, 0, 0, 0}),
-                intListAttr("dilation", {1, 1}),
-                intAttr("groups", 1),
-                noneAttr("channels", AttrKind::OptInt),
-                noneAttr("kernel_size", AttrKind::OptIntList),
-                stringAttr("data_layout", "NCHW"),
-                stringAttr("kernel_layout", "OIHW"),
-                stringAttr("out_layout", ""),
-                dtypeAttr("out_dtype", "")};
+  conv.attrs = {
+      intListAttr("strides", {1, 1}),         intListAttr("padding", {0, 0, 0, 0}),
+      intListAttr("dilation", {1, 1}),        intAttr("groups", 1),
+      noneAttr("channels", AttrKind::OptInt), noneAttr("kernel_size", AttrKind::OptIntList),
+      stringAttr("data_layout", "NCHW"),      stringAttr("kernel_layout", "OIHW"),
+      stringAttr("out_layout", ""),           dtypeAttr("out_dtype", "")};
   conv.relation = conv2dRel;
   ops.push_back(std::move(conv));
 
@@ -307,11 +276,10 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   maxPool.name = "nn.max_pool2d";
   maxPool.summary = "2-D max pooling";
   maxPool.numArgs = 1;
-  maxPool.attrs = {
-      intListAttr("pool_size", {1, 1}), intListAttr("strides", {1, 1}),
-      intListAttr("dilation", {1, 1}),  intListAttr("padding", {0, 0}),
-      stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
-      boolAttr("ceil_mode", false)};
+  maxPool.attrs = {intListAttr("pool_size", {1, 1}), intListAttr("strides", {1, 1}),
+                   intListAttr("dilation", {1, 1}),  intListAttr("padding", {0, 0}),
+                   stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
+                   boolAttr("ceil_mode", false)};
   maxPool.relation = maxPool2dRel;
   ops.push_back(std::move(maxPool));
 

@@ -20,35 +20,29 @@ namespace hx {
 
 /// Broadcasts operands 0 and 1 (same dtype) and returns the result with
 /// `resultDType`, or the operands' dtype when unset.
-static TypeRef broadcastBinary(TypeRelContext &ctx,
-                               std::optional<DType> resultDType) {
+static TypeRef broadcastBinary(TypeRelContext &ctx, std::optional<DType> resultDType) {
   const TensorType *a = ctx.tensorArg(0);
   const TensorType *b = a ? ctx.tensorArg(1) : nullptr;
   if (!a || !b)
     return nullptr;
   if (a->dtype != b->dtype) {
-    ctx.error("dtypes " + dtypeName(a->dtype) + " and " + dtypeName(b->dtype) +
-                  " do not match",
+    ctx.error("dtypes " + dtypeName(a->dtype) + " and " + dtypeName(b->dtype) + " do not match",
               {0, 1});
     return nullptr;
   }
   std::optional<Shape> shape = broadcastShapes(a->shape, b->shape);
   if (!shape) {
-    ctx.error("shapes " + shapeToString(a->shape) + " and " +
-                  shapeToString(b->shape) + " are not broadcastable",
+    ctx.error("shapes " + shapeToString(a->shape) + " and " + shapeToString(b->shape) +
+                  " are not broadcastable",
               {0, 1});
     return nullptr;
   }
   return makeTensorType(*shape, resultDType.value_or(a->dtype));
 }
 
-static TypeRef broadcastRel(TypeRelContext &ctx) {
-  return broadcastBinary(ctx, std::nullopt);
-}
+static TypeRef broadcastRel(TypeRelContext &ctx) { return broadcastBinary(ctx, std::nullopt); }
 
-static TypeRef compareRel(TypeRelContext &ctx) {
-  return broadcastBinary(ctx, DType::Bool);
-}
+static TypeRef compareRel(TypeRelContext &ctx) { return broadcastBinary(ctx, DType::Bool); }
 
 static TypeRef whereRel(TypeRelContext &ctx) {
   const TensorType *cond = ctx.tensorArg(0, kAnySupported);
@@ -64,15 +58,15 @@ static TypeRef whereRel(TypeRelContext &ctx) {
   }
   std::optional<Shape> xy = broadcastShapes(x->shape, y->shape);
   if (!xy) {
-    ctx.error("shapes " + shapeToString(x->shape) + " and " +
-                  shapeToString(y->shape) + " are not broadcastable",
+    ctx.error("shapes " + shapeToString(x->shape) + " and " + shapeToString(y->shape) +
+                  " are not broadcastable",
               {1, 2});
     return nullptr;
   }
   std::optional<Shape> all = broadcastShapes(cond->shape, *xy);
   if (!all) {
-    ctx.error("condition shape " + shapeToString(cond->shape) +
-                  " is not broadcastable with " + shapeToString(*xy),
+    ctx.error("condition shape " + shapeToString(cond->shape) + " is not broadcastable with " +
+                  shapeToString(*xy),
               {0, 1, 2});
     return nullptr;
   }
@@ -91,9 +85,8 @@ static TypeRef clipRel(TypeRelContext &ctx) {
     return nullptr;
   double lo = ctx.getFloat("a_min"), hi = ctx.getFloat("a_max");
   if (lo > hi) {
-    ctx.attrError("a_min", "a_min (" + formatNumber(lo) +
-                               ") is greater than a_max (" + formatNumber(hi) +
-                               ")");
+    ctx.attrError("a_min", "a_min (" + formatNumber(lo) + ") is greater than a_max (" +
+                               formatNumber(hi) + ")");
     return nullptr;
   }
   return makeTensorType(t->shape, t->dtype);
@@ -133,27 +126,21 @@ static OpDef unary(StringRef name, StringRef summary, DTypeSet dtypes) {
 
 void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(binary("add", "Elementwise a + b with broadcasting", kNumeric));
-  ops.push_back(
-      binary("subtract", "Elementwise a - b with broadcasting", kNumeric));
-  ops.push_back(
-      binary("multiply", "Elementwise a * b with broadcasting", kNumeric));
+  ops.push_back(binary("subtract", "Elementwise a - b with broadcasting", kNumeric));
+  ops.push_back(binary("multiply", "Elementwise a * b with broadcasting", kNumeric));
   ops.push_back(binary("divide",
                        "Elementwise a / b with broadcasting (integers "
                        "truncate)",
                        kNumeric));
+  ops.push_back(binary("maximum", "Elementwise max(a, b) with broadcasting", kNumeric));
+  ops.push_back(binary("minimum", "Elementwise min(a, b) with broadcasting", kNumeric));
+  ops.push_back(binary("power", "Elementwise a ** b with broadcasting", kFloatOnly));
   ops.push_back(
-      binary("maximum", "Elementwise max(a, b) with broadcasting", kNumeric));
+      binary("equal", "Elementwise a == b with broadcasting, as bool", kAnySupported, compareRel));
   ops.push_back(
-      binary("minimum", "Elementwise min(a, b) with broadcasting", kNumeric));
+      binary("less", "Elementwise a < b with broadcasting, as bool", kNumeric, compareRel));
   ops.push_back(
-      binary("power", "Elementwise a ** b with broadcasting", kFloatOnly));
-  ops.push_back(binary("equal", "Elementwise a == b with broadcasting, as bool",
-                       kAnySupported, compareRel));
-  ops.push_back(binary("less", "Elementwise a < b with broadcasting, as bool",
-                       kNumeric, compareRel));
-  ops.push_back(binary("greater",
-                       "Elementwise a > b with broadcasting, as bool", kNumeric,
-                       compareRel));
+      binary("greater", "Elementwise a > b with broadcasting, as bool", kNumeric, compareRel));
 
   OpDef where;
   where.name = "where";
@@ -174,13 +161,11 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(unary("nn.relu", "Elementwise max(a, 0)", kNumeric));
 
   OpDef clip = unary("clip", "Elementwise clamp to [a_min, a_max]", kNumeric);
-  clip.attrs = {requiredAttr("a_min", AttrKind::Float),
-                requiredAttr("a_max", AttrKind::Float)};
+  clip.attrs = {requiredAttr("a_min", AttrKind::Float), requiredAttr("a_max", AttrKind::Float)};
   clip.relation = clipRel;
   ops.push_back(std::move(clip));
 
-  OpDef cast =
-      unary("cast", "Elementwise conversion to another dtype", kAnySupported);
+  OpDef cast = unary("cast", "Elementwise conversion to another dtype", kAnySupported);
   cast.attrs = {requiredAttr("dtype", AttrKind::DType)};
   cast.relation = castRel;
   ops.push_back(std::move(cast));

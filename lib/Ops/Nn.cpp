@@ -23,9 +23,7 @@ namespace hx {
 static constexpr int64_t kDyn = TensorType::kDynamic;
 
 /// Two dims that must be equal: equal, or one of them `?`.
-static bool dimsAgree(int64_t a, int64_t b) {
-  return a == b || a == kDyn || b == kDyn;
-}
+static bool dimsAgree(int64_t a, int64_t b) { return a == b || a == kDyn || b == kDyn; }
 
 /// The result dtype: `out_dtype` when set, else `input`.
 static std::optional<DType> outDType(TypeRelContext &ctx, DType input) {
@@ -43,8 +41,8 @@ static TypeRef denseRel(TypeRelContext &ctx) {
   if (!weight)
     return nullptr;
   if (data->dtype != weight->dtype) {
-    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
-                  dtypeName(weight->dtype) + " do not match",
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " + dtypeName(weight->dtype) +
+                  " do not match",
               {0, 1});
     return nullptr;
   }
@@ -53,16 +51,13 @@ static TypeRef denseRel(TypeRelContext &ctx) {
     return nullptr;
   }
   if (weight->rank() != 2) {
-    ctx.error("weight must have rank 2, got shape " +
-                  shapeToString(weight->shape),
-              {1});
+    ctx.error("weight must have rank 2, got shape " + shapeToString(weight->shape), {1});
     return nullptr;
   }
   int64_t k = data->shape.back();
   if (!dimsAgree(k, weight->shape[1])) {
-    ctx.error("reduction dimensions differ: data " +
-                  shapeToString(data->shape) + " has " + dimToString(k) +
-                  ", weight " + shapeToString(weight->shape) + " has " +
+    ctx.error("reduction dimensions differ: data " + shapeToString(data->shape) + " has " +
+                  dimToString(k) + ", weight " + shapeToString(weight->shape) + " has " +
                   dimToString(weight->shape[1]),
               {0, 1});
     return nullptr;
@@ -74,8 +69,7 @@ static TypeRef denseRel(TypeRelContext &ctx) {
       return nullptr;
     }
     if (!dimsAgree(*units, n)) {
-      ctx.attrError("units", "units=" + Twine(*units) +
-                                 " does not match the weight's " +
+      ctx.attrError("units", "units=" + Twine(*units) + " does not match the weight's " +
                                  dimToString(n) + " output rows");
       return nullptr;
     }
@@ -95,14 +89,13 @@ static TypeRef batchMatmulRel(TypeRelContext &ctx) {
   if (!y)
     return nullptr;
   if (x->dtype != y->dtype) {
-    ctx.error("dtypes " + dtypeName(x->dtype) + " and " + dtypeName(y->dtype) +
-                  " do not match",
+    ctx.error("dtypes " + dtypeName(x->dtype) + " and " + dtypeName(y->dtype) + " do not match",
               {0, 1});
     return nullptr;
   }
   if (x->rank() != 3 || y->rank() != 3) {
-    ctx.error("operands must have rank 3, got shapes " +
-                  shapeToString(x->shape) + " and " + shapeToString(y->shape),
+    ctx.error("operands must have rank 3, got shapes " + shapeToString(x->shape) + " and " +
+                  shapeToString(y->shape),
               {0, 1});
     return nullptr;
   }
@@ -111,15 +104,15 @@ static TypeRef batchMatmulRel(TypeRelContext &ctx) {
   int64_t n = y->shape[tb ? 1 : 2], ky = y->shape[tb ? 2 : 1];
   std::optional<Shape> batch = broadcastShapes({x->shape[0]}, {y->shape[0]});
   if (!batch) {
-    ctx.error("batch dimensions " + dimToString(x->shape[0]) + " and " +
-                  dimToString(y->shape[0]) + " differ",
+    ctx.error("batch dimensions " + dimToString(x->shape[0]) + " and " + dimToString(y->shape[0]) +
+                  " differ",
               {0, 1});
     return nullptr;
   }
   if (!dimsAgree(kx, ky)) {
     ctx.error("reduction dimensions differ: " + shapeToString(x->shape) +
-                  (ta ? " (transposed)" : "") + " and " +
-                  shapeToString(y->shape) + (tb ? " (transposed)" : ""),
+                  (ta ? " (transposed)" : "") + " and " + shapeToString(y->shape) +
+                  (tb ? " (transposed)" : ""),
               {0, 1});
     return nullptr;
   }
@@ -135,19 +128,17 @@ static TypeRef biasAddRel(TypeRelContext &ctx) {
   if (!bias)
     return nullptr;
   if (data->dtype != bias->dtype) {
-    ctx.error("dtypes " + dtypeName(data->dtype) + " and " +
-                  dtypeName(bias->dtype) + " do not match",
+    ctx.error("dtypes " + dtypeName(data->dtype) + " and " + dtypeName(bias->dtype) +
+                  " do not match",
               {0, 1});
     return nullptr;
   }
-  std::optional<unsigned> axis =
-      ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
   if (!axis)
     return nullptr;
   if (bias->rank() != 1 || !dimsAgree(bias->shape[0], data->shape[*axis])) {
-    ctx.error("bias must have shape (" + dimToString(data->shape[*axis]) +
-                  ") to match axis " + Twine(*axis) + " of data " +
-                  shapeToString(data->shape) + ", got " +
+    ctx.error("bias must have shape (" + dimToString(data->shape[*axis]) + ") to match axis " +
+                  Twine(*axis) + " of data " + shapeToString(data->shape) + ", got " +
                   shapeToString(bias->shape),
               {0, 1});
     return nullptr;
@@ -169,8 +160,7 @@ void addNnOps(std::vector<OpDef> &ops) {
   dense.name = "nn.dense";
   dense.summary = "Fully connected layer: data * weight^T";
   dense.numArgs = 2;
-  dense.attrs = {noneAttr("units", AttrKind::OptInt),
-                 dtypeAttr("out_dtype", "")};
+  dense.attrs = {noneAttr("units", AttrKind::OptInt), dtypeAttr("out_dtype", "")};
   dense.relation = denseRel;
   ops.push_back(std::move(dense));
 

@@ -167,8 +167,7 @@ static bool isIntList(const AttrValue &v) {
 static bool matchesKind(AttrKind kind, const AttrValue &v) {
   switch (kind) {
   case AttrKind::Bool:
-    return v.kind == VK::Bool ||
-           (v.kind == VK::Int && (v.intValue == 0 || v.intValue == 1));
+    return v.kind == VK::Bool || (v.kind == VK::Int && (v.intValue == 0 || v.intValue == 1));
   case AttrKind::Int:
     return v.kind == VK::Int;
   case AttrKind::OptInt:
@@ -239,16 +238,14 @@ AttrValue getAttrOrDefault(const Call &call, StringRef name) {
   return spec->defaultValue;
 }
 
-static SMLoc valueLoc(const Attr &a) {
-  return a.value.loc.isValid() ? a.value.loc : a.loc;
-}
+static SMLoc valueLoc(const Attr &a) { return a.value.loc.isValid() ? a.value.loc : a.loc; }
 
 bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
   bool ok = true;
   if (call.args.size() != def.numArgs) {
     diags.error(call.loc, def.name + ": expected " + Twine(def.numArgs) +
-                              (def.numArgs == 1 ? " argument" : " arguments") +
-                              ", got " + Twine(call.args.size()));
+                              (def.numArgs == 1 ? " argument" : " arguments") + ", got " +
+                              Twine(call.args.size()));
     ok = false;
   }
 
@@ -261,8 +258,8 @@ bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
       for (const AttrSpec &s : def.attrs)
         accepted += (accepted.empty() ? "" : ", ") + s.name.str();
       if (accepted.empty())
-        diags.error(nameLoc, def.name + ": unknown attribute '" + a.name +
-                                 "' (" + def.name + " takes no attributes)");
+        diags.error(nameLoc, def.name + ": unknown attribute '" + a.name + "' (" + def.name +
+                                 " takes no attributes)");
       else
         diags.error(nameLoc, def.name + ": unknown attribute '" + a.name +
                                  "'; accepted attributes: " + accepted);
@@ -275,34 +272,30 @@ bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
       continue;
     }
     if (!matchesKind(spec->kind, a.value)) {
-      diags.error(valueLoc(a), def.name + ": attribute '" + a.name +
-                                   "' must be " +
+      diags.error(valueLoc(a), def.name + ": attribute '" + a.name + "' must be " +
                                    attrKindDescription(spec->kind) + ", got " +
                                    valueDescription(a.value));
       ok = false;
       continue;
     }
-    if (spec->kind == AttrKind::DType && !a.value.str.empty() &&
-        !parseDType(a.value.str)) {
-      diags.error(valueLoc(a), def.name + ": unknown dtype '" + a.value.str +
-                                   "' for attribute '" + a.name + "'");
+    if (spec->kind == AttrKind::DType && !a.value.str.empty() && !parseDType(a.value.str)) {
+      diags.error(valueLoc(a), def.name + ": unknown dtype '" + a.value.str + "' for attribute '" +
+                                   a.name + "'");
       ok = false;
     }
   }
 
   for (const AttrSpec &s : def.attrs) {
     if (s.required && !call.attrs.get(s.name)) {
-      diags.error(call.loc, def.name + ": missing required attribute '" +
-                                s.name + "' (" + attrKindDescription(s.kind) +
-                                ")");
+      diags.error(call.loc, def.name + ": missing required attribute '" + s.name + "' (" +
+                                attrKindDescription(s.kind) + ")");
       ok = false;
     }
   }
   return ok;
 }
 
-TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes,
-                    DiagEngine &diags) {
+TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes, DiagEngine &diags) {
   const OpDef *def = getDef(call);
   if (!def) {
     const Op *op = call.getOp();
@@ -311,8 +304,7 @@ TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes,
     if (hint.empty())
       diags.error(call.loc, "unknown operator '" + name + "'");
     else
-      diags.error(call.loc, "unknown operator '" + name + "'; did you mean '" +
-                                hint + "'?");
+      diags.error(call.loc, "unknown operator '" + name + "'; did you mean '" + hint + "'?");
     return nullptr;
   }
   if (!verifyOpCall(call, *def, diags))
@@ -358,9 +350,7 @@ AttrSpec intListAttr(StringRef name, std::initializer_list<int64_t> dflt) {
     items.push_back(AttrValue::ofInt(v));
   return spec(name, AttrKind::IntList, AttrValue::ofList(std::move(items)));
 }
-AttrSpec noneAttr(StringRef name, AttrKind kind) {
-  return spec(name, kind, AttrValue::none());
-}
+AttrSpec noneAttr(StringRef name, AttrKind kind) { return spec(name, kind, AttrValue::none()); }
 AttrSpec requiredAttr(StringRef name, AttrKind kind) {
   AttrSpec s = spec(name, kind, AttrValue::none());
   s.required = true;

@@ -60,8 +60,8 @@ static OpDef reduction(StringRef name, StringRef summary) {
   d.summary = summary;
   d.numArgs = 1;
   d.dtypes = kNumeric;
-  d.attrs = {noneAttr("axis", AttrKind::OptIntList),
-             boolAttr("keepdims", false), boolAttr("exclude", false)};
+  d.attrs = {noneAttr("axis", AttrKind::OptIntList), boolAttr("keepdims", false),
+             boolAttr("exclude", false)};
   d.relation = reduceRel;
   return d;
 }

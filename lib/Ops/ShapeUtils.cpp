@@ -85,8 +85,7 @@ static Error reshapeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
 
-Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
-                             bool allowZero) {
+Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape, bool allowZero) {
   Shape out;
   size_t src = 0;
   std::optional<size_t> inferIndex;
@@ -102,8 +101,8 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
       } else {
         if (src >= in.size())
           return reshapeError("newshape entry 0 at position " + Twine(i) +
-                              " has no input dimension to copy (input rank " +
-                              Twine(in.size()) + ")");
+                              " has no input dimension to copy (input rank " + Twine(in.size()) +
+                              ")");
         out.push_back(in[src]);
       }
       ++src;
@@ -143,18 +142,15 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
       else if (d2 == -1)
         d2 = d == kDyn ? kDyn : d / d1;
       int64_t prod = 0;
-      if (d != kDyn &&
-          (d1 == kDyn || d2 == kDyn || MulOverflow(d1, d2, prod) || prod != d))
+      if (d != kDyn && (d1 == kDyn || d2 == kDyn || MulOverflow(d1, d2, prod) || prod != d))
         return reshapeError("-4 cannot split dimension " + Twine(d) + " into " +
-                            Twine(newshape[i + 1]) + " and " +
-                            Twine(newshape[i + 2]));
+                            Twine(newshape[i + 1]) + " and " + Twine(newshape[i + 2]));
       out.push_back(d1);
       out.push_back(d2);
       i += 2;
       ++src;
     } else {
-      return reshapeError("newshape entry " + Twine(v) + " at position " +
-                          Twine(i) +
+      return reshapeError("newshape entry " + Twine(v) + " at position " + Twine(i) +
                           " is not a size or one of 0, -1, -2, -3, -4");
     }
   }
@@ -163,8 +159,7 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
     return llvm::all_of(s, [](int64_t d) { return d >= 0; });
   };
   auto tooLarge = [&] {
-    return reshapeError("newshape " + intListToString(newshape) +
-                        " has too many elements");
+    return reshapeError("newshape " + intListToString(newshape) + " has too many elements");
   };
   std::optional<int64_t> inCount = shapeProduct(in);
   if (inferIndex) {
@@ -178,9 +173,8 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
       return out;
     }
     if (*knownCount == 0 || *inCount % *knownCount != 0)
-      return reshapeError("cannot reshape " + shapeToString(in) + " (" +
-                          Twine(*inCount) + " elements) into " +
-                          intListToString(newshape) +
+      return reshapeError("cannot reshape " + shapeToString(in) + " (" + Twine(*inCount) +
+                          " elements) into " + intListToString(newshape) +
                           ": -1 cannot be inferred");
     out[*inferIndex] = *inCount / *knownCount;
     return out;
@@ -189,9 +183,8 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape,
   if (!outCount && isStatic(out))
     return tooLarge();
   if (inCount && outCount && *inCount != *outCount)
-    return reshapeError("cannot reshape " + shapeToString(in) + " (" +
-                        Twine(*inCount) + " elements) into " +
-                        shapeToString(out) + " (" + Twine(*outCount) +
+    return reshapeError("cannot reshape " + shapeToString(in) + " (" + Twine(*inCount) +
+                        " elements) into " + shapeToString(out) + " (" + Twine(*outCount) +
                         " elements)");
   return out;
 }

@@ -45,8 +45,7 @@ static TypeRef topkRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
   if (!data)
     return nullptr;
-  std::optional<unsigned> axis =
-      ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
   if (!axis)
     return nullptr;
   std::string retType = ctx.getString("ret_type");
@@ -65,8 +64,8 @@ static TypeRef topkRel(TypeRelContext &ctx) {
   std::optional<int64_t> k = ctx.getOptInt("k");
   if (k && *k >= 1) {
     if (dim != kDyn && *k > dim) {
-      ctx.attrError("k", "k=" + Twine(*k) + " exceeds the size " + Twine(dim) +
-                             " of axis " + Twine(*axis));
+      ctx.attrError("k", "k=" + Twine(*k) + " exceeds the size " + Twine(dim) + " of axis " +
+                             Twine(*axis));
       return nullptr;
     }
     shape[*axis] = *k;
@@ -86,8 +85,7 @@ void addSortOps(std::vector<OpDef> &ops) {
   argsort.summary = "Indices that sort the data along an axis";
   argsort.numArgs = 1;
   argsort.dtypes = kNumeric;
-  argsort.attrs = {intAttr("axis", -1), boolAttr("is_ascend", true),
-                   dtypeAttr("dtype", "int32")};
+  argsort.attrs = {intAttr("axis", -1), boolAttr("is_ascend", true), dtypeAttr("dtype", "int32")};
   argsort.relation = argsortRel;
   argsort.targets = kTargetCPU;
   ops.push_back(std::move(argsort));

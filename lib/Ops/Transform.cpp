@@ -31,8 +31,7 @@ static TypeRef reshapeRel(TypeRelContext &ctx) {
   if (!data)
     return nullptr;
   Shape newshape = ctx.getInts("newshape");
-  Expected<Shape> out =
-      inferReshape(data->shape, newshape, ctx.getBool("allowzero"));
+  Expected<Shape> out = inferReshape(data->shape, newshape, ctx.getBool("allowzero"));
   if (!out) {
     ctx.attrError("newshape", toString(out.takeError()));
     return nullptr;
@@ -53,9 +52,8 @@ static TypeRef transposeRel(TypeRelContext &ctx) {
     return makeTensorType(out, data->dtype);
   }
   if (axes->size() != rank) {
-    ctx.attrError("axes", "axes " + intListToString(*axes) + " must list " +
-                              Twine(rank) + " axes, one per dim of " +
-                              shapeToString(data->shape));
+    ctx.attrError("axes", "axes " + intListToString(*axes) + " must list " + Twine(rank) +
+                              " axes, one per dim of " + shapeToString(data->shape));
     return nullptr;
   }
   BitVector seen(rank, false);
@@ -64,9 +62,8 @@ static TypeRef transposeRel(TypeRelContext &ctx) {
     if (!ax)
       return nullptr;
     if (seen.test(*ax)) {
-      ctx.attrError("axes", "axes " + intListToString(*axes) +
-                                " is not a permutation: axis " + Twine(*ax) +
-                                " repeats");
+      ctx.attrError("axes", "axes " + intListToString(*axes) + " is not a permutation: axis " +
+                                Twine(*ax) + " repeats");
       return nullptr;
     }
     seen.set(*ax);
@@ -81,19 +78,16 @@ static TypeRef expandDimsRel(TypeRelContext &ctx) {
     return nullptr;
   int64_t num = ctx.getInt("num_newaxis");
   if (num < 0) {
-    ctx.attrError("num_newaxis",
-                  "num_newaxis must be non-negative, got " + Twine(num));
+    ctx.attrError("num_newaxis", "num_newaxis must be non-negative, got " + Twine(num));
     return nullptr;
   }
   if (size_t(num) > kMaxRank - std::min(kMaxRank, data->rank())) {
-    ctx.attrError("num_newaxis", "num_newaxis=" + Twine(num) +
-                                     " would exceed the maximum rank " +
+    ctx.attrError("num_newaxis", "num_newaxis=" + Twine(num) + " would exceed the maximum rank " +
                                      Twine(kMaxRank));
     return nullptr;
   }
   // The insertion point ranges over [-rank-1, rank].
-  std::optional<unsigned> axis =
-      ctx.normalizeAxis(ctx.getInt("axis"), data->rank() + 1, "axis");
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank() + 1, "axis");
   if (!axis)
     return nullptr;
   Shape out(data->shape.begin(), data->shape.end());
@@ -114,9 +108,8 @@ static TypeRef squeezeRel(TypeRelContext &ctx) {
         return nullptr;
       int64_t d = data->shape[*ax];
       if (d != 1 && d != kDyn) {
-        ctx.attrError("axis", "cannot squeeze axis " + Twine(*ax) +
-                                  " of size " + Twine(d) + " in " +
-                                  shapeToString(data->shape));
+        ctx.attrError("axis", "cannot squeeze axis " + Twine(*ax) + " of size " + Twine(d) +
+                                  " in " + shapeToString(data->shape));
         return nullptr;
       }
       drop.set(*ax);
@@ -159,17 +152,15 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
     parts.push_back(t);
   }
   const TensorType *first = parts[0];
-  std::optional<unsigned> axis =
-      ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
   if (!axis)
     return nullptr;
   Shape out(first->shape.begin(), first->shape.end());
   for (size_t i = 1; i < parts.size(); ++i) {
     const TensorType *t = parts[i];
     if (t->dtype != first->dtype || t->rank() != first->rank()) {
-      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) +
-                    " does not match field 0 " + typeToString(first) +
-                    " in dtype and rank",
+      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
+                    typeToString(first) + " in dtype and rank",
                 {0});
       return nullptr;
     }
@@ -180,9 +171,9 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       } else if (a == kDyn) {
         out[d] = b;
       } else if (b != kDyn && a != b) {
-        ctx.error("shapes " + shapeToString(first->shape) + " and " +
-                      shapeToString(t->shape) + " (fields 0 and " + Twine(i) +
-                      ") differ outside the concatenation axis " + Twine(*axis),
+        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
+                      " (fields 0 and " + Twine(i) + ") differ outside the concatenation axis " +
+                      Twine(*axis),
                   {0});
         return nullptr;
       }
@@ -195,8 +186,7 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
   if (!data)
     return nullptr;
-  std::optional<unsigned> axis =
-      ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
   if (!axis)
     return nullptr;
   int64_t dim = data->shape[*axis];
@@ -212,21 +202,19 @@ static TypeRef splitRel(TypeRelContext &ctx) {
     int64_t sections = spec.intValue;
     if (sections <= 0) {
       ctx.attrError("indices_or_sections",
-                    "the number of sections must be positive, got " +
-                        Twine(sections));
+                    "the number of sections must be positive, got " + Twine(sections));
       return nullptr;
     }
     if (sections > kMaxSplitSections) {
-      ctx.attrError("indices_or_sections",
-                    Twine(sections) + " sections are more than the maximum " +
-                        Twine(kMaxSplitSections));
+      ctx.attrError("indices_or_sections", Twine(sections) +
+                                               " sections are more than the maximum " +
+                                               Twine(kMaxSplitSections));
       return nullptr;
     }
     if (dim != kDyn && dim % sections != 0) {
-      ctx.attrError("indices_or_sections",
-                    "axis " + Twine(*axis) + " of size " + Twine(dim) +
-                        " cannot be split into " + Twine(sections) +
-                        " equal sections");
+      ctx.attrError("indices_or_sections", "axis " + Twine(*axis) + " of size " + Twine(dim) +
+                                               " cannot be split into " + Twine(sections) +
+                                               " equal sections");
       return nullptr;
     }
     for (int64_t i = 0; i < sections; ++i)
@@ -238,11 +226,10 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   int64_t begin = 0;
   for (int64_t idx : indices) {
     if (idx <= begin || (dim != kDyn && idx >= dim)) {
-      ctx.attrError("indices_or_sections",
-                    "split indices " + intListToString(indices) +
-                        " must be strictly increasing, positive and less "
-                        "than the size " +
-                        dimToString(dim) + " of axis " + Twine(*axis));
+      ctx.attrError("indices_or_sections", "split indices " + intListToString(indices) +
+                                               " must be strictly increasing, positive and less "
+                                               "than the size " +
+                                               dimToString(dim) + " of axis " + Twine(*axis));
       return nullptr;
     }
     piece(idx - begin);
@@ -252,8 +239,8 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   return make<TupleType>(std::move(fields));
 }
 
-static OpDef transformOp(StringRef name, StringRef summary,
-                         std::vector<AttrSpec> attrs, TypeRelationFn rel) {
+static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec> attrs,
+                         TypeRelationFn rel) {
   OpDef d;
   d.name = name;
   d.summary = summary;
@@ -265,31 +252,23 @@ static OpDef transformOp(StringRef name, StringRef summary,
 }
 
 void addTransformOps(std::vector<OpDef> &ops) {
-  ops.push_back(transformOp("reshape",
-                            "Reshape (newshape may use 0, -1, -2, -3, -4)",
-                            {requiredAttr("newshape", AttrKind::IntList),
-                             boolAttr("allowzero", false)},
-                            reshapeRel));
-  ops.push_back(
-      transformOp("transpose", "Permute the dims (reverse them by default)",
-                  {noneAttr("axes", AttrKind::OptIntList)}, transposeRel));
   ops.push_back(transformOp(
-      "expand_dims", "Insert num_newaxis dims of size 1",
-      {requiredAttr("axis", AttrKind::Int), intAttr("num_newaxis", 1)},
-      expandDimsRel));
+      "reshape", "Reshape (newshape may use 0, -1, -2, -3, -4)",
+      {requiredAttr("newshape", AttrKind::IntList), boolAttr("allowzero", false)}, reshapeRel));
+  ops.push_back(transformOp("transpose", "Permute the dims (reverse them by default)",
+                            {noneAttr("axes", AttrKind::OptIntList)}, transposeRel));
+  ops.push_back(transformOp("expand_dims", "Insert num_newaxis dims of size 1",
+                            {requiredAttr("axis", AttrKind::Int), intAttr("num_newaxis", 1)},
+                            expandDimsRel));
   ops.push_back(transformOp("squeeze", "Remove dims of size 1",
-                            {noneAttr("axis", AttrKind::OptIntList)},
-                            squeezeRel));
-  OpDef concat =
-      transformOp("concatenate", "Join a tuple of tensors along an axis",
-                  {intAttr("axis", 0)}, concatenateRel);
+                            {noneAttr("axis", AttrKind::OptIntList)}, squeezeRel));
+  OpDef concat = transformOp("concatenate", "Join a tuple of tensors along an axis",
+                             {intAttr("axis", 0)}, concatenateRel);
   concat.takesTuple = true;
   ops.push_back(std::move(concat));
   ops.push_back(transformOp(
       "split", "Split along an axis into equal sections or at indices",
-      {requiredAttr("indices_or_sections", AttrKind::IntOrIntList),
-       intAttr("axis", 0)},
-      splitRel));
+      {requiredAttr("indices_or_sections", AttrKind::IntOrIntList), intAttr("axis", 0)}, splitRel));
 }
 
 } // namespace hx

@@ -17,8 +17,7 @@ InFlightDiagnostic TypeRelContext::error(const Twine &msg) {
   return diags.error(call.loc, def.name + ": " + msg);
 }
 
-InFlightDiagnostic TypeRelContext::error(const Twine &msg,
-                                         std::initializer_list<unsigned> ops) {
+InFlightDiagnostic TypeRelContext::error(const Twine &msg, std::initializer_list<unsigned> ops) {
   InFlightDiagnostic d = error(msg);
   for (unsigned i : ops)
     noteOperand(d, i);
@@ -43,21 +42,17 @@ void TypeRelContext::noteOperand(InFlightDiagnostic &d, unsigned i) {
     d.note(e->loc, "operand " + Twine(i) + " defined here with type " + ty);
 }
 
-const TensorType *TypeRelContext::tensorArg(unsigned i) {
-  return tensorArg(i, def.dtypes);
-}
+const TensorType *TypeRelContext::tensorArg(unsigned i) { return tensorArg(i, def.dtypes); }
 
 const TensorType *TypeRelContext::tensorArg(unsigned i, DTypeSet allowed) {
   const auto *t = dyn_cast<TensorType>(argTypes[i]);
   if (!t) {
-    error("operand " + Twine(i) + " must be a tensor, got " +
-              typeToString(argTypes[i]),
-          {i});
+    error("operand " + Twine(i) + " must be a tensor, got " + typeToString(argTypes[i]), {i});
     return nullptr;
   }
   if (!dtypeSetContains(allowed, t->dtype)) {
-    error("unsupported dtype " + dtypeName(t->dtype) +
-              " (supported: " + dtypeSetToString(allowed) + ")",
+    error("unsupported dtype " + dtypeName(t->dtype) + " (supported: " + dtypeSetToString(allowed) +
+              ")",
           {i});
     return nullptr;
   }
@@ -67,8 +62,7 @@ const TensorType *TypeRelContext::tensorArg(unsigned i, DTypeSet allowed) {
 const TupleType *TypeRelContext::tupleArg(unsigned i) {
   const auto *t = dyn_cast<TupleType>(argTypes[i]);
   if (!t)
-    error("operand " + Twine(i) + " must be a tuple of tensors, got " +
-              typeToString(argTypes[i]),
+    error("operand " + Twine(i) + " must be a tuple of tensors, got " + typeToString(argTypes[i]),
           {i});
   return t;
 }
@@ -76,9 +70,8 @@ const TupleType *TypeRelContext::tupleArg(unsigned i) {
 bool TypeRelContext::checkAttrDType(StringRef name, DType t, DTypeSet allowed) {
   if (dtypeSetContains(allowed, t))
     return true;
-  diags.error(attrLoc(name), def.name + ": unsupported dtype " + dtypeName(t) +
-                                 " for attribute '" + name + "' (supported: " +
-                                 dtypeSetToString(allowed) + ")");
+  diags.error(attrLoc(name), def.name + ": unsupported dtype " + dtypeName(t) + " for attribute '" +
+                                 name + "' (supported: " + dtypeSetToString(allowed) + ")");
   return false;
 }
 
@@ -87,9 +80,7 @@ AttrValue TypeRelContext::attr(StringRef name) const {
   return getAttrOrDefault(call, name);
 }
 
-bool TypeRelContext::isExplicit(StringRef name) const {
-  return call.attrs.get(name) != nullptr;
-}
+bool TypeRelContext::isExplicit(StringRef name) const { return call.attrs.get(name) != nullptr; }
 
 SMLoc TypeRelContext::attrLoc(StringRef name) const {
   if (const Attr *a = call.attrs.find(name)) {
@@ -101,13 +92,9 @@ SMLoc TypeRelContext::attrLoc(StringRef name) const {
   return call.loc;
 }
 
-bool TypeRelContext::getBool(StringRef name) const {
-  return attr(name).boolValue;
-}
+bool TypeRelContext::getBool(StringRef name) const { return attr(name).boolValue; }
 
-int64_t TypeRelContext::getInt(StringRef name) const {
-  return attr(name).intValue;
-}
+int64_t TypeRelContext::getInt(StringRef name) const { return attr(name).intValue; }
 
 std::optional<int64_t> TypeRelContext::getOptInt(StringRef name) const {
   AttrValue v = attr(name);
@@ -116,13 +103,9 @@ std::optional<int64_t> TypeRelContext::getOptInt(StringRef name) const {
   return v.intValue;
 }
 
-double TypeRelContext::getFloat(StringRef name) const {
-  return attr(name).floatValue;
-}
+double TypeRelContext::getFloat(StringRef name) const { return attr(name).floatValue; }
 
-std::string TypeRelContext::getString(StringRef name) const {
-  return attr(name).str;
-}
+std::string TypeRelContext::getString(StringRef name) const { return attr(name).str; }
 
 std::optional<DType> TypeRelContext::getDType(StringRef name) const {
   std::string s = getString(name);
@@ -147,18 +130,15 @@ std::optional<Shape> TypeRelContext::getOptInts(StringRef name) const {
   return getInts(name);
 }
 
-std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank,
-                                                      StringRef name) {
+std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank, StringRef name) {
   int64_t r = int64_t(rank);
   if (axis >= -r && axis < r)
     return unsigned(axis < 0 ? axis + r : axis);
   if (rank == 0)
-    attrError(name,
-              "axis " + Twine(axis) + " is out of range for a rank-0 tensor");
+    attrError(name, "axis " + Twine(axis) + " is out of range for a rank-0 tensor");
   else
-    attrError(name, "axis " + Twine(axis) + " is out of range for rank " +
-                        Twine(rank) + " (expected " + Twine(-r) + " to " +
-                        Twine(r - 1) + ")");
+    attrError(name, "axis " + Twine(axis) + " is out of range for rank " + Twine(rank) +
+                        " (expected " + Twine(-r) + " to " + Twine(r - 1) + ")");
   return std::nullopt;
 }
 

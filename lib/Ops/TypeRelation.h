@@ -26,8 +26,8 @@ namespace hx {
 
 class TypeRelContext {
 public:
-  TypeRelContext(const Call &call, const OpDef &def,
-                 llvm::ArrayRef<const Type *> argTypes, DiagEngine &diags)
+  TypeRelContext(const Call &call, const OpDef &def, llvm::ArrayRef<const Type *> argTypes,
+                 DiagEngine &diags)
       : call(call), def(def), argTypes(argTypes), diags(diags) {}
 
   const Call &call;
@@ -40,8 +40,7 @@ public:
   /// An error at the call, "<op>: <msg>".
   InFlightDiagnostic error(const llvm::Twine &msg);
   /// An error at the call with a note at each listed operand.
-  InFlightDiagnostic error(const llvm::Twine &msg,
-                           std::initializer_list<unsigned> operands);
+  InFlightDiagnostic error(const llvm::Twine &msg, std::initializer_list<unsigned> operands);
   /// An error at attribute `attr` (its value when written, else the call),
   /// with a note at operand 0 when the call has one.
   InFlightDiagnostic attrError(llvm::StringRef attr, const llvm::Twine &msg);
@@ -77,8 +76,7 @@ public:
 
   /// Maps `axis` in [-rank, rank) to [0, rank); reports an error at `attr`
   /// otherwise.
-  std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank,
-                                        llvm::StringRef attr);
+  std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank, llvm::StringRef attr);
 };
 
 //===--- Shared relations ------------------------------------------------===//

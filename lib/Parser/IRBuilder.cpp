@@ -33,11 +33,21 @@ std::string hx::unescapeString(StringRef lit) {
     }
     char e = s[++i];
     switch (e) {
-    case 'n': out += '\n'; break;
-    case 't': out += '\t'; break;
-    case 'r': out += '\r'; break;
-    case 'b': out += '\b'; break;
-    case 'f': out += '\f'; break;
+    case 'n':
+      out += '\n';
+      break;
+    case 't':
+      out += '\t';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case 'b':
+      out += '\b';
+      break;
+    case 'f':
+      out += '\f';
+      break;
     case 'u': {
       unsigned cp = 0;
       s.substr(i + 1, 4).getAsInteger(16, cp);
@@ -58,7 +68,9 @@ std::string hx::unescapeString(StringRef lit) {
         out.append(buf, p);
       break;
     }
-    default: out += e; break; // \" \\ \/
+    default:
+      out += e;
+      break; // \" \\ \/
     }
   }
   return out;
@@ -68,8 +80,7 @@ std::string hx::unescapeString(StringRef lit) {
 
 /// The number of a `%N` name.
 static bool numberOf(StringRef name, size_t &n) {
-  return !name.empty() && isdigit(static_cast<unsigned char>(name[0])) &&
-         !name.getAsInteger(10, n);
+  return !name.empty() && isdigit(static_cast<unsigned char>(name[0])) && !name.getAsInteger(10, n);
 }
 
 ExprRef IRBuilder::lookup(HxToken *t) {
@@ -124,8 +135,7 @@ bool IRBuilder::define(HxToken *t, ExprRef e, bool isGraphBinding) {
 bool IRBuilder::checkVarName(HxToken *t) {
   if (!isdigit(static_cast<unsigned char>(t->text()[1])))
     return true;
-  return error(t, "'" + t->text() +
-                      "' cannot name a variable: numbers name graph bindings ('" +
+  return error(t, "'" + t->text() + "' cannot name a variable: numbers name graph bindings ('" +
                       t->text() + " = ...;')");
 }
 
@@ -158,8 +168,8 @@ bool IRBuilder::stmtInto(P::StmtContext *ctx) {
   auto v = node<Var>(name->text().drop_front().str(), ty, locOf(name));
   // A let-bound fn literal may call itself (`let %loop = fn (...) { %loop(...) }`),
   // as in Relay: its variable is in scope in its own value.
-  bool recursive = dynamic_cast<P::FnExprContext *>(l->expr()->primary()) &&
-                   l->expr()->postfix().empty();
+  bool recursive =
+      dynamic_cast<P::FnExprContext *>(l->expr()->primary()) && l->expr()->postfix().empty();
   if (recursive) {
     scopes.emplace_back();
     scopes.back().names[v->name] = v;
@@ -240,8 +250,7 @@ bool IRBuilder::finishDef(P::ExprContext *resultCtx) {
   return true;
 }
 
-bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn,
-                            std::vector<Ref<Var>> &params) {
+bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn, std::vector<Ref<Var>> &params) {
   for (auto *item : ctx->paramItem()) {
     if (auto *fa = dynamic_cast<P::FuncAttrContext *>(item)) {
       HxToken *name = tok(fa->IDENT());
@@ -367,8 +376,8 @@ bool IRBuilder::convertLegacyDeviceAttrs(Call &call) {
     else if (a->value.kind == AttrValue::Kind::String || a->value.kind == AttrValue::Kind::Ident)
       t = parseDeviceType(a->value.str);
     if (!t) {
-      diags.error(a->value.loc, "unknown device type in '" + legacy +
-                                    "' (expected 1 for cpu or 2 for cuda)");
+      diags.error(a->value.loc,
+                  "unknown device type in '" + legacy + "' (expected 1 for cpu or 2 for cuda)");
       return false;
     }
     if (call.attrs.get(modern)) {
@@ -401,7 +410,8 @@ bool IRBuilder::convertLegacyDeviceAttrs(Call &call) {
 }
 
 ExprRef IRBuilder::buildFn(P::FnExprContext *ctx) {
-  auto fn = node<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->FN()->getSymbol()));
+  auto fn =
+      node<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->FN()->getSymbol()));
   scopes.emplace_back(); // parameters
   if (ctx->paramList() && !buildParams(ctx->paramList(), *fn, fn->params))
     return nullptr;
@@ -433,7 +443,6 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
     Op *op = mod.getOp(t->text());
     op->def = def;
     return op; // shared by all uses; a call takes the location of its name
-
   }
   if (auto *n = dynamic_cast<P::NumberLitContext *>(ctx))
     return buildNumber(tok(n->NUMBER()));
@@ -443,8 +452,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
     return c;
   }
   if (auto *m = dynamic_cast<P::MetaExprContext *>(ctx))
-    return error(m->getStart(), "not supported: metadata constants (" +
-                                    m->getText() + ")"),
+    return error(m->getStart(), "not supported: metadata constants (" + m->getText() + ")"),
            nullptr;
   if (auto *p = dynamic_cast<P::ParenExprContext *>(ctx)) {
     if (!p->body()) // ()

@@ -75,8 +75,7 @@ private:
   bool convertLegacyDeviceAttrs(Call &call);
 
   // Parameters, types, attributes, literals.
-  bool buildParams(HxParser::ParamListContext *ctx, Function &fn,
-                   std::vector<Ref<Var>> &params);
+  bool buildParams(HxParser::ParamListContext *ctx, Function &fn, std::vector<Ref<Var>> &params);
   TypeRef buildType(HxParser::TypeContext *ctx);
   bool buildAttrValue(HxParser::AttrValueContext *ctx, AttrValue &out);
   bool buildMetaRef(HxParser::MetaRefContext *ctx, AttrValue &out);

@@ -73,25 +73,33 @@ std::optional<DType> suffixType(StringRef suffix, bool isFloatSyntax) {
 
 bool fitsIn(int64_t v, DType t) {
   switch (t) {
-  case DType::Int8: return v >= INT8_MIN && v <= INT8_MAX;
-  case DType::Int16: return v >= INT16_MIN && v <= INT16_MAX;
-  case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
-  case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
-  case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
-  case DType::UInt32: return v >= 0 && v <= UINT32_MAX;
-  default: return true;
+  case DType::Int8:
+    return v >= INT8_MIN && v <= INT8_MAX;
+  case DType::Int16:
+    return v >= INT16_MIN && v <= INT16_MAX;
+  case DType::Int32:
+    return v >= INT32_MIN && v <= INT32_MAX;
+  case DType::UInt8:
+    return v >= 0 && v <= UINT8_MAX;
+  case DType::UInt16:
+    return v >= 0 && v <= UINT16_MAX;
+  case DType::UInt32:
+    return v >= 0 && v <= UINT32_MAX;
+  default:
+    return true;
   }
 }
 } // namespace
 
 // Parses a NUMBER token into (dtype, value). Shared by literals and attributes.
-static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double &f,
-                             int64_t &i) {
+static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double &f, int64_t &i) {
   NumberText n = splitNumber(t->text());
   std::optional<DType> ty = suffixType(n.suffix, n.isFloatSyntax);
   if (!ty) {
-    diags.error(locOf(t), "unknown literal suffix '" + n.suffix +
-                              "' (expected f, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32 or u64)")
+    diags
+        .error(locOf(t),
+               "unknown literal suffix '" + n.suffix +
+                   "' (expected f, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32 or u64)")
         .range(rangeOf(t));
     return false;
   }
@@ -106,8 +114,7 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
     }
     if ((type == DType::Float32 && std::isinf(static_cast<float>(f))) ||
         (type == DType::Float16 && std::fabs(f) >= 65520)) { // rounds to inf
-      diags.error(locOf(t), "float literal '" + t->text() + "' does not fit in " +
-                                dtypeName(type))
+      diags.error(locOf(t), "float literal '" + t->text() + "' does not fit in " + dtypeName(type))
           .range(rangeOf(t));
       return false;
     }
@@ -125,9 +132,9 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
   if (type == DType::UInt64 && !bad)
     i = static_cast<int64_t>(u);
   if (bad) {
-    diags.error(locOf(t), "integer literal '" + t->text() + "' does not fit in " +
-                              dtypeName(type) +
-                              (type == DType::Int32 ? " (use the i64 suffix for int64)" : ""))
+    diags
+        .error(locOf(t), "integer literal '" + t->text() + "' does not fit in " + dtypeName(type) +
+                             (type == DType::Int32 ? " (use the i64 suffix for int64)" : ""))
         .range(rangeOf(t));
     return false;
   }
@@ -241,10 +248,10 @@ bool IRBuilder::buildMetaRef(P::MetaRefContext *ctx, AttrValue &out) {
   if (kind->text() == "VirtualDevice") {
     if (static_cast<uint64_t>(idx) >= mod.devices.size()) {
       diags
-          .error(locOf(ctx->getStart()),
-                 "meta[VirtualDevice][" + Twine(idx) + "] has no entry: the metadata table has " +
-                     Twine(mod.devices.size()) + " virtual device" +
-                     (mod.devices.size() == 1 ? "" : "s"))
+          .error(locOf(ctx->getStart()), "meta[VirtualDevice][" + Twine(idx) +
+                                             "] has no entry: the metadata table has " +
+                                             Twine(mod.devices.size()) + " virtual device" +
+                                             (mod.devices.size() == 1 ? "" : "s"))
           .range(SMRange(locOf(ctx->getStart()),
                          SMLoc::getFromPointer(static_cast<HxToken *>(ctx->getStop())->ptr() + 1)));
       return false;
@@ -319,4 +326,3 @@ bool IRBuilder::buildAttrValue(P::AttrValueContext *ctx, AttrValue &out) {
   }
   return true;
 }
-

@@ -26,10 +26,9 @@ namespace {
 
 class Lexer {
 public:
-  Lexer(StringRef buf, DiagEngine &diags, const LexerOptions &opts,
-        std::vector<HxToken> &toks)
-      : buf(buf), cur(buf.begin()), end(buf.end()), lineStart(buf.begin()),
-        diags(diags), opts(opts), toks(toks) {}
+  Lexer(StringRef buf, DiagEngine &diags, const LexerOptions &opts, std::vector<HxToken> &toks)
+      : buf(buf), cur(buf.begin()), end(buf.end()), lineStart(buf.begin()), diags(diags),
+        opts(opts), toks(toks) {}
 
   bool run();
 
@@ -69,27 +68,24 @@ private:
   std::vector<HxToken> &toks;
 };
 
-bool isNameStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 } // namespace
 
 void Lexer::push(size_t type, const char *start) {
-  toks.emplace_back(type, buf.begin(), uint32_t(start - buf.begin()),
-                    uint32_t(cur - start), line, uint32_t(start - lineStart),
-                    uint32_t(toks.size()));
+  toks.emplace_back(type, buf.begin(), uint32_t(start - buf.begin()), uint32_t(cur - start), line,
+                    uint32_t(start - lineStart), uint32_t(toks.size()));
 }
 
 bool Lexer::open(const char *at) {
   if (*at == '{')
     endArrows(); // `-> T {`: the type ends where a body begins
   if (++depth + openArrows > opts.maxNesting)
-    return error(at, "nesting too deep (more than " + Twine(opts.maxNesting) +
-                         (openArrows ? " levels of brackets and function types)"
-                                     : " levels of brackets)"));
+    return error(
+        at, "nesting too deep (more than " + Twine(opts.maxNesting) +
+                (openArrows ? " levels of brackets and function types)" : " levels of brackets)"));
   arrows.push_back(0);
   return true;
 }
@@ -119,9 +115,8 @@ void Lexer::endArrows() {
 // Validates one UTF-8 sequence starting at `p` (a byte >= 0x80) and advances.
 bool Lexer::checkUTF8(const char *at, const char *&p) {
   unsigned n = getNumBytesForUTF8(static_cast<UTF8>(*p));
-  if (p + n > end ||
-      !isLegalUTF8Sequence(reinterpret_cast<const UTF8 *>(p),
-                           reinterpret_cast<const UTF8 *>(p + n)))
+  if (p + n > end || !isLegalUTF8Sequence(reinterpret_cast<const UTF8 *>(p),
+                                          reinterpret_cast<const UTF8 *>(p + n)))
     return error(p, "invalid UTF-8 in input");
   p += n;
   return true;
@@ -291,11 +286,29 @@ bool Lexer::lexIR() {
       close();
       push(HxLexer::RBRACKET, start);
       continue;
-    case ',': ++cur; endArrows(); push(HxLexer::COMMA, start); continue;
-    case ';': ++cur; endArrows(); push(HxLexer::SEMI, start); continue;
-    case ':': ++cur; push(HxLexer::COLON, start); continue;
-    case '=': ++cur; endArrows(); push(HxLexer::EQUAL, start); continue;
-    case '?': ++cur; push(HxLexer::QUESTION, start); continue;
+    case ',':
+      ++cur;
+      endArrows();
+      push(HxLexer::COMMA, start);
+      continue;
+    case ';':
+      ++cur;
+      endArrows();
+      push(HxLexer::SEMI, start);
+      continue;
+    case ':':
+      ++cur;
+      push(HxLexer::COLON, start);
+      continue;
+    case '=':
+      ++cur;
+      endArrows();
+      push(HxLexer::EQUAL, start);
+      continue;
+    case '?':
+      ++cur;
+      push(HxLexer::QUESTION, start);
+      continue;
     case '"':
       if (!lexString(start))
         return false;
@@ -433,8 +446,14 @@ bool Lexer::lexJSON() {
       close();
       push(c == '}' ? HxLexer::RBRACE : HxLexer::RBRACKET, start);
       continue;
-    case ',': ++cur; push(HxLexer::COMMA, start); continue;
-    case ':': ++cur; push(HxLexer::COLON, start); continue;
+    case ',':
+      ++cur;
+      push(HxLexer::COMMA, start);
+      continue;
+    case ':':
+      ++cur;
+      push(HxLexer::COLON, start);
+      continue;
     case '"':
       if (!lexString(start))
         return false;

@@ -12,8 +12,8 @@
 #ifndef HX_LIB_PARSER_LEXER_H
 #define HX_LIB_PARSER_LEXER_H
 
-#include "hx/Support/Diagnostics.h"
 #include "antlr4-runtime.h"
+#include "hx/Support/Diagnostics.h"
 #include "llvm/ADT/StringRef.h"
 #include <vector>
 
@@ -21,10 +21,9 @@ namespace hx {
 
 class HxToken final : public antlr4::Token {
 public:
-  HxToken(size_t type, const char *base, uint32_t start, uint32_t len, uint32_t line,
-          uint32_t col, uint32_t index)
-      : base(base), type(type), start(start), len(len), line(line), col(col),
-        index(index) {}
+  HxToken(size_t type, const char *base, uint32_t start, uint32_t len, uint32_t line, uint32_t col,
+          uint32_t index)
+      : base(base), type(type), start(start), len(len), line(line), col(col), index(index) {}
 
   llvm::StringRef text() const { return llvm::StringRef(base + start, len); }
   const char *ptr() const { return base + start; }

@@ -131,14 +131,16 @@ static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d)
       auto *n = dynamic_cast<P::JsonNumberContext *>(m.value);
       int64_t id;
       if (!n || tok(n->NUMBER())->text().getAsInteger(10, id) || id < 0 || id > 1 << 20) {
-        diags.error(locOf(m.value->getStart()), "virtual_device_id must be a small non-negative integer");
+        diags.error(locOf(m.value->getStart()),
+                    "virtual_device_id must be a small non-negative integer");
         return false;
       }
       d.virtualDeviceId = id;
     } else if (key == "target") {
       auto *s = dynamic_cast<P::JsonStringContext *>(m.value);
       if (!s) {
-        diags.error(locOf(m.value->getStart()), "target must be a string such as \"llvm\" or \"cuda\"");
+        diags.error(locOf(m.value->getStart()),
+                    "target must be a string such as \"llvm\" or \"cuda\"");
         return false;
       }
       targetCtx = m.value;
@@ -151,8 +153,10 @@ static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d)
       }
       d.memoryScope = unescapeString(tok(s->STRING())->text());
     } else {
-      diags.error(locOf(m.key), "unknown virtual device field '" + key +
-                                    "' (expected device_type, virtual_device_id, target, memory_scope)")
+      diags
+          .error(locOf(m.key),
+                 "unknown virtual device field '" + key +
+                     "' (expected device_type, virtual_device_id, target, memory_scope)")
           .range(rangeOf(m.key));
       return false;
     }
@@ -172,9 +176,9 @@ static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d)
     return false;
   }
   if (t->deviceType() != d.deviceType) {
-    diags.error(locOf(targetCtx->getStart()),
-                "target '" + t->str() + "' does not run on device type '" +
-                    deviceTypeName(d.deviceType) + "'");
+    diags.error(locOf(targetCtx->getStart()), "target '" + t->str() +
+                                                  "' does not run on device type '" +
+                                                  deviceTypeName(d.deviceType) + "'");
     return false;
   }
   d.target = std::move(*t);
@@ -209,7 +213,8 @@ bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
   }
   auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
   if (!obj) {
-    diags.error(locOf(ctx->getStart()), "the metadata section must be a JSON object, not " + describe(ctx));
+    diags.error(locOf(ctx->getStart()),
+                "the metadata section must be a JSON object, not " + describe(ctx));
     return false;
   }
   StringMap<HxToken *> seen;
@@ -228,7 +233,8 @@ bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
     } else if (key == "PassConfig") {
       auto *pc = dynamic_cast<P::JsonObjectContext *>(m.value);
       if (!pc) {
-        diags.error(locOf(m.value->getStart()), "\"PassConfig\" must be an object, not " + describe(m.value));
+        diags.error(locOf(m.value->getStart()),
+                    "\"PassConfig\" must be an object, not " + describe(m.value));
         return false;
       }
       if (fromCommandLine) {
@@ -250,8 +256,10 @@ bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
         }
       }
     } else if (fromCommandLine) {
-      diags.error(locOf(m.key), "unknown key '" + key +
-                                    "' in --virtual-devices (expected \"VirtualDevice\" or \"PassConfig\")")
+      diags
+          .error(locOf(m.key),
+                 "unknown key '" + key +
+                     "' in --virtual-devices (expected \"VirtualDevice\" or \"PassConfig\")")
           .range(rangeOf(m.key));
       return false;
     } else {

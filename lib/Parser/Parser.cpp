@@ -42,24 +42,40 @@ public:
 
 std::string describeToken(const antlr4::dfa::Vocabulary &vocab, size_t type) {
   switch (type) {
-  case antlr4::Token::EOF: return "end of input";
-  case HxParser::LOCAL: return "a local name (%x)";
-  case HxParser::GLOBAL: return "a global name (@f)";
-  case HxParser::IDENT: return "an identifier";
-  case HxParser::NUMBER: return "a number";
-  case HxParser::STRING: return "a string";
-  case HxParser::PROJ: return "a projection (.0)";
-  case HxParser::METADATA: return "'#[metadata]'";
+  case antlr4::Token::EOF:
+    return "end of input";
+  case HxParser::LOCAL:
+    return "a local name (%x)";
+  case HxParser::GLOBAL:
+    return "a global name (@f)";
+  case HxParser::IDENT:
+    return "an identifier";
+  case HxParser::NUMBER:
+    return "a number";
+  case HxParser::STRING:
+    return "a string";
+  case HxParser::PROJ:
+    return "a projection (.0)";
+  case HxParser::METADATA:
+    return "'#[metadata]'";
   // Only the header starts with `#[`.
-  case HxParser::ATTR_OPEN: return "the header '#[version = \"0.0.5\"]'";
+  case HxParser::ATTR_OPEN:
+    return "the header '#[version = \"0.0.5\"]'";
   // Also spelled by the JSON mode's rules, so ANTLR gives them no literal name.
-  case HxParser::LBRACE: return "'{'";
-  case HxParser::RBRACE: return "'}'";
-  case HxParser::LBRACKET: return "'['";
-  case HxParser::RBRACKET: return "']'";
-  case HxParser::COMMA: return "','";
-  case HxParser::COLON: return "':'";
-  default: break;
+  case HxParser::LBRACE:
+    return "'{'";
+  case HxParser::RBRACE:
+    return "'}'";
+  case HxParser::LBRACKET:
+    return "'['";
+  case HxParser::RBRACKET:
+    return "']'";
+  case HxParser::COMMA:
+    return "','";
+  case HxParser::COLON:
+    return "':'";
+  default:
+    break;
   }
   std::string lit = vocab.getLiteralName(type);
   return lit.empty() ? vocab.getDisplayName(type) : lit;
@@ -70,8 +86,8 @@ class DiagnosticErrorListener : public antlr4::BaseErrorListener {
 public:
   explicit DiagnosticErrorListener(DiagEngine &diags) : diags(diags) {}
 
-  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending, size_t,
-                   size_t, const std::string &, std::exception_ptr e) override {
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending, size_t, size_t,
+                   const std::string &, std::exception_ptr e) override {
     if (reported)
       return;
     reported = true;
@@ -89,9 +105,8 @@ public:
       expected = parser->getExpectedTokens();
 
     auto *tok = static_cast<HxToken *>(offending);
-    std::string found = tok->getType() == antlr4::Token::EOF
-                            ? std::string("end of input")
-                            : ("'" + tok->text() + "'").str();
+    std::string found = tok->getType() == antlr4::Token::EOF ? std::string("end of input")
+                                                             : ("'" + tok->text() + "'").str();
     std::vector<std::string> names;
     for (size_t t : expected.toList())
       names.push_back(describeToken(vocab, t));
@@ -169,7 +184,8 @@ bool ModuleParser::expectRBrace(HxTokenStream &stream) {
   }
   std::string found = t.getType() == antlr4::Token::EOF ? "end of input (is the input truncated?)"
                                                         : ("'" + t.text() + "'").str();
-  diags.error(locOf(&t), "expected '}' at the end of the def body, found " + found).range(rangeOf(&t));
+  diags.error(locOf(&t), "expected '}' at the end of the def body, found " + found)
+      .range(rangeOf(&t));
   return false;
 }
 

@@ -50,10 +50,14 @@ void DiagEngine::emit(Diagnostic d) {
 
 static SourceMgr::DiagKind toKind(Severity s) {
   switch (s) {
-  case Severity::Error: return SourceMgr::DK_Error;
-  case Severity::Warning: return SourceMgr::DK_Warning;
-  case Severity::Note: return SourceMgr::DK_Note;
-  case Severity::Remark: return SourceMgr::DK_Remark;
+  case Severity::Error:
+    return SourceMgr::DK_Error;
+  case Severity::Warning:
+    return SourceMgr::DK_Warning;
+  case Severity::Note:
+    return SourceMgr::DK_Note;
+  case Severity::Remark:
+    return SourceMgr::DK_Remark;
   }
   return SourceMgr::DK_Error;
 }
@@ -111,16 +115,16 @@ static std::optional<SMDiagnostic> escapeSourceLine(const SMDiagnostic &d) {
     begin = caret > kMaxWidth / 2 ? caret - kMaxWidth / 2 : 0;
     end = std::min(text.size(), begin + kMaxWidth);
   }
-  std::string shown = (begin ? "..." : "") + text.substr(begin, end - begin) +
-                      (end < text.size() ? "..." : "");
+  std::string shown =
+      (begin ? "..." : "") + text.substr(begin, end - begin) + (end < text.size() ? "..." : "");
   auto move = [&](size_t c) -> unsigned {
     return std::clamp(c, begin, end) - begin + (begin ? 3 : 0);
   };
   std::vector<std::pair<unsigned, unsigned>> ranges;
   for (auto [from, to] : d.getRanges())
     ranges.emplace_back(move(at(from)), move(at(to)));
-  return SMDiagnostic(*d.getSourceMgr(), d.getLoc(), d.getFilename(), d.getLineNo(),
-                      move(caret), d.getKind(), d.getMessage(), shown, ranges);
+  return SMDiagnostic(*d.getSourceMgr(), d.getLoc(), d.getFilename(), d.getLineNo(), move(caret),
+                      d.getKind(), d.getMessage(), shown, ranges);
 }
 
 void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
@@ -134,8 +138,8 @@ void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
       }
       {
         WithColor bold(os, raw_ostream::SAVEDCOLOR, /*Bold=*/true);
-        os << diag.getFilename() << ':' << diag.getLineNo() << ':'
-           << diag.getColumnNo() + 1 << ": ";
+        os << diag.getFilename() << ':' << diag.getLineNo() << ':' << diag.getColumnNo() + 1
+           << ": ";
       }
       shown->print(nullptr, os, /*ShowColors=*/true, /*ShowKindLabel=*/true,
                    /*ShowLocation=*/false);

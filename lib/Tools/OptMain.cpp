@@ -10,10 +10,10 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "llvm/Support/FileSystem.h"
-#include <chrono>
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
 
 using namespace hx;
 using namespace llvm;
@@ -49,7 +49,8 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
       else if (!parsePassPipeline(item.text, registry, pm, diags))
         return false;
     }
-    std::unique_ptr<Module> m = timed("(parse)", [&] { return parseModule(id, diags, config.parser); });
+    std::unique_ptr<Module> m =
+        timed("(parse)", [&] { return parseModule(id, diags, config.parser); });
     if (!m || !timed("(verify)", [&] { return verifyModule(*m, diags); }))
       return false;
     PassContext ctx{diags, config.passes, pmo.timing};
@@ -75,8 +76,7 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
   if (internal)
     return ChunkResult::InternalError;
   if (config.verifyDiagnostics)
-    return verifyExpectedDiagnostics(id, captured, sm) ? ChunkResult::Ok
-                                                       : ChunkResult::UserError;
+    return verifyExpectedDiagnostics(id, captured, sm) ? ChunkResult::Ok : ChunkResult::UserError;
   return ok && !diags.hadError() ? ChunkResult::Ok : ChunkResult::UserError;
 }
 
@@ -85,8 +85,7 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
 int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
   auto fileOrErr = MemoryBuffer::getFileOrSTDIN(config.inputFile, /*IsText=*/false);
   if (std::error_code ec = fileOrErr.getError()) {
-    errs() << "hx-opt: error: cannot open '" << config.inputFile << "': " << ec.message()
-           << "\n";
+    errs() << "hx-opt: error: cannot open '" << config.inputFile << "': " << ec.message() << "\n";
     return kExitUserError;
   }
   std::unique_ptr<MemoryBuffer> input = std::move(*fileOrErr);
@@ -140,8 +139,7 @@ int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
   std::error_code ec;
   ToolOutputFile file(config.outputFile, ec, sys::fs::OF_None);
   if (ec) {
-    errs() << "hx-opt: error: cannot write '" << config.outputFile << "': " << ec.message()
-           << "\n";
+    errs() << "hx-opt: error: cannot write '" << config.outputFile << "': " << ec.message() << "\n";
     return kExitUserError;
   }
   file.os() << output;

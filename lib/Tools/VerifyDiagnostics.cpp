@@ -23,10 +23,14 @@ struct Expectation {
 
 StringRef severityName(Severity s) {
   switch (s) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
-  case Severity::Remark: return "remark";
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  case Severity::Remark:
+    return "remark";
   }
   return "error";
 }
@@ -61,8 +65,8 @@ bool hx::verifyExpectedDiagnostics(unsigned bufferId, const std::vector<Diagnost
       StringRef text = m[4];
       // `{{a}} {{b}}` is not supported: take the text up to the first `}}`.
       text = text.substr(0, text.find("}}"));
-      expected.push_back({s, static_cast<unsigned>(target), text.str(),
-                          SMLoc::getFromPointer(m[0].data())});
+      expected.push_back(
+          {s, static_cast<unsigned>(target), text.str(), SMLoc::getFromPointer(m[0].data())});
     }
     rest = tail;
     if (tail.data() == line.data() + line.size())

@@ -87,8 +87,7 @@ bool compatible(const Type *a, const Type *b) {
     if (ta->dtype != tb->dtype || ta->rank() != tb->rank())
       return false;
     for (size_t i = 0; i < ta->rank(); ++i)
-      if (ta->shape[i] != tb->shape[i] && ta->shape[i] != kDyn &&
-          tb->shape[i] != kDyn)
+      if (ta->shape[i] != tb->shape[i] && ta->shape[i] != kDyn && tb->shape[i] != kDyn)
         return false;
     return true;
   }
@@ -206,9 +205,7 @@ private:
     setState(e, State::Done);
   }
   /// The checked type of a node typed in this run, else null.
-  const Type *typeOf(const Expr *e) const {
-    return isDone(e) ? e->checkedType.get() : nullptr;
-  }
+  const Type *typeOf(const Expr *e) const { return isDone(e) ? e->checkedType.get() : nullptr; }
 
   void pushOperand(Expr *e, TypeRef hint = nullptr);
   const Type *operandType(Expr *e, SMLoc useLoc);
@@ -216,8 +213,7 @@ private:
   const Type *peekType(Expr *e);
   const Type *globalType(GlobalVar *gv, SMLoc useLoc);
   const Type *annotatedSignature(Function *fn);
-  void noteDef(InFlightDiagnostic &d, const Expr *e, const Twine &what,
-               const Type *t);
+  void noteDef(InFlightDiagnostic &d, const Expr *e, const Twine &what, const Type *t);
 
   void step();
   void visitCall(size_t idx);
@@ -248,8 +244,7 @@ void TypeInferencer::replacedRoot(const Function *old, const Function *now) {
 
 void TypeInferencer::setGlobalTypes() {
   for (const Module::Def &def : m.defs)
-    def.global->checkedType =
-        isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
+    def.global->checkedType = isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
 }
 
 void TypeInferencer::pushOperand(Expr *e, TypeRef hint) {
@@ -316,9 +311,7 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
       finish(v, v->annotation);
       return v->checkedType.get();
     }
-    diags
-        .error(useLoc, "cannot infer the type of %" + v->name +
-                           " here; annotate its definition")
+    diags.error(useLoc, "cannot infer the type of %" + v->name + " here; annotate its definition")
         .note(v->loc, "%" + v->name + " defined here");
     finish(v, nullptr);
     return nullptr;
@@ -364,8 +357,8 @@ static SMLoc useSite(const Expr *e, SMLoc userLoc) {
   return isa<Var, GlobalVar, Op>(e) ? userLoc : e->loc;
 }
 
-void TypeInferencer::noteDef(InFlightDiagnostic &d, const Expr *e,
-                             const Twine &what, const Type *t) {
+void TypeInferencer::noteDef(InFlightDiagnostic &d, const Expr *e, const Twine &what,
+                             const Type *t) {
   std::string ty = typeToString(t);
   if (const auto *v = dyn_cast<Var>(e))
     d.note(v->loc, "%" + v->name + " defined here with type " + ty);
@@ -424,9 +417,7 @@ void TypeInferencer::visitCall(size_t idx) {
     if (!call->getOp())
       for (const ExprRef &a : call->args)
         calleeFirst |= !isVisited(a.get()) && hasUnannotatedParam(a.get());
-    stack[idx].stage = call->getOp() ? kOpCallReady
-                       : calleeFirst ? kCalleeTyped
-                                     : kArgsTyped;
+    stack[idx].stage = call->getOp() ? kOpCallReady : calleeFirst ? kCalleeTyped : kArgsTyped;
     if (calleeFirst) {
       pushOperand(call->callee.get());
       return;
@@ -451,8 +442,7 @@ void TypeInferencer::visitCall(size_t idx) {
     std::vector<TypeRef> params;
     for (const ExprRef &a : call->args)
       params.push_back(TypeRef(const_cast<Type *>(peekType(a.get()))));
-    pushOperand(call->callee.get(),
-                make<FuncType>(std::move(params), TypeRef()));
+    pushOperand(call->callee.get(), make<FuncType>(std::move(params), TypeRef()));
     return;
   }
   case kFuncCallReady:
@@ -494,34 +484,31 @@ void TypeInferencer::finishFuncCall(Call *call) {
 
   const auto *ft = dyn_cast<FuncType>(calleeTy);
   if (!ft) {
-    InFlightDiagnostic d = diags.error(call->loc, "cannot call " + name +
-                                                      " of non-function type " +
+    InFlightDiagnostic d = diags.error(call->loc, "cannot call " + name + " of non-function type " +
                                                       typeToString(calleeTy));
     noteDef(d, callee, "callee", calleeTy);
     return finish(call, nullptr);
   }
   if (ft->params.size() != argTypes.size()) {
-    InFlightDiagnostic d = diags.error(
-        call->loc, name + " expects " + Twine(ft->params.size()) +
-                       (ft->params.size() == 1 ? " argument" : " arguments") +
-                       ", got " + Twine(argTypes.size()));
+    InFlightDiagnostic d =
+        diags.error(call->loc, name + " expects " + Twine(ft->params.size()) +
+                                   (ft->params.size() == 1 ? " argument" : " arguments") +
+                                   ", got " + Twine(argTypes.size()));
     noteDef(d, callee, "callee", calleeTy);
     return finish(call, nullptr);
   }
   for (size_t i = 0; i < argTypes.size(); ++i) {
     if (compatible(argTypes[i], ft->params[i].get()))
       continue;
-    InFlightDiagnostic d =
-        diags.error(call->loc, name + ": argument " + Twine(i) + " has type " +
-                                   typeToString(argTypes[i]) +
-                                   " but the parameter has type " +
-                                   typeToString(ft->params[i].get()));
+    InFlightDiagnostic d = diags.error(
+        call->loc, name + ": argument " + Twine(i) + " has type " + typeToString(argTypes[i]) +
+                       " but the parameter has type " + typeToString(ft->params[i].get()));
     noteDef(d, call->args[i].get(), "argument " + Twine(i), argTypes[i]);
     if (const auto *gv = dyn_cast<GlobalVar>(callee))
       if (Function *fn = m.lookup(gv->name))
         if (i < fn->params.size())
-          d.note(fn->params[i]->loc, "parameter %" + fn->params[i]->name +
-                                         " of " + name + " declared here");
+          d.note(fn->params[i]->loc,
+                 "parameter %" + fn->params[i]->name + " of " + name + " declared here");
     return finish(call, nullptr);
   }
   finish(call, ft->ret);
@@ -546,8 +533,8 @@ void TypeInferencer::visitFunction(size_t idx) {
         p->annotation = hint->params[i];
         finish(p, hint->params[i]);
       } else {
-        diags.error(p->loc, "cannot infer the type of parameter %" + p->name +
-                                "; add a type annotation");
+        diags.error(p->loc,
+                    "cannot infer the type of parameter %" + p->name + "; add a type annotation");
         finish(p, nullptr);
       }
     }
@@ -574,8 +561,7 @@ void TypeInferencer::visitFunction(size_t idx) {
   if (fn->retType && !compatible(bodyTy, fn->retType.get())) {
     InFlightDiagnostic d = diags.error(
         bodyLoc, "the function body has type " + typeToString(bodyTy) +
-                     " but the function is annotated to return " +
-                     typeToString(fn->retType.get()));
+                     " but the function is annotated to return " + typeToString(fn->retType.get()));
     if (fn->retType->loc.isValid())
       d.note(fn->retType->loc, "result type annotated here");
     return finish(fn, nullptr);
@@ -603,8 +589,7 @@ void TypeInferencer::visitLet(size_t idx) {
         InFlightDiagnostic d =
             diags.error(let->loc, "%" + var->name + " is annotated with type " +
                                       typeToString(var->annotation.get()) +
-                                      " but is bound to a value of type " +
-                                      typeToString(valueTy));
+                                      " but is bound to a value of type " + typeToString(valueTy));
         noteDef(d, let->value.get(), "the value", valueTy);
         finish(var, nullptr);
       }
@@ -616,8 +601,8 @@ void TypeInferencer::visitLet(size_t idx) {
   }
   default:
     stack.pop_back();
-    finish(let, TypeRef(const_cast<Type *>(operandType(
-                    let->body.get(), useSite(let->body.get(), let->loc)))));
+    finish(let, TypeRef(const_cast<Type *>(
+                    operandType(let->body.get(), useSite(let->body.get(), let->loc)))));
   }
 }
 
@@ -639,8 +624,7 @@ void TypeInferencer::visitIf(size_t idx) {
   if (condTy && !isBoolScalar(condTy)) {
     InFlightDiagnostic d =
         diags.error(useSite(ifExpr->cond.get(), ifExpr->loc),
-                    "the condition of an if must be a bool scalar, got " +
-                        typeToString(condTy));
+                    "the condition of an if must be a bool scalar, got " + typeToString(condTy));
     noteDef(d, ifExpr->cond.get(), "the condition", condTy);
     ok = false;
   }
@@ -648,9 +632,9 @@ void TypeInferencer::visitIf(size_t idx) {
     return finish(ifExpr, nullptr);
   TypeRef result = join(thenTy, elseTy);
   if (!result) {
-    InFlightDiagnostic d = diags.error(
-        ifExpr->loc, "the branches of an if have different types " +
-                         typeToString(thenTy) + " and " + typeToString(elseTy));
+    InFlightDiagnostic d =
+        diags.error(ifExpr->loc, "the branches of an if have different types " +
+                                     typeToString(thenTy) + " and " + typeToString(elseTy));
     noteDef(d, ifExpr->thenBranch.get(), "the then branch", thenTy);
     noteDef(d, ifExpr->elseBranch.get(), "the else branch", elseTy);
   }
@@ -669,16 +653,14 @@ void TypeInferencer::visitTuple(size_t idx) {
     if (hint && hint->fields.size() != tuple->fields.size())
       hint = nullptr;
     for (size_t i = tuple->fields.size(); i > 0; --i)
-      pushOperand(tuple->fields[i - 1].get(),
-                  hint ? hint->fields[i - 1] : nullptr);
+      pushOperand(tuple->fields[i - 1].get(), hint ? hint->fields[i - 1] : nullptr);
     return;
   }
   stack.pop_back();
   std::vector<TypeRef> fields;
   bool ok = true;
   for (const ExprRef &f : tuple->fields) {
-    fields.push_back(
-        TypeRef(const_cast<Type *>(operandType(f.get(), tuple->loc))));
+    fields.push_back(TypeRef(const_cast<Type *>(operandType(f.get(), tuple->loc))));
     ok &= fields.back() != nullptr;
   }
   finish(tuple, ok ? make<TupleType>(std::move(fields)) : nullptr);
@@ -702,8 +684,7 @@ void TypeInferencer::visitTupleGetItem(size_t idx) {
                                         " is out of range for a tuple of " +
                                         Twine(tt->fields.size()) + " fields")
            : diags.error(proj->loc, "projection ." + Twine(proj->index) +
-                                        " of a non-tuple value of type " +
-                                        typeToString(t));
+                                        " of a non-tuple value of type " + typeToString(t));
     noteDef(d, proj->tuple.get(), "the tuple", t);
     return finish(proj, nullptr);
   }
@@ -739,9 +720,7 @@ void TypeInference::replacedRoot(const Function *old, const Function *now) {
   impl->inferencer.replacedRoot(old, now);
 }
 
-bool TypeInference::hadError() const {
-  return impl->diags.getNumErrors() != impl->errorsBefore;
-}
+bool TypeInference::hadError() const { return impl->diags.getNumErrors() != impl->errorsBefore; }
 
 bool TypeInference::finish() {
   impl->inferencer.setGlobalTypes();
@@ -755,8 +734,6 @@ bool inferTypes(Module &m, DiagEngine &diags) {
   return types.finish();
 }
 
-std::unique_ptr<Pass> createInferTypePass() {
-  return std::make_unique<InferTypePass>();
-}
+std::unique_ptr<Pass> createInferTypePass() { return std::make_unique<InferTypePass>(); }
 
 } // namespace hx

@@ -4,8 +4,7 @@
 using namespace hx;
 
 void hx::registerAllPasses(PassRegistry &registry) {
-  registry.add("infer-type", "Infer and check the type of every expression",
-               createInferTypePass);
+  registry.add("infer-type", "Infer and check the type of every expression", createInferTypePass);
   registry.add("plan-devices",
                "Give every expression a device and insert device_copy at device boundaries",
                createPlanDevicesPass);

@@ -88,7 +88,8 @@ void checkRoundTrip(StringRef text, StringRef expected, StringRef stage) {
   std::string again = print(*p.module);
   if (again != expected) {
     errs() << "hx-fuzz: round trip changed the module (" << stage << ")\n---- first ----\n"
-           << expected << "---- second ----\n" << again << "---- end ----\n";
+           << expected << "---- second ----\n"
+           << again << "---- end ----\n";
     std::abort();
   }
 }
@@ -149,8 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   std::string typedText = print(*p.module);
   checkRoundTrip(typedText, typedText, "after the pipeline");
-  checkRoundTrip(print(*p.module, /*types=*/true), typedText,
-                 "after the pipeline, --print-types");
+  checkRoundTrip(print(*p.module, /*types=*/true), typedText, "after the pipeline, --print-types");
 
   Parsed again(typedText, "<pipeline output>");
   if (!again.module || !runPipeline(again, typedText))
@@ -158,7 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string twice = print(*again.module);
   if (twice != typedText) {
     errs() << "hx-fuzz: the pipeline is not idempotent\n---- once ----\n"
-           << typedText << "---- twice ----\n" << twice << "---- end ----\n";
+           << typedText << "---- twice ----\n"
+           << twice << "---- end ----\n";
     std::abort();
   }
   return 0;

@@ -32,8 +32,8 @@ int main(int argc, char **argv) {
   PassNameParser::registry = &registry;
 
   static cl::OptionCategory cat("hx-opt options");
-  static cl::opt<std::string> input(cl::Positional, cl::desc("<input .ir file>"),
-                                    cl::init("-"), cl::cat(cat));
+  static cl::opt<std::string> input(cl::Positional, cl::desc("<input .ir file>"), cl::init("-"),
+                                    cl::cat(cat));
   static cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
                                      cl::value_desc("file"), cl::init("-"), cl::cat(cat));
   static cl::list<const hx::PassInfo *, bool, PassNameParser> passFlags(
@@ -46,23 +46,20 @@ int main(int argc, char **argv) {
                              cl::cat(cat));
   static cl::opt<bool> verifyDiags(
       "verify-diagnostics",
-      cl::desc("Check diagnostics against expected-error/note/warning annotations"),
-      cl::cat(cat));
+      cl::desc("Check diagnostics against expected-error/note/warning annotations"), cl::cat(cat));
   static cl::opt<bool> verifyEach("verify-each",
                                   cl::desc("Verify the IR after every pass (default on)"),
                                   cl::init(true), cl::cat(cat));
-  static cl::opt<bool> printAfterAll("print-ir-after-all",
-                                     cl::desc("Print the IR to stderr after every pass"),
-                                     cl::cat(cat));
+  static cl::opt<bool> printAfterAll(
+      "print-ir-after-all", cl::desc("Print the IR to stderr after every pass"), cl::cat(cat));
   // libLLVM already defines -time-passes (llvm::TimePassesIsEnabled): reuse it.
   if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes")) {
     tp->addCategory(cat);
     tp->setHiddenFlag(cl::NotHidden);
     tp->setDescription("Report the time of parsing, verifying, every pass and printing");
   }
-  static cl::opt<bool> printTypes("print-types",
-                                  cl::desc("Print each binding's type as /* ty=... */"),
-                                  cl::cat(cat));
+  static cl::opt<bool> printTypes(
+      "print-types", cl::desc("Print each binding's type as /* ty=... */"), cl::cat(cat));
   static cl::opt<std::string> virtualDevices(
       "virtual-devices",
       cl::desc("The virtual-device table as JSON (wins over the file's #[metadata])"),
@@ -83,13 +80,12 @@ int main(int argc, char **argv) {
       cl::cat(cat));
   static cl::opt<bool> placementReport(
       "placement-report",
-      cl::desc("plan-devices: print each call's device and each copy to stderr"),
-      cl::cat(cat));
+      cl::desc("plan-devices: print each call's device and each copy to stderr"), cl::cat(cat));
   static cl::opt<hx::OptConfig::Emit> emit(
       "emit", cl::desc("What to write"), cl::init(hx::OptConfig::Emit::IR),
-      cl::values(clEnumValN(hx::OptConfig::Emit::IR, "ir", "the IR (default)"),
-                 clEnumValN(hx::OptConfig::Emit::Dot, "dot",
-                            "a Graphviz graph coloured by device")),
+      cl::values(
+          clEnumValN(hx::OptConfig::Emit::IR, "ir", "the IR (default)"),
+          clEnumValN(hx::OptConfig::Emit::Dot, "dot", "a Graphviz graph coloured by device")),
       cl::cat(cat));
   // cl::desc keeps a StringRef: the text must outlive the option.
   static const std::string maxNestingDesc =

@@ -15,8 +15,7 @@ TEST(NodeTest, ReleasingALongChainDoesNotRecurse) {
   auto x = make<Var>("x", nullptr, llvm::SMLoc());
   ExprRef cur = x;
   for (int i = 0; i < 1000000; ++i)
-    cur = make<Call>(ExprRef(add), llvm::SmallVector<ExprRef, 2>{cur, cur}, Attrs(),
-                     llvm::SMLoc());
+    cur = make<Call>(ExprRef(add), llvm::SmallVector<ExprRef, 2>{cur, cur}, Attrs(), llvm::SMLoc());
   size_t visited = 0;
   walkPostOrder(cur.get(), [&](Expr *) { ++visited; });
   EXPECT_EQ(visited, 1000000u + 2u); // calls, %x, the op
@@ -35,10 +34,10 @@ TEST(NodeTest, SharedNodesSurviveUntilLastUse) {
 TEST(NodeTest, WalkIsPostOrder) {
   Module m;
   auto a = make<Var>("a", nullptr, llvm::SMLoc());
-  ExprRef c1 = make<Call>(ExprRef(m.getOp("negative")), llvm::SmallVector<ExprRef, 2>{a},
-                          Attrs(), llvm::SMLoc());
-  ExprRef c2 = make<Call>(ExprRef(m.getOp("add")), llvm::SmallVector<ExprRef, 2>{c1, a},
-                          Attrs(), llvm::SMLoc());
+  ExprRef c1 = make<Call>(ExprRef(m.getOp("negative")), llvm::SmallVector<ExprRef, 2>{a}, Attrs(),
+                          llvm::SMLoc());
+  ExprRef c2 = make<Call>(ExprRef(m.getOp("add")), llvm::SmallVector<ExprRef, 2>{c1, a}, Attrs(),
+                          llvm::SMLoc());
   std::vector<Expr *> order;
   walkPostOrder(c2.get(), [&](Expr *e) { order.push_back(e); });
   auto pos = [&](Expr *e) { return std::find(order.begin(), order.end(), e) - order.begin(); };

@@ -94,9 +94,8 @@ TEST(NumberingTest, RewriteInOrderChangesSingleOwnersInPlace) {
   auto a = make<Var>("a", nullptr, SMLoc()), b = make<Var>("b", nullptr, SMLoc());
   ExprRef top = call(m, "negative", {call(m, "negative", {a})});
   std::vector<Expr *> order = postOrder(top.get());
-  ExprRef same = rewriteInOrder(order, [](Expr *old, llvm::ArrayRef<ExprRef> ops) {
-    return replaceOperands(old, ops);
-  });
+  ExprRef same = rewriteInOrder(
+      order, [](Expr *old, llvm::ArrayRef<ExprRef> ops) { return replaceOperands(old, ops); });
   EXPECT_EQ(same.get(), top.get());
   Expr *inner = llvm::cast<Call>(top.get())->args[0].get();
   EXPECT_EQ(llvm::cast<Call>(inner)->args[0].get(), a.get());
@@ -125,7 +124,8 @@ TEST(TypeUniquerTest, ComputedTypesAreSharedAnnotationsKept) {
   EXPECT_NE(t1.get(), t3.get());
   EXPECT_NE(t1.get(), t4.get());
   TypeRef tup1 = u.unique(make<TupleType>(std::vector<TypeRef>{t1, t3}));
-  TypeRef tup2 = u.unique(make<TupleType>(std::vector<TypeRef>{makeTensorType({2, 3}, DType::Float32), t3}));
+  TypeRef tup2 =
+      u.unique(make<TupleType>(std::vector<TypeRef>{makeTensorType({2, 3}, DType::Float32), t3}));
   EXPECT_EQ(tup1.get(), tup2.get());
   EXPECT_EQ(hashType(t1.get()), hashType(makeTensorType({2, 3}, DType::Float32).get()));
   // An annotation keeps its own object: diagnostics point at its location.

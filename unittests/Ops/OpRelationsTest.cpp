@@ -17,15 +17,9 @@ namespace {
 
 constexpr int64_t Q = TensorType::kDynamic;
 
-TypeRef f32(llvm::ArrayRef<int64_t> shape) {
-  return makeTensorType(shape, DType::Float32);
-}
-TypeRef tensor(llvm::ArrayRef<int64_t> shape, DType t) {
-  return makeTensorType(shape, t);
-}
-TypeRef tuple(std::vector<TypeRef> fields) {
-  return make<TupleType>(std::move(fields));
-}
+TypeRef f32(llvm::ArrayRef<int64_t> shape) { return makeTensorType(shape, DType::Float32); }
+TypeRef tensor(llvm::ArrayRef<int64_t> shape, DType t) { return makeTensorType(shape, t); }
+TypeRef tuple(std::vector<TypeRef> fields) { return make<TupleType>(std::move(fields)); }
 
 AttrValue ints(std::initializer_list<int64_t> v) {
   std::vector<AttrValue> items;
@@ -52,13 +46,11 @@ protected:
                      std::vector<std::pair<std::string, AttrValue>> attrs) {
     llvm::SmallVector<ExprRef, 2> args;
     for (size_t k = 0; k < argTypes.size(); ++k)
-      args.push_back(
-          make<Var>("x" + std::to_string(k), argTypes[k], llvm::SMLoc()));
+      args.push_back(make<Var>("x" + std::to_string(k), argTypes[k], llvm::SMLoc()));
     Attrs as;
     for (auto &[name, value] : attrs)
       as.set(name, value);
-    return make<Call>(ExprRef(m.getOp(op)), std::move(args), std::move(as),
-                      llvm::SMLoc());
+    return make<Call>(ExprRef(m.getOp(op)), std::move(args), std::move(as), llvm::SMLoc());
   }
 
   /// The printed result type, or "error: <first message>".
@@ -81,34 +73,27 @@ protected:
 
 TEST_F(OpRelationsTest, Broadcasting) {
   EXPECT_EQ(infer("add", {f32({5, 1}), f32({7})}), "Tensor[(5, 7), float32]");
-  EXPECT_EQ(infer("multiply", {f32({Q, 7}), f32({5, 7})}),
-            "Tensor[(5, 7), float32]");
-  EXPECT_EQ(infer("subtract", {f32({5, 7}), f32({})}),
-            "Tensor[(5, 7), float32]");
+  EXPECT_EQ(infer("multiply", {f32({Q, 7}), f32({5, 7})}), "Tensor[(5, 7), float32]");
+  EXPECT_EQ(infer("subtract", {f32({5, 7}), f32({})}), "Tensor[(5, 7), float32]");
   EXPECT_EQ(infer("add", {f32({5, 7}), f32({6, 7})}),
             "error: add: shapes (5, 7) and (6, 7) are not broadcastable");
   EXPECT_EQ(infer("add", {f32({5}), tensor({5}, DType::Int32)}),
             "error: add: dtypes float32 and int32 do not match");
-  EXPECT_EQ(
-      infer("maximum", {tensor({3}, DType::Int64), tensor({3}, DType::Int64)}),
-      "Tensor[(3), int64]");
+  EXPECT_EQ(infer("maximum", {tensor({3}, DType::Int64), tensor({3}, DType::Int64)}),
+            "Tensor[(3), int64]");
 }
 
 TEST_F(OpRelationsTest, BroadcastErrorNotesBothOperands) {
   infer("add", {f32({5, 7}), f32({6, 7})});
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].notes.size(), 2u);
-  EXPECT_EQ(got[0].notes[0].message,
-            "%x0 defined here with type Tensor[(5, 7), float32]");
-  EXPECT_EQ(got[0].notes[1].message,
-            "%x1 defined here with type Tensor[(6, 7), float32]");
+  EXPECT_EQ(got[0].notes[0].message, "%x0 defined here with type Tensor[(5, 7), float32]");
+  EXPECT_EQ(got[0].notes[1].message, "%x1 defined here with type Tensor[(6, 7), float32]");
 }
 
 TEST_F(OpRelationsTest, ComparisonsAndWhere) {
   EXPECT_EQ(infer("less", {f32({4, 1}), f32({3})}), "Tensor[(4, 3), bool]");
-  EXPECT_EQ(
-      infer("equal", {tensor({}, DType::Int32), tensor({}, DType::Int32)}),
-      "bool");
+  EXPECT_EQ(infer("equal", {tensor({}, DType::Int32), tensor({}, DType::Int32)}), "bool");
   EXPECT_EQ(infer("where", {tensor({4, 1}, DType::Bool), f32({3}), f32({1})}),
             "Tensor[(4, 3), float32]");
   EXPECT_EQ(infer("where", {tensor({4}, DType::Bool), f32({3}), f32({3})}),
@@ -120,52 +105,42 @@ TEST_F(OpRelationsTest, UnsupportedDTypes) {
             "error: exp: unsupported dtype float16 (supported: float32)");
   EXPECT_EQ(infer("exp", {tensor({3}, DType::Int32)}),
             "error: exp: unsupported dtype int32 (supported: float32)");
-  EXPECT_EQ(
-      infer("add", {tensor({3}, DType::Float16), tensor({3}, DType::Float16)}),
-      "error: add: unsupported dtype float16 (supported: int32, int64, "
-      "float32)");
+  EXPECT_EQ(infer("add", {tensor({3}, DType::Float16), tensor({3}, DType::Float16)}),
+            "error: add: unsupported dtype float16 (supported: int32, int64, "
+            "float32)");
   EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float16")}}),
             "error: cast: unsupported dtype float16 for attribute 'dtype' "
             "(supported: bool, int32, int64, float32)");
-  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("int64")}}),
-            "Tensor[(3), int64]");
+  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("int64")}}), "Tensor[(3), int64]");
 }
 
 TEST_F(OpRelationsTest, Unary) {
   EXPECT_EQ(infer("nn.relu", {f32({Q, 3})}), "Tensor[(?, 3), float32]");
-  EXPECT_EQ(infer("clip", {f32({2})},
-                  {{"a_min", i(0)}, {"a_max", AttrValue::ofFloat(6)}}),
+  EXPECT_EQ(infer("clip", {f32({2})}, {{"a_min", i(0)}, {"a_max", AttrValue::ofFloat(6)}}),
             "Tensor[(2), float32]");
-  EXPECT_EQ(
-      infer("add", {tuple({f32({2})}), f32({2})}),
-      "error: add: operand 0 must be a tensor, got (Tensor[(2), float32],)");
+  EXPECT_EQ(infer("add", {tuple({f32({2})}), f32({2})}),
+            "error: add: operand 0 must be a tensor, got (Tensor[(2), float32],)");
 }
 
 TEST_F(OpRelationsTest, Dense) {
-  EXPECT_EQ(infer("nn.dense", {f32({4, 8}), f32({16, 8})}),
-            "Tensor[(4, 16), float32]");
-  EXPECT_EQ(
-      infer("nn.dense", {f32({2, 3, 8}), f32({16, 8})}, {{"units", i(16)}}),
-      "Tensor[(2, 3, 16), float32]");
-  EXPECT_EQ(infer("nn.dense", {f32({Q, 8}), f32({16, Q})}),
-            "Tensor[(?, 16), float32]");
+  EXPECT_EQ(infer("nn.dense", {f32({4, 8}), f32({16, 8})}), "Tensor[(4, 16), float32]");
+  EXPECT_EQ(infer("nn.dense", {f32({2, 3, 8}), f32({16, 8})}, {{"units", i(16)}}),
+            "Tensor[(2, 3, 16), float32]");
+  EXPECT_EQ(infer("nn.dense", {f32({Q, 8}), f32({16, Q})}), "Tensor[(?, 16), float32]");
   EXPECT_EQ(infer("nn.dense", {f32({4, 8}), f32({16, 7})}),
             "error: nn.dense: reduction dimensions differ: data (4, 8) has 8, "
             "weight (16, 7) has 7");
-  EXPECT_EQ(
-      infer("nn.dense", {f32({4, 8}), f32({16, 8})}, {{"units", i(10)}}),
-      "error: nn.dense: units=10 does not match the weight's 16 output rows");
+  EXPECT_EQ(infer("nn.dense", {f32({4, 8}), f32({16, 8})}, {{"units", i(10)}}),
+            "error: nn.dense: units=10 does not match the weight's 16 output rows");
 }
 
 TEST_F(OpRelationsTest, BatchMatmul) {
   // TVM's default transpose_b=True: y is [B, N, K].
   EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 3, 4}), f32({2, 5, 4})}),
             "Tensor[(2, 3, 5), float32]");
-  EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 3, 4}), f32({1, 4, 5})},
-                  {{"transpose_b", b(false)}}),
+  EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 3, 4}), f32({1, 4, 5})}, {{"transpose_b", b(false)}}),
             "Tensor[(2, 3, 5), float32]");
-  EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 4, 3}), f32({2, 5, 4})},
-                  {{"transpose_a", b(true)}}),
+  EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 4, 3}), f32({2, 5, 4})}, {{"transpose_a", b(true)}}),
             "Tensor[(2, 3, 5), float32]");
   EXPECT_EQ(infer("nn.batch_matmul", {f32({2, 3, 4}), f32({3, 5, 4})}),
             "error: nn.batch_matmul: batch dimensions 2 and 3 differ");
@@ -182,19 +157,18 @@ TEST_F(OpRelationsTest, BiasAddAndSoftmax) {
 }
 
 TEST_F(OpRelationsTest, Conv2dOutputShape) {
-  EXPECT_EQ(infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})},
-                  {{"padding", ints({1, 1})}}),
-            "Tensor[(1, 16, 32, 32), float32]");
+  EXPECT_EQ(
+      infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})}, {{"padding", ints({1, 1})}}),
+      "Tensor[(1, 16, 32, 32), float32]");
   EXPECT_EQ(infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})},
                   {{"strides", ints({2, 2})}, {"padding", ints({1})}}),
             "Tensor[(1, 16, 16, 16), float32]");
   EXPECT_EQ(infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})}),
             "Tensor[(1, 16, 30, 30), float32]");
   // 4-value padding (top, left, bottom, right) and dilation.
-  EXPECT_EQ(
-      infer("nn.conv2d", {f32({1, 3, 10, 10}), f32({8, 3, 3, 3})},
-            {{"padding", ints({1, 0, 2, 0})}, {"dilation", ints({2, 2})}}),
-      "Tensor[(1, 8, 9, 6), float32]");
+  EXPECT_EQ(infer("nn.conv2d", {f32({1, 3, 10, 10}), f32({8, 3, 3, 3})},
+                  {{"padding", ints({1, 0, 2, 0})}, {"dilation", ints({2, 2})}}),
+            "Tensor[(1, 8, 9, 6), float32]");
   // Grouped (depthwise) convolution.
   EXPECT_EQ(infer("nn.conv2d", {f32({1, 8, 8, 8}), f32({8, 1, 3, 3})},
                   {{"groups", i(8)}, {"padding", ints({1, 1})}}),
@@ -207,9 +181,9 @@ TEST_F(OpRelationsTest, Conv2dOutputShape) {
   EXPECT_EQ(infer("nn.conv2d", {f32({1, 4, 32, 32}), f32({16, 3, 3, 3})}),
             "error: nn.conv2d: weight (16, 3, 3, 3) has 3 input channels per "
             "group, but data (1, 4, 32, 32) has 4 channels in groups=1");
-  EXPECT_EQ(infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})},
-                  {{"padding", ints({1, 1, 1})}}),
-            "error: nn.conv2d: padding must have 1, 2 or 4 values, got 3");
+  EXPECT_EQ(
+      infer("nn.conv2d", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3})}, {{"padding", ints({1, 1, 1})}}),
+      "error: nn.conv2d: padding must have 1, 2 or 4 values, got 3");
 }
 
 TEST_F(OpRelationsTest, Pooling) {
@@ -220,29 +194,21 @@ TEST_F(OpRelationsTest, Pooling) {
                   {{"pool_size", ints({2, 2})}, {"strides", ints({2, 2})}}),
             "Tensor[(1, 3, 2, 2), float32]");
   EXPECT_EQ(infer("nn.max_pool2d", {f32({1, 3, 5, 5})},
-                  {{"pool_size", ints({2, 2})},
-                   {"strides", ints({2, 2})},
-                   {"ceil_mode", b(true)}}),
+                  {{"pool_size", ints({2, 2})}, {"strides", ints({2, 2})}, {"ceil_mode", b(true)}}),
             "Tensor[(1, 3, 3, 3), float32]");
-  EXPECT_EQ(infer("nn.global_avg_pool2d", {f32({2, 64, 7, 7})}),
-            "Tensor[(2, 64, 1, 1), float32]");
+  EXPECT_EQ(infer("nn.global_avg_pool2d", {f32({2, 64, 7, 7})}), "Tensor[(2, 64, 1, 1), float32]");
 }
 
 TEST_F(OpRelationsTest, Reductions) {
   EXPECT_EQ(infer("sum", {f32({2, 3, 4})}), "float32");
-  EXPECT_EQ(infer("sum", {f32({2, 3, 4})}, {{"axis", i(1)}}),
-            "Tensor[(2, 4), float32]");
-  EXPECT_EQ(infer("mean", {f32({2, 3, 4})},
-                  {{"axis", ints({1})}, {"keepdims", b(true)}}),
+  EXPECT_EQ(infer("sum", {f32({2, 3, 4})}, {{"axis", i(1)}}), "Tensor[(2, 4), float32]");
+  EXPECT_EQ(infer("mean", {f32({2, 3, 4})}, {{"axis", ints({1})}, {"keepdims", b(true)}}),
             "Tensor[(2, 1, 4), float32]");
-  EXPECT_EQ(infer("max", {f32({2, 3, 4})},
-                  {{"axis", ints({1})}, {"exclude", b(true)}}),
+  EXPECT_EQ(infer("max", {f32({2, 3, 4})}, {{"axis", ints({1})}, {"exclude", b(true)}}),
             "Tensor[(3), float32]");
-  EXPECT_EQ(infer("min", {f32({2, 3, 4})},
-                  {{"axis", ints({0, -1})}, {"keepdims", b(true)}}),
+  EXPECT_EQ(infer("min", {f32({2, 3, 4})}, {{"axis", ints({0, -1})}, {"keepdims", b(true)}}),
             "Tensor[(1, 3, 1), float32]");
-  EXPECT_EQ(infer("sum", {f32({2, 3, 4})}, {{"axis", ints({})}}),
-            "Tensor[(2, 3, 4), float32]");
+  EXPECT_EQ(infer("sum", {f32({2, 3, 4})}, {{"axis", ints({})}}), "Tensor[(2, 3, 4), float32]");
   EXPECT_EQ(infer("sum", {f32({2, 3})}, {{"axis", ints({2})}}),
             "error: sum: axis 2 is out of range for rank 2 (expected -2 to 1)");
   EXPECT_EQ(infer("sum", {f32({2, 3})}, {{"axis", ints({1, -1})}}),
@@ -258,25 +224,19 @@ TEST_F(OpRelationsTest, Transforms) {
   EXPECT_EQ(infer("transpose", {f32({2, 3, 4})}), "Tensor[(4, 3, 2), float32]");
   EXPECT_EQ(infer("transpose", {f32({2, 3, 4})}, {{"axes", ints({0, 2, 1})}}),
             "Tensor[(2, 4, 3), float32]");
-  EXPECT_EQ(infer("expand_dims", {f32({2, 3})},
-                  {{"axis", i(1)}, {"num_newaxis", i(2)}}),
+  EXPECT_EQ(infer("expand_dims", {f32({2, 3})}, {{"axis", i(1)}, {"num_newaxis", i(2)}}),
             "Tensor[(2, 1, 1, 3), float32]");
-  EXPECT_EQ(infer("expand_dims", {f32({2, 3})}, {{"axis", i(-1)}}),
-            "Tensor[(2, 3, 1), float32]");
+  EXPECT_EQ(infer("expand_dims", {f32({2, 3})}, {{"axis", i(-1)}}), "Tensor[(2, 3, 1), float32]");
   EXPECT_EQ(infer("squeeze", {f32({1, 3, 1})}), "Tensor[(3), float32]");
-  EXPECT_EQ(infer("squeeze", {f32({1, 3, 1})}, {{"axis", ints({2})}}),
-            "Tensor[(1, 3), float32]");
+  EXPECT_EQ(infer("squeeze", {f32({1, 3, 1})}, {{"axis", ints({2})}}), "Tensor[(1, 3), float32]");
 }
 
 TEST_F(OpRelationsTest, Concatenate) {
-  EXPECT_EQ(infer("concatenate", {tuple({f32({2, 3}), f32({4, 3})})}),
-            "Tensor[(6, 3), float32]");
-  EXPECT_EQ(infer("concatenate",
-                  {tuple({f32({2, 3}), f32({2, 5}), f32({2, 1})})},
-                  {{"axis", i(-1)}}),
-            "Tensor[(2, 9), float32]");
-  EXPECT_EQ(infer("concatenate", {tuple({f32({Q, 3}), f32({4, 3})})}),
-            "Tensor[(?, 3), float32]");
+  EXPECT_EQ(infer("concatenate", {tuple({f32({2, 3}), f32({4, 3})})}), "Tensor[(6, 3), float32]");
+  EXPECT_EQ(
+      infer("concatenate", {tuple({f32({2, 3}), f32({2, 5}), f32({2, 1})})}, {{"axis", i(-1)}}),
+      "Tensor[(2, 9), float32]");
+  EXPECT_EQ(infer("concatenate", {tuple({f32({Q, 3}), f32({4, 3})})}), "Tensor[(?, 3), float32]");
   EXPECT_EQ(infer("concatenate", {tuple({f32({2, 3}), f32({4, 4})})}),
             "error: concatenate: shapes (2, 3) and (4, 4) (fields 0 and 1) "
             "differ outside the concatenation axis 0");
@@ -289,20 +249,17 @@ TEST_F(OpRelationsTest, Split) {
   EXPECT_EQ(infer("split", {f32({6, 4})}, {{"indices_or_sections", i(3)}}),
             "(Tensor[(2, 4), float32], Tensor[(2, 4), float32], Tensor[(2, 4), "
             "float32])");
-  EXPECT_EQ(infer("split", {f32({6, 4})},
-                  {{"indices_or_sections", ints({1, 4})}, {"axis", i(0)}}),
+  EXPECT_EQ(infer("split", {f32({6, 4})}, {{"indices_or_sections", ints({1, 4})}, {"axis", i(0)}}),
             "(Tensor[(1, 4), float32], Tensor[(3, 4), float32], Tensor[(2, 4), "
             "float32])");
-  EXPECT_EQ(infer("split", {f32({6, 4})},
-                  {{"indices_or_sections", i(2)}, {"axis", i(1)}}),
+  EXPECT_EQ(infer("split", {f32({6, 4})}, {{"indices_or_sections", i(2)}, {"axis", i(1)}}),
             "(Tensor[(6, 2), float32], Tensor[(6, 2), float32])");
   EXPECT_EQ(infer("split", {f32({6, 4})}, {{"indices_or_sections", i(4)}}),
             "error: split: axis 0 of size 6 cannot be split into 4 equal "
             "sections");
-  EXPECT_EQ(
-      infer("split", {f32({6, 4})}, {{"indices_or_sections", ints({4, 2})}}),
-      "error: split: split indices [4, 2] must be strictly increasing, "
-      "positive and less than the size 6 of axis 0");
+  EXPECT_EQ(infer("split", {f32({6, 4})}, {{"indices_or_sections", ints({4, 2})}}),
+            "error: split: split indices [4, 2] must be strictly increasing, "
+            "positive and less than the size 6 of axis 0");
 }
 
 // Absurd attribute values are errors, never overflow or huge allocations.
@@ -315,8 +272,7 @@ TEST_F(OpRelationsTest, HugeAttributeValues) {
                   {{"padding", ints({big, big})}, {"pool_size", ints({2, 2})}}),
             "error: nn.max_pool2d: the pooling window or the padding is too "
             "large");
-  EXPECT_EQ(infer("expand_dims", {f32({2})},
-                  {{"axis", i(0)}, {"num_newaxis", i(big)}}),
+  EXPECT_EQ(infer("expand_dims", {f32({2})}, {{"axis", i(0)}, {"num_newaxis", i(big)}}),
             "error: expand_dims: num_newaxis=4611686018427387904 would exceed "
             "the maximum rank 64");
   EXPECT_EQ(infer("split", {f32({Q})}, {{"indices_or_sections", i(big)}}),
@@ -332,12 +288,10 @@ TEST_F(OpRelationsTest, HugeAttributeValues) {
 
 TEST_F(OpRelationsTest, SortOps) {
   EXPECT_EQ(infer("argsort", {f32({4, 5})}), "Tensor[(4, 5), int32]");
-  EXPECT_EQ(infer("argsort", {f32({4, 5})}, {{"dtype", s("int64")}}),
-            "Tensor[(4, 5), int64]");
+  EXPECT_EQ(infer("argsort", {f32({4, 5})}, {{"dtype", s("int64")}}), "Tensor[(4, 5), int64]");
   EXPECT_EQ(infer("topk", {f32({4, 5})}, {{"k", i(2)}}),
             "(Tensor[(4, 2), float32], Tensor[(4, 2), int32])");
-  EXPECT_EQ(infer("topk", {f32({4, 5})},
-                  {{"k", i(3)}, {"axis", i(0)}, {"ret_type", s("values")}}),
+  EXPECT_EQ(infer("topk", {f32({4, 5})}, {{"k", i(3)}, {"axis", i(0)}, {"ret_type", s("values")}}),
             "Tensor[(3, 5), float32]");
   EXPECT_EQ(infer("topk", {f32({4, 5})}, {{"ret_type", s("all")}}),
             "error: topk: ret_type must be \"both\", \"values\" or "
@@ -345,8 +299,7 @@ TEST_F(OpRelationsTest, SortOps) {
 }
 
 TEST_F(OpRelationsTest, VerifyAttributes) {
-  Ref<Call> c =
-      makeCall("nn.dense", {f32({4, 8}), f32({16, 8})}, {{"unit", i(3)}});
+  Ref<Call> c = makeCall("nn.dense", {f32({4, 8}), f32({16, 8})}, {{"unit", i(3)}});
   EXPECT_FALSE(verifyOpCall(*c, *lookupOp("nn.dense"), diags));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].message, "nn.dense: unknown attribute 'unit'; accepted "
@@ -356,8 +309,7 @@ TEST_F(OpRelationsTest, VerifyAttributes) {
   c = makeCall("nn.softmax", {f32({4})}, {{"axis", s("x")}});
   EXPECT_FALSE(verifyOpCall(*c, *lookupOp("nn.softmax"), diags));
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].message,
-            "nn.softmax: attribute 'axis' must be an integer, got a string");
+  EXPECT_EQ(got[0].message, "nn.softmax: attribute 'axis' must be an integer, got a string");
 
   got.clear();
   c = makeCall("reshape", {f32({4})}, {});
@@ -371,8 +323,7 @@ TEST_F(OpRelationsTest, VerifyAttributes) {
   EXPECT_FALSE(verifyOpCall(*c, *lookupOp("add"), diags));
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].message, "add: expected 2 arguments, got 1");
-  EXPECT_EQ(got[1].message,
-            "add: unknown attribute 'axis' (add takes no attributes)");
+  EXPECT_EQ(got[1].message, "add: unknown attribute 'axis' (add takes no attributes)");
 }
 
 TEST_F(OpRelationsTest, AttrDefaultsAndCanonicalForms) {
@@ -414,8 +365,7 @@ TEST_F(OpRelationsTest, Registry) {
 }
 
 TEST_F(OpRelationsTest, DeviceAnnotationsAreIdentity) {
-  EXPECT_EQ(infer("on_device", {f32({5, 7})},
-                  {{"virtual_device", AttrValue::ofDevice(0)}}),
+  EXPECT_EQ(infer("on_device", {f32({5, 7})}, {{"virtual_device", AttrValue::ofDevice(0)}}),
             "Tensor[(5, 7), float32]");
   EXPECT_EQ(infer("device_copy", {tuple({f32({2})})},
                   {{"src_virtual_device", AttrValue::ofDevice(0)},

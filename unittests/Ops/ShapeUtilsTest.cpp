@@ -113,22 +113,18 @@ TEST(ShapeUtilsTest, ReshapeErrors) {
   EXPECT_EQ(reshape({2, 3, 4}, {5, -1}),
             "error: cannot reshape (2, 3, 4) (24 elements) into [5, -1]: -1 "
             "cannot be inferred");
-  EXPECT_EQ(reshape({2, 3, 4}, {-1, -1}),
-            "error: newshape may contain -1 only once");
+  EXPECT_EQ(reshape({2, 3, 4}, {-1, -1}), "error: newshape may contain -1 only once");
   EXPECT_EQ(reshape({2, 3}, {0, 0, 0}),
             "error: newshape entry 0 at position 2 has no input dimension to "
             "copy (input rank 2)");
   EXPECT_EQ(reshape({2, 3}, {-5}),
             "error: newshape entry -5 at position 0 is not a size or one of 0, "
             "-1, -2, -3, -4");
-  EXPECT_EQ(reshape({6}, {-3}),
-            "error: newshape entry -3 at position 0 needs two remaining input "
-            "dimensions");
-  EXPECT_EQ(reshape({6}, {-4, 4, -1}),
-            "error: -4 cannot split dimension 6 into 4 and -1");
-  EXPECT_EQ(reshape({6}, {-4, 2}),
-            "error: newshape entry -4 at position 0 must be followed by two "
-            "sizes");
+  EXPECT_EQ(reshape({6}, {-3}), "error: newshape entry -3 at position 0 needs two remaining input "
+                                "dimensions");
+  EXPECT_EQ(reshape({6}, {-4, 4, -1}), "error: -4 cannot split dimension 6 into 4 and -1");
+  EXPECT_EQ(reshape({6}, {-4, 2}), "error: newshape entry -4 at position 0 must be followed by two "
+                                   "sizes");
 }
 
 TEST(ShapeUtilsTest, ShapeProduct) {

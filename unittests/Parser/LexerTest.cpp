@@ -4,8 +4,8 @@
 // is what hx runs. Both must produce the same token types and texts.
 //
 //===----------------------------------------------------------------------===//
-#include "HxLexer.h"
 #include "Lexer.h"
+#include "HxLexer.h"
 #include "hx/Support/Diagnostics.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -74,8 +74,8 @@ TEST(LexerTest, AgreesWithTheGrammar) {
 }
 
 TEST(LexerTest, ReportsBadInputWithoutCrashing) {
-  const char *bad[] = {"\"unterminated", "/* open", "%", "@", "\xff\xfe", "a\0b", "#x",
-                       "-x", ".x", "1_"};
+  const char *bad[] = {"\"unterminated", "/* open", "%",  "@",  "\xff\xfe",
+                       "a\0b",           "#x",      "-x", ".x", "1_"};
   for (const char *s : bad) {
     llvm::SourceMgr sm;
     std::string text(s, s == bad[5] ? 3 : strlen(s));

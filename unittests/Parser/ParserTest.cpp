@@ -1,8 +1,8 @@
 //===- ParserTest.cpp - Parsing and printing round trips -----------------===//
+#include "hx/Parser/Parser.h"
 #include "SeedProgram.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
-#include "hx/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"

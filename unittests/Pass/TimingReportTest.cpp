@@ -15,7 +15,9 @@ TEST(TimingReportTest, PhasesNestUnderTheirPassAndCountOnce) {
   r.end(r.begin("b"), 0.25);
   r.end(phase, 0.5);
   r.end(pass, 1.0);
-  { TimeScope none(nullptr, "ignored"); }
+  {
+    TimeScope none(nullptr, "ignored");
+  }
   std::string s;
   llvm::raw_string_ostream os(s);
   r.print(os);

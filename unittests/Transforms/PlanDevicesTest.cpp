@@ -1,8 +1,8 @@
 //===- PlanDevicesTest.cpp - Determinism of plan-devices -----------------===//
 #include "SeedProgram.h"
-#include "hx/Tools/OptMain.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Walk.h"
+#include "hx/Tools/OptMain.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,7 +42,8 @@ plan(const std::string &text, llvm::function_ref<void(Module &)> beforePlanning 
   return defs;
 }
 
-const char *kF = R"(def @f(%x: Tensor[(4), float32], %y: Tensor[(4), float32]) -> Tensor[(4), float32] {
+const char *kF =
+    R"(def @f(%x: Tensor[(4), float32], %y: Tensor[(4), float32]) -> Tensor[(4), float32] {
   %0 = on_device(add(%x, %y), virtual_device=meta[VirtualDevice][0]);
   multiply(%0, %y)
 }

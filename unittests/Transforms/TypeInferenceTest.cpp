@@ -33,8 +33,8 @@ struct Parsed {
   DiagEngine diags{sm};
   std::unique_ptr<Module> m;
   explicit Parsed(const char *text) {
-    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.ir"),
-                                        llvm::SMLoc());
+    unsigned id =
+        sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.ir"), llvm::SMLoc());
     m = parseModule(id, diags);
   }
 };

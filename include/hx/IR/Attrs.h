@@ -18,8 +18,8 @@ struct AttrValue {
 
   Kind kind = Kind::None;
   bool boolValue = false;
-  int64_t intValue = 0;  // Int; Device and Meta: the table index
-  double floatValue = 0; // Float
+  int64_t intValue = 0;         // Int; Device and Meta: the table index
+  double floatValue = 0;        // Float
   DType numType = DType::Int32; // Int and Float: the literal's dtype suffix
   bool isTuple = false;         // List written with parentheses
   std::string str;              // String, Ident; Meta: the table's kind

@@ -78,8 +78,7 @@ using ExprRef = Ref<Expr>;
 class Var : public Expr {
 public:
   Var(std::string name, TypeRef annotation, llvm::SMLoc l)
-      : Expr(ExprKind::Var, l), name(std::move(name)),
-        annotation(std::move(annotation)) {}
+      : Expr(ExprKind::Var, l), name(std::move(name)), annotation(std::move(annotation)) {}
   std::string name; // without '%'
   TypeRef annotation;
   /// Parameter device `%x {virtual_device=...}`; kNoDevice if none.

@@ -39,9 +39,7 @@ struct Target {
   std::string str() const;
   /// The device type a target of this kind runs on.
   DeviceType deviceType() const;
-  bool operator==(const Target &o) const {
-    return kind == o.kind && options == o.options;
-  }
+  bool operator==(const Target &o) const { return kind == o.kind && options == o.options; }
 };
 
 struct VirtualDevice {

@@ -41,15 +41,12 @@ enum TargetMask : uint8_t {
 /// A set of dtypes, one bit per DType.
 using DTypeSet = uint16_t;
 constexpr DTypeSet dtypeBit(DType t) { return DTypeSet(1u << unsigned(t)); }
-constexpr bool dtypeSetContains(DTypeSet s, DType t) {
-  return (s & dtypeBit(t)) != 0;
-}
+constexpr bool dtypeSetContains(DTypeSet s, DType t) { return (s & dtypeBit(t)) != 0; }
 inline constexpr DTypeSet kFloatOnly = dtypeBit(DType::Float32);
 inline constexpr DTypeSet kNumeric =
     dtypeBit(DType::Float32) | dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
 inline constexpr DTypeSet kAnySupported = kNumeric | dtypeBit(DType::Bool);
-inline constexpr DTypeSet kIndexTypes =
-    dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
+inline constexpr DTypeSet kIndexTypes = dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
 /// "float32, int32, int64" in DType order.
 std::string dtypeSetToString(DTypeSet s);
 
@@ -130,8 +127,7 @@ AttrValue getAttrOrDefault(const Call &call, llvm::StringRef name);
 /// arguments (none null). Verifies the call's attributes first (see
 /// verifyOpCall). On a type error emits a diagnostic at the call with notes at
 /// the offending operands and returns null.
-TypeRef inferOpType(const Call &call, llvm::ArrayRef<const Type *> argTypes,
-                    DiagEngine &diags);
+TypeRef inferOpType(const Call &call, llvm::ArrayRef<const Type *> argTypes, DiagEngine &diags);
 
 } // namespace hx
 

@@ -39,8 +39,7 @@ std::string intListToString(llvm::ArrayRef<int64_t> values);
 /// that dim, a 1 stretches to the other dim, `?` against n != 1 gives n (as
 /// TVM does: the program is only valid if the `?` is 1 or n), `?` against 1 or
 /// `?` gives `?`. Nullopt when two static dims differ and neither is 1.
-std::optional<Shape> broadcastShapes(llvm::ArrayRef<int64_t> a,
-                                     llvm::ArrayRef<int64_t> b);
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// TVM's reshape: `newshape` entries are positive sizes or the special values
 ///   0  copy the input dim at the same position (a literal 0 if allowZero),
@@ -52,8 +51,7 @@ std::optional<Shape> broadcastShapes(llvm::ArrayRef<int64_t> a,
 /// A dynamic input dim makes the dims derived from it (and -1) dynamic. The
 /// error message has no operator prefix.
 llvm::Expected<Shape> inferReshape(llvm::ArrayRef<int64_t> inShape,
-                                   llvm::ArrayRef<int64_t> newshape,
-                                   bool allowZero = false);
+                                   llvm::ArrayRef<int64_t> newshape, bool allowZero = false);
 
 /// Product of the dims, or nullopt if one is dynamic or it overflows.
 std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);

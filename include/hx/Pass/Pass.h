@@ -144,8 +144,7 @@ public:
            std::function<std::unique_ptr<Pass>()> create);
   template <typename P> void add() {
     P probe;
-    add(probe.getArgument(), probe.getDescription(),
-        [] { return std::make_unique<P>(); });
+    add(probe.getArgument(), probe.getDescription(), [] { return std::make_unique<P>(); });
   }
   const PassInfo *lookup(llvm::StringRef argument) const;
   const std::vector<PassInfo> &entries() const { return infos; }
@@ -184,8 +183,8 @@ private:
 /// Parses pipeline text `a,b,c` against the registry and appends the passes to
 /// `pm`. Reports an unknown pass with a caret under it (the text is given its
 /// own buffer named `<pipeline>` in the engine's SourceMgr).
-bool parsePassPipeline(llvm::StringRef text, const PassRegistry &registry,
-                       PassManager &pm, DiagEngine &diags);
+bool parsePassPipeline(llvm::StringRef text, const PassRegistry &registry, PassManager &pm,
+                       DiagEngine &diags);
 
 } // namespace hx
 

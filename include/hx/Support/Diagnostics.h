@@ -33,10 +33,8 @@ class DiagEngine;
 /// A diagnostic under construction; it is emitted when it goes out of scope.
 class InFlightDiagnostic {
 public:
-  InFlightDiagnostic(DiagEngine *engine, Diagnostic d)
-      : engine(engine), diag(std::move(d)) {}
-  InFlightDiagnostic(InFlightDiagnostic &&o) noexcept
-      : engine(o.engine), diag(std::move(o.diag)) {
+  InFlightDiagnostic(DiagEngine *engine, Diagnostic d) : engine(engine), diag(std::move(d)) {}
+  InFlightDiagnostic(InFlightDiagnostic &&o) noexcept : engine(o.engine), diag(std::move(o.diag)) {
     o.engine = nullptr;
   }
   InFlightDiagnostic(const InFlightDiagnostic &) = delete;

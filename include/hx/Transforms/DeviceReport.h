@@ -20,8 +20,7 @@ bool printPlacementReport(llvm::raw_ostream &os, Module &m, DiagEngine &diags,
 
 /// A Graphviz digraph of the dataflow: nodes filled by device, copies drawn
 /// as bold dashed red edges labelled with their bytes.
-bool printDeviceGraph(llvm::raw_ostream &os, Module &m, DiagEngine &diags,
-                      const PassOptions &opts);
+bool printDeviceGraph(llvm::raw_ostream &os, Module &m, DiagEngine &diags, const PassOptions &opts);
 
 } // namespace hx
 

@@ -141,8 +141,8 @@ private:
     Attrs attrs;
     attrs.set("src_virtual_device", AttrValue::ofDevice(s));
     attrs.set("dst_virtual_device", AttrValue::ofDevice(t));
-    slot = make<Call>(ExprRef(m.getOp(kDeviceCopy)), SmallVector<ExprRef, 2>{src},
-                      std::move(attrs), x->loc);
+    slot = make<Call>(ExprRef(m.getOp(kDeviceCopy)), SmallVector<ExprRef, 2>{src}, std::move(attrs),
+                      x->loc);
     slot->checkedType = x->checkedType;
     return slot;
   }
@@ -279,9 +279,8 @@ void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicate
   if (!inPlace) {
     // The order the analysis walked (the def is unchanged since): a
     // sequential pass instead of another walk.
-    ExprRef r = rewriteInOrder(order, [&](Expr *old, ArrayRef<ExprRef> ops) {
-      return c.rebuild(old, ops);
-    });
+    ExprRef r = rewriteInOrder(
+        order, [&](Expr *old, ArrayRef<ExprRef> ops) { return c.rebuild(old, ops); });
     d.fn = cast<Function>(r.get());
     return;
   }

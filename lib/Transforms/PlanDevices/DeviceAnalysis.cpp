@@ -64,9 +64,7 @@ StringRef DeviceAnalysis::deviceName(DeviceIndex d) {
   return text("'" + Twine(mod.devices[d].shortName()) + "'");
 }
 
-uint64_t DeviceAnalysis::bytesOf(const Expr *e) const {
-  return storageBytes(e->checkedType.get());
-}
+uint64_t DeviceAnalysis::bytesOf(const Expr *e) const { return storageBytes(e->checkedType.get()); }
 
 bool DeviceAnalysis::needsFallback(const Call *c) const {
   if (!opts.cpuFallback || opts.strictPlacement)
@@ -182,8 +180,8 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool operatorUse = cc && cc->getOp() && !annotation;
   auto *var = dyn_cast<Var>(operand);
   auto *call = dyn_cast<Call>(operand);
-  bool pinned = isFixedOnDevice(operand) || (var && var->device != kNoDevice) ||
-                (call && !call->getOp());
+  bool pinned =
+      isFixedOnDevice(operand) || (var && var->device != kNoDevice) || (call && !call->getOp());
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
@@ -193,8 +191,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
     if (info[v].lastSoft == kNoUse) {
       info[v].firstSoft = u;
       sharedValues.push_back(v);
-    }
-    else
+    } else
       softUses[info[v].lastSoft].next = u;
     info[v].lastSoft = u;
     if (i < 64)
@@ -229,9 +226,9 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
           return true;
         bool fixed = boolAttr(*c, "constrain_result");
         if (boolAttr(*c, "constrain_body")) {
-          Id body = domains.makeBound(
-              d, {c->loc, text((fixed ? "fixed" : "constrained") + Twine(" to ") +
-                               deviceName(d) + " by this on_device")});
+          Id body =
+              domains.makeBound(d, {c->loc, text((fixed ? "fixed" : "constrained") + Twine(" to ") +
+                                                 deviceName(d) + " by this on_device")});
           if (!edge(c, 1, c->args[0].get(), body))
             return false;
         }
@@ -483,7 +480,6 @@ DeviceIndex DeviceAnalysis::settledDevice(Id id) {
   }
   return d;
 }
-
 
 // Defs in an order that does not depend on how the file orders them:
 // callees before callers (a post-order of the call graph), ties by name.

@@ -9,7 +9,8 @@
 //
 //   def @main(%x {cpu}, virtual_device=cuda) {      def @main(%x {cpu}, virtual_device=cuda) {
 //     %0 = on_device(negative(%x), cpu, fixed);  ==>  %0 = negative(%x);
-//     exp(%0)                                         %1 = on_device(%0, cpu, constrain_result=True);
+//     exp(%0)                                         %1 = on_device(%0, cpu,
+//     constrain_result=True);
 //   }                                                 %2 = device_copy(%1, cpu, cuda);
 //                                                     exp(%2)
 //                                                   }
@@ -32,9 +33,7 @@ public:
     return "Insert device_copy where fixed devices differ (no planning, no defaults)";
   }
 
-  bool run(Module &m, PassContext &ctx) override {
-    return placeDevices(m, ctx, /*plan=*/false);
-  }
+  bool run(Module &m, PassContext &ctx) override { return placeDevices(m, ctx, /*plan=*/false); }
 };
 } // namespace
 

@@ -53,8 +53,7 @@ bool analyse(Module &m, DiagEngine &diags, const PassOptions &o,
 }
 } // namespace
 
-bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags,
-                              const PassOptions &o) {
+bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags, const PassOptions &o) {
   std::unique_ptr<DeviceAnalysis> a;
   if (!analyse(m, diags, o, a))
     return false;
@@ -78,8 +77,8 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags,
         DeviceIndex s = plan::deviceAttr(*c, "src_virtual_device");
         DeviceIndex t = plan::deviceAttr(*c, "dst_virtual_device");
         uint64_t bytes = storageBytes(c->checkedType.get());
-        os << "  copy " << describe(sm, c->args[0].get()) << ": " << name(s) << " -> "
-           << name(t) << ", " << bytes << " bytes\n";
+        os << "  copy " << describe(sm, c->args[0].get()) << ": " << name(s) << " -> " << name(t)
+           << ", " << bytes << " bytes\n";
         auto &pf = perFn[{s, t}];
         ++pf.first;
         pf.second += bytes;
@@ -113,8 +112,7 @@ bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const P
   if (!analyse(m, diags, o, a))
     return false;
   SourceMgr &sm = diags.getSourceMgr();
-  static const char *palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99",
-                                  "#ffff99"};
+  static const char *palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99"};
   auto color = [&](DeviceIndex d) {
     return d == kNoDevice ? "white" : palette[d % (sizeof(palette) / sizeof(*palette))];
   };
@@ -127,8 +125,8 @@ bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const P
   unsigned next = 0;
   for (const Module::Def &def : m.defs) {
     DenseMap<const Expr *, unsigned> ids;
-    os << "  subgraph cluster_" << def.global->name << " {\n    label=\"@"
-       << def.global->name << "\";\n";
+    os << "  subgraph cluster_" << def.global->name << " {\n    label=\"@" << def.global->name
+       << "\";\n";
     auto nodeOf = [&](const Expr *e) -> int {
       // on_device wrappers are transparent in the graph.
       if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
@@ -142,8 +140,8 @@ bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const P
       if (auto *v = dyn_cast<Var>(e)) {
         label = "%" + v->name;
         d = a->varDevice(v);
-      } else if (auto *c = dyn_cast<Call>(e); c && c->getOp() && !c->isOp(kOnDevice) &&
-                                              !c->isOp(kDeviceCopy)) {
+      } else if (auto *c = dyn_cast<Call>(e);
+                 c && c->getOp() && !c->isOp(kOnDevice) && !c->isOp(kDeviceCopy)) {
         label = c->getOp()->name + "\\n" + where(sm, c->loc);
         d = a->deviceOf(c);
       } else if (isa<Tuple>(e) || isa<TupleGetItem>(e) || isa<Constant>(e)) {

@@ -42,9 +42,8 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
     uses.clear();
     for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
       uses.push_back(softUses[u]);
-    Id self = domains.firstOrder(info[slot].domain != kNoDomain
-                                     ? info[slot].domain
-                                     : domainOf(order[values[j].first]));
+    Id self = domains.firstOrder(info[slot].domain != kNoDomain ? info[slot].domain
+                                                                : domainOf(order[values[j].first]));
     DeviceIndex here = domains.device(self);
     if (here == kNoDevice) {
       Expr *v = order[values[j].first];
