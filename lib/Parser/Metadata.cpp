@@ -5,7 +5,7 @@
 // key is kept verbatim (llvm::json) and printed back.
 //
 //===----------------------------------------------------------------------===//
-#include "IRBuilder.h"
+#include "ParseTreeConverter.h"
 #include <cmath>
 
 using namespace hx;
@@ -186,7 +186,7 @@ static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d)
 }
 } // namespace hx
 
-bool IRBuilder::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
+bool ParseTreeConverter::buildMetadata(P::JsonContext *ctx, bool fromCommandLine) {
   std::vector<VirtualDevice> devices;
   bool haveDevices = false;
   auto readDevices = [&](P::JsonContext *v) {

@@ -6,7 +6,7 @@
 //    command-line table, which wins.
 // 3. Walk `module` by hand: `header`, then for each def `defnHead`, its
 //    `freeVar`s and `stmt`s one at a time, then its result `expr` and `}`.
-//    After each piece the parse tree is handed to the IRBuilder and freed, so
+//    After each piece the parse tree is handed to the ParseTreeConverter and freed, so
 //    tree memory stays constant however long a function is.
 //
 // The grammar is SLL (every decision is LL(1) or LL(2)), so SLL prediction
@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Parser/Parser.h"
 #include "HxParser.h"
-#include "IRBuilder.h"
 #include "Lexer.h"
+#include "ParseTreeConverter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -136,7 +136,7 @@ private:
 class ModuleParser {
 public:
   ModuleParser(unsigned bufferId, DiagEngine &diags, const ParserOptions &opts)
-      : bufferId(bufferId), diags(diags), opts(opts), builder(*mod, diags) {}
+      : bufferId(bufferId), diags(diags), opts(opts), converter(*mod, diags) {}
 
   std::unique_ptr<Module> run();
 
@@ -158,7 +158,7 @@ private:
   DiagEngine &diags;
   const ParserOptions &opts;
   std::unique_ptr<Module> mod = std::make_unique<Module>();
-  IRBuilder builder;
+  ParseTreeConverter converter;
 };
 
 /// An ANTLR parser over an HxTokenStream, set up for hx.
@@ -210,7 +210,7 @@ bool ModuleParser::parseCommandLineTable() {
     diags.error(locOf(&ps.stream.current()), "unexpected text after the JSON value");
     return false;
   }
-  return builder.buildMetadata(j, /*fromCommandLine=*/true);
+  return converter.buildMetadata(j, /*fromCommandLine=*/true);
 }
 
 std::unique_ptr<Module> ModuleParser::run() {
@@ -235,12 +235,13 @@ std::unique_ptr<Module> ModuleParser::run() {
       break;
     }
     if (t == P::DEF && tokens[i + 1].getType() == P::GLOBAL)
-      builder.definedGlobals.try_emplace(tokens[i + 1].text().drop_front(), locOf(&tokens[i + 1]));
+      converter.definedGlobals.try_emplace(tokens[i + 1].text().drop_front(),
+                                           locOf(&tokens[i + 1]));
   }
   if (metaIndex + 1 < tokens.size()) {
     stream.seek(metaIndex);
     P::MetadataContext *m = parse(parser, &P::metadata);
-    if (!m || !builder.buildMetadata(m->json(), false))
+    if (!m || !converter.buildMetadata(m->json(), false))
       return nullptr;
     if (stream.current().getType() != antlr4::Token::EOF) {
       HxToken &t = stream.current();
@@ -255,30 +256,30 @@ std::unique_ptr<Module> ModuleParser::run() {
 
   stream.seek(0);
   P::HeaderContext *h = parse(parser, &P::header);
-  if (!h || !builder.checkHeader(h))
+  if (!h || !converter.checkHeader(h))
     return nullptr;
   parser.getTreeTracker().reset();
 
   while (stream.current().getType() == P::DEF) {
     P::DefnHeadContext *head = parse(parser, &P::defnHead);
-    if (!head || !builder.beginDef(head))
+    if (!head || !converter.beginDef(head))
       return nullptr;
     parser.getTreeTracker().reset();
     while (stream.current().getType() == P::FREE_VAR) {
       P::FreeVarContext *fv = parse(parser, &P::freeVar);
-      if (!fv || !builder.addFreeVar(fv))
+      if (!fv || !converter.addFreeVar(fv))
         return nullptr;
       parser.getTreeTracker().reset();
     }
     while (stream.current().getType() == P::LET ||
            (stream.current().getType() == P::LOCAL && stream.peek(1).getType() == P::EQUAL)) {
       P::StmtContext *st = parse(parser, &P::stmt);
-      if (!st || !builder.addStmt(st))
+      if (!st || !converter.addStmt(st))
         return nullptr;
       parser.getTreeTracker().reset();
     }
     P::ExprContext *result = parse(parser, &P::expr);
-    if (!result || !expectRBrace(stream) || !builder.finishDef(result))
+    if (!result || !expectRBrace(stream) || !converter.finishDef(result))
       return nullptr;
     parser.getTreeTracker().reset();
   }

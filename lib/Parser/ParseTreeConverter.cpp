@@ -1,6 +1,6 @@
-//===- IRBuilder.cpp - ANTLR parse trees to IR ----------------------------===//
+//===- ParseTreeConverter.cpp - ANTLR parse trees to IR -----------------===//
 //
-// Types, literals and attribute values are built in IRBuilderValues.cpp.
+// Types, literals and attribute values are built in ParseTreeConverterValues.cpp.
 //
 // Recursion here follows the nesting of the *syntax* (brackets, if branches,
 // fn literals), which the lexer bounds (LexerOptions::maxNesting). Sequences
@@ -8,7 +8,7 @@
 // million-statement body or let chain never deepens the stack.
 //
 //===----------------------------------------------------------------------===//
-#include "IRBuilder.h"
+#include "ParseTreeConverter.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/Support/ConvertUTF.h"
 
@@ -16,7 +16,7 @@ using namespace hx;
 using namespace llvm;
 using P = HxParser;
 
-bool IRBuilder::error(antlr4::Token *at, const Twine &msg) {
+bool ParseTreeConverter::error(antlr4::Token *at, const Twine &msg) {
   diags.error(locOf(at), msg).range(rangeOf(at));
   return false;
 }
@@ -83,7 +83,7 @@ static bool numberOf(StringRef name, size_t &n) {
   return !name.empty() && isdigit(static_cast<unsigned char>(name[0])) && !name.getAsInteger(10, n);
 }
 
-ExprRef IRBuilder::lookup(HxToken *t) {
+ExprRef ParseTreeConverter::lookup(HxToken *t) {
   StringRef name = t->text().drop_front();
   size_t n = 0;
   bool numeric = numberOf(name, n);
@@ -98,7 +98,7 @@ ExprRef IRBuilder::lookup(HxToken *t) {
   return nullptr;
 }
 
-bool IRBuilder::define(HxToken *t, ExprRef e, bool isGraphBinding) {
+bool ParseTreeConverter::define(HxToken *t, ExprRef e, bool isGraphBinding) {
   StringRef name = t->text().drop_front();
   Scope &s = scopes.back();
   size_t n = 0;
@@ -132,14 +132,14 @@ bool IRBuilder::define(HxToken *t, ExprRef e, bool isGraphBinding) {
 // bindings `%0, %1, ...`, so a variable of that name would be captured by
 // them when the output is read back (as in TVM, whose grammar keeps the two
 // apart).
-bool IRBuilder::checkVarName(HxToken *t) {
+bool ParseTreeConverter::checkVarName(HxToken *t) {
   if (!isdigit(static_cast<unsigned char>(t->text()[1])))
     return true;
   return error(t, "'" + t->text() + "' cannot name a variable: numbers name graph bindings ('" +
                       t->text() + " = ...;')");
 }
 
-bool IRBuilder::freeVarInto(P::FreeVarContext *ctx) {
+bool ParseTreeConverter::freeVarInto(P::FreeVarContext *ctx) {
   TypeRef ty = buildType(ctx->type());
   if (!ty)
     return false;
@@ -151,7 +151,7 @@ bool IRBuilder::freeVarInto(P::FreeVarContext *ctx) {
   return define(name, v, false);
 }
 
-bool IRBuilder::stmtInto(P::StmtContext *ctx) {
+bool ParseTreeConverter::stmtInto(P::StmtContext *ctx) {
   if (auto *g = dynamic_cast<P::GraphBindingContext *>(ctx)) {
     ExprRef value = buildExpr(g->expr());
     if (!value)
@@ -184,7 +184,7 @@ bool IRBuilder::stmtInto(P::StmtContext *ctx) {
 }
 
 // Folds the scope's pending lets around `result`, innermost last, and pops it.
-ExprRef IRBuilder::closeScope(ExprRef result) {
+ExprRef ParseTreeConverter::closeScope(ExprRef result) {
   Scope &s = scopes.back();
   for (auto it = s.lets.rbegin(); it != s.lets.rend(); ++it) {
     SMLoc loc = it->first->loc;
@@ -194,7 +194,7 @@ ExprRef IRBuilder::closeScope(ExprRef result) {
   return result;
 }
 
-ExprRef IRBuilder::buildBody(P::BodyContext *ctx) {
+ExprRef ParseTreeConverter::buildBody(P::BodyContext *ctx) {
   scopes.emplace_back();
   for (auto *fv : ctx->freeVar())
     if (!freeVarInto(fv))
@@ -214,7 +214,7 @@ ExprRef IRBuilder::buildBody(P::BodyContext *ctx) {
 
 // ---- defs -------------------------------------------------------------------
 
-bool IRBuilder::beginDef(P::DefnHeadContext *ctx) {
+bool ParseTreeConverter::beginDef(P::DefnHeadContext *ctx) {
   HxToken *g = tok(ctx->GLOBAL());
   defName = g->text().drop_front().str();
   defLoc = locOf(g);
@@ -235,10 +235,10 @@ bool IRBuilder::beginDef(P::DefnHeadContext *ctx) {
   return true;
 }
 
-bool IRBuilder::addFreeVar(P::FreeVarContext *ctx) { return freeVarInto(ctx); }
-bool IRBuilder::addStmt(P::StmtContext *ctx) { return stmtInto(ctx); }
+bool ParseTreeConverter::addFreeVar(P::FreeVarContext *ctx) { return freeVarInto(ctx); }
+bool ParseTreeConverter::addStmt(P::StmtContext *ctx) { return stmtInto(ctx); }
 
-bool IRBuilder::finishDef(P::ExprContext *resultCtx) {
+bool ParseTreeConverter::finishDef(P::ExprContext *resultCtx) {
   ExprRef result = buildExpr(resultCtx);
   if (!result)
     return false;
@@ -250,7 +250,8 @@ bool IRBuilder::finishDef(P::ExprContext *resultCtx) {
   return true;
 }
 
-bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn, std::vector<Ref<Var>> &params) {
+bool ParseTreeConverter::buildParams(P::ParamListContext *ctx, Function &fn,
+                                     std::vector<Ref<Var>> &params) {
   for (auto *item : ctx->paramItem()) {
     if (auto *fa = dynamic_cast<P::FuncAttrContext *>(item)) {
       HxToken *name = tok(fa->IDENT());
@@ -305,7 +306,7 @@ bool IRBuilder::buildParams(P::ParamListContext *ctx, Function &fn, std::vector<
 
 // ---- expressions ------------------------------------------------------------
 
-ExprRef IRBuilder::buildExpr(P::ExprContext *ctx) {
+ExprRef ParseTreeConverter::buildExpr(P::ExprContext *ctx) {
   ExprRef cur = buildPrimary(ctx->primary());
   if (!cur)
     return nullptr;
@@ -326,7 +327,7 @@ ExprRef IRBuilder::buildExpr(P::ExprContext *ctx) {
   return cur;
 }
 
-ExprRef IRBuilder::buildCall(ExprRef callee, P::CallSuffixContext *ctx, SMLoc loc) {
+ExprRef ParseTreeConverter::buildCall(ExprRef callee, P::CallSuffixContext *ctx, SMLoc loc) {
   llvm::SmallVector<ExprRef, 2> args;
   Attrs attrs;
   if (auto *al = ctx->argList()) {
@@ -354,7 +355,7 @@ ExprRef IRBuilder::buildCall(ExprRef callee, P::CallSuffixContext *ctx, SMLoc lo
 }
 
 // Resolves legacy device forms and checks the call against the registry.
-bool IRBuilder::finishOpCall(Call &call) {
+bool ParseTreeConverter::finishOpCall(Call &call) {
   if (!convertLegacyDeviceAttrs(call))
     return false;
   Op *op = call.getOp();
@@ -365,7 +366,7 @@ bool IRBuilder::finishOpCall(Call &call) {
 
 // on_device(%x, device_type=1, is_fixed=True) and
 // device_copy(%x, src_dev_type=1, dst_dev_type=2) from older TVM repros.
-bool IRBuilder::convertLegacyDeviceAttrs(Call &call) {
+bool ParseTreeConverter::convertLegacyDeviceAttrs(Call &call) {
   auto deviceOf = [&](StringRef legacy, StringRef modern) -> bool {
     const Attr *a = call.attrs.find(legacy);
     if (!a)
@@ -409,7 +410,7 @@ bool IRBuilder::convertLegacyDeviceAttrs(Call &call) {
   return true;
 }
 
-ExprRef IRBuilder::buildFn(P::FnExprContext *ctx) {
+ExprRef ParseTreeConverter::buildFn(P::FnExprContext *ctx) {
   auto fn =
       node<Function>(std::vector<Ref<Var>>(), nullptr, nullptr, locOf(ctx->FN()->getSymbol()));
   scopes.emplace_back(); // parameters
@@ -425,7 +426,7 @@ ExprRef IRBuilder::buildFn(P::FnExprContext *ctx) {
   return fn;
 }
 
-ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
+ExprRef ParseTreeConverter::buildPrimary(P::PrimaryContext *ctx) {
   if (auto *l = dynamic_cast<P::LocalRefContext *>(ctx))
     return lookup(tok(l->LOCAL()));
   if (auto *g = dynamic_cast<P::GlobalRefContext *>(ctx)) {
@@ -489,7 +490,7 @@ ExprRef IRBuilder::buildPrimary(P::PrimaryContext *ctx) {
   return buildFn(static_cast<P::FnExprContext *>(ctx));
 }
 
-bool IRBuilder::checkHeader(P::HeaderContext *ctx) {
+bool ParseTreeConverter::checkHeader(P::HeaderContext *ctx) {
   HxToken *key = tok(ctx->IDENT());
   if (key->text() != "version")
     return error(key, "expected 'version' in the header '#[version = \"0.0.5\"]'");

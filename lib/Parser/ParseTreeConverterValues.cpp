@@ -1,11 +1,11 @@
-//===- IRBuilderValues.cpp - Types, literals and attribute values ---------===//
+//===- ParseTreeConverterValues.cpp - Types, literals, attribute values -===//
 //
-// The leaves of the IR builder: tensor, tuple and function types; number and
+// The leaves of the parse-tree converter: tensor, tuple and function types; number and
 // boolean literals with their dtype suffixes; attribute values, including
 // meta[...] references resolved against the metadata tables.
 //
 //===----------------------------------------------------------------------===//
-#include "IRBuilder.h"
+#include "ParseTreeConverter.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cerrno>
 #include <cmath>
@@ -141,7 +141,7 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
   return true;
 }
 
-ExprRef IRBuilder::buildNumber(HxToken *t) {
+ExprRef ParseTreeConverter::buildNumber(HxToken *t) {
   DType type;
   double f = 0;
   int64_t i = 0;
@@ -155,7 +155,7 @@ ExprRef IRBuilder::buildNumber(HxToken *t) {
 
 // ---- types ------------------------------------------------------------------
 
-TypeRef IRBuilder::buildType(P::TypeContext *ctx) {
+TypeRef ParseTreeConverter::buildType(P::TypeContext *ctx) {
   SMLoc loc = locOf(ctx->getStart());
   if (auto *t = dynamic_cast<P::TensorTypeContext *>(ctx)) {
     HxToken *head = tok(t->IDENT(0));
@@ -228,7 +228,7 @@ TypeRef IRBuilder::buildType(P::TypeContext *ctx) {
 
 // ---- attributes -------------------------------------------------------------
 
-bool IRBuilder::buildAttr(HxToken *name, P::AttrValueContext *value, Attrs &attrs) {
+bool ParseTreeConverter::buildAttr(HxToken *name, P::AttrValueContext *value, Attrs &attrs) {
   if (attrs.find(name->text()))
     return error(name, "duplicate attribute '" + name->text() + "'");
   AttrValue v;
@@ -238,7 +238,7 @@ bool IRBuilder::buildAttr(HxToken *name, P::AttrValueContext *value, Attrs &attr
   return true;
 }
 
-bool IRBuilder::buildMetaRef(P::MetaRefContext *ctx, AttrValue &out) {
+bool ParseTreeConverter::buildMetaRef(P::MetaRefContext *ctx, AttrValue &out) {
   HxToken *kind = tok(ctx->IDENT());
   HxToken *idxTok = tok(ctx->NUMBER());
   int64_t idx;
@@ -275,7 +275,7 @@ bool IRBuilder::buildMetaRef(P::MetaRefContext *ctx, AttrValue &out) {
                                     "] has no entry in the metadata section");
 }
 
-bool IRBuilder::buildAttrValue(P::AttrValueContext *ctx, AttrValue &out) {
+bool ParseTreeConverter::buildAttrValue(P::AttrValueContext *ctx, AttrValue &out) {
   out.loc = locOf(ctx->getStart());
   if (auto *n = dynamic_cast<P::NumberAttrContext *>(ctx)) {
     DType type;

@@ -1,4 +1,4 @@
-//===- IRBuilder.h - ANTLR parse trees to IR --------------------*- C++ -*-===//
+//===- ParseTreeConverter.h - ANTLR parse trees to IR ------*- C++ -*-===//
 //
 // One of the two places that see ANTLR (the other is the error listener in
 // Parser.cpp). The driver hands over one top-level piece at a time: the
@@ -10,8 +10,8 @@
 // scope (a `let` may rebind, as in Relay).
 //
 //===----------------------------------------------------------------------===//
-#ifndef HX_LIB_PARSER_IRBUILDER_H
-#define HX_LIB_PARSER_IRBUILDER_H
+#ifndef HX_LIB_PARSER_PARSETREECONVERTER_H
+#define HX_LIB_PARSER_PARSETREECONVERTER_H
 
 #include "HxParser.h"
 #include "Lexer.h"
@@ -22,9 +22,9 @@
 
 namespace hx {
 
-class IRBuilder {
+class ParseTreeConverter {
 public:
-  IRBuilder(Module &m, DiagEngine &diags) : mod(m), diags(diags) {}
+  ParseTreeConverter(Module &m, DiagEngine &diags) : mod(m), diags(diags) {}
 
   /// A new expression node, counted in the module's exprCountHint.
   template <typename T, typename... Args> Ref<T> node(Args &&...args) {
