@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Printer.h"
+#include "hx/IR/OpDef.h"
 #include "hx/IR/Walk.h"
-#include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"

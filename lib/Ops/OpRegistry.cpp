@@ -81,53 +81,6 @@ StringRef suggestOpName(StringRef name) {
   return best;
 }
 
-const AttrSpec *OpDef::findAttr(StringRef attrName) const {
-  for (const AttrSpec &a : attrs)
-    if (a.name == attrName)
-      return &a;
-  return nullptr;
-}
-
-std::string dtypeSetToString(DTypeSet s) {
-  std::string out;
-  for (unsigned i = 0; i <= unsigned(DType::Float64); ++i) {
-    if (!dtypeSetContains(s, DType(i)))
-      continue;
-    if (!out.empty())
-      out += ", ";
-    out += dtypeName(DType(i)).str();
-  }
-  return out;
-}
-
-StringRef attrKindDescription(AttrKind k) {
-  switch (k) {
-  case AttrKind::Bool:
-    return "a boolean";
-  case AttrKind::Int:
-    return "an integer";
-  case AttrKind::OptInt:
-    return "an integer or None";
-  case AttrKind::Float:
-    return "a number";
-  case AttrKind::String:
-    return "a string";
-  case AttrKind::DType:
-    return "a dtype";
-  case AttrKind::IntList:
-    return "a list of integers";
-  case AttrKind::OptIntList:
-    return "a list of integers or None";
-  case AttrKind::IntOrIntList:
-    return "an integer or a list of integers";
-  case AttrKind::Device:
-    return "a virtual device";
-  case AttrKind::OptDevice:
-    return "a virtual device or None";
-  }
-  return "a value";
-}
-
 static StringRef valueDescription(const AttrValue &v) {
   switch (v.kind) {
   case AttrValue::Kind::None:

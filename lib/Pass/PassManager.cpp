@@ -2,6 +2,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Pass/Pass.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
@@ -101,33 +102,179 @@ bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
   return true;
 }
 
+std::optional<bool> hx::parseFlagValue(StringRef value) {
+  if (value.empty() || value == "true" || value == "1")
+    return true;
+  if (value == "false" || value == "0")
+    return false;
+  return std::nullopt;
+}
+
+const PassOption *Pass::findOption(StringRef name) const {
+  for (const PassOption &o : options)
+    if (o.name == name)
+      return &o;
+  return nullptr;
+}
+
+bool Pass::setOption(StringRef name, StringRef value, std::string &error) {
+  const PassOption *o = findOption(name);
+  if (!o) {
+    error = ("pass '" + getArgument() + "' has no option '" + name + "'").str();
+    return false;
+  }
+  return o->set(value, error);
+}
+
+void Pass::addFlag(StringRef name, StringRef description, bool &storage) {
+  options.push_back({name.str(), description.str(), "", [&storage](StringRef v, std::string &err) {
+                       std::optional<bool> b = parseFlagValue(v);
+                       if (!b) {
+                         err = ("expected true or false, got '" + v + "'").str();
+                         return false;
+                       }
+                       storage = *b;
+                       return true;
+                     }});
+}
+
+void Pass::addOption(StringRef name, StringRef valueName, StringRef description,
+                     std::function<bool(StringRef, std::string &)> set) {
+  options.push_back({name.str(), description.str(), valueName.str(), std::move(set)});
+}
+
+std::unique_ptr<Pass> hx::createPassWithDefaults(const PassInfo &info,
+                                                 const PassOptionDefaults &defaults,
+                                                 DiagEngine &diags) {
+  std::unique_ptr<Pass> p = info.create();
+  for (const auto &[name, value] : defaults) {
+    if (!p->findOption(name))
+      continue;
+    std::string error;
+    if (!p->setOption(name, value, error)) {
+      diags.error(SMLoc(), "--" + name + ": " + error);
+      return nullptr;
+    }
+  }
+  return p;
+}
+
+namespace {
+/// Reads pipeline text: `item (',' item)*`, item = `name ['{' option* '}']`,
+/// option = `key['=' value]`, separated by spaces.
+class PipelineParser {
+public:
+  PipelineParser(StringRef buf, const PassRegistry &registry, PassManager &pm, DiagEngine &diags,
+                 const PassOptionDefaults &defaults)
+      : buf(buf), registry(registry), pm(pm), diags(diags), defaults(defaults) {}
+
+  bool parse() {
+    skipSpace();
+    if (pos == buf.size())
+      return true; // an empty pipeline
+    while (true) {
+      if (!parseItem())
+        return false;
+      skipSpace();
+      if (pos == buf.size())
+        return true;
+      if (buf[pos] != ',')
+        return error(pos, 1, "expected ',' between passes");
+      ++pos;
+      skipSpace();
+    }
+  }
+
+private:
+  static bool isNameChar(char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; }
+
+  void skipSpace() {
+    while (pos < buf.size() && isSpace(buf[pos]))
+      ++pos;
+  }
+
+  bool error(size_t at, size_t len, const Twine &msg) {
+    SMLoc loc = SMLoc::getFromPointer(buf.data() + at);
+    diags.error(loc, msg).range(
+        SMRange(loc, SMLoc::getFromPointer(buf.data() + std::min(at + len, buf.size()))));
+    return false;
+  }
+
+  StringRef readName() {
+    size_t start = pos;
+    while (pos < buf.size() && isNameChar(buf[pos]))
+      ++pos;
+    return buf.slice(start, pos);
+  }
+
+  bool parseItem() {
+    size_t nameAt = pos;
+    StringRef name = readName();
+    if (name.empty())
+      return error(pos, 1, "expected a pass name in the pipeline");
+    const PassInfo *info = registry.lookup(name);
+    if (!info)
+      return error(nameAt, name.size(),
+                   "unknown pass '" + name + "' (hx-opt --help lists the passes)");
+    std::unique_ptr<Pass> p = createPassWithDefaults(*info, defaults, diags);
+    if (!p)
+      return false;
+    skipSpace();
+    if (pos < buf.size() && buf[pos] == '{') {
+      ++pos;
+      while (true) {
+        skipSpace();
+        if (pos == buf.size())
+          return error(nameAt, name.size(), "missing '}' after the options of '" + name + "'");
+        if (buf[pos] == '}') {
+          ++pos;
+          break;
+        }
+        size_t keyAt = pos;
+        StringRef key = readName();
+        if (key.empty())
+          return error(pos, 1, "expected an option name");
+        StringRef value;
+        if (pos < buf.size() && buf[pos] == '=') {
+          size_t start = ++pos;
+          while (pos < buf.size() && !isSpace(buf[pos]) && buf[pos] != '}')
+            ++pos;
+          value = buf.slice(start, pos);
+        }
+        std::string err;
+        if (!p->setOption(key, value, err)) {
+          size_t len = pos - keyAt;
+          if (!p->findOption(key))
+            return error(keyAt, key.size(), err + optionList(*p));
+          return error(keyAt, len, key + ": " + err);
+        }
+      }
+    }
+    pm.addPass(std::move(p));
+    return true;
+  }
+
+  static std::string optionList(const Pass &p) {
+    if (p.getOptions().empty())
+      return " (it takes none)";
+    std::string s = " (expected one of:";
+    for (const PassOption &o : p.getOptions())
+      s += " " + o.name;
+    return s + ")";
+  }
+
+  StringRef buf;
+  size_t pos = 0;
+  const PassRegistry &registry;
+  PassManager &pm;
+  DiagEngine &diags;
+  const PassOptionDefaults &defaults;
+};
+} // namespace
+
 bool hx::parsePassPipeline(StringRef text, const PassRegistry &registry, PassManager &pm,
-                           DiagEngine &diags) {
+                           DiagEngine &diags, const PassOptionDefaults &defaults) {
   SourceMgr &sm = diags.getSourceMgr();
   unsigned id = sm.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, "<pipeline>"), SMLoc());
-  StringRef buf = sm.getMemoryBuffer(id)->getBuffer();
-  size_t pos = 0;
-  while (pos <= buf.size()) {
-    size_t comma = buf.find(',', pos);
-    if (comma == StringRef::npos)
-      comma = buf.size();
-    StringRef raw = buf.slice(pos, comma);
-    StringRef name = raw.trim();
-    const char *at = buf.data() + pos + (raw.size() - raw.ltrim().size());
-    SMLoc loc = SMLoc::getFromPointer(at);
-    if (name.empty()) {
-      if (!(buf.trim().empty() && pos == 0)) {
-        diags.error(loc, "expected a pass name in the pipeline");
-        return false;
-      }
-    } else if (const PassInfo *info = registry.lookup(name)) {
-      pm.addPass(info->create());
-    } else {
-      diags.error(loc, "unknown pass '" + name + "' (hx-opt --help lists the passes)")
-          .range(SMRange(loc, SMLoc::getFromPointer(at + name.size())));
-      return false;
-    }
-    pos = comma + 1;
-  }
-  return true;
+  return PipelineParser(sm.getMemoryBuffer(id)->getBuffer(), registry, pm, diags, defaults).parse();
 }

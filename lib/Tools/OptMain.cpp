@@ -9,6 +9,8 @@
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Transforms/DeviceReport.h"
+#include "hx/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -34,31 +36,27 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
   bool internal = false;
   TimingReport timing;
   auto timed = [&](StringRef name, auto &&step) {
-    TimeScope t(config.timePasses ? &timing : nullptr, name);
+    TimeScope t(config.common.timePasses ? &timing : nullptr, name);
     return step();
   };
   auto work = [&]() -> bool {
     PassManagerOptions pmo;
-    pmo.verifyEach = config.verifyEach;
-    pmo.printIRAfterAll = config.printIRAfterAll;
-    pmo.timing = config.timePasses ? &timing : nullptr;
+    pmo.verifyEach = config.common.verifyEach;
+    pmo.printIRAfterAll = config.common.printIRAfterAll;
+    pmo.timing = config.common.timePasses ? &timing : nullptr;
     PassManager pm(pmo);
-    for (const PipelineItem &item : config.pipeline) {
-      if (item.pass)
-        pm.addPass(item.pass->create());
-      else if (!parsePassPipeline(item.text, registry, pm, diags))
-        return false;
-    }
+    if (!buildPipeline(config.common, registry, pm, diags))
+      return false;
     std::unique_ptr<Module> m =
-        timed("(parse)", [&] { return parseModule(id, diags, config.parser); });
+        timed("(parse)", [&] { return parseModule(id, diags, config.common.parser); });
     if (!m || !timed("(verify)", [&] { return verifyModule(*m, diags); }))
       return false;
-    PassContext ctx{diags, config.passes, pmo.timing};
+    PassContext ctx{diags, pmo.timing};
     if (!pm.run(*m, ctx, &internal))
       return false;
     return timed("(print)", [&] {
       if (config.emit == OptConfig::Emit::Dot)
-        return printDeviceGraph(out, *m, diags, config.passes);
+        return printDeviceGraph(out, *m, diags);
       printModule(out, *m, config.print);
       return true;
     });
@@ -71,7 +69,7 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     errs() << "hx-opt: internal error: " << e.what() << "\n";
     return ChunkResult::InternalError;
   }
-  if (config.timePasses)
+  if (config.common.timePasses)
     timing.print(errs());
   if (internal)
     return ChunkResult::InternalError;
@@ -83,9 +81,10 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
 } // namespace
 
 int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
-  auto fileOrErr = MemoryBuffer::getFileOrSTDIN(config.inputFile, /*IsText=*/false);
+  auto fileOrErr = MemoryBuffer::getFileOrSTDIN(config.common.inputFile, /*IsText=*/false);
   if (std::error_code ec = fileOrErr.getError()) {
-    errs() << "hx-opt: error: cannot open '" << config.inputFile << "': " << ec.message() << "\n";
+    errs() << "hx-opt: error: cannot open '" << config.common.inputFile << "': " << ec.message()
+           << "\n";
     return kExitUserError;
   }
   std::unique_ptr<MemoryBuffer> input = std::move(*fileOrErr);
@@ -145,4 +144,38 @@ int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
   file.os() << output;
   file.keep();
   return kExitSuccess;
+}
+
+int hx::optMain(int argc, char **argv) {
+  PassRegistry registry;
+  registerAllPasses(registry);
+  cl::OptionCategory cat("hx-opt options");
+  CommonFlags common(registry, cat);
+  cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
+                              cl::value_desc("file"), cl::init("-"), cl::cat(cat));
+  cl::opt<bool> split("split-input-file",
+                      cl::desc("Process each '// -----' chunk of the input separately"),
+                      cl::cat(cat));
+  cl::opt<bool> verifyDiags(
+      "verify-diagnostics",
+      cl::desc("Check diagnostics against expected-error/note/warning annotations"), cl::cat(cat));
+  cl::opt<bool> printTypes("print-types", cl::desc("Print each binding's type as /* ty=... */"),
+                           cl::cat(cat));
+  cl::opt<OptConfig::Emit> emit(
+      "emit", cl::desc("What to write"), cl::init(OptConfig::Emit::IR),
+      cl::values(clEnumValN(OptConfig::Emit::IR, "ir", "the IR (default)"),
+                 clEnumValN(OptConfig::Emit::Dot, "dot", "a Graphviz graph coloured by device")),
+      cl::cat(cat));
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(argc, argv, "hx optimizer driver\n");
+
+  OptConfig config;
+  if (!common.read("hx-opt", config.common))
+    return kExitUserError;
+  config.outputFile = output;
+  config.splitInputFile = split;
+  config.verifyDiagnostics = verifyDiags;
+  config.print.printTypes = printTypes;
+  config.emit = emit;
+  return runOpt(config, registry);
 }

@@ -26,6 +26,7 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Pass/Pass.h"
+#include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -121,8 +122,7 @@ bool runPipeline(Parsed &p, StringRef text) {
   PassManager pm(pmo);
   if (!parsePassPipeline(pipelineText(), registry(), pm, p.diags))
     p.fail("invalid HX_FUZZ_PIPELINE '" + pipelineText() + "'", "");
-  PassOptions options;
-  PassContext ctx{p.diags, options};
+  PassContext ctx{p.diags};
   bool internal = false;
   bool ok = pm.run(*p.module, ctx, &internal);
   if (internal)

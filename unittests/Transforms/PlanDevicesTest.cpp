@@ -25,8 +25,7 @@ plan(const std::string &text, llvm::function_ref<void(Module &)> beforePlanning 
   EXPECT_TRUE(m);
   if (beforePlanning)
     beforePlanning(*m);
-  PassOptions opts;
-  PassContext ctx{diags, opts};
+  PassContext ctx{diags};
   EXPECT_TRUE(createPlanDevicesPass()->run(*m, ctx));
   std::string out;
   llvm::raw_string_ostream os(out);

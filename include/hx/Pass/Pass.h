@@ -4,8 +4,12 @@
 // argument and a one-line summary; hx-opt turns each registry entry into a
 // `-<argument>` flag and accepts pipeline text (`--passes=a,b`).
 //
-// Libraries take configuration as structs: PassOptions carries every knob a
-// pass may read; only tools define command-line options.
+// Options belong to the pass that reads them: its constructor declares each
+// one (addFlag / addOption) with a parser that validates the value when it is
+// set, so a bad value is reported before anything runs. Pipeline text sets
+// them as MLIR does: `plan-devices{default-device=cuda strict-placement}`.
+// lib/Tools turns every declared option into a command-line flag of the
+// tools (`--default-device=cuda`), applied to each pass that declares it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_PASS_PASS_H
@@ -26,20 +30,6 @@ class raw_ostream;
 }
 
 namespace hx {
-
-/// Knobs passes read; set by tools from their command line.
-struct PassOptions {
-  /// `--default-device=cpu|cuda|<N>`: overrides the module's PassConfig.
-  std::optional<std::string> defaultDevice;
-  /// PlanDevices: operators a device's target lacks are an error, not a
-  /// fallback to cpu.
-  bool strictPlacement = false;
-  /// PlanDevices: recompute constants and cheap producers on each device that
-  /// needs them instead of copying.
-  bool replicateCheap = false;
-  /// PlanDevices: where to print the placement report (null: no report).
-  llvm::raw_ostream *placementReport = nullptr;
-};
 
 /// Wall times of the steps of a run (parse, each pass, verification, print),
 /// printed as --time-passes' report. A pass may time its phases: they are
@@ -116,9 +106,25 @@ private:
 
 struct PassContext {
   DiagEngine &diags;
-  const PassOptions &options;
   /// Where a pass reports the times of its phases (null: not timed).
   TimingReport *timing = nullptr;
+  /// Where reports a pass was asked for go (--placement-report); null:
+  /// standard error.
+  llvm::raw_ostream *reports = nullptr;
+};
+
+/// One option a pass declares.
+struct PassOption {
+  std::string name;
+  std::string description;
+  /// The value's placeholder (`cpu|cuda|N`); empty for a flag, whose value
+  /// is optional and one of true/false/1/0.
+  std::string valueName;
+  /// Validates and stores a value; on failure sets the error ("unknown device
+  /// 'tpu' (expected cpu, cuda, 1 or 2)") and returns false.
+  std::function<bool(llvm::StringRef value, std::string &error)> set;
+
+  bool isFlag() const { return valueName.empty(); }
 };
 
 class Pass {
@@ -129,7 +135,27 @@ public:
   virtual llvm::StringRef getDescription() const = 0;
   /// Runs on `m`. Returns false after emitting diagnostics on failure.
   virtual bool run(Module &m, PassContext &ctx) = 0;
+
+  /// The options this pass declares, in declaration order.
+  const std::vector<PassOption> &getOptions() const { return options; }
+  const PassOption *findOption(llvm::StringRef name) const;
+  /// Sets option `name`; false with `error` set when there is no such option
+  /// or the value is invalid.
+  bool setOption(llvm::StringRef name, llvm::StringRef value, std::string &error);
+
+protected:
+  /// Declares a boolean option stored in `storage`.
+  void addFlag(llvm::StringRef name, llvm::StringRef description, bool &storage);
+  /// Declares an option with a value, parsed by `set`.
+  void addOption(llvm::StringRef name, llvm::StringRef valueName, llvm::StringRef description,
+                 std::function<bool(llvm::StringRef, std::string &)> set);
+
+private:
+  std::vector<PassOption> options;
 };
+
+/// Parses a flag's value: "" (the flag alone), true, false, 1 or 0.
+std::optional<bool> parseFlagValue(llvm::StringRef value);
 
 struct PassInfo {
   std::string argument;
@@ -152,9 +178,6 @@ public:
 private:
   std::vector<PassInfo> infos;
 };
-
-/// Registers every pass of lib/Transforms.
-void registerAllPasses(PassRegistry &registry);
 
 struct PassManagerOptions {
   bool verifyEach = true;
@@ -180,11 +203,22 @@ private:
   std::vector<std::unique_ptr<Pass>> passes;
 };
 
-/// Parses pipeline text `a,b,c` against the registry and appends the passes to
-/// `pm`. Reports an unknown pass with a caret under it (the text is given its
-/// own buffer named `<pipeline>` in the engine's SourceMgr).
+/// Options given for every pass that declares them (the tools' command-line
+/// flags), applied before an item's own `{...}` options.
+using PassOptionDefaults = std::vector<std::pair<std::string, std::string>>;
+
+/// Parses pipeline text `a,b{opt=v flag},c` against the registry and appends
+/// the passes to `pm`, each with the `defaults` it declares and then its own
+/// options. Reports an unknown pass, an unknown option or a bad value with a
+/// caret under it (the text is given its own buffer named `<pipeline>` in the
+/// engine's SourceMgr).
 bool parsePassPipeline(llvm::StringRef text, const PassRegistry &registry, PassManager &pm,
-                       DiagEngine &diags);
+                       DiagEngine &diags, const PassOptionDefaults &defaults = {});
+
+/// Creates the pass `info` with the `defaults` it declares applied; an
+/// invalid value is reported (`--<name>: ...`) and gives null.
+std::unique_ptr<Pass> createPassWithDefaults(const PassInfo &info,
+                                             const PassOptionDefaults &defaults, DiagEngine &diags);
 
 } // namespace hx
 

@@ -7,6 +7,9 @@
 
 namespace hx {
 
+/// Registers every pass of lib/Transforms.
+void registerAllPasses(PassRegistry &registry);
+
 /// `infer-type`: a type for every expression (lib/Transforms/InferType.cpp).
 std::unique_ptr<Pass> createInferTypePass();
 /// infer-type as a function: false after reporting errors.

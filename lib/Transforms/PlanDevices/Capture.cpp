@@ -189,7 +189,7 @@ void hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
   }
 }
 
-bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
+bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &options, bool plan) {
   // Def by def, while its nodes are in the cache: infer its types, then the
   // on_device rewrite and the walk that generates its constraints. On a
   // module that does not fit in the cache this reads every def from memory
@@ -211,7 +211,8 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
 
   TypeInference types(m, ctx.diags);
   DeviceAnalysisOptions opts;
-  bool ok = resolveDeviceOptions(m, ctx.options, deviceDiags, opts, /*fallback=*/plan);
+  bool ok = true;
+  resolveDeviceOptions(m, options, opts, /*fallback=*/plan);
   opts.allowDefaulting = plan;
   opts.timing = ctx.timing;
   DeviceAnalysis analysis(m, deviceDiags, opts);
@@ -261,7 +262,7 @@ bool hx::placeDevices(Module &m, PassContext &ctx, bool plan) {
     if (!capturing)
       capturing.emplace(ctx.timing, "capture");
     SplitTimer::Lap lap(*capturing);
-    captureDef(m, d, analysis, ctx.options.replicateCheap);
+    captureDef(m, d, analysis, options.replicateCheap);
   });
 }
 

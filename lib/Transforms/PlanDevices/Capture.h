@@ -24,7 +24,7 @@ void captureDef(Module &m, Module::Def &d, DeviceAnalysis &analysis, bool replic
 /// the on_device rewrite, the analysis and the capture. Planning defaults
 /// unconstrained expressions and moves operators cuda lacks to the cpu; the
 /// copy-insertion step alone does neither. Returns false after diagnostics.
-bool placeDevices(Module &m, PassContext &ctx, bool plan);
+bool placeDevices(Module &m, PassContext &ctx, const PlacementOptions &options, bool plan);
 
 } // namespace hx
 

@@ -677,19 +677,34 @@ DeviceIndex DeviceAnalysis::expectedDevice(const Expr *e, unsigned i) {
   }
 }
 
-bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
-                              DeviceAnalysisOptions &out, bool fallback) {
-  std::optional<DeviceType> type;
-  if (o.defaultDevice) {
-    type = parseDeviceType(*o.defaultDevice);
-    if (!type) {
-      diags.error(SMLoc(), "--default-device: unknown device '" + *o.defaultDevice +
-                               "' (expected cpu, cuda, 1 or 2)");
-      return false;
-    }
-  } else if (m.fallbackDeviceType) {
+PlacementPass::PlacementPass(bool planning) {
+  addOption("default-device", "cpu|cuda|N",
+            "The device for unconstrained expressions: cpu, cuda or a DLPack number "
+            "(overrides the module's PassConfig)",
+            [this](StringRef v, std::string &error) {
+              options.defaultDevice = parseDeviceType(v);
+              if (!options.defaultDevice)
+                error = ("unknown device '" + v + "' (expected cpu, cuda, 1 or 2)").str();
+              return options.defaultDevice.has_value();
+            });
+  addFlag("strict-placement",
+          "An operator the device's target lacks is an error instead of a cpu fallback",
+          options.strictPlacement);
+  if (!planning)
+    return;
+  addFlag("replicate-cheap",
+          "Recompute constants and calls of constants on each device instead of copying them",
+          options.replicateCheap);
+  addFlag("placement-report", "Print each call's device and each copy with its bytes to stderr",
+          options.placementReport);
+}
+
+void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalysisOptions &out,
+                              bool fallback) {
+  std::optional<DeviceType> type = o.defaultDevice;
+  if (!type && m.fallbackDeviceType) {
     type = m.fallbackDeviceType;
-  } else {
+  } else if (!type) {
     // TVM's CompilationConfig: the only device type in use, else the cpu.
     for (const VirtualDevice &d : m.devices) {
       if (!type)
@@ -709,5 +724,4 @@ bool hx::resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags
   for (const VirtualDevice &d : m.devices)
     anyCuda |= d.target.deviceType() == DeviceType::CUDA;
   out.cpuFallback = fallback && anyCuda && !o.strictPlacement;
-  return true;
 }

@@ -263,13 +263,37 @@ DeviceIndex deviceAttr(const Call &c, llvm::StringRef name);
 bool boolAttr(const Call &c, llvm::StringRef name);
 } // namespace plan
 
+/// The options plan-devices and insert-device-copies declare (PlacementPass).
+struct PlacementOptions {
+  /// `default-device=cpu|cuda|N`: overrides the module's PassConfig.
+  std::optional<DeviceType> defaultDevice;
+  /// `strict-placement`: operators a device's target lacks are an error, not
+  /// a fallback to the cpu.
+  bool strictPlacement = false;
+  /// `replicate-cheap` (plan-devices): recompute constants and calls of
+  /// constants on each device that needs them instead of copying them.
+  bool replicateCheap = false;
+  /// `placement-report` (plan-devices): print where each call runs and each
+  /// copy.
+  bool placementReport = false;
+};
+
+/// A pass that places devices: declares the PlacementOptions it reads.
+class PlacementPass : public Pass {
+protected:
+  /// `planning`: plan-devices (all options); else insert-device-copies
+  /// (default-device and strict-placement).
+  explicit PlacementPass(bool planning);
+  PlacementOptions options;
+};
+
 /// The analysis options a module and the pass options imply: the default
-/// device (--default-device, else the PassConfig's fallback device type, else
+/// device (default-device, else the PassConfig's fallback device type, else
 /// TVM's CompilationConfig rule) and, with `fallback`, when some operator
 /// lacks a cuda implementation, the cpu device it falls back to (added to the
 /// table if absent).
-bool resolveDeviceOptions(Module &m, const PassOptions &o, DiagEngine &diags,
-                          DeviceAnalysisOptions &out, bool fallback = true);
+void resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalysisOptions &out,
+                          bool fallback = true);
 
 } // namespace hx
 

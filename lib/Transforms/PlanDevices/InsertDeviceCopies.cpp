@@ -26,14 +26,17 @@ using namespace hx;
 using namespace llvm;
 
 namespace {
-class InsertDeviceCopiesPass : public Pass {
+class InsertDeviceCopiesPass : public PlacementPass {
 public:
+  InsertDeviceCopiesPass() : PlacementPass(/*planning=*/false) {}
   StringRef getArgument() const override { return "insert-device-copies"; }
   StringRef getDescription() const override {
     return "Insert device_copy where fixed devices differ (no planning, no defaults)";
   }
 
-  bool run(Module &m, PassContext &ctx) override { return placeDevices(m, ctx, /*plan=*/false); }
+  bool run(Module &m, PassContext &ctx) override {
+    return placeDevices(m, ctx, options, /*plan=*/false);
+  }
 };
 } // namespace
 

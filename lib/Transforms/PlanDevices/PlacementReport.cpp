@@ -1,10 +1,11 @@
 //===- PlacementReport.cpp - --placement-report and --emit=dot ------------===//
 //
-// Both views analyse a planned module again (planning is idempotent, so the
-// analysis of a planned module is its placement) and walk it in program order.
+// Both views read a planned module's devices through its contract
+// (hx/IR/DeviceAware.h), typing it first if it came from text, and walk it in
+// program order.
 //
 //===----------------------------------------------------------------------===//
-#include "DeviceAnalysis.h"
+#include "hx/IR/DeviceAware.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/DeviceReport.h"
@@ -41,21 +42,34 @@ std::string describe(SourceMgr &sm, const Expr *e) {
   return "value at " + where(sm, e->loc);
 }
 
-bool analyse(Module &m, DiagEngine &diags, const PassOptions &o,
-             std::unique_ptr<DeviceAnalysis> &out) {
-  if (!inferTypes(m, diags))
+/// Types the module if it is not typed yet and reads its devices.
+bool analyse(Module &m, DiagEngine &diags, PlannedDevices &out, StringRef who) {
+  bool typed = llvm::all_of(m.defs, [](const Module::Def &d) { return bool(d.fn->checkedType); });
+  if (!typed && !inferTypes(m, diags))
     return false;
-  DeviceAnalysisOptions opts;
-  if (!resolveDeviceOptions(m, o, diags, opts))
+  return readPlannedDevices(m, diags, out, who);
+}
+
+DeviceIndex deviceAttr(const Call &c, StringRef name) {
+  const AttrValue *v = c.attrs.get(name);
+  return v && v->kind == AttrValue::Kind::Device ? DeviceIndex(v->intValue) : kNoDevice;
+}
+
+/// An operator the cpu runs because the module's cuda devices lack it.
+bool isFallback(const Module &m, const PlannedDevices &a, const Call &c) {
+  const OpDef *def = c.getOp()->def;
+  DeviceIndex d = a.deviceOf(&c);
+  if (!def || def->supportsTarget(kTargetCUDA) || d == kNoDevice ||
+      m.devices[d].deviceType != DeviceType::CPU)
     return false;
-  out = std::make_unique<DeviceAnalysis>(m, diags, opts);
-  return out->run();
+  return llvm::any_of(m.devices,
+                      [](const VirtualDevice &v) { return v.deviceType == DeviceType::CUDA; });
 }
 } // namespace
 
-bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags, const PassOptions &o) {
-  std::unique_ptr<DeviceAnalysis> a;
-  if (!analyse(m, diags, o, a))
+bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
+  PlannedDevices a;
+  if (!analyse(m, diags, a, "--placement-report"))
     return false;
   SourceMgr &sm = diags.getSourceMgr();
   auto name = [&](DeviceIndex d) {
@@ -64,18 +78,17 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags, con
   std::map<std::pair<DeviceIndex, DeviceIndex>, std::pair<unsigned, uint64_t>> total;
   os << "// ---- placement report ----\n";
   for (const Module::Def &def : m.defs) {
-    os << "@" << def.global->name << " (result on " << name(a->resultDevice(def.fn.get()))
-       << "):\n";
+    os << "@" << def.global->name << " (result on " << name(def.fn->resultDevice) << "):\n";
     for (const Ref<Var> &p : def.fn->params)
-      os << "  param %" << p->name << " on " << name(a->varDevice(p.get())) << "\n";
+      os << "  param %" << p->name << " on " << name(a.varDevice(p.get())) << "\n";
     std::map<std::pair<DeviceIndex, DeviceIndex>, std::pair<unsigned, uint64_t>> perFn;
     walkPostOrder(def.fn.get(), [&](Expr *e) {
       auto *c = dyn_cast<Call>(e);
       if (!c || !c->getOp() || c->isOp(kOnDevice))
         return;
       if (c->isOp(kDeviceCopy)) {
-        DeviceIndex s = plan::deviceAttr(*c, "src_virtual_device");
-        DeviceIndex t = plan::deviceAttr(*c, "dst_virtual_device");
+        DeviceIndex s = deviceAttr(*c, "src_virtual_device");
+        DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
         uint64_t bytes = storageBytes(c->checkedType.get());
         os << "  copy " << describe(sm, c->args[0].get()) << ": " << name(s) << " -> " << name(t)
            << ", " << bytes << " bytes\n";
@@ -85,8 +98,8 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags, con
         return;
       }
       os << "  " << c->getOp()->name << " at " << where(sm, c->loc) << " on "
-         << name(a->deviceOf(c));
-      if (a->isFallback(c))
+         << name(a.deviceOf(c));
+      if (isFallback(m, a, *c))
         os << " (cpu fallback: no cuda implementation)";
       os << "\n";
     });
@@ -107,9 +120,9 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags, con
   return true;
 }
 
-bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const PassOptions &o) {
-  std::unique_ptr<DeviceAnalysis> a;
-  if (!analyse(m, diags, o, a))
+bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags) {
+  PlannedDevices a;
+  if (!analyse(m, diags, a, "--emit=dot"))
     return false;
   SourceMgr &sm = diags.getSourceMgr();
   static const char *palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99"};
@@ -139,14 +152,14 @@ bool hx::printDeviceGraph(raw_ostream &os, Module &m, DiagEngine &diags, const P
       DeviceIndex d = kNoDevice;
       if (auto *v = dyn_cast<Var>(e)) {
         label = "%" + v->name;
-        d = a->varDevice(v);
+        d = a.varDevice(v);
       } else if (auto *c = dyn_cast<Call>(e);
                  c && c->getOp() && !c->isOp(kOnDevice) && !c->isOp(kDeviceCopy)) {
         label = c->getOp()->name + "\\n" + where(sm, c->loc);
-        d = a->deviceOf(c);
+        d = a.deviceOf(c);
       } else if (isa<Tuple>(e) || isa<TupleGetItem>(e) || isa<Constant>(e)) {
         label = isa<Tuple>(e) ? "tuple" : isa<Constant>(e) ? "const" : "proj";
-        d = a->deviceOf(e);
+        d = a.deviceOf(e);
       } else {
         return;
       }

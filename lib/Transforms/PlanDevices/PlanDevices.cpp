@@ -71,6 +71,14 @@
 // Unsatisfiable constraints are located errors with a note per constraint;
 // of several, the one met first in module order is reported.
 //
+// What later passes may rely on (the contract hx/IR/DeviceAware.h states
+// and readPlannedDevices reads): every def, fn literal and parameter has a
+// device; on_device(e, D, constrain_result=True) and device_copy(e, S, T) say
+// where their operand lives; arguments of a call of a known function live on
+// its parameter devices; everything else lives where its consumer expects.
+// The placement report, the Graphviz view and the executor read devices this
+// way, never by running the analysis again.
+//
 // Complexity: linear in the module. Each def is walked once (iteratively, no
 // recursion on depth) and later steps reuse that order; per-node facts live
 // in vectors indexed through ExprNumbering, not in maps keyed by address; the
@@ -85,23 +93,25 @@
 #include "DeviceAnalysis.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace hx;
 using namespace llvm;
 
 namespace {
-class PlanDevicesPass : public Pass {
+class PlanDevicesPass : public PlacementPass {
 public:
+  PlanDevicesPass() : PlacementPass(/*planning=*/true) {}
   StringRef getArgument() const override { return "plan-devices"; }
   StringRef getDescription() const override {
     return "Give every expression a device and insert device_copy at device boundaries";
   }
 
   bool run(Module &m, PassContext &ctx) override {
-    if (!placeDevices(m, ctx, /*plan=*/true))
+    if (!placeDevices(m, ctx, options, /*plan=*/true))
       return false;
-    if (ctx.options.placementReport)
-      return printPlacementReport(*ctx.options.placementReport, m, ctx.diags, ctx.options);
+    if (options.placementReport)
+      return printPlacementReport(ctx.reports ? *ctx.reports : errs(), m, ctx.diags);
     return true;
   }
 };

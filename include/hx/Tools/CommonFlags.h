@@ -1,0 +1,69 @@
+//===- CommonFlags.h - Command-line flags hx-opt and hx-run share -*- C++ -*-===//
+//
+// The tools' command lines are built here, once, so that a flag means the
+// same in every tool and is never defined twice. A CommonFlags object lives
+// in a tool's main (its llvm::cl options register when it is constructed and
+// unregister when it dies; nothing here is a global). It holds:
+//  - the input file;
+//  - the parser's options (--virtual-devices, --max-nesting);
+//  - the pipeline: a `-<pass>` flag per registered pass and `--passes=` text,
+//    in command-line order;
+//  - one flag per option a registered pass declares (`--default-device`,
+//    `--strict-placement`, ...), with the pass's own description, applied to
+//    every pass in the pipeline that declares it and validated up front;
+//  - the pass manager's instrumentation (--verify-each,
+//    --print-ir-after-all, --time-passes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_TOOLS_COMMONFLAGS_H
+#define HX_TOOLS_COMMONFLAGS_H
+
+#include "hx/Parser/Parser.h"
+#include "hx/Pass/Pass.h"
+#include "llvm/Support/CommandLine.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hx {
+
+/// One step of the pipeline: a registered pass (from a `-<name>` flag) or
+/// pipeline text (from `--passes=`), in command-line order.
+struct PipelineItem {
+  const PassInfo *pass = nullptr;
+  std::string text;
+};
+
+/// What the shared flags say, once parsed.
+struct CommonConfig {
+  std::string inputFile = "-";
+  ParserOptions parser;
+  std::vector<PipelineItem> pipeline;
+  PassOptionDefaults passOptions;
+  bool verifyEach = true;
+  bool printIRAfterAll = false;
+  bool timePasses = false;
+};
+
+class CommonFlags {
+public:
+  CommonFlags(const PassRegistry &registry, llvm::cl::OptionCategory &category);
+  ~CommonFlags();
+
+  /// After llvm::cl::ParseCommandLineOptions: fills `out`, or prints
+  /// `<tool>: error: ...` for an invalid value and returns false.
+  bool read(llvm::StringRef tool, CommonConfig &out) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Builds the pass manager for a config's pipeline; false after reporting an
+/// error in pipeline text.
+bool buildPipeline(const CommonConfig &config, const PassRegistry &registry, PassManager &pm,
+                   DiagEngine &diags);
+
+} // namespace hx
+
+#endif

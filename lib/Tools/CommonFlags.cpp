@@ -1,0 +1,148 @@
+//===- CommonFlags.cpp - Command-line flags hx-opt and hx-run share -------===//
+//
+// Pass options become flags by asking one probe instance of each registered
+// pass for its declared options; a name two passes declare becomes one flag.
+// Values are validated when read, by a fresh instance of a pass that declares
+// the option, so `--default-device=tpu` fails before any input is read even
+// when no pass in the pipeline would have used it.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Tools/CommonFlags.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Pass.h" // llvm::TimePassesIsEnabled
+#include "llvm/Support/raw_ostream.h"
+#include <list>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+struct PassOptionFlag {
+  std::string name;
+  std::string description;
+  const hx::PassInfo *declaredBy;
+  std::unique_ptr<cl::opt<std::string>> flag;
+};
+} // namespace
+
+struct CommonFlags::Impl {
+  Impl(const PassRegistry &registry, cl::OptionCategory &cat)
+      : registry(registry),
+        input(cl::Positional, cl::desc("<input .ir file>"), cl::init("-"), cl::cat(cat)),
+        passFlags(cl::desc("Passes to run, in command-line order:"), cl::cat(cat)),
+        passes("passes",
+               cl::desc("A pipeline of passes with options, e.g. "
+                        "--passes='infer-type,plan-devices{default-device=cuda}'"),
+               cl::value_desc("a,b{opt=v},..."), cl::cat(cat)),
+        verifyEach("verify-each", cl::desc("Verify the IR after every pass (default on)"),
+                   cl::init(true), cl::cat(cat)),
+        printAfterAll("print-ir-after-all", cl::desc("Print the IR to stderr after every pass"),
+                      cl::cat(cat)),
+        virtualDevices("virtual-devices",
+                       cl::desc("The virtual-device table as JSON (wins over the file's "
+                                "#[metadata])"),
+                       cl::value_desc("json"), cl::cat(cat)),
+        maxNestingDesc("Deepest bracket nesting accepted (default 256, at most " +
+                       std::to_string(kMaxNestingLimit) + ")"),
+        maxNesting("max-nesting", cl::desc(maxNestingDesc), cl::init(256), cl::cat(cat)) {
+    // libLLVM already defines -time-passes (llvm::TimePassesIsEnabled): reuse it.
+    if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes")) {
+      tp->addCategory(cat);
+      tp->setHiddenFlag(cl::NotHidden);
+      tp->setDescription("Report the time of parsing, verifying, every pass and printing");
+    }
+    // Every registered pass is a `-<argument>` flag.
+    for (const hx::PassInfo &p : registry.entries())
+      passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
+    for (const hx::PassInfo &info : registry.entries()) {
+      std::unique_ptr<Pass> probe = info.create();
+      for (const PassOption &o : probe->getOptions()) {
+        if (llvm::any_of(optionFlags, [&](const PassOptionFlag &f) { return f.name == o.name; }))
+          continue;
+        PassOptionFlag f{o.name, info.argument + ": " + o.description, &info, nullptr};
+        optionFlags.push_back(std::move(f));
+        PassOptionFlag &stored = optionFlags.back();
+        stored.flag = std::make_unique<cl::opt<std::string>>(
+            StringRef(stored.name), cl::desc(stored.description), cl::cat(cat));
+        if (o.isFlag()) {
+          stored.flag->setValueExpectedFlag(cl::ValueOptional);
+          stored.flag->setValueStr("true|false");
+        } else {
+          stored.flag->setValueStr(o.valueName);
+        }
+      }
+    }
+  }
+
+  const PassRegistry &registry;
+  cl::opt<std::string> input;
+  cl::list<const hx::PassInfo *> passFlags;
+  cl::list<std::string> passes;
+  cl::opt<bool> verifyEach;
+  cl::opt<bool> printAfterAll;
+  cl::opt<std::string> virtualDevices;
+  std::string maxNestingDesc; // cl::desc keeps a StringRef
+  cl::opt<unsigned> maxNesting;
+  /// A deque-like list: cl options keep pointers to the names.
+  std::list<PassOptionFlag> optionFlags;
+};
+
+CommonFlags::CommonFlags(const PassRegistry &registry, cl::OptionCategory &category)
+    : impl(std::make_unique<Impl>(registry, category)) {}
+
+CommonFlags::~CommonFlags() = default;
+
+bool CommonFlags::read(StringRef tool, CommonConfig &out) const {
+  const Impl &f = *impl;
+  if (f.maxNesting > kMaxNestingLimit) {
+    errs() << tool << ": error: --max-nesting=" << f.maxNesting << " is more than "
+           << kMaxNestingLimit << ", the deepest nesting hx can parse\n";
+    return false;
+  }
+  out.inputFile = f.input;
+  if (f.virtualDevices.getNumOccurrences())
+    out.parser.virtualDevices = f.virtualDevices;
+  out.parser.maxNesting = f.maxNesting;
+  out.verifyEach = f.verifyEach;
+  out.printIRAfterAll = f.printAfterAll;
+  out.timePasses = TimePassesIsEnabled;
+
+  // Interleave `-<pass>` flags and `--passes=` text in command-line order.
+  std::vector<std::pair<unsigned, PipelineItem>> items;
+  for (unsigned i = 0; i < f.passFlags.size(); ++i)
+    items.push_back({f.passFlags.getPosition(i), {f.passFlags[i], ""}});
+  for (unsigned i = 0; i < f.passes.size(); ++i)
+    items.push_back({f.passes.getPosition(i), {nullptr, f.passes[i]}});
+  llvm::stable_sort(items, [](auto &a, auto &b) { return a.first < b.first; });
+  out.pipeline.clear();
+  for (auto &[pos, item] : items)
+    out.pipeline.push_back(item);
+
+  out.passOptions.clear();
+  for (const PassOptionFlag &o : f.optionFlags) {
+    if (!o.flag->getNumOccurrences())
+      continue;
+    std::string error;
+    if (!o.declaredBy->create()->setOption(o.name, *o.flag, error)) {
+      errs() << tool << ": error: --" << o.name << ": " << error << "\n";
+      return false;
+    }
+    out.passOptions.push_back({o.name, *o.flag});
+  }
+  return true;
+}
+
+bool hx::buildPipeline(const CommonConfig &config, const PassRegistry &registry, PassManager &pm,
+                       DiagEngine &diags) {
+  for (const PipelineItem &item : config.pipeline) {
+    if (item.pass) {
+      std::unique_ptr<Pass> p = createPassWithDefaults(*item.pass, config.passOptions, diags);
+      if (!p)
+        return false;
+      pm.addPass(std::move(p));
+    } else if (!parsePassPipeline(item.text, registry, pm, diags, config.passOptions)) {
+      return false;
+    }
+  }
+  return true;
+}
