@@ -1,0 +1,329 @@
+//===- ConvPoolOps.cpp - Reference conv2d, max_pool2d, global_avg_pool2d --===//
+//
+// Layouts are permutations of NCHW (data, output) and OIHW (kernel), as the
+// type relations in lib/Ops/ConvPool.cpp accept. Nothing is transposed: each
+// logical dim (n, c, h, w) is read through the stride of its position in the
+// actual layout, and results are written the same way into out_layout (which
+// defaults to the data layout).
+//
+// With padding (top, left, bottom, right) — 1, 2 or 4 values as in TVM —,
+// dilation d and stride s, the output size is
+//
+//   out = (in + top + bottom - (d * (k - 1) + 1)) / s + 1
+//
+// (max_pool2d's ceil_mode rounds the division up). Input positions that fall
+// in the padding contribute nothing: zero to a convolution, and they never
+// win a max (a window entirely in the padding gives -inf, TVM's padding
+// value). Convolution groups split C and O into `groups` equal slices;
+// output channel o reads the input channels of its group,
+// o / (O / groups) * (C / groups) + i. Depthwise is groups = C.
+//
+// All arithmetic is in double, one rounding into the result dtype. Sizes
+// from attributes are checked for overflow before any index is formed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+#include <array>
+#include <cmath>
+
+using namespace llvm;
+
+namespace hx::interp {
+
+namespace {
+/// Where each logical dim (in the order of the letters, e.g. N, C, H, W)
+/// sits in the actual layout.
+struct Layout {
+  std::array<unsigned, 4> pos;
+};
+
+/// A tensor read or written through a layout: the element stride of each
+/// logical dim.
+struct View {
+  std::array<int64_t, 4> dim, stride;
+  int64_t at(int64_t a, int64_t b, int64_t c, int64_t d) const {
+    return a * stride[0] + b * stride[1] + c * stride[2] + d * stride[3];
+  }
+};
+
+struct Window {
+  int64_t size, stride, dilation, padBefore, padAfter, out;
+};
+} // namespace
+
+static Expected<Layout> parseLayout(OpContext &ctx, StringRef attr, StringRef letters,
+                                    StringRef fallbackAttr = {}) {
+  std::string text = ctx.getString(attr);
+  if (text.empty() && !fallbackAttr.empty())
+    text = ctx.getString(fallbackAttr);
+  Layout l;
+  bool ok = text.size() == 4;
+  for (unsigned i = 0; ok && i < 4; ++i) {
+    size_t p = StringRef(text).find(letters[i]);
+    ok = p != StringRef::npos && StringRef(text).count(letters[i]) == 1;
+    l.pos[i] = unsigned(p);
+  }
+  if (!ok)
+    return ctx.error("unsupported " + attr + " '" + text + "' (expected a permutation of " +
+                     letters + ")");
+  return l;
+}
+
+static View viewOf(ArrayRef<int64_t> shape, const Layout &l) {
+  Shape strides = stridesOf(shape);
+  View v;
+  for (unsigned i = 0; i < 4; ++i) {
+    v.dim[i] = shape[l.pos[i]];
+    v.stride[i] = strides[l.pos[i]];
+  }
+  return v;
+}
+
+static Shape layoutShape(const Layout &l, std::array<int64_t, 4> dims) {
+  Shape s(4);
+  for (unsigned i = 0; i < 4; ++i)
+    s[l.pos[i]] = dims[i];
+  return s;
+}
+
+/// A 1- or 2-value attribute, all values >= `min`.
+static Expected<std::pair<int64_t, int64_t>> getPair(OpContext &ctx, StringRef attr, int64_t min) {
+  Shape v = ctx.getInts(attr);
+  if (v.size() == 1)
+    v.push_back(v[0]);
+  if (v.size() != 2)
+    return ctx.error(attr + " must have 1 or 2 values, got " + Twine(v.size()));
+  if (v[0] < min || v[1] < min)
+    return ctx.error(attr + " values must be at least " + Twine(min) + ", got " +
+                     intListToString(v));
+  return std::make_pair(v[0], v[1]);
+}
+
+/// Padding as (top, left, bottom, right).
+static Expected<std::array<int64_t, 4>> getPadding(OpContext &ctx) {
+  Shape p = ctx.getInts("padding");
+  std::array<int64_t, 4> out;
+  if (p.size() == 1)
+    out = {p[0], p[0], p[0], p[0]};
+  else if (p.size() == 2)
+    out = {p[0], p[1], p[0], p[1]};
+  else if (p.size() == 4)
+    out = {p[0], p[1], p[2], p[3]};
+  else
+    return ctx.error("padding must have 1, 2 or 4 values, got " + Twine(p.size()));
+  for (int64_t v : out)
+    if (v < 0)
+      return ctx.error("padding must be non-negative, got " + intListToString(p));
+  return out;
+}
+
+/// Fills w.out for an input of size `in`; errors when the window does not
+/// fit the padded input or the sizes overflow.
+static Error windowOut(OpContext &ctx, Window &w, int64_t in, bool ceilMode) {
+  int64_t span, padded;
+  if (w.size < 1)
+    return ctx.error("the window is empty");
+  if (MulOverflow(w.dilation, w.size - 1, span) || AddOverflow(span, int64_t(1), span) ||
+      AddOverflow(in, w.padBefore, padded) || AddOverflow(padded, w.padAfter, padded))
+    return ctx.error("the window or the padding is too large");
+  int64_t room = padded - span;
+  if (room < 0)
+    return ctx.error("the window (" + Twine(span) + " with dilation) is larger than the padded " +
+                     "input (" + Twine(padded) + ")");
+  w.out = room / w.stride + (ceilMode && room % w.stride != 0 ? 1 : 0) + 1;
+  return Error::success();
+}
+
+static OpResults single(HostTensor t) {
+  OpResults r;
+  r.push_back(std::move(t));
+  return r;
+}
+
+static Expected<OpResults> conv2dOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &weight = ctx.arg(1);
+  if (data.dtype() != weight.dtype())
+    return ctx.error("dtypes " + dtypeName(data.dtype()) + " and " + dtypeName(weight.dtype()) +
+                     " do not match");
+  if (data.rank() != 4 || weight.rank() != 4)
+    return ctx.error("data and weight must have rank 4, got shapes " + shapeStr(data.shape()) +
+                     " and " + shapeStr(weight.shape()));
+  Expected<Layout> dl = parseLayout(ctx, "data_layout", "NCHW");
+  if (!dl)
+    return dl.takeError();
+  Expected<Layout> kl = parseLayout(ctx, "kernel_layout", "OIHW");
+  if (!kl)
+    return kl.takeError();
+  Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "data_layout");
+  if (!ol)
+    return ol.takeError();
+  auto strides = getPair(ctx, "strides", 1);
+  if (!strides)
+    return strides.takeError();
+  auto dilation = getPair(ctx, "dilation", 1);
+  if (!dilation)
+    return dilation.takeError();
+  auto pad = getPadding(ctx);
+  if (!pad)
+    return pad.takeError();
+  int64_t groups = ctx.getInt("groups");
+  if (groups < 1)
+    return ctx.error("groups must be positive, got " + Twine(groups));
+
+  View d = viewOf(data.shape(), *dl), k = viewOf(weight.shape(), *kl);
+  int64_t n = d.dim[0], c = d.dim[1], o = k.dim[0], icPerGroup = k.dim[1];
+  int64_t expectedC;
+  if (c % groups != 0 || o % groups != 0 || MulOverflow(icPerGroup, groups, expectedC) ||
+      expectedC != c)
+    return ctx.error("data " + shapeStr(data.shape()) + " and weight " + shapeStr(weight.shape()) +
+                     " do not agree with groups=" + Twine(groups));
+  if (std::optional<int64_t> channels = ctx.getOptInt("channels"); channels && *channels != o)
+    return ctx.error("channels=" + Twine(*channels) + " does not match the weight's " + Twine(o) +
+                     " output channels");
+  if (std::optional<Shape> ks = ctx.getOptInts("kernel_size"))
+    if (ks->size() != 2 || (*ks)[0] != k.dim[2] || (*ks)[1] != k.dim[3])
+      return ctx.error("kernel_size=" + intListToString(*ks) + " does not match the weight");
+  Window wh{k.dim[2], strides->first, dilation->first, (*pad)[0], (*pad)[2], 0};
+  Window ww{k.dim[3], strides->second, dilation->second, (*pad)[1], (*pad)[3], 0};
+  if (Error e = windowOut(ctx, wh, d.dim[2], false))
+    return e;
+  if (Error e = windowOut(ctx, ww, d.dim[3], false))
+    return e;
+
+  DType dt = ctx.getDType("out_dtype").value_or(data.dtype());
+  Expected<HostTensor> out = ctx.makeResult(0, layoutShape(*ol, {n, o, wh.out, ww.out}), dt);
+  if (!out)
+    return out.takeError();
+  View ov = viewOf(out->shape(), *ol);
+  std::vector<double> vd = toDoubles(data), vk = toDoubles(weight);
+  int64_t ocPerGroup = o / groups;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      int64_t icBase = oc / ocPerGroup * icPerGroup;
+      for (int64_t y = 0; y < wh.out; ++y)
+        for (int64_t x = 0; x < ww.out; ++x) {
+          double acc = 0;
+          for (int64_t ic = 0; ic < icPerGroup; ++ic)
+            for (int64_t ky = 0; ky < wh.size; ++ky) {
+              int64_t iy = y * wh.stride - wh.padBefore + ky * wh.dilation;
+              if (iy < 0 || iy >= d.dim[2])
+                continue;
+              for (int64_t kx = 0; kx < ww.size; ++kx) {
+                int64_t ix = x * ww.stride - ww.padBefore + kx * ww.dilation;
+                if (ix < 0 || ix >= d.dim[3])
+                  continue;
+                acc += vd[size_t(d.at(b, icBase + ic, iy, ix))] * vk[size_t(k.at(oc, ic, ky, kx))];
+              }
+            }
+          out->setDouble(ov.at(b, oc, y, x), acc);
+        }
+    }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  if (data.rank() != 4)
+    return ctx.error("data must have rank 4, got shape " + shapeStr(data.shape()));
+  Expected<Layout> l = parseLayout(ctx, "layout", "NCHW");
+  if (!l)
+    return l.takeError();
+  Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "layout");
+  if (!ol)
+    return ol.takeError();
+  auto pool = getPair(ctx, "pool_size", 1);
+  if (!pool)
+    return pool.takeError();
+  auto strides = getPair(ctx, "strides", 1);
+  if (!strides)
+    return strides.takeError();
+  auto dilation = getPair(ctx, "dilation", 1);
+  if (!dilation)
+    return dilation.takeError();
+  auto pad = getPadding(ctx);
+  if (!pad)
+    return pad.takeError();
+  bool ceilMode = ctx.getBool("ceil_mode");
+  View d = viewOf(data.shape(), *l);
+  Window wh{pool->first, strides->first, dilation->first, (*pad)[0], (*pad)[2], 0};
+  Window ww{pool->second, strides->second, dilation->second, (*pad)[1], (*pad)[3], 0};
+  if (Error e = windowOut(ctx, wh, d.dim[2], ceilMode))
+    return e;
+  if (Error e = windowOut(ctx, ww, d.dim[3], ceilMode))
+    return e;
+  Expected<HostTensor> out =
+      ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], wh.out, ww.out}), data.dtype());
+  if (!out)
+    return out.takeError();
+  View ov = viewOf(out->shape(), *ol);
+  std::vector<double> vd = toDoubles(data);
+  for (int64_t b = 0; b < d.dim[0]; ++b)
+    for (int64_t c = 0; c < d.dim[1]; ++c)
+      for (int64_t y = 0; y < wh.out; ++y)
+        for (int64_t x = 0; x < ww.out; ++x) {
+          double mx = -INFINITY;
+          for (int64_t ky = 0; ky < wh.size; ++ky) {
+            int64_t iy = y * wh.stride - wh.padBefore + ky * wh.dilation;
+            if (iy < 0 || iy >= d.dim[2])
+              continue;
+            for (int64_t kx = 0; kx < ww.size; ++kx) {
+              int64_t ix = x * ww.stride - ww.padBefore + kx * ww.dilation;
+              if (ix < 0 || ix >= d.dim[3])
+                continue;
+              double v = vd[size_t(d.at(b, c, iy, ix))];
+              if (!std::isnan(mx) && (std::isnan(v) || v > mx))
+                mx = v; // NaN propagates
+            }
+          }
+          out->setDouble(ov.at(b, c, y, x), mx);
+        }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> globalAvgPool2dOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  if (data.rank() != 4)
+    return ctx.error("data must have rank 4, got shape " + shapeStr(data.shape()));
+  Expected<Layout> l = parseLayout(ctx, "layout", "NCHW");
+  if (!l)
+    return l.takeError();
+  Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "layout");
+  if (!ol)
+    return ol.takeError();
+  View d = viewOf(data.shape(), *l);
+  Expected<HostTensor> out =
+      ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], 1, 1}), data.dtype());
+  if (!out)
+    return out.takeError();
+  View ov = viewOf(out->shape(), *ol);
+  std::vector<double> vd = toDoubles(data);
+  double area = double(d.dim[2] * d.dim[3]);
+  for (int64_t b = 0; b < d.dim[0]; ++b)
+    for (int64_t c = 0; c < d.dim[1]; ++c) {
+      double sum = 0;
+      for (int64_t y = 0; y < d.dim[2]; ++y)
+        for (int64_t x = 0; x < d.dim[3]; ++x)
+          sum += vd[size_t(d.at(b, c, y, x))];
+      out->setDouble(ov.at(b, c, 0, 0), sum / area);
+    }
+  return single(std::move(*out));
+}
+
+OpImplFn findConvPoolOp(StringRef name) {
+  return StringSwitch<OpImplFn>(name)
+      .Case("nn.conv2d", conv2dOp)
+      .Case("nn.max_pool2d", maxPool2dOp)
+      .Case("nn.global_avg_pool2d", globalAvgPool2dOp)
+      .Default(nullptr);
+}
+
+} // namespace hx::interp

@@ -1,0 +1,313 @@
+//===- ElementwiseOps.cpp - Reference broadcasting, unary, where, cast ----===//
+//
+// Binary operators broadcast NumPy-style: each output element reads the
+// operand elements that broadcastIndex maps to it. Floats are computed in
+// double and rounded once when stored; integers (and bool) are computed
+// exactly in int64, wrapping to the result width as two's complement, so
+// int64 values beyond 2^53 stay exact:
+//
+//   divide      integers truncate toward zero (C, TVM's truncdiv); a zero
+//               divisor is an error; INT_MIN / -1 wraps to INT_MIN
+//   maximum,    NaN in either operand gives NaN (NumPy)
+//   minimum
+//   equal, less, greater   bool results; NaN compares unequal/false
+//   nn.relu     max(x, 0); NaN stays NaN
+//   clip        float bounds (NaN passes through); integer tensors use the
+//               bounds truncated toward zero, max(min(x, a_max), a_min) as TVM
+//   cast        float -> integer truncates toward zero (NaN gives 0, values
+//               wrap to the width through int64, saturating beyond int64);
+//               anything -> bool is x != 0; integer -> integer wraps
+//   where       cond nonzero selects x; three-way broadcasting; elements are
+//               copied bit for bit
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cmath>
+#include <cstring>
+
+using namespace llvm;
+
+namespace hx::interp {
+
+namespace {
+enum class Bin { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Lt, Gt };
+enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu };
+} // namespace
+
+static bool isComparison(Bin k) { return k == Bin::Eq || k == Bin::Lt || k == Bin::Gt; }
+
+static double applyFloat(Bin k, double a, double b) {
+  switch (k) {
+  case Bin::Add:
+    return a + b;
+  case Bin::Sub:
+    return a - b;
+  case Bin::Mul:
+    return a * b;
+  case Bin::Div:
+    return a / b;
+  case Bin::Max:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  case Bin::Min:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  case Bin::Pow:
+    return std::pow(a, b);
+  case Bin::Eq:
+    return a == b;
+  case Bin::Lt:
+    return a < b;
+  case Bin::Gt:
+    return a > b;
+  }
+  return 0;
+}
+
+/// Wrapping int64 arithmetic; `ok` is false for a division by zero.
+static int64_t applyInt(Bin k, int64_t a, int64_t b, bool &ok) {
+  uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  switch (k) {
+  case Bin::Add:
+    return int64_t(ua + ub);
+  case Bin::Sub:
+    return int64_t(ua - ub);
+  case Bin::Mul:
+    return int64_t(ua * ub);
+  case Bin::Div:
+    if (b == 0) {
+      ok = false;
+      return 0;
+    }
+    if (b == -1)
+      return int64_t(uint64_t(0) - ua); // INT64_MIN / -1 wraps
+    return a / b;
+  case Bin::Max:
+    return std::max(a, b);
+  case Bin::Min:
+    return std::min(a, b);
+  case Bin::Pow:
+    return truncToInt64(std::pow(double(a), double(b)));
+  case Bin::Eq:
+    return a == b;
+  case Bin::Lt:
+    return a < b;
+  case Bin::Gt:
+    return a > b;
+  }
+  return 0;
+}
+
+static Expected<OpResults> binary(OpContext &ctx, Bin k) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &a = ctx.arg(0), &b = ctx.arg(1);
+  if (a.dtype() != b.dtype())
+    return ctx.error("dtypes " + dtypeName(a.dtype()) + " and " + dtypeName(b.dtype()) +
+                     " do not match");
+  std::optional<Shape> shape = broadcastShapes(a.shape(), b.shape());
+  if (!shape)
+    return ctx.error("shapes " + shapeStr(a.shape()) + " and " + shapeStr(b.shape()) +
+                     " are not broadcastable");
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, isComparison(k) ? DType::Bool : a.dtype());
+  if (!out)
+    return out.takeError();
+  std::vector<int64_t> ia = broadcastIndex(a.shape(), *shape);
+  std::vector<int64_t> ib = broadcastIndex(b.shape(), *shape);
+  int64_t n = out->numElements();
+  if (!isIntegral(a.dtype())) {
+    std::vector<double> va = toDoubles(a), vb = toDoubles(b);
+    for (int64_t i = 0; i < n; ++i)
+      out->setDouble(i, applyFloat(k, va[ia[i]], vb[ib[i]]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      bool ok = true;
+      int64_t r = applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), ok);
+      if (!ok)
+        return ctx.error("integer division by zero");
+      setInt64(*out, i, r);
+    }
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+template <Bin K> static Expected<OpResults> binaryOp(OpContext &ctx) { return binary(ctx, K); }
+
+static double applyFloat(Un k, double x) {
+  switch (k) {
+  case Un::Neg:
+    return -x;
+  case Un::Abs:
+    return std::fabs(x);
+  case Un::Exp:
+    return std::exp(x);
+  case Un::Log:
+    return std::log(x);
+  case Un::Sqrt:
+    return std::sqrt(x);
+  case Un::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case Un::Tanh:
+    return std::tanh(x);
+  case Un::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case Un::Relu:
+    return std::isnan(x) ? x : std::max(x, 0.0);
+  }
+  return 0;
+}
+
+static int64_t applyInt(Un k, int64_t x) {
+  switch (k) {
+  case Un::Neg:
+    return int64_t(uint64_t(0) - uint64_t(x));
+  case Un::Abs:
+    return x < 0 ? int64_t(uint64_t(0) - uint64_t(x)) : x;
+  case Un::Relu:
+    return std::max<int64_t>(x, 0);
+  default:
+    // Float-only operators (the registry rejects integer inputs).
+    return truncToInt64(applyFloat(k, double(x)));
+  }
+}
+
+static Expected<OpResults> unary(OpContext &ctx, Un k) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  Expected<HostTensor> out = ctx.makeResult(0, a.shape(), a.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t n = a.numElements();
+  if (!isIntegral(a.dtype())) {
+    std::vector<double> va = toDoubles(a);
+    for (int64_t i = 0; i < n; ++i)
+      out->setDouble(i, applyFloat(k, va[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      setInt64(*out, i, applyInt(k, getInt64(a, i)));
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+template <Un K> static Expected<OpResults> unaryOp(OpContext &ctx) { return unary(ctx, K); }
+
+static Expected<OpResults> whereOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(3))
+    return e;
+  const HostTensor &c = ctx.arg(0), &x = ctx.arg(1), &y = ctx.arg(2);
+  if (x.dtype() != y.dtype())
+    return ctx.error("dtypes " + dtypeName(x.dtype()) + " and " + dtypeName(y.dtype()) +
+                     " of the two branches do not match");
+  std::optional<Shape> xy = broadcastShapes(x.shape(), y.shape());
+  std::optional<Shape> shape = xy ? broadcastShapes(c.shape(), *xy) : std::nullopt;
+  if (!shape)
+    return ctx.error("shapes " + shapeStr(c.shape()) + ", " + shapeStr(x.shape()) + " and " +
+                     shapeStr(y.shape()) + " are not broadcastable");
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, x.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != x.dtype())
+    return ctx.error("the result dtype " + dtypeName(out->dtype()) + " differs from " +
+                     dtypeName(x.dtype()));
+  std::vector<int64_t> ic = broadcastIndex(c.shape(), *shape);
+  std::vector<int64_t> ix = broadcastIndex(x.shape(), *shape);
+  std::vector<int64_t> iy = broadcastIndex(y.shape(), *shape);
+  size_t eb = dtypeBytes(x.dtype());
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *px = static_cast<const uint8_t *>(x.data());
+  const auto *py = static_cast<const uint8_t *>(y.data());
+  for (int64_t i = 0, n = out->numElements(); i < n; ++i) {
+    bool pick = isIntegral(c.dtype()) ? getInt64(c, ic[i]) != 0 : c.getDouble(ic[i]) != 0;
+    const uint8_t *src = pick ? px + size_t(ix[i]) * eb : py + size_t(iy[i]) * eb;
+    std::memcpy(dst + size_t(i) * eb, src, eb);
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+static Expected<OpResults> clipOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  double lo = ctx.getFloat("a_min"), hi = ctx.getFloat("a_max");
+  if (!(lo <= hi))
+    return ctx.error("a_min (" + formatDouble(lo) + ") is greater than a_max (" + formatDouble(hi) +
+                     ")");
+  Expected<HostTensor> out = ctx.makeResult(0, a.shape(), a.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t n = a.numElements();
+  if (!isIntegral(a.dtype())) {
+    for (int64_t i = 0; i < n; ++i) {
+      double v = a.getDouble(i);
+      out->setDouble(i, v < lo ? lo : v > hi ? hi : v);
+    }
+  } else {
+    // TVM converts the bounds to the tensor's dtype (truncating) and computes
+    // max(min(x, a_max), a_min).
+    int64_t ilo = truncToInt64(lo), ihi = truncToInt64(hi);
+    for (int64_t i = 0; i < n; ++i)
+      setInt64(*out, i, std::max(std::min(getInt64(a, i), ihi), ilo));
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+static Expected<OpResults> castOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  std::optional<DType> to = ctx.getDType("dtype");
+  if (!to && !ctx.resultType(0))
+    return ctx.error("missing target dtype");
+  Expected<HostTensor> out = ctx.makeResult(0, a.shape(), to.value_or(a.dtype()));
+  if (!out)
+    return out.takeError();
+  int64_t n = a.numElements();
+  if (isIntegral(a.dtype())) {
+    for (int64_t i = 0; i < n; ++i)
+      setInt64(*out, i, getInt64(a, i));
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out->setDouble(i, a.getDouble(i));
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+OpImplFn findElementwiseOp(StringRef name) {
+  return StringSwitch<OpImplFn>(name)
+      .Case("add", binaryOp<Bin::Add>)
+      .Case("subtract", binaryOp<Bin::Sub>)
+      .Case("multiply", binaryOp<Bin::Mul>)
+      .Case("divide", binaryOp<Bin::Div>)
+      .Case("maximum", binaryOp<Bin::Max>)
+      .Case("minimum", binaryOp<Bin::Min>)
+      .Case("power", binaryOp<Bin::Pow>)
+      .Case("equal", binaryOp<Bin::Eq>)
+      .Case("less", binaryOp<Bin::Lt>)
+      .Case("greater", binaryOp<Bin::Gt>)
+      .Case("where", whereOp)
+      .Case("negative", unaryOp<Un::Neg>)
+      .Case("abs", unaryOp<Un::Abs>)
+      .Case("exp", unaryOp<Un::Exp>)
+      .Case("log", unaryOp<Un::Log>)
+      .Case("sqrt", unaryOp<Un::Sqrt>)
+      .Case("rsqrt", unaryOp<Un::Rsqrt>)
+      .Case("tanh", unaryOp<Un::Tanh>)
+      .Case("sigmoid", unaryOp<Un::Sigmoid>)
+      .Case("nn.relu", unaryOp<Un::Relu>)
+      .Case("clip", clipOp)
+      .Case("cast", castOp)
+      .Default(nullptr);
+}
+
+} // namespace hx::interp

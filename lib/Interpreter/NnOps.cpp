@@ -1,0 +1,184 @@
+//===- NnOps.cpp - Reference dense, batch_matmul, bias_add, softmax -------===//
+//
+// Shapes as in lib/Ops/Nn.cpp, checked against the actual arguments:
+//
+//   nn.dense(data[..., K], weight[N, K])
+//     out[..., n] = sum_k data[..., k] * weight[n, k]
+//   nn.batch_matmul(x[B, M, K], y[B, N, K])
+//     out[b, m, n] = sum_k x[b, m, k] * y[b, n, k]
+//     transpose_a reads x as [B, K, M]; transpose_b=False reads y as
+//     [B, K, N]; a batch of 1 on either side broadcasts
+//   nn.bias_add(data, bias[C], axis)   data + bias along `axis`
+//   nn.softmax(data, axis)             exp(x - max) / sum(exp(x - max))
+//
+// Products accumulate in double (in k order) and round once into the result
+// dtype (out_dtype when set). Softmax subtracts the slice's maximum first, so
+// large inputs do not overflow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cmath>
+
+using namespace llvm;
+
+namespace hx::interp {
+
+static OpResults single(HostTensor t) {
+  OpResults r;
+  r.push_back(std::move(t));
+  return r;
+}
+
+static Error checkSameDType(OpContext &ctx, const HostTensor &a, const HostTensor &b) {
+  if (a.dtype() == b.dtype())
+    return Error::success();
+  return ctx.error("dtypes " + dtypeName(a.dtype()) + " and " + dtypeName(b.dtype()) +
+                   " do not match");
+}
+
+/// The result dtype: out_dtype when set, else the input's.
+static DType outDType(OpContext &ctx, DType input) {
+  return ctx.getDType("out_dtype").value_or(input);
+}
+
+static Expected<OpResults> denseOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &weight = ctx.arg(1);
+  if (Error e = checkSameDType(ctx, data, weight))
+    return e;
+  if (data.rank() < 1 || weight.rank() != 2)
+    return ctx.error("expected data of rank >= 1 and weight of rank 2, got " +
+                     shapeStr(data.shape()) + " and " + shapeStr(weight.shape()));
+  int64_t k = data.shape().back(), n = weight.shape()[0];
+  if (weight.shape()[1] != k)
+    return ctx.error("reduction dimensions differ: data " + shapeStr(data.shape()) + ", weight " +
+                     shapeStr(weight.shape()));
+  if (std::optional<int64_t> units = ctx.getOptInt("units"); units && *units != n)
+    return ctx.error("units=" + Twine(*units) + " does not match the weight's " + Twine(n) +
+                     " rows");
+  Shape shape(data.shape().begin(), data.shape().end());
+  shape.back() = n;
+  Expected<HostTensor> out = ctx.makeResult(0, shape, outDType(ctx, data.dtype()));
+  if (!out)
+    return out.takeError();
+  std::vector<double> d = toDoubles(data), w = toDoubles(weight);
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < data.rank(); ++i)
+    rows *= data.shape()[i];
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t i = 0; i < k; ++i)
+        acc += d[size_t(r * k + i)] * w[size_t(j * k + i)];
+      out->setDouble(r * n + j, acc);
+    }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> batchMatmulOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &x = ctx.arg(0), &y = ctx.arg(1);
+  if (Error e = checkSameDType(ctx, x, y))
+    return e;
+  if (x.rank() != 3 || y.rank() != 3)
+    return ctx.error("operands must have rank 3, got shapes " + shapeStr(x.shape()) + " and " +
+                     shapeStr(y.shape()));
+  bool ta = ctx.getBool("transpose_a"), tb = ctx.getBool("transpose_b");
+  int64_t bx = x.shape()[0], by = y.shape()[0];
+  int64_t m = x.shape()[ta ? 2 : 1], k = x.shape()[ta ? 1 : 2];
+  int64_t n = y.shape()[tb ? 1 : 2], ky = y.shape()[tb ? 2 : 1];
+  if (bx != by && bx != 1 && by != 1)
+    return ctx.error("batch dimensions " + Twine(bx) + " and " + Twine(by) + " differ");
+  if (k != ky)
+    return ctx.error("reduction dimensions differ: " + shapeStr(x.shape()) +
+                     (ta ? " (transposed)" : "") + " and " + shapeStr(y.shape()) +
+                     (tb ? " (transposed)" : ""));
+  int64_t batch = bx == 1 ? by : bx;
+  Expected<HostTensor> out = ctx.makeResult(0, {batch, m, n}, outDType(ctx, x.dtype()));
+  if (!out)
+    return out.takeError();
+  std::vector<double> vx = toDoubles(x), vy = toDoubles(y);
+  for (int64_t b = 0; b < batch; ++b) {
+    const double *px = vx.data() + (bx == 1 ? 0 : b) * m * k;
+    const double *py = vy.data() + (by == 1 ? 0 : b) * n * k;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t l = 0; l < k; ++l)
+          acc += px[ta ? l * m + i : i * k + l] * py[tb ? j * k + l : l * n + j];
+        out->setDouble((b * m + i) * n + j, acc);
+      }
+  }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> biasAddOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &bias = ctx.arg(1);
+  if (Error e = checkSameDType(ctx, data, bias))
+    return e;
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  int64_t c = data.shape()[*axis];
+  if (bias.rank() != 1 || bias.shape()[0] != c)
+    return ctx.error("bias must have shape (" + Twine(c) + ") to match axis " + Twine(*axis) +
+                     " of data " + shapeStr(data.shape()) + ", got " + shapeStr(bias.shape()));
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t inner = 1;
+  for (size_t d = *axis + 1; d < data.rank(); ++d)
+    inner *= data.shape()[d];
+  std::vector<double> d = toDoubles(data), b = toDoubles(bias);
+  for (int64_t i = 0, n = data.numElements(); i < n; ++i)
+    out->setDouble(i, d[size_t(i)] + b[size_t((i / inner) % c)]);
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> softmaxOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t len = data.shape()[*axis], inner = 1;
+  for (size_t d = *axis + 1; d < data.rank(); ++d)
+    inner *= data.shape()[d];
+  int64_t outer = len * inner != 0 ? data.numElements() / (len * inner) : 0;
+  std::vector<double> v = toDoubles(data);
+  std::vector<double> e(static_cast<size_t>(len));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t base = o * len * inner + in;
+      double mx = -INFINITY;
+      for (int64_t i = 0; i < len; ++i)
+        mx = std::max(mx, v[size_t(base + i * inner)]);
+      double sum = 0;
+      for (int64_t i = 0; i < len; ++i)
+        sum += e[size_t(i)] = std::exp(v[size_t(base + i * inner)] - mx);
+      for (int64_t i = 0; i < len; ++i)
+        out->setDouble(base + i * inner, e[size_t(i)] / sum);
+    }
+  return single(std::move(*out));
+}
+
+OpImplFn findNnOp(StringRef name) {
+  return StringSwitch<OpImplFn>(name)
+      .Case("nn.dense", denseOp)
+      .Case("nn.batch_matmul", batchMatmulOp)
+      .Case("nn.bias_add", biasAddOp)
+      .Case("nn.softmax", softmaxOp)
+      .Default(nullptr);
+}
+
+} // namespace hx::interp

@@ -1,0 +1,148 @@
+//===- ReduceOps.cpp - Reference sum, mean, max, min ----------------------===//
+//
+// The reduced axes follow TVM's ReduceRel (see lib/Ops/Reduce.cpp): axis=None
+// reduces every axis (exclude ignored), a list reduces those axes (negative
+// values count from the end, a repeat is an error), exclude=True reduces the
+// others; keepdims keeps them as 1.
+//
+// One pass over the input: each input element's output position comes from
+// an odometer over the input index that advances the output position by the
+// output stride of each kept axis (0 for a reduced one).
+//
+// Accumulation is in double for floats and in wrapping int64 for integers:
+//   sum    an empty reduction gives 0
+//   mean   sum / count; integer mean truncates toward zero (TVM divides the
+//          integer sum); an empty reduction is NaN for floats, an error for
+//          integers
+//   max,   NaN propagates; an empty reduction is an error (no identity)
+//   min
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cmath>
+
+using namespace llvm;
+
+namespace hx::interp {
+
+namespace {
+enum class Red { Sum, Mean, Max, Min };
+} // namespace
+
+static Expected<OpResults> reduce(OpContext &ctx, Red kind) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  size_t rank = a.rank();
+  BitVector reduced(rank, false);
+  if (std::optional<Shape> axes = ctx.getOptInts("axis")) {
+    for (int64_t ax : *axes) {
+      Expected<unsigned> d = ctx.normalizeAxis(ax, rank, "axis");
+      if (!d)
+        return d.takeError();
+      if (reduced.test(*d))
+        return ctx.error("axis " + Twine(*d) + " is listed twice");
+      reduced.set(*d);
+    }
+    if (ctx.getBool("exclude"))
+      reduced.flip();
+  } else {
+    reduced.set();
+  }
+
+  Shape outShape, compact; // compact: the kept dims only
+  int64_t count = 1;       // elements reduced into each output
+  for (size_t d = 0; d < rank; ++d) {
+    if (!reduced.test(d)) {
+      outShape.push_back(a.shape()[d]);
+      compact.push_back(a.shape()[d]);
+    } else {
+      count *= a.shape()[d];
+      if (ctx.getBool("keepdims"))
+        outShape.push_back(1);
+    }
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, outShape, a.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t n = out->numElements();
+  if (n > 0 && count == 0 && (kind == Red::Max || kind == Red::Min))
+    return ctx.error("cannot reduce over an empty axis (no identity)");
+  if (n > 0 && count == 0 && kind == Red::Mean && isIntegral(a.dtype()))
+    return ctx.error("integer mean over an empty axis");
+
+  // Output stride of each input dim (0 when reduced).
+  Shape compactStrides = stridesOf(compact), outStride(rank, 0);
+  for (size_t d = 0, k = 0; d < rank; ++d)
+    if (!reduced.test(d))
+      outStride[d] = compactStrides[k++];
+
+  bool isMax = kind == Red::Max, isExtremum = kind == Red::Max || kind == Red::Min;
+  std::vector<bool> seen(size_t(n), false);
+  Shape idx(rank, 0);
+  int64_t pos = 0;
+  if (!isIntegral(a.dtype())) {
+    std::vector<double> acc(size_t(n), 0.0), in = toDoubles(a);
+    for (size_t i = 0; i < in.size(); ++i) {
+      double v = in[i];
+      double &r = acc[size_t(pos)];
+      if (!isExtremum)
+        r += v;
+      else if (!seen[size_t(pos)] || std::isnan(v))
+        r = v, seen[size_t(pos)] = true;
+      else if (!std::isnan(r))
+        r = isMax ? std::max(r, v) : std::min(r, v);
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < a.shape()[d]) {
+          pos += outStride[d];
+          break;
+        }
+        pos -= outStride[d] * (a.shape()[d] - 1);
+        idx[d] = 0;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      out->setDouble(i, kind == Red::Mean ? acc[size_t(i)] / double(count) : acc[size_t(i)]);
+  } else {
+    std::vector<int64_t> acc(size_t(n), 0);
+    for (int64_t i = 0, total = a.numElements(); i < total; ++i) {
+      int64_t v = getInt64(a, i);
+      int64_t &r = acc[size_t(pos)];
+      if (!isExtremum)
+        r = int64_t(uint64_t(r) + uint64_t(v));
+      else if (!seen[size_t(pos)])
+        r = v, seen[size_t(pos)] = true;
+      else
+        r = isMax ? std::max(r, v) : std::min(r, v);
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < a.shape()[d]) {
+          pos += outStride[d];
+          break;
+        }
+        pos -= outStride[d] * (a.shape()[d] - 1);
+        idx[d] = 0;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      setInt64(*out, i, kind == Red::Mean ? acc[size_t(i)] / count : acc[size_t(i)]);
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+template <Red K> static Expected<OpResults> reduceOp(OpContext &ctx) { return reduce(ctx, K); }
+
+OpImplFn findReduceOp(StringRef name) {
+  return StringSwitch<OpImplFn>(name)
+      .Case("sum", reduceOp<Red::Sum>)
+      .Case("mean", reduceOp<Red::Mean>)
+      .Case("max", reduceOp<Red::Max>)
+      .Case("min", reduceOp<Red::Min>)
+      .Default(nullptr);
+}
+
+} // namespace hx::interp

@@ -1,0 +1,267 @@
+//===- TransformOps.cpp - Reference reshape, transpose, concat, split -----===//
+//
+// These operators move elements without arithmetic, so they copy bytes and
+// work for every dtype. Result shapes are recomputed from the argument's
+// actual shape with the rules of lib/Ops/Transform.cpp (reshape through
+// inferReshape, the same helper the type relation uses), then checked
+// against the call's type by makeResult.
+//
+//   reshape, expand_dims, squeeze   the bytes unchanged, a new shape
+//   transpose                       one gather over the output index
+//   concatenate                     per outer index, each part's block in turn
+//   split                           the reverse of concatenate
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cstring>
+
+using namespace llvm;
+
+namespace hx::interp {
+
+/// A copy of `a`'s bytes with a new shape (same element count).
+static Expected<OpResults> withShape(OpContext &ctx, const HostTensor &a, ArrayRef<int64_t> shape) {
+  Expected<HostTensor> out = ctx.makeResult(0, shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->numElements() != a.numElements() || out->dtype() != a.dtype())
+    return ctx.error("cannot view " + a.typeString() + " as " + out->typeString());
+  if (a.byteSize())
+    std::memcpy(out->data(), a.data(), a.byteSize());
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+static Expected<OpResults> reshapeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  Expected<Shape> shape =
+      inferReshape(a.shape(), ctx.getInts("newshape"), ctx.getBool("allowzero"));
+  if (!shape)
+    return ctx.error(toString(shape.takeError()));
+  return withShape(ctx, a, *shape);
+}
+
+static Expected<OpResults> expandDimsOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  int64_t num = ctx.getInt("num_newaxis");
+  if (num < 0 || size_t(num) > kMaxRank - std::min(kMaxRank, a.rank()))
+    return ctx.error("num_newaxis=" + Twine(num) + " is out of range");
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), a.rank() + 1, "axis");
+  if (!axis)
+    return axis.takeError();
+  Shape shape(a.shape().begin(), a.shape().end());
+  shape.insert(shape.begin() + *axis, size_t(num), 1);
+  return withShape(ctx, a, shape);
+}
+
+static Expected<OpResults> squeezeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  BitVector drop(a.rank(), false);
+  if (std::optional<Shape> axes = ctx.getOptInts("axis")) {
+    for (int64_t ax : *axes) {
+      Expected<unsigned> d = ctx.normalizeAxis(ax, a.rank(), "axis");
+      if (!d)
+        return d.takeError();
+      if (a.shape()[*d] != 1)
+        return ctx.error("cannot squeeze axis " + Twine(*d) + " of size " + Twine(a.shape()[*d]) +
+                         " in " + shapeStr(a.shape()));
+      drop.set(*d);
+    }
+  } else {
+    for (size_t d = 0; d < a.rank(); ++d)
+      if (a.shape()[d] == 1)
+        drop.set(d);
+  }
+  Shape shape;
+  for (size_t d = 0; d < a.rank(); ++d)
+    if (!drop.test(d))
+      shape.push_back(a.shape()[d]);
+  return withShape(ctx, a, shape);
+}
+
+static Expected<OpResults> transposeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  size_t rank = a.rank();
+  SmallVector<unsigned, 8> perm;
+  std::optional<Shape> axes = ctx.getOptInts("axes");
+  if (!axes || axes->empty()) {
+    for (size_t d = rank; d-- > 0;)
+      perm.push_back(unsigned(d));
+  } else {
+    if (axes->size() != rank)
+      return ctx.error("axes " + intListToString(*axes) + " must list " + Twine(rank) + " axes");
+    BitVector seen(rank, false);
+    for (int64_t ax : *axes) {
+      Expected<unsigned> d = ctx.normalizeAxis(ax, rank, "axes");
+      if (!d)
+        return d.takeError();
+      if (seen.test(*d))
+        return ctx.error("axes " + intListToString(*axes) + " is not a permutation");
+      seen.set(*d);
+      perm.push_back(*d);
+    }
+  }
+  Shape shape;
+  for (unsigned d : perm)
+    shape.push_back(a.shape()[d]);
+  Expected<HostTensor> out = ctx.makeResult(0, shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  // The input stride along each output dim; an odometer over the output.
+  Shape inStrides = stridesOf(a.shape()), stride(rank);
+  for (size_t d = 0; d < rank; ++d)
+    stride[d] = inStrides[perm[d]];
+  size_t eb = dtypeBytes(a.dtype());
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  Shape idx(rank, 0);
+  int64_t pos = 0;
+  for (int64_t i = 0, n = out->numElements(); i < n; ++i) {
+    std::memcpy(dst + size_t(i) * eb, src + size_t(pos) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        pos += stride[d];
+        break;
+      }
+      pos -= stride[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+/// The product of the dims before and after `axis`.
+static std::pair<int64_t, int64_t> outerInner(ArrayRef<int64_t> shape, unsigned axis) {
+  int64_t outer = 1, inner = 1;
+  for (unsigned d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  return {outer, inner};
+}
+
+static Expected<OpResults> concatenateOp(OpContext &ctx) {
+  if (ctx.args.empty())
+    return ctx.error("cannot concatenate an empty tuple");
+  const HostTensor &first = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  Shape shape(first.shape().begin(), first.shape().end());
+  shape[*axis] = 0;
+  for (size_t i = 0; i < ctx.args.size(); ++i) {
+    const HostTensor &t = ctx.arg(i);
+    bool same = t.dtype() == first.dtype() && t.rank() == first.rank();
+    for (size_t d = 0; same && d < shape.size(); ++d)
+      same = d == *axis || t.shape()[d] == first.shape()[d];
+    if (!same)
+      return ctx.error("tuple field " + Twine(i) + " " + t.typeString() +
+                       " does not match field 0 " + first.typeString() +
+                       " outside the concatenation axis " + Twine(*axis));
+    shape[*axis] += t.shape()[*axis];
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, shape, first.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != first.dtype())
+    return ctx.error("the result dtype differs from the arguments'");
+  size_t eb = dtypeBytes(first.dtype());
+  int64_t outer = outerInner(shape, *axis).first;
+  auto *dst = static_cast<uint8_t *>(out->data());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const HostTensor *t : ctx.args) {
+      size_t block = size_t(t->shape()[*axis] * outerInner(t->shape(), *axis).second) * eb;
+      std::memcpy(dst, static_cast<const uint8_t *>(t->data()) + size_t(o) * block, block);
+      dst += block;
+    }
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+static Expected<OpResults> splitOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), a.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  int64_t dim = a.shape()[*axis];
+  AttrValue spec = ctx.attr("indices_or_sections");
+  SmallVector<int64_t, 8> sizes;
+  if (spec.kind == AttrValue::Kind::Int) {
+    int64_t sections = spec.intValue;
+    if (sections <= 0 || sections > kMaxSplitSections)
+      return ctx.error("the number of sections must be in [1, " + Twine(kMaxSplitSections) +
+                       "], got " + Twine(sections));
+    if (dim % sections != 0)
+      return ctx.error("axis " + Twine(*axis) + " of size " + Twine(dim) +
+                       " cannot be split into " + Twine(sections) + " equal sections");
+    sizes.assign(size_t(sections), dim / sections);
+  } else {
+    Shape indices = ctx.getInts("indices_or_sections");
+    int64_t begin = 0;
+    for (int64_t idx : indices) {
+      if (idx <= begin || idx >= dim)
+        return ctx.error("split indices " + intListToString(indices) +
+                         " must be strictly increasing, positive and less than the size " +
+                         Twine(dim) + " of axis " + Twine(*axis));
+      sizes.push_back(idx - begin);
+      begin = idx;
+    }
+    sizes.push_back(dim - begin);
+  }
+
+  auto [outer, inner] = outerInner(a.shape(), *axis);
+  size_t eb = dtypeBytes(a.dtype());
+  size_t rowBytes = size_t(dim * inner) * eb;
+  OpResults results;
+  int64_t offset = 0;
+  for (size_t p = 0; p < sizes.size(); ++p) {
+    Shape shape(a.shape().begin(), a.shape().end());
+    shape[*axis] = sizes[p];
+    Expected<HostTensor> out = ctx.makeResult(unsigned(p), shape, a.dtype());
+    if (!out)
+      return out.takeError();
+    if (out->dtype() != a.dtype())
+      return ctx.error("the result dtype differs from the argument's");
+    size_t block = size_t(sizes[p] * inner) * eb;
+    auto *dst = static_cast<uint8_t *>(out->data());
+    const auto *src = static_cast<const uint8_t *>(a.data()) + size_t(offset * inner) * eb;
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + size_t(o) * block, src + size_t(o) * rowBytes, block);
+    offset += sizes[p];
+    results.push_back(std::move(*out));
+  }
+  return results;
+}
+
+OpImplFn findTransformOp(StringRef name) {
+  return StringSwitch<OpImplFn>(name)
+      .Case("reshape", reshapeOp)
+      .Case("transpose", transposeOp)
+      .Case("expand_dims", expandDimsOp)
+      .Case("squeeze", squeezeOp)
+      .Case("concatenate", concatenateOp)
+      .Case("split", splitOp)
+      .Default(nullptr);
+}
+
+} // namespace hx::interp

@@ -1,0 +1,131 @@
+//===- ConvPoolTest.cpp - conv2d, max_pool2d, global_avg_pool2d -----------===//
+//
+// The 3x3 input 1..9 is used throughout; with zero padding of 1 it reads
+//
+//   0 0 0 0 0
+//   0 1 2 3 0
+//   0 4 5 6 0
+//   0 7 8 9 0
+//   0 0 0 0 0
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
+using namespace hx;
+using namespace hx::test;
+
+namespace {
+
+const char *kConvParams = "%x: Tensor[(1, 1, 3, 3), float32], %w: Tensor[(1, 1, 2, 2), float32]";
+HostTensor image() { return f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}); }
+HostTensor ones2x2() { return f32({1, 1, 2, 2}, {1, 1, 1, 1}); }
+
+TEST(ConvPoolTest, Conv2dValid) {
+  // The diagonal kernel [[1, 0], [0, 1]].
+  EXPECT_TRUE(
+      tensorIs(runOne(kConvParams, "nn.conv2d(%x, %w)", {image(), f32({1, 1, 2, 2}, {1, 0, 0, 1})}),
+               DType::Float32, {1, 1, 2, 2}, {6, 8, 12, 14}));
+}
+
+TEST(ConvPoolTest, Conv2dPaddingAndStride) {
+  EXPECT_TRUE(tensorIs(
+      runOne(kConvParams, "nn.conv2d(%x, %w, padding=[1, 1])", {image(), ones2x2()}),
+      DType::Float32, {1, 1, 4, 4}, {1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}));
+  // One padding value means all four sides.
+  EXPECT_TRUE(tensorIs(runOne(kConvParams, "nn.conv2d(%x, %w, padding=1)", {image(), ones2x2()}),
+                       DType::Float32, {1, 1, 4, 4},
+                       {1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}));
+  // Stride 2 keeps every other window of the above.
+  EXPECT_TRUE(tensorIs(runOne(kConvParams, "nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1])",
+                              {image(), ones2x2()}),
+                       DType::Float32, {1, 1, 2, 2}, {1, 5, 11, 28}));
+  // Four values are top, left, bottom, right: one zero row on top only.
+  EXPECT_TRUE(
+      tensorIs(runOne(kConvParams, "nn.conv2d(%x, %w, padding=[1, 0, 0, 0])", {image(), ones2x2()}),
+               DType::Float32, {1, 1, 3, 2}, {3, 5, 12, 16, 24, 28}));
+}
+
+TEST(ConvPoolTest, Conv2dDilation) {
+  // A 2x2 kernel with dilation 2 reads the four corners.
+  EXPECT_TRUE(
+      tensorIs(runOne(kConvParams, "nn.conv2d(%x, %w, dilation=[2, 2])", {image(), ones2x2()}),
+               DType::Float32, {1, 1, 1, 1}, {20}));
+}
+
+TEST(ConvPoolTest, Conv2dChannelsAndGroups) {
+  // Channel 0 is 1..4, channel 1 is 5..8.
+  auto twoChannels = [] { return f32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}); };
+  // Summing the channels.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(1, 2, 1, 1), float32]",
+                      "nn.conv2d(%x, %w)", {twoChannels(), f32({1, 2, 1, 1}, {1, 1})}),
+               DType::Float32, {1, 1, 2, 2}, {6, 8, 10, 12}));
+  // Depthwise: groups = channels.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(2, 1, 1, 1), float32]",
+                      "nn.conv2d(%x, %w, groups=2)", {twoChannels(), f32({2, 1, 1, 1}, {10, 100})}),
+               DType::Float32, {1, 2, 2, 2}, {10, 20, 30, 40, 500, 600, 700, 800}));
+  // Two groups of two output channels: 0 and 1 read channel 0, 2 and 3 read
+  // channel 1.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(4, 1, 1, 1), float32]",
+             "nn.conv2d(%x, %w, groups=2)", {twoChannels(), f32({4, 1, 1, 1}, {1, 2, 3, 4})}),
+      DType::Float32, {1, 4, 2, 2}, {1, 2, 3, 4, 2, 4, 6, 8, 15, 18, 21, 24, 20, 24, 28, 32}));
+}
+
+TEST(ConvPoolTest, Conv2dOtherLayouts) {
+  // NHWC data [h][w][c] and an HWIO kernel summing the two channels.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(1, 1, 2, 1), float32]",
+                      "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")",
+                      {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8}), f32({1, 1, 2, 1}, {1, 1})}),
+               DType::Float32, {1, 2, 2, 1}, {6, 8, 10, 12}));
+}
+
+TEST(ConvPoolTest, MaxPool) {
+  std::vector<double> ramp;
+  for (int i = 0; i < 16; ++i)
+    ramp.push_back(i);
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 1, 4, 4), float32]",
+                              "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2])",
+                              {f32({1, 1, 4, 4}, ramp)}),
+                       DType::Float32, {1, 1, 2, 2}, {5, 7, 13, 15}));
+}
+
+TEST(ConvPoolTest, MaxPoolCeilMode) {
+  std::string p = "%x: Tensor[(1, 1, 3, 3), float32]";
+  // Without ceil_mode the last row and column are dropped.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2])", {image()}),
+                       DType::Float32, {1, 1, 1, 1}, {5}));
+  // With it, partial windows {2} x {0, 1} etc. are kept.
+  EXPECT_TRUE(tensorIs(runOne(p,
+                              "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], "
+                              "ceil_mode=True)",
+                              {image()}),
+                       DType::Float32, {1, 1, 2, 2}, {5, 6, 8, 9}));
+  // The cells beyond the input do not count: negative inputs stay negative.
+  EXPECT_TRUE(tensorIs(runOne(p,
+                              "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], "
+                              "ceil_mode=True)",
+                              {f32({1, 1, 3, 3}, {-1, -2, -3, -4, -5, -6, -7, -8, -9})}),
+                       DType::Float32, {1, 1, 2, 2}, {-1, -3, -7, -9}));
+}
+
+TEST(ConvPoolTest, MaxPoolPaddingDoesNotCount) {
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 1, 2, 2), float32]",
+                              "nn.max_pool2d(%x, pool_size=[2, 2], padding=[1, 1])",
+                              {f32({1, 1, 2, 2}, {-1, -2, -3, -4})}),
+                       DType::Float32, {1, 1, 3, 3}, {-1, -1, -2, -1, -1, -2, -3, -3, -4}));
+}
+
+TEST(ConvPoolTest, GlobalAvgPool) {
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32]", "nn.global_avg_pool2d(%x)",
+                              {f32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}),
+                       DType::Float32, {1, 2, 1, 1}, {2.5, 6.5}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32]",
+                              "nn.global_avg_pool2d(%x, layout=\"NHWC\")",
+                              {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8})}),
+                       DType::Float32, {1, 1, 1, 2}, {2.5, 6.5}));
+}
+
+} // namespace

@@ -1,0 +1,188 @@
+//===- ElementwiseTest.cpp - Broadcasting, unary ops, where, clip, cast ---===//
+//
+// Every expected value is computed by hand from the literal inputs.
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
+using namespace hx;
+using namespace hx::test;
+
+namespace {
+
+const char *kF23 = "%a: Tensor[(2, 3), float32]";
+const std::vector<double> k1to6 = {1, 2, 3, 4, 5, 6};
+
+TEST(ElementwiseTest, AddBroadcastsARow) {
+  EXPECT_TRUE(tensorIs(runOne(std::string(kF23) + ", %b: Tensor[(3), float32]", "add(%a, %b)",
+                              {f32({2, 3}, k1to6), f32({3}, {10, 20, 30})}),
+                       DType::Float32, {2, 3}, {11, 22, 33, 14, 25, 36}));
+}
+
+TEST(ElementwiseTest, AddBroadcastsAColumn) {
+  EXPECT_TRUE(tensorIs(runOne(std::string(kF23) + ", %c: Tensor[(2, 1), float32]", "add(%a, %c)",
+                              {f32({2, 3}, k1to6), f32({2, 1}, {100, 200})}),
+                       DType::Float32, {2, 3}, {101, 102, 103, 204, 205, 206}));
+}
+
+TEST(ElementwiseTest, AddBroadcastsAScalarConstant) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "add(%a, 1f)", {f32({2, 3}, k1to6)}), DType::Float32, {2, 3},
+                       {2, 3, 4, 5, 6, 7}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "subtract(10f, %a)", {f32({2, 3}, k1to6)}), DType::Float32,
+                       {2, 3}, {9, 8, 7, 6, 5, 4}));
+}
+
+TEST(ElementwiseTest, BroadcastingChangesRank) {
+  // (2, 1) + (1, 3) -> (2, 3); (3) * (2, 2, 1) -> (2, 2, 3).
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 1), float32], %y: Tensor[(1, 3), float32]",
+                              "add(%x, %y)", {f32({2, 1}, {1, 2}), f32({1, 3}, {10, 20, 30})}),
+                       DType::Float32, {2, 3}, {11, 21, 31, 12, 22, 32}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(3), int32], %y: Tensor[(2, 2, 1), int32]", "multiply(%x, %y)",
+                      {i32({3}, {1, 2, 3}), i32({2, 2, 1}, {1, 2, 3, 4})}),
+               DType::Int32, {2, 2, 3}, {1, 2, 3, 2, 4, 6, 3, 6, 9, 4, 8, 12}));
+}
+
+TEST(ElementwiseTest, IntegerArithmetic) {
+  std::string p = "%x: Tensor[(3), int32], %y: Tensor[(3), int32]";
+  auto x = [] { return i32({3}, {7, -7, 6}); };
+  auto y = [] { return i32({3}, {2, 2, -4}); };
+  EXPECT_TRUE(tensorIs(runOne(p, "add(%x, %y)", {x(), y()}), DType::Int32, {3}, {9, -5, 2}));
+  EXPECT_TRUE(tensorIs(runOne(p, "subtract(%x, %y)", {x(), y()}), DType::Int32, {3}, {5, -9, 10}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "multiply(%x, %y)", {x(), y()}), DType::Int32, {3}, {14, -14, -24}));
+  // Truncation toward zero: -7 / 2 = -3, 6 / -4 = -1.
+  EXPECT_TRUE(tensorIs(runOne(p, "divide(%x, %y)", {x(), y()}), DType::Int32, {3}, {3, -3, -1}));
+  EXPECT_TRUE(tensorIs(runOne(p, "maximum(%x, %y)", {x(), y()}), DType::Int32, {3}, {7, 2, 6}));
+  EXPECT_TRUE(tensorIs(runOne(p, "minimum(%x, %y)", {x(), y()}), DType::Int32, {3}, {2, -7, -4}));
+}
+
+TEST(ElementwiseTest, Int32WrapsAndInt64IsExact) {
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1), int32]", "add(%x, 1)", {i32({1}, {2147483647})}),
+                       DType::Int32, {1}, {-2147483648.0}));
+  // 2^53 + 1 is not a double; int64 arithmetic stays exact.
+  Expected<HostTensor> r =
+      runOne("%x: Tensor[(1), int64]", "add(%x, 1i64)", {makeInt64({1}, {(int64_t(1) << 53) + 1})});
+  ASSERT_TRUE(bool(r)) << toString(r.takeError());
+  EXPECT_EQ(r->as<int64_t>()[0], (int64_t(1) << 53) + 2);
+}
+
+TEST(ElementwiseTest, IntegerDivisionByZeroIsAnError) {
+  std::string msg = errorOf(runOne("%x: Tensor[(2), int32], %y: Tensor[(2), int32]",
+                                   "divide(%x, %y)", {i32({2}, {1, 2}), i32({2}, {1, 0})}));
+  EXPECT_NE(msg.find("divide: integer division by zero"), std::string::npos) << msg;
+  // Floats follow IEEE: 1 / 0 = inf.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), float32]", "divide(%x, 0f)", {f32({2}, {1, -1})}),
+                       DType::Float32, {2}, {INFINITY, -INFINITY}));
+}
+
+TEST(ElementwiseTest, FloatArithmetic) {
+  std::string p = "%x: Tensor[(2), float32], %y: Tensor[(2), float32]";
+  auto x = [] { return f32({2}, {7, -3}); };
+  auto y = [] { return f32({2}, {2, 4}); };
+  EXPECT_TRUE(tensorIs(runOne(p, "divide(%x, %y)", {x(), y()}), DType::Float32, {2}, {3.5, -0.75}));
+  EXPECT_TRUE(tensorIs(runOne(p, "maximum(%x, %y)", {x(), y()}), DType::Float32, {2}, {7, 4}));
+  EXPECT_TRUE(tensorIs(runOne(p, "minimum(%x, %y)", {x(), y()}), DType::Float32, {2}, {2, -3}));
+  EXPECT_TRUE(tensorIs(runOne(p, "power(%x, %y)", {x(), y()}), DType::Float32, {2}, {49, 81}));
+}
+
+TEST(ElementwiseTest, ComparisonsGiveBool) {
+  std::string p = "%x: Tensor[(3), float32], %y: Tensor[(3), float32]";
+  auto x = [] { return f32({3}, {1, 2, 3}); };
+  auto y = [] { return f32({3}, {2, 2, 2}); };
+  EXPECT_TRUE(tensorIs(runOne(p, "equal(%x, %y)", {x(), y()}), DType::Bool, {3}, {0, 1, 0}));
+  EXPECT_TRUE(tensorIs(runOne(p, "less(%x, %y)", {x(), y()}), DType::Bool, {3}, {1, 0, 0}));
+  EXPECT_TRUE(tensorIs(runOne(p, "greater(%x, %y)", {x(), y()}), DType::Bool, {3}, {0, 0, 1}));
+  // int32 and int64, broadcasting a scalar.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(3), int32]", "less(%x, 0)", {i32({3}, {-1, 0, 1})}),
+                       DType::Bool, {3}, {1, 0, 0}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), int64]", "greater(%x, 5i64)", {makeInt64({2}, {5, 6})}),
+               DType::Bool, {2}, {0, 1}));
+  // equal accepts bool.
+  EXPECT_TRUE(tensorIs(
+      runOne("%p: Tensor[(3), bool]", "equal(%p, True)", {makeTensor(DType::Bool, {3}, {1, 0, 1})}),
+      DType::Bool, {3}, {1, 0, 1}));
+}
+
+TEST(ElementwiseTest, WhereBroadcastsThreeWays) {
+  // cond (2, 1), x (1, 3), y scalar -> (2, 3).
+  EXPECT_TRUE(tensorIs(
+      runOne("%c: Tensor[(2, 1), bool], %x: Tensor[(1, 3), float32], %y: float32",
+             "where(%c, %x, %y)",
+             {makeTensor(DType::Bool, {2, 1}, {1, 0}), f32({1, 3}, {1, 2, 3}), f32({}, {9})}),
+      DType::Float32, {2, 3}, {1, 2, 3, 9, 9, 9}));
+  // An int32 condition: nonzero is true.
+  EXPECT_TRUE(tensorIs(
+      runOne("%c: Tensor[(3), int32], %x: Tensor[(3), int64], %y: Tensor[(3), "
+             "int64]",
+             "where(%c, %x, %y)",
+             {i32({3}, {0, 5, -1}), makeInt64({3}, {1, 2, 3}), makeInt64({3}, {10, 20, 30})}),
+      DType::Int64, {3}, {10, 2, 3}));
+}
+
+TEST(ElementwiseTest, FloatUnary) {
+  std::string p = "%x: Tensor[(2), float32]";
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "negative(%x)", {f32({2}, {1.5, -2})}), DType::Float32, {2}, {-1.5, 2}));
+  EXPECT_TRUE(tensorIs(runOne(p, "abs(%x)", {f32({2}, {1.5, -2})}), DType::Float32, {2}, {1.5, 2}));
+  EXPECT_TRUE(tensorIs(runOne(p, "exp(%x)", {f32({2}, {0, 1})}), DType::Float32, {2},
+                       {1, 2.718281828459045}));
+  EXPECT_TRUE(tensorIs(runOne(p, "log(%x)", {f32({2}, {1, 2.718281828459045})}), DType::Float32,
+                       {2}, {0, 1}));
+  EXPECT_TRUE(tensorIs(runOne(p, "sqrt(%x)", {f32({2}, {4, 9})}), DType::Float32, {2}, {2, 3}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "rsqrt(%x)", {f32({2}, {4, 0.25})}), DType::Float32, {2}, {0.5, 2}));
+  EXPECT_TRUE(tensorIs(runOne(p, "tanh(%x)", {f32({2}, {0, 1})}), DType::Float32, {2},
+                       {0, 0.7615941559557649}));
+  EXPECT_TRUE(tensorIs(runOne(p, "sigmoid(%x)", {f32({2}, {0, 2})}), DType::Float32, {2},
+                       {0.5, 0.8807970779778823}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(3), float32]", "nn.relu(%x)", {f32({3}, {-1, 0, 2})}),
+                       DType::Float32, {3}, {0, 0, 2}));
+}
+
+TEST(ElementwiseTest, IntegerUnary) {
+  std::string p = "%x: Tensor[(3), int32]";
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "negative(%x)", {i32({3}, {-3, 0, 4})}), DType::Int32, {3}, {3, 0, -4}));
+  EXPECT_TRUE(tensorIs(runOne(p, "abs(%x)", {i32({3}, {-3, 0, 4})}), DType::Int32, {3}, {3, 0, 4}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "nn.relu(%x)", {i32({3}, {-3, 0, 4})}), DType::Int32, {3}, {0, 0, 4}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), int64]", "negative(%x)", {makeInt64({2}, {5, -6})}),
+                       DType::Int64, {2}, {-5, 6}));
+}
+
+TEST(ElementwiseTest, Clip) {
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(3), float32]", "clip(%x, a_min=-1f, a_max=1f)", {f32({3}, {-2, 0.5, 3})}),
+      DType::Float32, {3}, {-1, 0.5, 1}));
+  // Integer tensors: the bounds truncate toward zero (TVM), [-1, 2].
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(3), int32]", "clip(%x, a_min=-1.5f, a_max=2.7f)", {i32({3}, {-5, 0, 5})}),
+      DType::Int32, {3}, {-1, 0, 2}));
+}
+
+TEST(ElementwiseTest, Cast) {
+  // float -> int truncates toward zero.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(3), float32]", "cast(%x, dtype=\"int32\")", {f32({3}, {1.7, -1.7, 2.5})}),
+      DType::Int32, {3}, {1, -1, 2}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), int32]", "cast(%x, dtype=\"float32\")", {i32({2}, {-3, 7})}),
+               DType::Float32, {2}, {-3, 7}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(3), int32]", "cast(%x, dtype=\"bool\")", {i32({3}, {0, 3, -1})}),
+               DType::Bool, {3}, {0, 1, 1}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), float32]", "cast(%x, dtype=\"bool\")", {f32({2}, {0, 0.5})}),
+               DType::Bool, {2}, {0, 1}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), bool]", "cast(%x, dtype=\"int64\")",
+                              {makeTensor(DType::Bool, {2}, {1, 0})}),
+                       DType::Int64, {2}, {1, 0}));
+  // int64 -> int32 wraps: 2^32 + 1 -> 1.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1), int64]", "cast(%x, dtype=\"int32\")",
+                              {makeInt64({1}, {(int64_t(1) << 32) + 1})}),
+                       DType::Int32, {1}, {1}));
+}
+
+} // namespace

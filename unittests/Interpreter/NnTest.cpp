@@ -1,0 +1,87 @@
+//===- NnTest.cpp - dense, batch_matmul, bias_add, softmax ----------------===//
+#include "TestUtil.h"
+#include <cmath>
+
+using namespace hx;
+using namespace hx::test;
+
+namespace {
+
+TEST(NnTest, Dense) {
+  // out[i, j] = sum_k data[i, k] * weight[j, k]
+  //   row 0: 1*1 + 3*-1 = -2, 1*2 + 2*1 = 4; row 1: 4 - 6 = -2, 8 + 5 = 13
+  EXPECT_TRUE(tensorIs(runOne("%d: Tensor[(2, 3), float32], %w: Tensor[(2, 3), float32]",
+                              "nn.dense(%d, %w)",
+                              {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 3}, {1, 0, -1, 2, 1, 0})}),
+                       DType::Float32, {2, 2}, {-2, 4, -2, 13}));
+  // Leading batch dims are kept; units must match the weight.
+  EXPECT_TRUE(
+      tensorIs(runOne("%d: Tensor[(1, 2, 3), float32], %w: Tensor[(2, 3), float32]",
+                      "nn.dense(%d, %w, units=2)",
+                      {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 3}, {1, 0, -1, 2, 1, 0})}),
+               DType::Float32, {1, 2, 2}, {-2, 4, -2, 13}));
+}
+
+TEST(NnTest, BatchMatmulTransposes) {
+  std::string p = "%x: Tensor[(1, 2, 2), float32], %y: Tensor[(1, 2, 2), float32]";
+  auto x = [] { return f32({1, 2, 2}, {1, 2, 3, 4}); };
+  auto y = [] { return f32({1, 2, 2}, {5, 6, 7, 8}); };
+  // Default transpose_b=True: x @ y^T.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.batch_matmul(%x, %y)", {x(), y()}), DType::Float32, {1, 2, 2},
+                       {17, 23, 39, 53}));
+  // x @ y.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.batch_matmul(%x, %y, transpose_b=False)", {x(), y()}),
+                       DType::Float32, {1, 2, 2}, {19, 22, 43, 50}));
+  // x^T @ y.
+  EXPECT_TRUE(tensorIs(
+      runOne(p, "nn.batch_matmul(%x, %y, transpose_a=True, transpose_b=False)", {x(), y()}),
+      DType::Float32, {1, 2, 2}, {26, 30, 38, 44}));
+  // x^T @ y^T: [[1, 3], [2, 4]] @ [[5, 7], [6, 8]].
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.batch_matmul(%x, %y, transpose_a=True)", {x(), y()}),
+                       DType::Float32, {1, 2, 2}, {23, 31, 34, 46}));
+}
+
+TEST(NnTest, BatchMatmulBroadcastsABatchOfOne) {
+  // x (2, 1, 2), y (1, 1, 2) read as [B, N, K]: [1, 2].[10, 1] = 12, [3, 4].[10, 1] = 34.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 1, 2), float32], %y: Tensor[(1, 1, 2), float32]",
+                              "nn.batch_matmul(%x, %y)",
+                              {f32({2, 1, 2}, {1, 2, 3, 4}), f32({1, 1, 2}, {10, 1})}),
+                       DType::Float32, {2, 1, 1}, {12, 34}));
+  // And the other way round.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 1, 2), float32], %y: Tensor[(2, 1, 2), float32]",
+                              "nn.batch_matmul(%x, %y)",
+                              {f32({1, 1, 2}, {10, 1}), f32({2, 1, 2}, {1, 2, 3, 4})}),
+                       DType::Float32, {2, 1, 1}, {12, 34}));
+}
+
+TEST(NnTest, BiasAddAlongAnAxis) {
+  EXPECT_TRUE(tensorIs(runOne("%d: Tensor[(2, 3), float32], %b: Tensor[(3), float32]",
+                              "nn.bias_add(%d, %b)",
+                              {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3}, {10, 20, 30})}),
+                       DType::Float32, {2, 3}, {11, 22, 33, 14, 25, 36}));
+  EXPECT_TRUE(tensorIs(runOne("%d: Tensor[(2, 3), float32], %b: Tensor[(2), float32]",
+                              "nn.bias_add(%d, %b, axis=0)",
+                              {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({2}, {10, 20})}),
+                       DType::Float32, {2, 3}, {11, 12, 13, 24, 25, 26}));
+  // NCHW with a channel bias (the default axis=1): (1, 2, 1, 2).
+  EXPECT_TRUE(
+      tensorIs(runOne("%d: Tensor[(1, 2, 1, 2), float32], %b: Tensor[(2), float32]",
+                      "nn.bias_add(%d, %b)", {f32({1, 2, 1, 2}, {1, 2, 3, 4}), f32({2}, {10, 20})}),
+               DType::Float32, {1, 2, 1, 2}, {11, 12, 23, 24}));
+}
+
+TEST(NnTest, Softmax) {
+  double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), s = e1 + e2 + e3;
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(3), float32]", "nn.softmax(%x)", {f32({3}, {1, 2, 3})}),
+                       DType::Float32, {3}, {e1 / s, e2 / s, e3 / s}));
+  // Stable: exp(1000) overflows, exp(1000 - max) does not.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), float32]", "nn.softmax(%x)", {f32({2}, {1000, 1000})}),
+               DType::Float32, {2}, {0.5, 0.5}));
+  // Along axis 0 of (2, 2): columns [0, ln 3] and [5, 5].
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32]", "nn.softmax(%x, axis=0)",
+                              {f32({2, 2}, {0, 5, std::log(3.0), 5})}),
+                       DType::Float32, {2, 2}, {0.25, 0.5, 0.75, 0.5}));
+}
+
+} // namespace

@@ -1,0 +1,146 @@
+//===- ReduceTransformTest.cpp - Reductions and shape-changing operators --===//
+#include "TestUtil.h"
+
+using namespace hx;
+using namespace hx::test;
+
+namespace {
+
+const char *kF23 = "%a: Tensor[(2, 3), float32]";
+HostTensor a23() { return f32({2, 3}, {1, 2, 3, 4, 5, 6}); }
+
+/// 0..n-1 in `dtype`.
+HostTensor iota(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  HostTensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setDouble(i, double(i));
+  return t;
+}
+
+TEST(ReduceTest, SumAxes) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "sum(%a)", {a23()}), DType::Float32, {}, {21}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "sum(%a, axis=[1])", {a23()}), DType::Float32, {2}, {6, 15}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "sum(%a, axis=-1)", {a23()}), DType::Float32, {2}, {6, 15}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "sum(%a, axis=[0], keepdims=True)", {a23()}), DType::Float32,
+                       {1, 3}, {5, 7, 9}));
+  // exclude: every axis but 1 is reduced.
+  EXPECT_TRUE(tensorIs(runOne(kF23, "sum(%a, axis=[1], exclude=True)", {a23()}), DType::Float32,
+                       {3}, {5, 7, 9}));
+  // (2, 3, 4) holding 12i + 4j + k, summed over i and k: 60 + 32j.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 3, 4), int32]", "sum(%x, axis=[0, 2])",
+                              {iota(DType::Int32, {2, 3, 4})}),
+                       DType::Int32, {3}, {60, 92, 124}));
+}
+
+TEST(ReduceTest, Mean) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "mean(%a, axis=[1])", {a23()}), DType::Float32, {2}, {2, 5}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "mean(%a)", {a23()}), DType::Float32, {}, {3.5}));
+  // Integer means truncate toward zero: 3/2 = 1, 7/2 = 3, -3/2 = -1.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(3, 2), int32]", "mean(%x, axis=1)", {i32({3, 2}, {1, 2, 3, 4, -1, -2})}),
+      DType::Int32, {3}, {1, 3, -1}));
+}
+
+TEST(ReduceTest, MaxMin) {
+  HostTensor v = f32({2, 3}, {3, -1, 2, -5, 7, 0});
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "max(%a, axis=[1])", {v.clone()}), DType::Float32, {2}, {3, 7}));
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "min(%a, axis=[1])", {v.clone()}), DType::Float32, {2}, {-1, -5}));
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "max(%a, axis=[0])", {v.clone()}), DType::Float32, {3}, {3, 7, 2}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "min(%a)", {v.clone()}), DType::Float32, {}, {-5}));
+  // int64 beyond 2^53 is compared exactly.
+  Expected<HostTensor> r = runOne("%x: Tensor[(2), int64]", "max(%x)",
+                                  {makeInt64({2}, {(int64_t(1) << 53) + 1, int64_t(1) << 53})});
+  ASSERT_TRUE(bool(r)) << toString(r.takeError());
+  EXPECT_EQ(r->as<int64_t>()[0], (int64_t(1) << 53) + 1);
+}
+
+TEST(ReduceTest, EmptyAxes) {
+  // sum over an empty axis is 0; max has no identity.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 0), float32]", "sum(%x, axis=[1])",
+                              {HostTensor(DType::Float32, {2, 0})}),
+                       DType::Float32, {2}, {0, 0}));
+  std::string msg = errorOf(runOne("%x: Tensor[(2, 0), float32]", "max(%x, axis=[1])",
+                                   {HostTensor(DType::Float32, {2, 0})}));
+  EXPECT_NE(msg.find("max: cannot reduce over an empty axis"), std::string::npos) << msg;
+}
+
+TEST(TransformTest, Reshape) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "reshape(%a, newshape=[3, -1])", {a23()}), DType::Float32,
+                       {3, 2}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "reshape(%a, newshape=[-1])", {a23()}), DType::Float32, {6},
+                       {1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(tensorIs(runOne("%b: Tensor[(2, 2), bool]", "reshape(%b, newshape=[0, 1, -1])",
+                              {makeTensor(DType::Bool, {2, 2}, {1, 0, 0, 1})}),
+                       DType::Bool, {2, 1, 2}, {1, 0, 0, 1}));
+}
+
+TEST(TransformTest, Transpose) {
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "transpose(%a)", {a23()}), DType::Float32, {3, 2}, {1, 4, 2, 5, 3, 6}));
+  // out[x, y, z] = in[y, z, x], in[i, j, k] = 4i + 2j + k.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2, 2), int64]", "transpose(%x, axes=[2, 0, 1])",
+                              {iota(DType::Int64, {2, 2, 2})}),
+                       DType::Int64, {2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 3), int32]", "transpose(%x, axes=[-1, 0])",
+                              {iota(DType::Int32, {2, 3})}),
+                       DType::Int32, {3, 2}, {0, 3, 1, 4, 2, 5}));
+}
+
+TEST(TransformTest, ExpandDimsAndSqueeze) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "expand_dims(%a, axis=1, num_newaxis=2)", {a23()}),
+                       DType::Float32, {2, 1, 1, 3}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "expand_dims(%a, axis=-1)", {a23()}), DType::Float32, {2, 3, 1},
+                       {1, 2, 3, 4, 5, 6}));
+  std::string p = "%x: Tensor[(1, 3, 1), int32]";
+  EXPECT_TRUE(tensorIs(runOne(p, "squeeze(%x)", {i32({1, 3, 1}, {7, 8, 9})}), DType::Int32, {3},
+                       {7, 8, 9}));
+  EXPECT_TRUE(tensorIs(runOne(p, "squeeze(%x, axis=[0])", {i32({1, 3, 1}, {7, 8, 9})}),
+                       DType::Int32, {3, 1}, {7, 8, 9}));
+}
+
+TEST(TransformTest, Concatenate) {
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]",
+                              "concatenate((%x, %y), axis=1)",
+                              {f32({2, 2}, {1, 2, 3, 4}), f32({2, 1}, {5, 6})}),
+                       DType::Float32, {2, 3}, {1, 2, 5, 3, 4, 6}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), int32], %y: Tensor[(1, 2), int32]",
+                              "concatenate((%x, %y, %x))",
+                              {i32({2, 2}, {1, 2, 3, 4}), i32({1, 2}, {5, 6})}),
+                       DType::Int32, {5, 2}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4}));
+  // A let-bound tuple works too.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), bool]", "let %t = (%x, %x); concatenate(%t)",
+                              {makeTensor(DType::Bool, {2}, {1, 0})}),
+                       DType::Bool, {4}, {1, 0, 1, 0}));
+}
+
+TEST(TransformTest, Split) {
+  Expected<std::vector<HostTensor>> r =
+      runModule(mainModule("%x: Tensor[(6), float32]", "split(%x, indices_or_sections=3)"),
+                {f32({6}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(bool(r)) << toString(r.takeError());
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_TRUE(tensorIs((*r)[0], DType::Float32, {2}, {1, 2}));
+  EXPECT_TRUE(tensorIs((*r)[1], DType::Float32, {2}, {3, 4}));
+  EXPECT_TRUE(tensorIs((*r)[2], DType::Float32, {2}, {5, 6}));
+
+  // Indices along axis 1 of (2, 4) holding 0..7.
+  r = runModule(mainModule("%x: Tensor[(2, 4), int64]", "split(%x, indices_or_sections=[1, 3], "
+                                                        "axis=1)"),
+                {iota(DType::Int64, {2, 4})});
+  ASSERT_TRUE(bool(r)) << toString(r.takeError());
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_TRUE(tensorIs((*r)[0], DType::Int64, {2, 1}, {0, 4}));
+  EXPECT_TRUE(tensorIs((*r)[1], DType::Int64, {2, 2}, {1, 2, 5, 6}));
+  EXPECT_TRUE(tensorIs((*r)[2], DType::Int64, {2, 1}, {3, 7}));
+
+  // A projection of the result.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(4), int32]", "%0 = split(%x, indices_or_sections=2); %0.1",
+                      {i32({4}, {1, 2, 3, 4})}),
+               DType::Int32, {2}, {3, 4}));
+}
+
+} // namespace
