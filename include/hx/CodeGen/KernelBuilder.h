@@ -1,0 +1,214 @@
+//===- KernelBuilder.h - Target-neutral kernel construction -----*- C++ -*-===//
+//
+// Every operator's math is written once, in lib/CodeGen/Ops, against this
+// interface; a target only decides how loops map to its hardware.
+//
+// The split:
+//
+//   lib/CodeGen/Ops/<Family>.cpp   what a kernel computes: loop nests over the
+//                                  static shapes, typed loads and stores at
+//                                  computed element offsets, dtype-aware
+//                                  arithmetic, named math functions, one
+//                                  parallel outer loop per nest.
+//   KernelBuilder (this class)     how those requests become LLVM IR that
+//                                  every target shares: index arithmetic,
+//                                  arithmetic and casts per dtype, serial
+//                                  loops, branches, local variables.
+//   a target's subclass            what differs per target: the parallel
+//                                  outer loop (the CPU outlines its body and
+//                                  calls the runtime's hx_parallel_for; a GPU
+//                                  maps it to the grid), math functions (the
+//                                  CPU uses LLVM intrinsics or libm, a GPU
+//                                  libdevice), scratch memory and the float
+//                                  accumulator type.
+//
+// Values are llvm::Value pointers whose dtype the generator tracks and passes
+// back to every typed operation. In registers a dtype is its natural LLVM
+// type, bool is i1; in memory bool is one byte. Index arithmetic is int64.
+//
+// Scoping rule for parallelFor: its body runs in another function on
+// targets that outline it, so it may use only values it creates itself,
+// constants, and buffer pointers it asks for with buffer() inside the body.
+// Everything else (forRange, ifThen, local variables, scratch) is ordinary
+// nested code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_CODEGEN_KERNELBUILDER_H
+#define HX_CODEGEN_KERNELBUILDER_H
+
+#include "hx/IR/Type.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/IRBuilder.h"
+#include <cstdint>
+
+namespace hx {
+
+/// Math functions a kernel may request; each target maps them to its own
+/// implementation.
+enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow };
+llvm::StringRef mathFnName(MathFn fn);
+
+/// Comparisons (signed for signed integers, ordered for floats; NE is
+/// unordered so that NaN != NaN).
+enum class CmpOp : uint8_t { EQ, NE, LT, LE, GT, GE };
+
+class KernelBuilder {
+public:
+  using Value = llvm::Value;
+  /// A loop body; receives the int64 induction variable.
+  using LoopBody = llvm::function_ref<void(Value *i)>;
+
+  /// A mutable scalar of one dtype (a stack slot the optimizer promotes).
+  struct LocalVar {
+    Value *slot = nullptr;
+    DType dtype = DType::Float32;
+  };
+
+  virtual ~KernelBuilder();
+  KernelBuilder(const KernelBuilder &) = delete;
+  KernelBuilder &operator=(const KernelBuilder &) = delete;
+
+  //===--- Target hooks -----------------------------------------------------===//
+
+  /// "CPU", "CUDA": used in error messages.
+  virtual llvm::StringRef targetName() const = 0;
+
+  /// Runs body(i) for every i in [0, extent), iterations in any order and
+  /// possibly concurrently. `workPerIteration` estimates the scalar
+  /// operations of one iteration; a target may run small loops serially. A
+  /// parallelFor nested in another runs serially.
+  virtual void parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) = 0;
+
+  /// Calls `fn(args...)` on values of dtype `t` (a float dtype).
+  virtual Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) = 0;
+
+  /// Runs `body` with a private array of `count` elements of dtype `t` (a
+  /// pointer valid inside `body` only). Its contents start undefined.
+  virtual void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) = 0;
+
+  /// The dtype in which sums of `t` accumulate (the dtype itself by default).
+  virtual DType accumulatorType(DType t) const { return t; }
+
+  //===--- Buffers ------------------------------------------------------------===//
+
+  unsigned numBuffers() const { return nBuffers; }
+  /// The data pointer of buffer `i` (operands then results), in the function
+  /// being emitted.
+  Value *buffer(unsigned i) const;
+  /// Element `offset` (int64) of a typed array at `ptr`.
+  Value *load(DType t, Value *ptr, Value *offset);
+  void store(DType t, Value *ptr, Value *offset, Value *v);
+
+  //===--- Constants ----------------------------------------------------------===//
+
+  /// An int64 index constant.
+  Value *index(int64_t v);
+  /// A constant of dtype `t`: floats exact, integers truncated toward zero
+  /// and saturated to the dtype's range, bool is v != 0.
+  Value *constant(DType t, double v);
+  Value *constantInt(DType t, int64_t v);
+  /// The identity of max (-inf, or the smallest integer) and of min.
+  Value *lowest(DType t);
+  Value *highest(DType t);
+
+  //===--- Index arithmetic (int64) ---------------------------------------------===//
+
+  Value *iadd(Value *a, Value *b);
+  Value *iadd(Value *a, int64_t b) { return iadd(a, index(b)); }
+  Value *isub(Value *a, Value *b);
+  Value *imul(Value *a, Value *b);
+  Value *imul(Value *a, int64_t b);
+  /// Division and remainder by a positive constant, for non-negative `a`.
+  Value *idiv(Value *a, int64_t b);
+  Value *irem(Value *a, int64_t b);
+  Value *imin(Value *a, Value *b);
+  Value *imax(Value *a, Value *b);
+  Value *icmp(CmpOp op, Value *a, Value *b);
+  /// Σ coords[d] * strides[d] + base (strides may be 0).
+  Value *linearOffset(llvm::ArrayRef<Value *> coords, llvm::ArrayRef<int64_t> strides,
+                      Value *base = nullptr);
+  /// The row-major coordinates of `flat` within `dims` (all positive).
+  llvm::SmallVector<Value *, 4> unflatten(Value *flat, llvm::ArrayRef<int64_t> dims);
+
+  //===--- Typed arithmetic -----------------------------------------------------===//
+
+  Value *add(DType t, Value *a, Value *b);
+  Value *sub(DType t, Value *a, Value *b);
+  Value *mul(DType t, Value *a, Value *b);
+  /// Floats divide; integers truncate toward zero, x / 0 is 0 and the
+  /// overflowing INT_MIN / -1 wraps (never a trap).
+  Value *div(DType t, Value *a, Value *b);
+  /// The larger (smaller) operand; for floats NaN in either gives NaN.
+  Value *max(DType t, Value *a, Value *b);
+  Value *min(DType t, Value *a, Value *b);
+  /// Whether a float is NaN (false for other dtypes), as a bool.
+  Value *isNaN(DType t, Value *a);
+  Value *neg(DType t, Value *a);
+  Value *abs(DType t, Value *a);
+  /// a + b where the order of a chain of such additions does not matter (a
+  /// reduction the target may reassociate and vectorize).
+  Value *accumulate(DType t, Value *acc, Value *v);
+  /// A bool (i1).
+  Value *compare(CmpOp op, DType t, Value *a, Value *b);
+  Value *select(Value *cond, Value *a, Value *b);
+  Value *logicalAnd(Value *a, Value *b);
+  Value *logicalOr(Value *a, Value *b);
+  Value *logicalNot(Value *a);
+  /// Whether v (of dtype t) is nonzero, as a bool.
+  Value *isNonzero(DType t, Value *v);
+  /// Converts v from dtype `from` to `to`: float to integer truncates toward
+  /// zero, saturating at the int64 range (NaN gives 0), then wraps to the
+  /// width; integers wrap; to bool means != 0.
+  Value *cast(Value *v, DType from, DType to);
+
+  //===--- Local variables -------------------------------------------------------===//
+
+  LocalVar localVar(DType t, Value *init);
+  Value *get(const LocalVar &v);
+  void set(const LocalVar &v, Value *x);
+
+  //===--- Control flow ----------------------------------------------------------===//
+
+  /// A serial loop: body(i) for i in [lo, hi) (int64), in order.
+  void forRange(Value *lo, Value *hi, LoopBody body);
+  void forRange(int64_t lo, int64_t hi, LoopBody body);
+  /// body(i) for i = lo, lo + step, ... < hi; `step` must be positive.
+  void forRange(Value *lo, Value *hi, Value *step, LoopBody body);
+  void ifThen(Value *cond, llvm::function_ref<void()> then);
+
+protected:
+  KernelBuilder(llvm::Module &m, unsigned numBuffers);
+
+  /// What differs between the kernel function and an outlined body.
+  struct FunctionState {
+    llvm::Function *fn = nullptr;
+    llvm::BasicBlock *entry = nullptr;
+    llvm::SmallVector<Value *, 8> buffers;
+  };
+
+  /// Starts emitting into `fn` (which has no blocks yet): creates its entry
+  /// block and loads the buffer pointers from `bufferArray` (void **).
+  void beginFunction(llvm::Function *fn, Value *bufferArray);
+  FunctionState saveFunction() const { return cur; }
+  void restoreFunction(FunctionState s) { cur = std::move(s); }
+  /// An alloca in the current function's entry block.
+  Value *entryAlloca(llvm::Type *ty, Value *count = nullptr);
+
+  /// The LLVM type of a dtype in registers (bool is i1) and in memory.
+  llvm::Type *registerType(DType t) const;
+  llvm::Type *memoryType(DType t) const;
+
+  llvm::Module &module;
+  llvm::IRBuilder<> b;
+  FunctionState cur;
+
+private:
+  unsigned nBuffers;
+};
+
+} // namespace hx
+
+#endif

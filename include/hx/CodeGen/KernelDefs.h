@@ -1,0 +1,78 @@
+//===- KernelDefs.h - Kernel definitions of the operators -------*- C++ -*-===//
+//
+// The target-neutral kernel definitions (lib/CodeGen/Ops/<Family>.cpp, one
+// generator per operator, written against KernelBuilder) and how a target
+// finds and runs them:
+//
+//   Expected<KernelSpec> spec = describeKernel(call);  // types, buffers
+//   if (Error e = emitKernel(builder, *spec)) ...       // the loop nests
+//
+// A KernelSpec is the static view of one typed call: its flattened operand
+// and result tensor types (a tuple operand or result contributes one buffer
+// per field, in order: KernelABI.h) and its attributes with defaults.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_CODEGEN_KERNELDEFS_H
+#define HX_CODEGEN_KERNELDEFS_H
+
+#include "hx/IR/Expr.h"
+#include "hx/IR/OpDef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <optional>
+#include <string>
+
+namespace hx {
+
+class KernelBuilder;
+
+struct KernelSpec {
+  const Call *call = nullptr;
+  const OpDef *def = nullptr;
+  /// Flattened operand and result types, all static tensors.
+  llvm::SmallVector<const TensorType *, 4> inputs;
+  llvm::SmallVector<const TensorType *, 2> outputs;
+
+  llvm::StringRef opName() const { return def->name; }
+  /// Buffer indices (KernelABI.h): operands first, then results.
+  unsigned inputBuffer(unsigned i) const { return i; }
+  unsigned outputBuffer(unsigned i) const { return unsigned(inputs.size()) + i; }
+  unsigned numBuffers() const { return unsigned(inputs.size() + outputs.size()); }
+
+  /// Attributes in canonical form (getAttrOrDefault).
+  AttrValue attr(llvm::StringRef name) const;
+  bool getBool(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name) const;
+  std::optional<int64_t> getOptInt(llvm::StringRef name) const;
+  double getFloat(llvm::StringRef name) const;
+  std::string getString(llvm::StringRef name) const;
+  llvm::SmallVector<int64_t, 4> getInts(llvm::StringRef name) const;
+  /// Nullopt for None.
+  std::optional<llvm::SmallVector<int64_t, 4>> getOptInts(llvm::StringRef name) const;
+};
+
+/// The static view of a typed operator call. Errors (naming the operator):
+/// the callee is not a known operator, the call or an operand has no type
+/// (InferType has not run), a dimension is not static, a dtype the code
+/// generators do not handle (float16 and the 8/16-bit and unsigned integers
+/// for now).
+llvm::Expected<KernelSpec> describeKernel(const Call &call);
+
+using KernelGenerator = llvm::Error (*)(KernelBuilder &kb, const KernelSpec &spec);
+
+/// The kernel definition of operator `opName`, or null when there is none
+/// (on_device and device_copy are never kernels).
+KernelGenerator lookupKernelGenerator(llvm::StringRef opName);
+
+/// Emits `spec`'s kernel body with `kb` (positioned in the kernel function).
+/// An unsupported attribute or layout is an error naming the operator and
+/// the target.
+llvm::Error emitKernel(KernelBuilder &kb, const KernelSpec &spec);
+
+/// "<op>: <what> is not supported by the <target> code generator".
+llvm::Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const llvm::Twine &what);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,467 @@
+//===- KernelBuilder.cpp - Target-neutral IR for kernel definitions -------===//
+//
+// The part of KernelBuilder every target shares: buffers and typed memory
+// access, constants, int64 index arithmetic, dtype-aware arithmetic,
+// comparisons and casts, local variables and serial control flow. Targets
+// add the parallel loop, math functions and scratch memory
+// (KernelBuilder.h).
+//
+// Conventions:
+//  - bool is i1 in registers and i8 in memory;
+//  - index arithmetic is int64 with `nsw` (offsets never overflow: shapes
+//    are static and their element counts fit in int64);
+//  - integer division never traps: x / 0 is 0 and INT_MIN / -1 wraps;
+//  - float max/min propagate NaN (llvm.maximum/minimum, NumPy's rule);
+//  - float to integer casts saturate to int64 (NaN is 0) then wrap;
+//  - loops are emitted in the header-test form; LLVM rotates them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hx/CodeGen/KernelBuilder.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include <cmath>
+#include <limits>
+
+using namespace llvm;
+
+namespace hx {
+
+StringRef mathFnName(MathFn fn) {
+  switch (fn) {
+  case MathFn::Exp:
+    return "exp";
+  case MathFn::Log:
+    return "log";
+  case MathFn::Sqrt:
+    return "sqrt";
+  case MathFn::Tanh:
+    return "tanh";
+  case MathFn::Pow:
+    return "pow";
+  }
+  return "?";
+}
+
+static bool isUnsigned(DType t) {
+  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+KernelBuilder::KernelBuilder(Module &m, unsigned numBuffers)
+    : module(m), b(m.getContext()), nBuffers(numBuffers) {}
+
+KernelBuilder::~KernelBuilder() = default;
+
+//===----------------------------------------------------------------------===//
+// Functions and memory
+//===----------------------------------------------------------------------===//
+
+llvm::Type *KernelBuilder::registerType(DType t) const {
+  LLVMContext &ctx = module.getContext();
+  switch (t) {
+  case DType::Bool:
+    return llvm::Type::getInt1Ty(ctx);
+  case DType::Int8:
+  case DType::UInt8:
+    return llvm::Type::getInt8Ty(ctx);
+  case DType::Int16:
+  case DType::UInt16:
+    return llvm::Type::getInt16Ty(ctx);
+  case DType::Int32:
+  case DType::UInt32:
+    return llvm::Type::getInt32Ty(ctx);
+  case DType::Int64:
+  case DType::UInt64:
+    return llvm::Type::getInt64Ty(ctx);
+  case DType::Float16:
+    return llvm::Type::getHalfTy(ctx);
+  case DType::Float32:
+    return llvm::Type::getFloatTy(ctx);
+  case DType::Float64:
+    return llvm::Type::getDoubleTy(ctx);
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+llvm::Type *KernelBuilder::memoryType(DType t) const {
+  return t == DType::Bool ? llvm::Type::getInt8Ty(module.getContext()) : registerType(t);
+}
+
+void KernelBuilder::beginFunction(Function *fn, Value *bufferArray) {
+  cur = FunctionState();
+  cur.fn = fn;
+  cur.entry = BasicBlock::Create(module.getContext(), "entry", fn);
+  b.SetInsertPoint(cur.entry);
+  llvm::Type *ptrTy = b.getPtrTy();
+  for (unsigned i = 0; i < nBuffers; ++i) {
+    Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, bufferArray, i);
+    LoadInst *p = b.CreateAlignedLoad(ptrTy, slot, Align(8), "buf" + Twine(i));
+    cur.buffers.push_back(p);
+  }
+}
+
+Value *KernelBuilder::entryAlloca(llvm::Type *ty, Value *count) {
+  IRBuilder<> eb(cur.entry, cur.entry->begin());
+  return eb.CreateAlloca(ty, count);
+}
+
+Value *KernelBuilder::buffer(unsigned i) const {
+  assert(i < cur.buffers.size() && "buffer index out of range");
+  return cur.buffers[i];
+}
+
+Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
+  llvm::Type *mt = memoryType(t);
+  Value *addr = b.CreateInBoundsGEP(mt, ptr, offset);
+  Value *v = b.CreateAlignedLoad(mt, addr, Align(dtypeBytes(t)));
+  if (t == DType::Bool)
+    return b.CreateICmpNE(v, ConstantInt::get(mt, 0));
+  return v;
+}
+
+void KernelBuilder::store(DType t, Value *ptr, Value *offset, Value *v) {
+  llvm::Type *mt = memoryType(t);
+  Value *addr = b.CreateInBoundsGEP(mt, ptr, offset);
+  if (t == DType::Bool)
+    v = b.CreateZExt(v, mt);
+  b.CreateAlignedStore(v, addr, Align(dtypeBytes(t)));
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+Value *KernelBuilder::index(int64_t v) { return b.getInt64(v); }
+
+/// The range of an integer dtype as doubles.
+static std::pair<double, double> intRange(DType t) {
+  unsigned bits = dtypeBytes(t) * 8;
+  if (isUnsigned(t))
+    return {0.0, std::ldexp(1.0, bits) - 1};
+  return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1) - 1};
+}
+
+Value *KernelBuilder::constant(DType t, double v) {
+  llvm::Type *ty = registerType(t);
+  if (isFloat(t))
+    return ConstantFP::get(ty, v);
+  if (t == DType::Bool)
+    return b.getInt1(v != 0);
+  if (std::isnan(v))
+    v = 0;
+  auto [lo, hi] = intRange(t);
+  v = std::trunc(std::min(std::max(v, lo), hi));
+  if (isUnsigned(t))
+    return ConstantInt::get(ty, uint64_t(v));
+  // int64's upper bound 2^63 - 1 is not a double: saturate explicitly.
+  if (v >= 9.2233720368547758e18)
+    return ConstantInt::get(ty, std::numeric_limits<int64_t>::max(), true);
+  return ConstantInt::get(ty, int64_t(v), /*IsSigned=*/true);
+}
+
+Value *KernelBuilder::constantInt(DType t, int64_t v) {
+  llvm::Type *ty = registerType(t);
+  if (isFloat(t))
+    return ConstantFP::get(ty, double(v));
+  if (t == DType::Bool)
+    return b.getInt1(v != 0);
+  return ConstantInt::get(ty, v, /*IsSigned=*/true);
+}
+
+Value *KernelBuilder::lowest(DType t) {
+  llvm::Type *ty = registerType(t);
+  if (isFloat(t))
+    return ConstantFP::getInfinity(ty, /*Negative=*/true);
+  if (t == DType::Bool)
+    return b.getFalse();
+  unsigned bits = ty->getIntegerBitWidth();
+  return ConstantInt::get(ty, isUnsigned(t) ? APInt::getMinValue(bits)
+                                            : APInt::getSignedMinValue(bits));
+}
+
+Value *KernelBuilder::highest(DType t) {
+  llvm::Type *ty = registerType(t);
+  if (isFloat(t))
+    return ConstantFP::getInfinity(ty, /*Negative=*/false);
+  if (t == DType::Bool)
+    return b.getTrue();
+  unsigned bits = ty->getIntegerBitWidth();
+  return ConstantInt::get(ty, isUnsigned(t) ? APInt::getMaxValue(bits)
+                                            : APInt::getSignedMaxValue(bits));
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+Value *KernelBuilder::iadd(Value *a, Value *c) { return b.CreateNSWAdd(a, c); }
+Value *KernelBuilder::isub(Value *a, Value *c) { return b.CreateNSWSub(a, c); }
+Value *KernelBuilder::imul(Value *a, Value *c) { return b.CreateNSWMul(a, c); }
+
+Value *KernelBuilder::imul(Value *a, int64_t c) {
+  if (c == 1)
+    return a;
+  if (c == 0)
+    return index(0);
+  return b.CreateNSWMul(a, index(c));
+}
+
+Value *KernelBuilder::idiv(Value *a, int64_t c) {
+  assert(c > 0 && "division by a positive constant");
+  return c == 1 ? a : b.CreateUDiv(a, index(c));
+}
+
+Value *KernelBuilder::irem(Value *a, int64_t c) {
+  assert(c > 0 && "remainder by a positive constant");
+  return c == 1 ? index(0) : b.CreateURem(a, index(c));
+}
+
+Value *KernelBuilder::imin(Value *a, Value *c) {
+  return b.CreateBinaryIntrinsic(Intrinsic::smin, a, c);
+}
+Value *KernelBuilder::imax(Value *a, Value *c) {
+  return b.CreateBinaryIntrinsic(Intrinsic::smax, a, c);
+}
+
+Value *KernelBuilder::icmp(CmpOp op, Value *a, Value *c) { return compare(op, DType::Int64, a, c); }
+
+Value *KernelBuilder::linearOffset(ArrayRef<Value *> coords, ArrayRef<int64_t> strides,
+                                   Value *base) {
+  assert(coords.size() == strides.size());
+  Value *off = base;
+  for (size_t d = 0; d < coords.size(); ++d) {
+    if (strides[d] == 0)
+      continue;
+    Value *term = imul(coords[d], strides[d]);
+    off = off ? iadd(off, term) : term;
+  }
+  return off ? off : index(0);
+}
+
+SmallVector<Value *, 4> KernelBuilder::unflatten(Value *flat, ArrayRef<int64_t> dims) {
+  SmallVector<Value *, 4> coords(dims.size());
+  Value *rest = flat;
+  for (size_t d = dims.size(); d > 0; --d) {
+    if (d == 1) {
+      coords[0] = rest;
+      break;
+    }
+    coords[d - 1] = irem(rest, dims[d - 1]);
+    rest = idiv(rest, dims[d - 1]);
+  }
+  return coords;
+}
+
+//===----------------------------------------------------------------------===//
+// Typed arithmetic
+//===----------------------------------------------------------------------===//
+
+Value *KernelBuilder::add(DType t, Value *a, Value *c) {
+  return isFloat(t) ? b.CreateFAdd(a, c) : b.CreateAdd(a, c);
+}
+
+Value *KernelBuilder::sub(DType t, Value *a, Value *c) {
+  return isFloat(t) ? b.CreateFSub(a, c) : b.CreateSub(a, c);
+}
+
+Value *KernelBuilder::mul(DType t, Value *a, Value *c) {
+  return isFloat(t) ? b.CreateFMul(a, c) : b.CreateMul(a, c);
+}
+
+Value *KernelBuilder::div(DType t, Value *a, Value *c) {
+  if (isFloat(t))
+    return b.CreateFDiv(a, c);
+  llvm::Type *ty = a->getType();
+  Value *zero = ConstantInt::get(ty, 0);
+  Value *one = ConstantInt::get(ty, 1);
+  Value *byZero = b.CreateICmpEQ(c, zero);
+  if (isUnsigned(t)) {
+    Value *q = b.CreateUDiv(a, b.CreateSelect(byZero, one, c));
+    return b.CreateSelect(byZero, zero, q);
+  }
+  // INT_MIN / -1 overflows (and traps on x86): divide by 1 instead, which
+  // gives the wrapped result INT_MIN.
+  unsigned bits = ty->getIntegerBitWidth();
+  Value *overflow =
+      b.CreateAnd(b.CreateICmpEQ(c, ConstantInt::getSigned(ty, -1)),
+                  b.CreateICmpEQ(a, ConstantInt::get(ty, APInt::getSignedMinValue(bits))));
+  Value *safe = b.CreateSelect(b.CreateOr(byZero, overflow), one, c);
+  Value *q = b.CreateSDiv(a, safe);
+  return b.CreateSelect(byZero, zero, q);
+}
+
+Value *KernelBuilder::max(DType t, Value *a, Value *c) {
+  if (isFloat(t))
+    return b.CreateBinaryIntrinsic(Intrinsic::maximum, a, c);
+  return b.CreateSelect(compare(CmpOp::LT, t, a, c), c, a);
+}
+
+Value *KernelBuilder::min(DType t, Value *a, Value *c) {
+  if (isFloat(t))
+    return b.CreateBinaryIntrinsic(Intrinsic::minimum, a, c);
+  return b.CreateSelect(compare(CmpOp::LT, t, c, a), c, a);
+}
+
+Value *KernelBuilder::isNaN(DType t, Value *a) {
+  return isFloat(t) ? b.CreateFCmpUNO(a, a) : b.getFalse();
+}
+
+Value *KernelBuilder::neg(DType t, Value *a) {
+  return isFloat(t) ? b.CreateFNeg(a) : b.CreateNeg(a);
+}
+
+Value *KernelBuilder::abs(DType t, Value *a) {
+  if (isFloat(t))
+    return b.CreateUnaryIntrinsic(Intrinsic::fabs, a);
+  if (isUnsigned(t) || t == DType::Bool)
+    return a;
+  return b.CreateBinaryIntrinsic(Intrinsic::abs, a, b.getFalse());
+}
+
+Value *KernelBuilder::accumulate(DType t, Value *acc, Value *v) {
+  if (!isFloat(t))
+    return b.CreateAdd(acc, v);
+  FastMathFlags fmf;
+  fmf.setAllowReassoc();
+  Value *sum = b.CreateFAdd(acc, v);
+  if (auto *inst = dyn_cast<Instruction>(sum))
+    inst->setFastMathFlags(fmf);
+  return sum;
+}
+
+Value *KernelBuilder::compare(CmpOp op, DType t, Value *a, Value *c) {
+  if (isFloat(t)) {
+    switch (op) {
+    case CmpOp::EQ:
+      return b.CreateFCmpOEQ(a, c);
+    case CmpOp::NE:
+      return b.CreateFCmpUNE(a, c);
+    case CmpOp::LT:
+      return b.CreateFCmpOLT(a, c);
+    case CmpOp::LE:
+      return b.CreateFCmpOLE(a, c);
+    case CmpOp::GT:
+      return b.CreateFCmpOGT(a, c);
+    case CmpOp::GE:
+      return b.CreateFCmpOGE(a, c);
+    }
+  }
+  bool u = isUnsigned(t) || t == DType::Bool;
+  switch (op) {
+  case CmpOp::EQ:
+    return b.CreateICmpEQ(a, c);
+  case CmpOp::NE:
+    return b.CreateICmpNE(a, c);
+  case CmpOp::LT:
+    return u ? b.CreateICmpULT(a, c) : b.CreateICmpSLT(a, c);
+  case CmpOp::LE:
+    return u ? b.CreateICmpULE(a, c) : b.CreateICmpSLE(a, c);
+  case CmpOp::GT:
+    return u ? b.CreateICmpUGT(a, c) : b.CreateICmpSGT(a, c);
+  case CmpOp::GE:
+    return u ? b.CreateICmpUGE(a, c) : b.CreateICmpSGE(a, c);
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+Value *KernelBuilder::select(Value *cond, Value *a, Value *c) { return b.CreateSelect(cond, a, c); }
+Value *KernelBuilder::logicalAnd(Value *a, Value *c) { return b.CreateAnd(a, c); }
+Value *KernelBuilder::logicalOr(Value *a, Value *c) { return b.CreateOr(a, c); }
+Value *KernelBuilder::logicalNot(Value *a) { return b.CreateNot(a); }
+
+Value *KernelBuilder::isNonzero(DType t, Value *v) {
+  if (t == DType::Bool)
+    return v;
+  if (isFloat(t))
+    return b.CreateFCmpUNE(v, ConstantFP::get(v->getType(), 0.0));
+  return b.CreateICmpNE(v, ConstantInt::get(v->getType(), 0));
+}
+
+Value *KernelBuilder::cast(Value *v, DType from, DType to) {
+  if (from == to)
+    return v;
+  if (to == DType::Bool)
+    return isNonzero(from, v);
+  llvm::Type *ty = registerType(to);
+  if (from == DType::Bool)
+    return isFloat(to) ? b.CreateUIToFP(v, ty) : b.CreateZExt(v, ty);
+  if (isFloat(from) && isFloat(to))
+    return b.CreateFPCast(v, ty);
+  if (isFloat(from)) {
+    if (isUnsigned(to))
+      return b.CreateFPToUI(v, ty);
+    // Saturating to int64 (NaN is 0), then wrapping to the width: defined
+    // for every input, unlike fptosi.
+    Value *wide = b.CreateIntrinsic(Intrinsic::fptosi_sat, {b.getInt64Ty(), v->getType()}, {v});
+    return b.CreateTrunc(wide, ty);
+  }
+  if (isFloat(to))
+    return isUnsigned(from) ? b.CreateUIToFP(v, ty) : b.CreateSIToFP(v, ty);
+  return b.CreateIntCast(v, ty, /*isSigned=*/!isUnsigned(from));
+}
+
+//===----------------------------------------------------------------------===//
+// Local variables and control flow
+//===----------------------------------------------------------------------===//
+
+KernelBuilder::LocalVar KernelBuilder::localVar(DType t, Value *init) {
+  LocalVar v;
+  v.dtype = t;
+  v.slot = entryAlloca(registerType(t));
+  b.CreateStore(init, v.slot);
+  return v;
+}
+
+Value *KernelBuilder::get(const LocalVar &v) { return b.CreateLoad(registerType(v.dtype), v.slot); }
+
+void KernelBuilder::set(const LocalVar &v, Value *x) { b.CreateStore(x, v.slot); }
+
+void KernelBuilder::forRange(Value *lo, Value *hi, LoopBody body) {
+  forRange(lo, hi, index(1), body);
+}
+
+void KernelBuilder::forRange(Value *lo, Value *hi, Value *step, LoopBody body) {
+  LLVMContext &ctx = module.getContext();
+  Function *fn = cur.fn;
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *header = BasicBlock::Create(ctx, "loop", fn);
+  BasicBlock *bodyBB = BasicBlock::Create(ctx, "loop.body", fn);
+  BasicBlock *exit = BasicBlock::Create(ctx, "loop.end", fn);
+  b.CreateBr(header);
+
+  b.SetInsertPoint(header);
+  PHINode *i = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  i->addIncoming(lo, pre);
+  b.CreateCondBr(b.CreateICmpSLT(i, hi), bodyBB, exit);
+
+  b.SetInsertPoint(bodyBB);
+  body(i);
+  Value *next = b.CreateNSWAdd(i, step);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(header);
+
+  b.SetInsertPoint(exit);
+}
+
+void KernelBuilder::forRange(int64_t lo, int64_t hi, LoopBody body) {
+  if (hi <= lo)
+    return;
+  if (hi - lo == 1) {
+    body(index(lo));
+    return;
+  }
+  forRange(index(lo), index(hi), body);
+}
+
+void KernelBuilder::ifThen(Value *cond, function_ref<void()> then) {
+  LLVMContext &ctx = module.getContext();
+  BasicBlock *thenBB = BasicBlock::Create(ctx, "if.then", cur.fn);
+  BasicBlock *merge = BasicBlock::Create(ctx, "if.end", cur.fn);
+  b.CreateCondBr(cond, thenBB, merge);
+  b.SetInsertPoint(thenBB);
+  then();
+  b.CreateBr(merge);
+  b.SetInsertPoint(merge);
+}
+
+} // namespace hx

@@ -1,0 +1,159 @@
+//===- KernelDefs.cpp - Finding and describing operator kernels -----------===//
+//
+// describeKernel turns a typed call into a KernelSpec (flattened static
+// tensor types of operands and results, attribute access with defaults);
+// lookupKernelGenerator finds an operator's generator in the family tables,
+// indexed once in a function-local immutable map.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Ops/OpKernels.h"
+#include "hx/CodeGen/KernelBuilder.h"
+#include "hx/Ops/OpRegistry.h"
+#include "hx/Ops/ShapeUtils.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace llvm;
+
+namespace hx {
+
+//===----------------------------------------------------------------------===//
+// KernelSpec attributes
+//===----------------------------------------------------------------------===//
+
+AttrValue KernelSpec::attr(StringRef name) const { return getAttrOrDefault(*call, name); }
+
+bool KernelSpec::getBool(StringRef name) const {
+  AttrValue v = attr(name);
+  return v.kind == AttrValue::Kind::Bool ? v.boolValue : v.intValue != 0;
+}
+
+int64_t KernelSpec::getInt(StringRef name) const { return attr(name).intValue; }
+
+std::optional<int64_t> KernelSpec::getOptInt(StringRef name) const {
+  AttrValue v = attr(name);
+  if (v.isNone())
+    return std::nullopt;
+  return v.intValue;
+}
+
+double KernelSpec::getFloat(StringRef name) const {
+  AttrValue v = attr(name);
+  return v.kind == AttrValue::Kind::Int ? double(v.intValue) : v.floatValue;
+}
+
+std::string KernelSpec::getString(StringRef name) const { return attr(name).str; }
+
+SmallVector<int64_t, 4> KernelSpec::getInts(StringRef name) const {
+  AttrValue v = attr(name);
+  SmallVector<int64_t, 4> out;
+  if (v.kind == AttrValue::Kind::Int)
+    out.push_back(v.intValue);
+  for (const AttrValue &e : v.list)
+    out.push_back(e.intValue);
+  return out;
+}
+
+std::optional<SmallVector<int64_t, 4>> KernelSpec::getOptInts(StringRef name) const {
+  if (attr(name).isNone())
+    return std::nullopt;
+  return getInts(name);
+}
+
+//===----------------------------------------------------------------------===//
+// describeKernel
+//===----------------------------------------------------------------------===//
+
+/// The dtypes every kernel definition handles.
+static bool isCodeGenDType(DType t) {
+  return t == DType::Bool || t == DType::Int32 || t == DType::Int64 || t == DType::Float32;
+}
+
+static Error flattenTensors(StringRef op, StringRef what, const Type *t,
+                            SmallVectorImpl<const TensorType *> &out) {
+  if (!t)
+    return createStringError(op + ": the " + what +
+                             " has no type (run InferType before code generation)");
+  if (const auto *tuple = dyn_cast<TupleType>(t)) {
+    for (const TypeRef &f : tuple->fields)
+      if (Error e = flattenTensors(op, what, f.get(), out))
+        return e;
+    return Error::success();
+  }
+  const auto *tensor = dyn_cast<TensorType>(t);
+  if (!tensor)
+    return createStringError(op + ": the " + what + " has type " + typeToString(t) +
+                             ", not a tensor or a tuple of tensors");
+  if (!tensor->isStatic())
+    return createStringError(op + ": the " + what + " has the dynamic shape " +
+                             shapeToString(tensor->shape) + "; kernels need static shapes");
+  if (!isCodeGenDType(tensor->dtype))
+    return createStringError(op + ": dtype " + dtypeName(tensor->dtype) +
+                             " is not supported by the code generators");
+  out.push_back(tensor);
+  return Error::success();
+}
+
+Expected<KernelSpec> describeKernel(const Call &call) {
+  const Op *op = call.getOp();
+  if (!op)
+    return createStringError("the callee of a kernel call must be an operator");
+  const OpDef *def = op->def ? op->def : lookupOp(op->name);
+  if (!def)
+    return createStringError("unknown operator '" + op->name + "'");
+  KernelSpec spec;
+  spec.call = &call;
+  spec.def = def;
+  for (unsigned i = 0; i < call.args.size(); ++i)
+    if (Error e = flattenTensors(def->name, "operand " + std::to_string(i),
+                                 call.args[i]->checkedType.get(), spec.inputs))
+      return e;
+  if (Error e = flattenTensors(def->name, "result", call.checkedType.get(), spec.outputs))
+    return e;
+  return spec;
+}
+
+//===----------------------------------------------------------------------===//
+// The generator table
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct KernelTable {
+  StringMap<KernelGenerator> index;
+  KernelTable() {
+    for (ArrayRef<KernelEntry> family : {elementwiseKernels(), reduceKernels(), transformKernels(),
+                                         nnKernels(), convPoolKernels(), sortKernels()})
+      for (const KernelEntry &e : family)
+        index[e.opName] = e.generate;
+  }
+};
+} // namespace
+
+KernelGenerator lookupKernelGenerator(StringRef opName) {
+  static const KernelTable table;
+  auto it = table.index.find(opName);
+  return it == table.index.end() ? nullptr : it->second;
+}
+
+Error emitKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  KernelGenerator gen = lookupKernelGenerator(spec.opName());
+  if (!gen)
+    return createStringError(spec.opName() + ": no kernel definition (the " + kb.targetName() +
+                             " code generator cannot compile this operator)");
+  // Kernel definitions index operands and results by position: check the
+  // counts once here (InferType guarantees them for checked calls).
+  bool arityOk =
+      spec.def->takesTuple ? !spec.inputs.empty() : spec.inputs.size() == spec.def->numArgs;
+  if (!arityOk || spec.outputs.empty())
+    return unsupported(kb, spec,
+                       "a call with " + Twine(spec.inputs.size()) + " operand tensors and " +
+                           Twine(spec.outputs.size()) + " results");
+  return gen(kb, spec);
+}
+
+Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const Twine &what) {
+  return createStringError(spec.opName() + ": " + what + " is not supported by the " +
+                           kb.targetName() + " code generator");
+}
+
+} // namespace hx

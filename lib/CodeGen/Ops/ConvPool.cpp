@@ -1,0 +1,288 @@
+//===- ConvPool.cpp - Kernels of conv2d, max_pool2d, global_avg_pool2d ----===//
+//
+// Layouts are any permutation of NCHW (data, result) and OIHW (kernel), as
+// lib/Ops/ConvPool.cpp accepts: each layout becomes the element strides of
+// the logical dims, so one loop nest serves all of them (unit-stride, and
+// vectorizable, when W is the innermost dim). Padding is (top, left,
+// bottom, right) from 1, 2 or 4 values.
+//
+// nn.conv2d, one parallel iteration per output row (n, o, oh), with a
+// private accumulator row acc[OW] in the accumulator type:
+//
+//   acc[*] = 0
+//   for ic in group(o): for kh: ih = oh*sh + kh*dh - top; if 0 <= ih < H:
+//     for kw: w = weight[o, ic, kh, kw]
+//       for ow in [lo, hi):           // the ow whose iw lies inside the input
+//         acc[ow] += data[n, g*ICg + ic, ih, ow*sw + kw*dw - left] * w
+//   out[n, o, oh, *] = acc[*]
+//
+// The innermost loop runs over output columns (unit-stride for NCHW and
+// stride 1) and has no bounds checks: [lo, hi) is computed per kw.
+//
+// nn.max_pool2d: per output row, per column, the max over the window's
+// positions inside the input (padding never counts; ceil_mode's partial
+// windows just have fewer positions); a window with none gives -inf.
+// nn.global_avg_pool2d: per (n, c), the sum over H x W divided by H * W.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../LoopNest.h"
+#include "OpKernels.h"
+#include <array>
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+/// Element strides of the four logical dims (NCHW or OIHW order) and their
+/// sizes.
+struct LayoutView {
+  std::array<int64_t, 4> size;
+  std::array<int64_t, 4> stride;
+};
+} // namespace
+
+/// Views a tensor in `layout` (a permutation of `letters`) in logical order.
+static std::optional<LayoutView> viewLayout(const TensorType *t, StringRef layout,
+                                            StringRef letters) {
+  if (layout.size() != 4 || t->rank() != 4)
+    return std::nullopt;
+  Shape strides = contiguousStrides(t->shape);
+  LayoutView v;
+  for (unsigned i = 0; i < 4; ++i) {
+    size_t pos = layout.find(letters[i]);
+    if (pos == StringRef::npos || layout.count(letters[i]) != 1)
+      return std::nullopt;
+    v.size[i] = t->shape[pos];
+    v.stride[i] = strides[pos];
+  }
+  return v;
+}
+
+static Expected<LayoutView> getLayout(const KernelBuilder &kb, const KernelSpec &spec,
+                                      const TensorType *t, StringRef attr, StringRef letters,
+                                      StringRef fallbackAttr = {}) {
+  std::string layout = spec.getString(attr);
+  if (layout.empty() && !fallbackAttr.empty())
+    layout = spec.getString(fallbackAttr);
+  if (std::optional<LayoutView> v = viewLayout(t, layout, letters))
+    return *v;
+  return unsupported(kb, spec, attr + " " + layout);
+}
+
+/// (first, second) from a 1- or 2-value attribute, both at least 1.
+static Expected<std::pair<int64_t, int64_t>> getPair(const KernelBuilder &kb,
+                                                     const KernelSpec &spec, StringRef attr) {
+  Shape v = spec.getInts(attr);
+  if (v.size() == 1)
+    v.push_back(v[0]);
+  if (v.size() != 2 || v[0] < 1 || v[1] < 1)
+    return unsupported(kb, spec, attr + " " + intListToString(v));
+  return std::make_pair(v[0], v[1]);
+}
+
+/// (top, left, bottom, right).
+static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
+                                                   const KernelSpec &spec) {
+  Shape p = spec.getInts("padding");
+  if (p.size() == 1)
+    return std::array<int64_t, 4>{p[0], p[0], p[0], p[0]};
+  if (p.size() == 2)
+    return std::array<int64_t, 4>{p[0], p[1], p[0], p[1]};
+  if (p.size() == 4)
+    return std::array<int64_t, 4>{p[0], p[1], p[2], p[3]};
+  return unsupported(kb, spec, "padding " + intListToString(p));
+}
+
+static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
+
+static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
+  Expected<LayoutView> data = getLayout(kb, spec, dataT, "data_layout", "NCHW");
+  if (!data)
+    return data.takeError();
+  Expected<LayoutView> weight = getLayout(kb, spec, weightT, "kernel_layout", "OIHW");
+  if (!weight)
+    return weight.takeError();
+  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "data_layout");
+  if (!out)
+    return out.takeError();
+  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
+  if (!pad)
+    return pad.takeError();
+  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
+  if (!strides)
+    return strides.takeError();
+  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
+  if (!dilation)
+    return dilation.takeError();
+  auto [sh, sw] = *strides;
+  auto [dh, dw] = *dilation;
+  int64_t groups = spec.getInt("groups");
+  auto [n, c, h, w] = data->size;
+  auto [o, icg, kh, kw] = weight->size;
+  int64_t oh = out->size[2], ow = out->size[3];
+  if (groups < 1 || c % groups != 0 || o % groups != 0 || icg * groups != c)
+    return unsupported(kb, spec, "groups=" + std::to_string(groups));
+  if (anyZero(outT->shape))
+    return Error::success();
+  int64_t ocg = o / groups;
+  int64_t top = (*pad)[0], left = (*pad)[1];
+  DType t = dataT->dtype, acc = kb.accumulatorType(t);
+  const LayoutView &dv = *data, &wv = *weight, &ov = *out;
+
+  kb.parallelFor(n * o * oh, 2 * std::max<int64_t>(icg * kh * kw, 1) * ow, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
+    Value *res = kb.buffer(spec.outputBuffer(0));
+    Value *cBase = kb.imul(kb.idiv(idx[1], ocg), icg);
+    kb.withScratch(acc, ow, [&](Value *row) {
+      kb.forRange(0, ow, [&](Value *x) { kb.store(acc, row, x, kb.constant(acc, 0)); });
+      kb.forRange(0, icg, [&](Value *ic) {
+        Value *ci = kb.iadd(cBase, ic);
+        kb.forRange(0, kh, [&](Value *r) {
+          Value *ih = kb.iadd(kb.iadd(kb.imul(idx[2], sh), kb.imul(r, dh)), -top);
+          Value *inside = kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)),
+                                        kb.icmp(CmpOp::LT, ih, kb.index(h)));
+          kb.ifThen(inside, [&] {
+            Value *rowBase =
+                kb.linearOffset({idx[0], ci, ih}, {dv.stride[0], dv.stride[1], dv.stride[2]});
+            Value *wBase =
+                kb.linearOffset({idx[1], ic, r}, {wv.stride[0], wv.stride[1], wv.stride[2]});
+            kb.forRange(0, kw, [&](Value *s) {
+              Value *wt =
+                  kb.cast(kb.load(t, wts, kb.iadd(wBase, kb.imul(s, wv.stride[3]))), t, acc);
+              // iw = x*sw + x0; the valid x are [lo, hi).
+              Value *x0 = kb.iadd(kb.imul(s, dw), -left);
+              Value *zero = kb.index(0);
+              Value *lo = kb.idiv(kb.iadd(kb.imax(kb.isub(zero, x0), zero), sw - 1), sw);
+              Value *y = kb.isub(kb.index(w - 1), x0);
+              Value *hi =
+                  kb.select(kb.icmp(CmpOp::LT, y, zero), zero,
+                            kb.imin(kb.index(ow), kb.iadd(kb.idiv(kb.imax(y, zero), sw), 1)));
+              kb.forRange(lo, hi, [&](Value *x) {
+                Value *iw = kb.iadd(kb.imul(x, sw), x0);
+                Value *v =
+                    kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(iw, dv.stride[3]))), t, acc);
+                kb.store(acc, row, x, kb.add(acc, kb.load(acc, row, x), kb.mul(acc, v, wt)));
+              });
+            });
+          });
+        });
+      });
+      Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+      kb.forRange(0, ow, [&](Value *x) {
+        kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+                 kb.cast(kb.load(acc, row, x), acc, outT->dtype));
+      });
+    });
+  });
+  return Error::success();
+}
+
+static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  Expected<LayoutView> data = getLayout(kb, spec, dataT, "layout", "NCHW");
+  if (!data)
+    return data.takeError();
+  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "layout");
+  if (!out)
+    return out.takeError();
+  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
+  if (!pad)
+    return pad.takeError();
+  Expected<std::pair<int64_t, int64_t>> pool = getPair(kb, spec, "pool_size");
+  if (!pool)
+    return pool.takeError();
+  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
+  if (!strides)
+    return strides.takeError();
+  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
+  if (!dilation)
+    return dilation.takeError();
+  auto [ph, pw] = *pool;
+  auto [sh, sw] = *strides;
+  auto [dh, dw] = *dilation;
+  auto [n, c, h, w] = data->size;
+  int64_t oh = out->size[2], ow = out->size[3];
+  if (anyZero(outT->shape))
+    return Error::success();
+  if (anyZero(dataT->shape))
+    return unsupported(kb, spec, "an empty input with a non-empty result");
+  int64_t top = (*pad)[0], left = (*pad)[1];
+  DType t = dataT->dtype;
+  const LayoutView &dv = *data, &ov = *out;
+
+  kb.parallelFor(n * c * oh, std::max<int64_t>(ph * pw, 1) * ow * 3, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    Value *zero = kb.index(0);
+    kb.forRange(0, ow, [&](Value *x) {
+      KernelBuilder::LocalVar m = kb.localVar(t, kb.lowest(t));
+      kb.forRange(0, ph, [&](Value *r) {
+        Value *ih = kb.iadd(kb.iadd(kb.imul(idx[2], sh), kb.imul(r, dh)), -top);
+        Value *inH =
+            kb.logicalAnd(kb.icmp(CmpOp::GE, ih, zero), kb.icmp(CmpOp::LT, ih, kb.index(h)));
+        Value *ihc = kb.imin(kb.imax(ih, zero), kb.index(h - 1));
+        kb.forRange(0, pw, [&](Value *s) {
+          Value *iw = kb.iadd(kb.iadd(kb.imul(x, sw), kb.imul(s, dw)), -left);
+          Value *valid = kb.logicalAnd(inH, kb.logicalAnd(kb.icmp(CmpOp::GE, iw, zero),
+                                                          kb.icmp(CmpOp::LT, iw, kb.index(w))));
+          Value *iwc = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
+          Value *v =
+              kb.load(t, in, kb.linearOffset({ihc, iwc}, {dv.stride[2], dv.stride[3]}, planeBase));
+          Value *cur = kb.get(m);
+          kb.set(m, kb.select(valid, kb.max(t, cur, v), cur));
+        });
+      });
+      kb.store(t, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])), kb.get(m));
+    });
+  });
+  return Error::success();
+}
+
+static Error globalAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  Expected<LayoutView> data = getLayout(kb, spec, dataT, "layout", "NCHW");
+  if (!data)
+    return data.takeError();
+  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "layout");
+  if (!out)
+    return out.takeError();
+  auto [n, c, h, w] = data->size;
+  if (n * c == 0)
+    return Error::success();
+  DType t = dataT->dtype, acc = kb.accumulatorType(t);
+  const LayoutView &dv = *data, &ov = *out;
+  kb.parallelFor(n * c, std::max<int64_t>(h * w, 1), [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c});
+    Value *in = kb.buffer(spec.inputBuffer(0));
+    Value *base = kb.linearOffset(idx, {dv.stride[0], dv.stride[1]});
+    KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+    kb.forRange(0, h, [&](Value *y) {
+      Value *rowBase = kb.iadd(base, kb.imul(y, dv.stride[2]));
+      kb.forRange(0, w, [&](Value *x) {
+        Value *v = kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(x, dv.stride[3]))), t, acc);
+        kb.set(sum, kb.accumulate(acc, kb.get(sum), v));
+      });
+    });
+    Value *mean = kb.div(acc, kb.get(sum), kb.constantInt(acc, h * w));
+    Value *off = kb.linearOffset(idx, {ov.stride[0], ov.stride[1]});
+    kb.store(outT->dtype, kb.buffer(spec.outputBuffer(0)), off, kb.cast(mean, acc, outT->dtype));
+  });
+  return Error::success();
+}
+
+ArrayRef<KernelEntry> convPoolKernels() {
+  static const KernelEntry table[] = {
+      {"nn.conv2d", conv2dKernel},
+      {"nn.max_pool2d", maxPool2dKernel},
+      {"nn.global_avg_pool2d", globalAvgPool2dKernel},
+  };
+  return table;
+}
+
+} // namespace hx

@@ -1,0 +1,168 @@
+//===- Nn.cpp - Kernels of dense, batch_matmul, bias_add and softmax ------===//
+//
+//   nn.dense(data[..., K], weight[N, K]) -> [..., N]
+//     parallel over the M x N results (M = product of data's leading dims);
+//     each is a dot product over K, unit-stride in both operands, summed in
+//     the accumulator type (reassociable, so it vectorizes).
+//   nn.batch_matmul(x, y) -> [B, M, N]
+//     the same per batch, reading x as [B, M, K] or [B, K, M]
+//     (transpose_a) and y as [B, N, K] (transpose_b, the default) or
+//     [B, K, N]; a batch of 1 broadcasts through stride 0.
+//   nn.bias_add(data, bias, axis)
+//     a strided nest adding bias[c] read with stride 1 on `axis`, 0
+//     elsewhere.
+//   nn.softmax(data, axis)
+//     per row along `axis` (stride = product of the later dims): m = max,
+//     out = exp(x - m) and s = Σ out in the accumulator type, then out /= s.
+//     The max subtraction keeps exp from overflowing (numerically stable).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../LoopNest.h"
+#include "OpKernels.h"
+
+using namespace llvm;
+
+namespace hx {
+
+/// Σ_k x[xBase + k*xStride] * y[yBase + k*yStride] in dtype `acc`.
+static Value *dot(KernelBuilder &kb, DType t, DType acc, Value *x, Value *xBase, int64_t xStride,
+                  Value *y, Value *yBase, int64_t yStride, int64_t k) {
+  KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+  kb.forRange(0, k, [&](Value *i) {
+    Value *a = kb.cast(kb.load(t, x, kb.iadd(xBase, kb.imul(i, xStride))), t, acc);
+    Value *b = kb.cast(kb.load(t, y, kb.iadd(yBase, kb.imul(i, yStride))), t, acc);
+    kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.mul(acc, a, b)));
+  });
+  return kb.get(sum);
+}
+
+static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *weight = spec.inputs[1], *out = spec.outputs[0];
+  if (data->rank() < 1 || weight->rank() != 2)
+    return unsupported(kb, spec, "operand rank");
+  DType t = data->dtype, acc = kb.accumulatorType(t);
+  int64_t k = data->shape.back(), n = weight->shape[0];
+  int64_t m = numElements(ArrayRef<int64_t>(data->shape).drop_back());
+  if (weight->shape[1] != k || numElements(out->shape) != m * n)
+    return unsupported(kb, spec,
+                       "operand shapes " + shapeToString(data->shape) + " and " +
+                           shapeToString(weight->shape));
+  if (m * n == 0)
+    return Error::success();
+  kb.parallelFor(m * n, 2 * std::max<int64_t>(k, 1), [&](Value *p) {
+    Value *row = kb.idiv(p, n), *col = kb.irem(p, n);
+    Value *s = dot(kb, t, acc, kb.buffer(spec.inputBuffer(0)), kb.imul(row, k), 1,
+                   kb.buffer(spec.inputBuffer(1)), kb.imul(col, k), 1, k);
+    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), p, kb.cast(s, acc, out->dtype));
+  });
+  return Error::success();
+}
+
+static Error batchMatmulKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *x = spec.inputs[0], *y = spec.inputs[1], *out = spec.outputs[0];
+  if (x->rank() != 3 || y->rank() != 3 || out->rank() != 3)
+    return unsupported(kb, spec, "operand rank");
+  bool ta = spec.getBool("transpose_a"), tb = spec.getBool("transpose_b");
+  DType t = x->dtype, acc = kb.accumulatorType(t);
+  int64_t batch = out->shape[0], m = out->shape[1], n = out->shape[2];
+  int64_t k = x->shape[ta ? 1 : 2];
+  // Element strides of x along (batch, m, k) and of y along (batch, n, k).
+  int64_t xb = x->shape[0] == 1 ? 0 : x->shape[1] * x->shape[2];
+  int64_t xm = ta ? 1 : k, xk = ta ? m : 1;
+  int64_t yb = y->shape[0] == 1 ? 0 : y->shape[1] * y->shape[2];
+  int64_t yn = tb ? k : 1, yk = tb ? 1 : n;
+  if (y->shape[tb ? 2 : 1] != k || x->shape[ta ? 2 : 1] != m || y->shape[tb ? 1 : 2] != n ||
+      (x->shape[0] != 1 && x->shape[0] != batch) || (y->shape[0] != 1 && y->shape[0] != batch))
+    return unsupported(
+        kb, spec, "operand shapes " + shapeToString(x->shape) + " and " + shapeToString(y->shape));
+  if (batch * m * n == 0)
+    return Error::success();
+  kb.parallelFor(batch * m * n, 2 * std::max<int64_t>(k, 1), [&](Value *p) {
+    SmallVector<Value *, 4> c = kb.unflatten(p, {batch, m, n});
+    Value *xBase = kb.linearOffset({c[0], c[1]}, {xb, xm});
+    Value *yBase = kb.linearOffset({c[0], c[2]}, {yb, yn});
+    Value *s = dot(kb, t, acc, kb.buffer(spec.inputBuffer(0)), xBase, xk,
+                   kb.buffer(spec.inputBuffer(1)), yBase, yk, k);
+    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), p, kb.cast(s, acc, out->dtype));
+  });
+  return Error::success();
+}
+
+static std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank) {
+  int64_t a = axis < 0 ? axis + int64_t(rank) : axis;
+  if (a < 0 || a >= int64_t(rank))
+    return std::nullopt;
+  return unsigned(a);
+}
+
+static Error biasAddKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *out = spec.outputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis)
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  if (spec.inputs[1]->shape != Shape{data->shape[*axis]} || out->shape != data->shape)
+    return unsupported(kb, spec, "a bias of shape " + shapeToString(spec.inputs[1]->shape));
+  Shape strides = contiguousStrides(out->shape);
+  Shape biasStrides(out->rank(), 0);
+  biasStrides[*axis] = 1;
+  StridedOperand views[] = {{strides, 0}, {strides, 0}, {biasStrides, 0}};
+  DType t = data->dtype;
+  emitStridedLoops(kb, out->shape, views, 1, [&](ArrayRef<Value *> off) {
+    Value *x = kb.load(t, kb.buffer(spec.inputBuffer(0)), off[1]);
+    Value *b = kb.load(t, kb.buffer(spec.inputBuffer(1)), off[2]);
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), off[0], kb.add(t, x, b));
+  });
+  return Error::success();
+}
+
+static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis)
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  DType t = data->dtype, acc = kb.accumulatorType(t);
+  if (!isFloat(t))
+    return unsupported(kb, spec, "dtype " + dtypeName(t));
+  ArrayRef<int64_t> shape = data->shape;
+  int64_t outer = numElements(shape.take_front(*axis));
+  int64_t len = shape[*axis];
+  int64_t inner = numElements(shape.drop_front(*axis + 1));
+  if (outer * len * inner == 0)
+    return Error::success();
+  kb.parallelFor(outer * inner, 50 * len, [&](Value *p) {
+    Value *base = inner == 1 ? kb.imul(p, len)
+                             : kb.iadd(kb.imul(kb.idiv(p, inner), len * inner), kb.irem(p, inner));
+    Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
+    auto at = [&](Value *i) { return kb.iadd(base, kb.imul(i, inner)); };
+    KernelBuilder::LocalVar mx = kb.localVar(t, kb.lowest(t));
+    kb.forRange(0, len,
+                [&](Value *i) { kb.set(mx, kb.max(t, kb.get(mx), kb.load(t, in, at(i)))); });
+    Value *m = kb.get(mx);
+    // e = exp(x - m) goes to the result, then is scaled: one exp per element.
+    KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+    kb.forRange(0, len, [&](Value *i) {
+      Value *e = kb.math(MathFn::Exp, t, {kb.sub(t, kb.load(t, in, at(i)), m)});
+      kb.store(t, out, at(i), e);
+      kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.cast(e, t, acc)));
+    });
+    Value *inv = kb.div(acc, kb.constant(acc, 1), kb.get(sum));
+    kb.forRange(0, len, [&](Value *i) {
+      Value *e = kb.cast(kb.load(t, out, at(i)), t, acc);
+      kb.store(t, out, at(i), kb.cast(kb.mul(acc, e, inv), acc, t));
+    });
+  });
+  return Error::success();
+}
+
+ArrayRef<KernelEntry> nnKernels() {
+  static const KernelEntry table[] = {
+      {"nn.dense", denseKernel},
+      {"nn.batch_matmul", batchMatmulKernel},
+      {"nn.bias_add", biasAddKernel},
+      {"nn.softmax", softmaxKernel},
+  };
+  return table;
+}
+
+} // namespace hx

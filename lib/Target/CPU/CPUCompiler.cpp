@@ -1,0 +1,215 @@
+//===- CPUCompiler.cpp - Kernels for the host CPU through ORC -------------===//
+//
+// addKernel:
+//  1. signature(call) hits the cache: return the earlier id.
+//  2. describeKernel gives the flattened static operand/result types; the
+//     operator's kernel definition (lib/CodeGen) is emitted with a
+//     CPUKernelBuilder into the pending llvm::Module as the external
+//     function hx_k<id>_<op> (plus its outlined parallel bodies), then
+//     verified. On any error the function is deleted and the error, which
+//     names the operator, returned; the module stays valid.
+// finalize: the pending module (one ThreadSafeContext of its own) gets the
+// host's target-cpu/target-features on every function, goes to the JIT
+// (which optimizes it at O3 as a whole) and each pending kernel is looked up.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hx/Target/CPU/CPUCompiler.h"
+#include "CPUKernelBuilder.h"
+#include "KernelJit.h"
+#include "hx/CodeGen/KernelDefs.h"
+#include "hx/IR/Printer.h"
+#include "hx/Ops/OpRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+struct KernelRecord {
+  std::string symbol;
+  std::string signature;
+  KernelFn fn = nullptr;
+};
+} // namespace
+
+struct CPUCompiler::Impl {
+  CPUCompilerOptions opts;
+  std::unique_ptr<KernelJit> jit;
+  std::vector<KernelRecord> kernels;
+  StringMap<unsigned> cache;
+  // The module being filled by addKernel, compiled by finalize.
+  std::unique_ptr<LLVMContext> pendingCtx;
+  std::unique_ptr<llvm::Module> pendingModule;
+  std::vector<unsigned> pendingIds;
+  unsigned numModules = 0;
+
+  llvm::Module &getPendingModule();
+};
+
+llvm::Module &CPUCompiler::Impl::getPendingModule() {
+  if (!pendingModule) {
+    pendingCtx = std::make_unique<LLVMContext>();
+    pendingModule =
+        std::make_unique<llvm::Module>("hx_kernels_" + std::to_string(numModules++), *pendingCtx);
+    pendingModule->setDataLayout(jit->getDataLayout());
+    pendingModule->setTargetTriple(jit->getTargetTriple().str());
+  }
+  return *pendingModule;
+}
+
+CPUCompiler::CPUCompiler() = default;
+CPUCompiler::~CPUCompiler() = default;
+
+Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions opts) {
+  if (!opts.parallelFor)
+    opts.parallelFor = serialParallelFor;
+  Expected<std::unique_ptr<KernelJit>> jit = KernelJit::create(opts.parallelFor, opts.keepIR);
+  if (!jit)
+    return createStringError("cannot create the CPU JIT: " + toString(jit.takeError()));
+  std::unique_ptr<CPUCompiler> c(new CPUCompiler());
+  c->impl = std::make_unique<Impl>();
+  c->impl->opts = opts;
+  c->impl->jit = std::move(*jit);
+  return c;
+}
+
+bool CPUCompiler::supports(const OpDef &op) {
+  return op.supportsTarget(kTargetCPU) && lookupKernelGenerator(op.name) != nullptr;
+}
+
+std::string CPUCompiler::signature(const Call &call) {
+  std::string sig;
+  raw_string_ostream os(sig);
+  const Op *op = call.getOp();
+  const OpDef *def = op ? (op->def ? op->def : lookupOp(op->name)) : nullptr;
+  os << (op ? StringRef(op->name) : StringRef("<not an operator>")) << '(';
+  if (def) {
+    bool first = true;
+    for (const AttrSpec &spec : def->attrs) {
+      AttrValue v = getAttrOrDefault(call, spec.name);
+      if (v == spec.defaultValue)
+        continue;
+      os << (first ? "" : ", ") << spec.name << '=';
+      printAttrValue(os, v);
+      first = false;
+    }
+  }
+  os << ')';
+  auto printTy = [&](const Type *t) {
+    if (t)
+      printType(os, t);
+    else
+      os << '?';
+  };
+  for (const ExprRef &arg : call.args) {
+    os << ' ';
+    printTy(arg->checkedType.get());
+  }
+  os << " -> ";
+  printTy(call.checkedType.get());
+  return sig;
+}
+
+/// `nn.conv2d` -> `nn_conv2d`.
+static std::string symbolSuffix(StringRef op) {
+  std::string s;
+  for (char c : op)
+    s += isAlnum(c) ? c : '_';
+  return s;
+}
+
+Expected<unsigned> CPUCompiler::addKernel(const Call &call) {
+  std::string sig = signature(call);
+  if (auto it = impl->cache.find(sig); it != impl->cache.end())
+    return it->second;
+
+  const Op *op = call.getOp();
+  if (op && (op->name == kOnDevice || op->name == kDeviceCopy))
+    return createStringError(op->name + ": device annotations are never kernels (the runtime "
+                                        "copies or forwards their operand)");
+  Expected<KernelSpec> spec = describeKernel(call);
+  if (!spec)
+    return spec.takeError();
+  if (!supports(*spec->def))
+    return createStringError(spec->opName() +
+                             ": the CPU code generator has no kernel for this operator");
+
+  llvm::Module &m = impl->getPendingModule();
+  unsigned id = unsigned(impl->kernels.size());
+  std::string symbol = "hx_k" + std::to_string(id) + "_" + symbolSuffix(spec->opName());
+  CPUKernelBuilder kb(m, symbol, spec->numBuffers(), impl->opts.minParallelWork);
+  if (Error e = emitKernel(kb, *spec)) {
+    kb.discard();
+    return e;
+  }
+  kb.finish();
+  for (llvm::Function *f : kb.functions()) {
+    std::string msg;
+    raw_string_ostream os(msg);
+    if (verifyFunction(*f, &os)) {
+      kb.discard();
+      return createStringError(
+          spec->opName() +
+          ": internal error: the generated kernel is invalid LLVM IR: " + os.str());
+    }
+  }
+  impl->kernels.push_back({symbol, sig, nullptr});
+  impl->pendingIds.push_back(id);
+  impl->cache[sig] = id;
+  return id;
+}
+
+Error CPUCompiler::finalize() {
+  if (!impl->pendingModule)
+    return Error::success();
+  std::unique_ptr<llvm::Module> m = std::move(impl->pendingModule);
+  std::unique_ptr<LLVMContext> ctx = std::move(impl->pendingCtx);
+  std::vector<unsigned> ids = std::move(impl->pendingIds);
+  impl->pendingIds.clear();
+
+  StringRef cpu = impl->jit->getCPU();
+  std::string features = impl->jit->getFeatures();
+  for (llvm::Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+
+  auto fail = [&](Error e) {
+    for (unsigned id : ids)
+      impl->cache.erase(impl->kernels[id].signature);
+    return createStringError("cannot compile the CPU kernels: " + toString(std::move(e)));
+  };
+  if (Error e = impl->jit->addModule(orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    return fail(std::move(e));
+  for (unsigned id : ids) {
+    Expected<void *> addr = impl->jit->lookup(impl->kernels[id].symbol);
+    if (!addr)
+      return fail(addr.takeError());
+    impl->kernels[id].fn = reinterpret_cast<KernelFn>(*addr);
+  }
+  return Error::success();
+}
+
+KernelFn CPUCompiler::lookup(unsigned id) const {
+  return id < impl->kernels.size() ? impl->kernels[id].fn : nullptr;
+}
+
+unsigned CPUCompiler::numKernels() const { return unsigned(impl->kernels.size()); }
+
+StringRef CPUCompiler::kernelName(unsigned id) const {
+  return id < impl->kernels.size() ? StringRef(impl->kernels[id].symbol) : StringRef();
+}
+
+void CPUCompiler::printLLVM(raw_ostream &os) const { impl->jit->printIR(os); }
+
+} // namespace hx

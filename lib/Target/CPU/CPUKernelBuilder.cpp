@@ -1,0 +1,133 @@
+//===- CPUKernelBuilder.cpp - KernelBuilder for the host CPU --------------===//
+//
+// See CPUKernelBuilder.h for the mapping. Outlining saves the builder's
+// function state (current function, entry block, buffer pointers) and
+// insertion point, emits the body into the new function with the buffer
+// pointers reloaded from the closure, then restores both and emits the
+// call, so kernel definitions never see which functions they write into.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUKernelBuilder.h"
+#include "hx/Target/KernelABI.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace hx {
+
+CPUKernelBuilder::CPUKernelBuilder(Module &m, StringRef kernelName, unsigned numBuffers,
+                                   int64_t minParallelWork)
+    : KernelBuilder(m, numBuffers), name(kernelName.str()), minParallelWork(minParallelWork) {
+  LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = PointerType::getUnqual(ctx);
+  auto *fnTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  kernel = Function::Create(fnTy, GlobalValue::ExternalLinkage, name, m);
+  kernel->getArg(0)->setName("buffers");
+  kernel->getArg(1)->setName("launch");
+  kernel->setDoesNotThrow();
+  fns.push_back(kernel);
+  beginFunction(kernel, kernel->getArg(0));
+}
+
+void CPUKernelBuilder::finish() { b.CreateRetVoid(); }
+
+void CPUKernelBuilder::discard() {
+  for (Function *f : fns)
+    f->dropAllReferences();
+  for (Function *f : fns)
+    f->eraseFromParent();
+  fns.clear();
+  kernel = nullptr;
+}
+
+DType CPUKernelBuilder::accumulatorType(DType t) const { return isFloat(t) ? DType::Float64 : t; }
+
+void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) {
+  if (extent <= 0)
+    return;
+  // Estimated work, saturated.
+  int64_t work = workPerIteration > 0 && extent > INT64_MAX / workPerIteration
+                     ? INT64_MAX
+                     : extent * std::max<int64_t>(workPerIteration, 1);
+  if (parallelDepth > 0 || extent == 1 || work < minParallelWork) {
+    ++parallelDepth;
+    forRange(0, extent, body);
+    --parallelDepth;
+    return;
+  }
+
+  LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = PointerType::getUnqual(ctx);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *bodyTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64}, false);
+  Function *outlined = Function::Create(bodyTy, GlobalValue::InternalLinkage,
+                                        name + ".par" + Twine(fns.size()), module);
+  outlined->getArg(0)->setName("closure");
+  outlined->getArg(1)->setName("begin");
+  outlined->getArg(2)->setName("end");
+  outlined->setDoesNotThrow();
+  fns.push_back(outlined);
+
+  FunctionState saved = saveFunction();
+  IRBuilderBase::InsertPoint ip = b.saveIP();
+  beginFunction(outlined, outlined->getArg(0));
+  ++parallelDepth;
+  forRange(outlined->getArg(1), outlined->getArg(2), body);
+  --parallelDepth;
+  b.CreateRetVoid();
+  restoreFunction(std::move(saved));
+  b.restoreIP(ip);
+
+  auto *pfTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, ptr, i64}, false);
+  FunctionCallee pf = module.getOrInsertFunction(kParallelForSymbol, pfTy);
+  b.CreateCall(pf, {kernel->getArg(1), outlined, kernel->getArg(0), index(extent)});
+}
+
+Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
+  switch (fn) {
+  case MathFn::Exp:
+    return b.CreateUnaryIntrinsic(Intrinsic::exp, args[0]);
+  case MathFn::Log:
+    return b.CreateUnaryIntrinsic(Intrinsic::log, args[0]);
+  case MathFn::Sqrt:
+    return b.CreateUnaryIntrinsic(Intrinsic::sqrt, args[0]);
+  case MathFn::Pow:
+    return b.CreateBinaryIntrinsic(Intrinsic::pow, args[0], args[1]);
+  case MathFn::Tanh: {
+    // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target.
+    llvm::Type *ty = registerType(t);
+    FunctionCallee f = module.getOrInsertFunction(t == DType::Float32 ? "tanhf" : "tanh", ty, ty);
+    if (auto *decl = dyn_cast<Function>(f.getCallee())) {
+      decl->setDoesNotThrow();
+      decl->setDoesNotAccessMemory();
+      decl->setWillReturn();
+    }
+    CallInst *call = b.CreateCall(f, {args[0]});
+    call->setDoesNotAccessMemory();
+    return call;
+  }
+  }
+  llvm_unreachable("unknown math function");
+}
+
+void CPUKernelBuilder::withScratch(DType t, int64_t count, function_ref<void(Value *)> body) {
+  count = std::max<int64_t>(count, 1);
+  llvm::Type *elem = memoryType(t);
+  int64_t bytes = count * int64_t(dtypeBytes(t));
+  if (bytes <= kMaxStackScratch) {
+    body(entryAlloca(ArrayType::get(elem, uint64_t(count))));
+    return;
+  }
+  LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = PointerType::getUnqual(ctx);
+  FunctionCallee mallocFn = module.getOrInsertFunction("malloc", ptr, llvm::Type::getInt64Ty(ctx));
+  FunctionCallee freeFn = module.getOrInsertFunction("free", llvm::Type::getVoidTy(ctx), ptr);
+  Value *mem = b.CreateCall(mallocFn, {index(bytes)});
+  ifThen(b.CreateIsNotNull(mem), [&] {
+    body(mem);
+    b.CreateCall(freeFn, {mem});
+  });
+}
+
+} // namespace hx

@@ -1,0 +1,415 @@
+//===- OpConformanceTest.cpp - Every backend against the interpreter ------===//
+//
+// One operator suite for every backend (Glow's model): for each operator of
+// hx::allOps() (except the device annotations, which are never kernels),
+// each dtype its OpDef accepts and several shapes and attribute sets, random
+// inputs (fixed seed) run through the backend's compiled kernel and through
+// the reference interpreter's interpretOp; results must agree within a
+// relative tolerance for floats and exactly for integers and bool.
+//
+// The suite is parameterized over backends: "cpu" today; a GPU backend adds
+// its name to kBackends and a case to runOnBackend. Operators a backend's
+// OpDef::targets excludes (argsort and topk on cuda) are skipped for it. An
+// operator without a case here fails the CoversEveryOperator test, so a new
+// operator cannot slip past the suite.
+//
+// Built only when the interpreter library (hxInterpreter) exists.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTestUtil.h"
+#include "hx/Interpreter/Interpreter.h"
+#include "hx/Ops/OpRegistry.h"
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/StringMap.h"
+#include "gtest/gtest.h"
+#include <cmath>
+#include <functional>
+#include <set>
+
+using namespace hx;
+using namespace hx::test;
+using llvm::Expected;
+
+namespace {
+
+/// One program for one operator: `{T}` in params and expr stands for the
+/// dtype under test.
+struct OpCase {
+  OpCase(std::string params, std::string expr, double lo = -3, double hi = 3,
+         std::optional<std::pair<double, double>> rhs = std::nullopt)
+      : params(std::move(params)), expr(std::move(expr)), lo(lo), hi(hi), rhs(rhs) {}
+  std::string params;
+  std::string expr;
+  /// Range of the random inputs; `rhs` overrides it for the second operand.
+  double lo, hi;
+  std::optional<std::pair<double, double>> rhs;
+};
+
+std::string subst(std::string s, llvm::StringRef dtype) {
+  for (size_t p = s.find("{T}"); p != std::string::npos; p = s.find("{T}"))
+    s.replace(p, 3, dtype.str());
+  return s;
+}
+
+std::vector<OpCase> binaryCases(const std::string &op, double lo = -3, double hi = 3,
+                                std::optional<std::pair<double, double>> rhs = {}) {
+  std::vector<OpCase> out;
+  const char *pairs[][2] = {{"(17)", "(17)"},      {"(1000)", "()"},     {"(4, 17)", "(17)"},
+                            {"(4, 17)", "(4, 1)"}, {"(3, 1)", "(1, 5)"}, {"(2, 3, 4)", "(3, 1)"},
+                            {"(1)", "(1)"},        {"(0, 3)", "(3)"}};
+  for (auto &p : pairs)
+    out.push_back({std::string("%a: Tensor[") + p[0] + ", {T}], %b: Tensor[" + p[1] + ", {T}]",
+                   op + "(%a, %b)", lo, hi, rhs});
+  return out;
+}
+
+std::vector<OpCase> unaryCases(const std::string &op, const std::string &attrs = "", double lo = -3,
+                               double hi = 3) {
+  std::vector<OpCase> out;
+  for (const char *s : {"(17)", "()", "(1000)", "(3, 1, 5)", "(2, 0)"})
+    out.push_back({std::string("%a: Tensor[") + s + ", {T}]", op + "(%a" + attrs + ")", lo, hi});
+  return out;
+}
+
+std::vector<OpCase> casesFor(llvm::StringRef op) {
+  std::string o = op.str();
+  if (op == "add" || op == "subtract" || op == "multiply" || op == "maximum" || op == "minimum" ||
+      op == "equal" || op == "less" || op == "greater")
+    return binaryCases(o);
+  if (op == "divide")
+    return binaryCases(o, -20, 20, std::make_pair(1.0, 6.0));
+  if (op == "power")
+    return binaryCases(o, 0.1, 3, std::make_pair(-2.0, 2.0));
+  if (op == "where")
+    return {{"%c: Tensor[(4, 1), bool], %x: Tensor[(17), {T}], %y: Tensor[(4, 17), {T}]",
+             "where(%c, %x, %y)"},
+            {"%c: Tensor[(5), int32], %x: Tensor[(5), {T}], %y: Tensor[(), {T}]",
+             "where(%c, %x, %y)", -1, 1},
+            {"%c: Tensor[(2, 3), float32], %x: Tensor[(2, 3), {T}], %y: Tensor[(2, 3), {T}]",
+             "where(%c, %x, %y)", -1, 1}};
+  if (op == "log" || op == "sqrt" || op == "rsqrt")
+    return unaryCases(o, "", 0.1, 10);
+  if (op == "exp" || op == "tanh" || op == "sigmoid")
+    return unaryCases(o, "", -10, 10);
+  if (op == "negative" || op == "abs" || op == "nn.relu")
+    return unaryCases(o);
+  if (op == "clip")
+    return unaryCases(o, ", a_min=-1.5f, a_max=2.5f");
+  if (op == "cast") {
+    std::vector<OpCase> out;
+    for (const char *to : {"float32", "int32", "int64", "bool"})
+      for (OpCase c : unaryCases(o, std::string(", dtype=\"") + to + "\"", -100, 100))
+        out.push_back(c);
+    return out;
+  }
+  if (op == "sum" || op == "mean" || op == "max" || op == "min") {
+    std::vector<OpCase> out;
+    for (const char *attrs : {"", ", axis=[1]", ", axis=[-1], keepdims=True", ", axis=[0, 2]",
+                              ", axis=[1], exclude=True", ", axis=0"})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}]", o + "(%a" + attrs + ")"});
+    out.push_back({"%a: Tensor[(1000), {T}]", o + "(%a)"});
+    out.push_back({"%a: Tensor[(64, 300), {T}]", o + "(%a, axis=[1])"});
+    return out;
+  }
+  if (op == "reshape")
+    return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
+            {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};
+  if (op == "transpose")
+    return {{"%a: Tensor[(2, 3, 4), {T}]", "transpose(%a)"},
+            {"%a: Tensor[(2, 3, 4), {T}]", "transpose(%a, axes=[0, 2, 1])"},
+            {"%a: Tensor[(17, 33), {T}]", "transpose(%a, axes=[1, 0])"}};
+  if (op == "expand_dims")
+    return {{"%a: Tensor[(2, 3), {T}]", "expand_dims(%a, axis=1, num_newaxis=2)"}};
+  if (op == "squeeze")
+    return {{"%a: Tensor[(1, 3, 1), {T}]", "squeeze(%a)"},
+            {"%a: Tensor[(1, 3, 1), {T}]", "squeeze(%a, axis=[2])"}};
+  if (op == "concatenate")
+    return {{"%a: Tensor[(2, 3), {T}], %b: Tensor[(4, 3), {T}]", "concatenate((%a, %b))"},
+            {"%a: Tensor[(2, 3), {T}], %b: Tensor[(2, 1), {T}], %c: Tensor[(2, 5), {T}]",
+             "concatenate((%a, %b, %c), axis=-1)"}};
+  if (op == "split")
+    return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
+            {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
+  if (op == "nn.dense")
+    return {{"%a: Tensor[(4, 17), {T}], %w: Tensor[(5, 17), {T}]", "nn.dense(%a, %w)"},
+            {"%a: Tensor[(2, 3, 64), {T}], %w: Tensor[(7, 64), {T}]", "nn.dense(%a, %w, units=7)"},
+            {"%a: Tensor[(1, 1000), {T}], %w: Tensor[(3, 1000), {T}]", "nn.dense(%a, %w)"}};
+  if (op == "nn.batch_matmul")
+    return {{"%a: Tensor[(2, 3, 17), {T}], %b: Tensor[(2, 5, 17), {T}]", "nn.batch_matmul(%a, %b)"},
+            {"%a: Tensor[(2, 17, 3), {T}], %b: Tensor[(1, 17, 5), {T}]",
+             "nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=False)"}};
+  if (op == "nn.bias_add")
+    return {
+        {"%a: Tensor[(2, 3, 4, 5), {T}], %b: Tensor[(3), {T}]", "nn.bias_add(%a, %b)"},
+        {"%a: Tensor[(2, 3, 4, 5), {T}], %b: Tensor[(5), {T}]", "nn.bias_add(%a, %b, axis=-1)"}};
+  if (op == "nn.softmax")
+    return {{"%a: Tensor[(4, 17), {T}]", "nn.softmax(%a)", -30, 30},
+            {"%a: Tensor[(3, 5, 2), {T}]", "nn.softmax(%a, axis=1)"}};
+  if (op == "nn.conv2d")
+    return {{"%x: Tensor[(1, 3, 10, 10), {T}], %w: Tensor[(8, 3, 3, 3), {T}]",
+             "nn.conv2d(%x, %w, padding=[1, 0, 2, 0], dilation=[2, 2])"},
+            {"%x: Tensor[(2, 4, 9, 9), {T}], %w: Tensor[(6, 2, 3, 3), {T}]",
+             "nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=2)"},
+            {"%x: Tensor[(1, 8, 7, 7), {T}], %w: Tensor[(8, 1, 3, 3), {T}]",
+             "nn.conv2d(%x, %w, padding=1, groups=8)"},
+            {"%x: Tensor[(1, 8, 8, 3), {T}], %w: Tensor[(3, 3, 3, 4), {T}]",
+             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"}};
+  if (op == "nn.max_pool2d")
+    return {
+        {"%x: Tensor[(1, 3, 5, 5), {T}]",
+         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"},
+        {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
+        {"%x: Tensor[(1, 8, 8, 3), {T}]",
+         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"}};
+  if (op == "nn.global_avg_pool2d")
+    return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
+            {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
+  if (op == "argsort")
+    return {{"%a: Tensor[(4, 17), {T}]", "argsort(%a)"},
+            {"%a: Tensor[(5, 3), {T}]", "argsort(%a, axis=0, is_ascend=False, dtype=\"int64\")"},
+            {"%a: Tensor[(1000), {T}]", "argsort(%a)"}};
+  if (op == "topk")
+    return {{"%a: Tensor[(4, 17), {T}]", "topk(%a, k=3)"},
+            {"%a: Tensor[(4, 17), {T}]", "topk(%a, k=0, ret_type=\"indices\", is_ascend=True)"},
+            {"%a: Tensor[(6, 5), {T}]", "topk(%a, k=2, axis=0, ret_type=\"values\")"}};
+  return {};
+}
+
+/// The backends under test; each needs a case in runOnBackend.
+const std::string kBackends[] = {"cpu"};
+
+bool isAnnotation(llvm::StringRef op) { return op == kOnDevice || op == kDeviceCopy; }
+
+/// The dtypes a conformance run covers for `def`.
+std::vector<DType> dtypesOf(const OpDef &def) {
+  std::vector<DType> out;
+  for (DType t : {DType::Float32, DType::Int32, DType::Int64, DType::Bool})
+    if (dtypeSetContains(def.dtypes, t))
+      out.push_back(t);
+  return out;
+}
+
+/// Runs a typed call on a backend.
+Expected<std::vector<HostTensor>> runOnBackend(const std::string &backend, const Call &call,
+                                               llvm::ArrayRef<const HostTensor *> args) {
+  if (backend != "cpu")
+    return llvm::createStringError("unknown backend " + backend);
+  Expected<std::unique_ptr<CPUCompiler>> compiler = CPUCompiler::create();
+  if (!compiler)
+    return compiler.takeError();
+  Expected<unsigned> id = (*compiler)->addKernel(call);
+  if (!id)
+    return id.takeError();
+  if (llvm::Error e = (*compiler)->finalize())
+    return e;
+  std::vector<HostTensor> results;
+  for (const TensorType *t : resultTypes(call))
+    results.emplace_back(t->dtype, t->shape);
+  std::vector<void *> buffers;
+  for (const HostTensor *a : args)
+    buffers.push_back(const_cast<void *>(a->data()));
+  for (HostTensor &r : results)
+    buffers.push_back(r.data());
+  (*compiler)->lookup (*id)(buffers.data(), nullptr);
+  return results;
+}
+
+/// The operands of `call` in kernel order (tuple arguments flattened) from
+/// the parameters' values.
+std::vector<const HostTensor *> operandsOf(const Call &call,
+                                           const llvm::StringMap<HostTensor> &params) {
+  std::vector<const HostTensor *> out;
+  std::function<void(const Expr *)> add = [&](const Expr *e) {
+    if (const auto *t = llvm::dyn_cast<Tuple>(e)) {
+      for (const ExprRef &f : t->fields)
+        add(f.get());
+      return;
+    }
+    out.push_back(&params.find(llvm::cast<Var>(e)->name)->second);
+  };
+  for (const ExprRef &a : call.args)
+    add(a.get());
+  return out;
+}
+
+void fillRandom(HostTensor &t, std::mt19937 &rng, double lo, double hi) {
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v;
+    if (t.dtype() == DType::Bool)
+      v = std::uniform_int_distribution<int>(0, 1)(rng);
+    else if (isFloat(t.dtype()))
+      v = std::uniform_real_distribution<double>(lo, hi)(rng);
+    else
+      v = double(std::uniform_int_distribution<int64_t>(int64_t(std::ceil(lo)),
+                                                        int64_t(std::floor(hi)))(rng));
+    t.setDouble(i, v);
+  }
+}
+
+/// Relative tolerance per dtype: exact for integers and bool.
+double toleranceFor(DType t) { return isFloat(t) ? 1e-5 : 0; }
+
+class OpConformanceTest : public ::testing::TestWithParam<std::string> {
+protected:
+  /// Runs every case of `op` for every dtype, counting them in `runs`.
+  void runOp(const OpDef &def);
+  int runs = 0;
+};
+
+void OpConformanceTest::runOp(const OpDef &def) {
+  const std::string &backend = GetParam();
+  if (backend == "cpu" && !def.supportsTarget(kTargetCPU))
+    return;
+  if (backend == "cuda" && !def.supportsTarget(kTargetCUDA))
+    return;
+  std::mt19937 rng(1234);
+  for (DType t : dtypesOf(def)) {
+    for (const OpCase &c : casesFor(def.name)) {
+      std::string params = subst(c.params, dtypeName(t)), expr = subst(c.expr, dtypeName(t));
+      std::string what = backend + ": " + expr + " with " + params;
+      std::string err;
+      auto tc = TypedCall::parse(params, expr, &err);
+      if (!tc) {
+        ADD_FAILURE() << what << ": " << err;
+        continue;
+      }
+      const Call &call = tc->call();
+      llvm::StringMap<HostTensor> values;
+      // Parameters in order: their types come from the operands' types.
+      std::function<void(const Expr *)> make = [&](const Expr *e) {
+        if (const auto *tup = llvm::dyn_cast<Tuple>(e)) {
+          for (const ExprRef &f : tup->fields)
+            make(f.get());
+          return;
+        }
+        const auto *v = llvm::cast<Var>(e);
+        const auto *ty = llvm::cast<TensorType>(v->checkedType.get());
+        HostTensor h(ty->dtype, ty->shape);
+        bool second = values.size() == 1;
+        auto [lo, hi] = second && c.rhs ? *c.rhs : std::make_pair(c.lo, c.hi);
+        fillRandom(h, rng, lo, hi);
+        values.try_emplace(v->name, std::move(h));
+      };
+      for (const ExprRef &a : call.args)
+        make(a.get());
+      std::vector<const HostTensor *> args = operandsOf(call, values);
+
+      Expected<std::vector<HostTensor>> expected = interpretOp(call, args);
+      if (!expected) {
+        ADD_FAILURE() << what << ": interpreter: " << llvm::toString(expected.takeError());
+        continue;
+      }
+      Expected<std::vector<HostTensor>> actual = runOnBackend(backend, call, args);
+      if (!actual) {
+        ADD_FAILURE() << what << ": " << llvm::toString(actual.takeError());
+        continue;
+      }
+      ++runs;
+      ASSERT_EQ(actual->size(), expected->size()) << what;
+      for (size_t r = 0; r < actual->size(); ++r) {
+        const HostTensor &a = (*actual)[r], &e = (*expected)[r];
+        ASSERT_EQ(a.dtype(), e.dtype()) << what << " result " << r;
+        ASSERT_EQ(a.shape(), e.shape()) << what << " result " << r;
+        double tol = toleranceFor(a.dtype());
+        int bad = 0;
+        for (int64_t i = 0; i < a.numElements() && bad < 3; ++i) {
+          double x = a.getDouble(i), y = e.getDouble(i);
+          bool ok = x == y || (std::isnan(x) && std::isnan(y)) ||
+                    std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y));
+          if (!ok) {
+            ++bad;
+            ADD_FAILURE() << what << ": result " << r << " element " << i << " is " << x
+                          << ", the interpreter gives " << y;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(OpConformanceTest, CoversEveryOperator) {
+  for (const OpDef &def : allOps()) {
+    if (!isAnnotation(def.name)) {
+      EXPECT_FALSE(casesFor(def.name).empty()) << def.name.str() << " has no conformance case";
+    }
+  }
+}
+
+/// One test per family keeps failures readable.
+#define HX_CONFORMANCE_FAMILY(Family, ...)                                                         \
+  TEST_P(OpConformanceTest, Family) {                                                              \
+    for (const char *name : {__VA_ARGS__}) {                                                       \
+      const OpDef *def = lookupOp(name);                                                           \
+      ASSERT_TRUE(def) << name;                                                                    \
+      runOp(*def);                                                                                 \
+    }                                                                                              \
+    EXPECT_GT(runs, 0);                                                                            \
+  }
+
+HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "maximum", "minimum",
+                      "power", "equal", "less", "greater", "where", "negative", "exp", "log",
+                      "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "nn.relu", "clip", "cast")
+HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
+HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
+                      "split")
+HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax")
+HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
+HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
+
+TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
+  // The family tests above must name every operator with a case.
+  std::set<std::string> named = {"add",
+                                 "subtract",
+                                 "multiply",
+                                 "divide",
+                                 "maximum",
+                                 "minimum",
+                                 "power",
+                                 "equal",
+                                 "less",
+                                 "greater",
+                                 "where",
+                                 "negative",
+                                 "exp",
+                                 "log",
+                                 "sqrt",
+                                 "rsqrt",
+                                 "tanh",
+                                 "sigmoid",
+                                 "abs",
+                                 "nn.relu",
+                                 "clip",
+                                 "cast",
+                                 "sum",
+                                 "mean",
+                                 "max",
+                                 "min",
+                                 "reshape",
+                                 "transpose",
+                                 "expand_dims",
+                                 "squeeze",
+                                 "concatenate",
+                                 "split",
+                                 "nn.dense",
+                                 "nn.batch_matmul",
+                                 "nn.bias_add",
+                                 "nn.softmax",
+                                 "nn.conv2d",
+                                 "nn.max_pool2d",
+                                 "nn.global_avg_pool2d",
+                                 "argsort",
+                                 "topk"};
+  for (const OpDef &def : allOps()) {
+    if (!isAnnotation(def.name)) {
+      EXPECT_TRUE(named.count(def.name.str())) << def.name.str() << " is in no family test";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OpConformanceTest, ::testing::ValuesIn(kBackends),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param;
+                         });
+
+} // namespace
