@@ -26,7 +26,7 @@ struct PassOptionFlag {
 } // namespace
 
 struct CommonFlags::Impl {
-  Impl(const PassRegistry &registry, cl::OptionCategory &cat)
+  Impl(const PassRegistry &registry, cl::OptionCategory &cat, bool pipelineFlags)
       : registry(registry),
         input(cl::Positional, cl::desc("<input .ir file>"), cl::init("-"), cl::cat(cat)),
         passFlags(cl::desc("Passes to run, in command-line order:"), cl::cat(cat)),
@@ -54,6 +54,10 @@ struct CommonFlags::Impl {
     // Every registered pass is a `-<argument>` flag.
     for (const hx::PassInfo &p : registry.entries())
       passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
+    if (!pipelineFlags) {
+      passFlags.setHiddenFlag(cl::ReallyHidden);
+      passes.setHiddenFlag(cl::ReallyHidden);
+    }
     for (const hx::PassInfo &info : registry.entries()) {
       std::unique_ptr<Pass> probe = info.create();
       for (const PassOption &o : probe->getOptions()) {
@@ -87,8 +91,9 @@ struct CommonFlags::Impl {
   std::list<PassOptionFlag> optionFlags;
 };
 
-CommonFlags::CommonFlags(const PassRegistry &registry, cl::OptionCategory &category)
-    : impl(std::make_unique<Impl>(registry, category)) {}
+CommonFlags::CommonFlags(const PassRegistry &registry, cl::OptionCategory &category,
+                         bool pipelineFlags)
+    : impl(std::make_unique<Impl>(registry, category, pipelineFlags)) {}
 
 CommonFlags::~CommonFlags() = default;
 
@@ -106,6 +111,8 @@ bool CommonFlags::read(StringRef tool, CommonConfig &out) const {
   out.verifyEach = f.verifyEach;
   out.printIRAfterAll = f.printAfterAll;
   out.timePasses = TimePassesIsEnabled;
+  // hx prints its own report; LLVM's code generators must not print theirs.
+  TimePassesIsEnabled = false;
 
   // Interleave `-<pass>` flags and `--passes=` text in command-line order.
   std::vector<std::pair<unsigned, PipelineItem>> items;

@@ -47,7 +47,10 @@ struct CommonConfig {
 
 class CommonFlags {
 public:
-  CommonFlags(const PassRegistry &registry, llvm::cl::OptionCategory &category);
+  /// `pipelineFlags`: the `-<pass>` flags and `--passes=` (hx-opt); a tool
+  /// with a fixed pipeline (hx-run) takes only the passes' options.
+  CommonFlags(const PassRegistry &registry, llvm::cl::OptionCategory &category,
+              bool pipelineFlags = true);
   ~CommonFlags();
 
   /// After llvm::cl::ParseCommandLineOptions: fills `out`, or prints

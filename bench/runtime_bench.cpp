@@ -1,0 +1,210 @@
+//===- runtime_bench.cpp - Execution speed, each figure with its reference ===//
+//
+// Prints, from one process:
+//  1. executor overhead: a chain of 1,000 adds of one float on one cpu
+//     device, µs per step (target: <= 2 µs);
+//  2. JIT: the time to compile a module of 100 calls with 10 distinct
+//     kernels, and with 100 distinct kernels;
+//  3. elementwise add over 2^24 float32, GB/s (12 bytes moved per element),
+//     next to memcpy of the same buffers (8 bytes per element);
+//  4. nn.dense 1024x1024x1024, GFLOP/s, next to OpenBLAS cblas_sgemm on the
+//     same data.
+// Every figure is the best of several runs. Modules are built as text and go
+// through the same parser, planner, compiler and executor as hx-run.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Parser/Parser.h"
+#include "hx/Runtime/Executable.h"
+#include "hx/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cblas.h>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+
+using namespace hx;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point a) {
+  return std::chrono::duration<double>(Clock::now() - a).count();
+}
+
+double best(int reps, const std::function<void()> &f) {
+  double b = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    auto t = Clock::now();
+    f();
+    b = std::min(b, seconds(t));
+  }
+  return b;
+}
+
+struct Compiled {
+  llvm::SourceMgr sm;
+  std::unique_ptr<DiagEngine> diags;
+  std::unique_ptr<Module> m;
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Executable> exe;
+  double compileSeconds = 0;
+};
+
+std::unique_ptr<Compiled> compile(const std::string &text) {
+  auto c = std::make_unique<Compiled>();
+  unsigned id = c->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "bench"), {});
+  c->diags = std::make_unique<DiagEngine>(c->sm);
+  c->m = parseModule(id, *c->diags, {});
+  PassContext ctx{*c->diags};
+  if (!c->m || !createPlanDevicesPass()->run(*c->m, ctx)) {
+    llvm::errs() << "bench: the module does not plan\n";
+    std::exit(1);
+  }
+  c->device = createCPUDevice(0, 0);
+  auto t = Clock::now();
+  auto backend = createCPUBackend(false);
+  if (!backend) {
+    llvm::errs() << llvm::toString(backend.takeError()) << "\n";
+    std::exit(1);
+  }
+  c->backend = std::move(*backend);
+  Device *devices[] = {c->device.get()};
+  c->exe = Executable::build(*c->m, devices, *c->backend, *c->diags);
+  c->compileSeconds = seconds(t);
+  if (!c->exe)
+    std::exit(1);
+  return c;
+}
+
+std::vector<HostTensor> inputsFor(const Module &m, float value) {
+  std::vector<HostTensor> in;
+  for (const Ref<Var> &p : m.lookup("main")->params) {
+    auto *t = llvm::cast<TensorType>(p->checkedType.get());
+    in.emplace_back(t->dtype, t->shape);
+    float *d = in.back().as<float>();
+    for (int64_t i = 0; i < in.back().numElements(); ++i)
+      d[i] = value + float(i % 7) * 0.01f;
+  }
+  return in;
+}
+
+void run(Compiled &c, const std::vector<HostTensor> &in) {
+  auto r = c.exe->run(in);
+  if (!r) {
+    llvm::errs() << llvm::toString(r.takeError()) << "\n";
+    std::exit(1);
+  }
+}
+
+/// A chain of n adds of %x to itself.
+std::string chain(int n, const std::string &type) {
+  std::string s = "#[version = \"0.0.5\"]\ndef @main(%x: " + type + ") {\n  %0 = add(%x, %x);\n";
+  for (int i = 1; i < n; ++i)
+    s += "  %" + std::to_string(i) + " = add(%" + std::to_string(i - 1) + ", %x);\n";
+  return s + "  %" + std::to_string(n - 1) + "\n}\n";
+}
+
+/// n independent calls over `distinct` shapes, so `distinct` kernels.
+std::string calls(int n, int distinct) {
+  static const char *ops[] = {"add", "multiply", "maximum", "subtract", "minimum"};
+  std::string params, body, result;
+  for (int i = 0; i < n; ++i) {
+    std::string p = "%p" + std::to_string(i);
+    params +=
+        (i ? ", " : "") + p + ": Tensor[(" + std::to_string(64 + i % distinct) + "), float32]";
+    body += "  %" + std::to_string(i) + " = " + ops[i % 5] + "(" + p + ", " + p + ");\n";
+    result += (i ? ", %" : "%") + std::to_string(i);
+  }
+  return "#[version = \"0.0.5\"]\ndef @main(" + params + ") {\n" + body + "  (" + result + ")\n}\n";
+}
+
+} // namespace
+
+int main() {
+  llvm::outs() << "hx runtime benchmark (best of several runs; each figure next to its "
+                  "reference)\n\n";
+
+  // 1. Executor overhead.
+  {
+    auto c = compile(chain(1000, "Tensor[(1), float32]"));
+    auto in = inputsFor(*c->m, 0.5f);
+    run(*c, in);
+    int runs = 200;
+    double t = best(5, [&] {
+      for (int r = 0; r < runs; ++r)
+        run(*c, in);
+    });
+    llvm::outs() << llvm::format("executor overhead, 1,000 tiny adds: %.3f us per step "
+                                 "(target <= 2 us)\n",
+                                 1e6 * t / runs / c->exe->steps().size());
+  }
+
+  // 2. JIT time.
+  {
+    auto c10 = compile(calls(100, 10));
+    auto c100 = compile(calls(100, 100));
+    llvm::outs() << llvm::format("JIT, 100 calls: %u distinct kernels %.3f s; %u distinct "
+                                 "kernels %.3f s\n",
+                                 c10->backend->numKernels(), c10->compileSeconds,
+                                 c100->backend->numKernels(), c100->compileSeconds);
+  }
+
+  // 3. Elementwise add vs memcpy.
+  {
+    const int64_t n = int64_t(1) << 24;
+    std::string ty = "Tensor[(" + std::to_string(n) + "), float32]";
+    auto c = compile("#[version = \"0.0.5\"]\ndef @main(%a: " + ty + ", %b: " + ty +
+                     ") {\n  add(%a, %b)\n}\n");
+    auto in = inputsFor(*c->m, 1.0f);
+    run(*c, in);
+    // The run includes copying the inputs in and the output out: time the
+    // kernel step alone through the profile.
+    RunProfile prof;
+    double kernel = 1e30;
+    for (int r = 0; r < 5; ++r) {
+      prof.steps.clear();
+      if (auto res = c->exe->run(in, &prof); !res) {
+        llvm::errs() << llvm::toString(res.takeError()) << "\n";
+        return 1;
+      }
+      for (auto &s : prof.steps)
+        kernel = std::min(kernel, s.seconds);
+    }
+    std::vector<float> src(n, 1.0f), dst(n);
+    double mc = best(5, [&] { std::memcpy(dst.data(), src.data(), n * sizeof(float)); });
+    llvm::outs() << llvm::format("add over 2^24 float32: %.2f GB/s; memcpy of the same "
+                                 "size: %.2f GB/s\n",
+                                 12.0 * n / kernel / 1e9, 8.0 * n / mc / 1e9);
+  }
+
+  // 4. nn.dense 1024^3 vs OpenBLAS.
+  {
+    const int N = 1024;
+    std::string ty = "Tensor[(1024, 1024), float32]";
+    auto c = compile("#[version = \"0.0.5\"]\ndef @main(%a: " + ty + ", %w: " + ty +
+                     ") {\n  nn.dense(%a, %w, units=1024)\n}\n");
+    auto in = inputsFor(*c->m, 0.25f);
+    RunProfile prof;
+    double kernel = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      prof.steps.clear();
+      if (auto res = c->exe->run(in, &prof); !res)
+        return 1;
+      for (auto &s : prof.steps)
+        kernel = std::min(kernel, s.seconds);
+    }
+    std::vector<float> out(size_t(N) * N);
+    double blas = best(3, [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, N, 1.0f, in[0].as<float>(), N,
+                  in[1].as<float>(), N, 0.0f, out.data(), N);
+    });
+    double flops = 2.0 * N * N * N;
+    llvm::outs() << llvm::format("nn.dense 1024^3: %.2f GFLOP/s; OpenBLAS cblas_sgemm: %.2f "
+                                 "GFLOP/s (%.1f%%)\n",
+                                 flops / kernel / 1e9, flops / blas / 1e9, 100 * blas / kernel);
+  }
+  return 0;
+}

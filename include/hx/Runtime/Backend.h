@@ -1,0 +1,110 @@
+//===- Backend.h - Backends, executables and devices ------------*- C++ -*-===//
+//
+// The three interfaces every target implements (Glow's compile ->
+// executable -> device manager, IREE's HAL queues, kept small):
+//
+//  - Backend: which operators it implements, and compiling a primitive
+//    function (today one operator call) into a kernel of KernelABI.h.
+//  - Device: one physical device instance (a cpu instance with its own
+//    thread pool, a GPU): allocate and free memory, copy in, out and within,
+//    with an asynchronous form from the start — copies and kernels are
+//    issued on a Stream and ordered by Events — so that a device whose
+//    copies really are asynchronous (cuda) fits without changing the
+//    runtime. A cpu device runs everything synchronously: its streams are
+//    already done when an operation returns.
+//  - Executable (hx/Runtime/Executable.h): a schedule bound to devices; run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_RUNTIME_BACKEND_H
+#define HX_RUNTIME_BACKEND_H
+
+#include "hx/IR/Expr.h"
+#include "hx/IR/VirtualDevice.h"
+#include "hx/Target/KernelABI.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace hx {
+
+/// An ordered queue of device work.
+class Stream {
+public:
+  virtual ~Stream() = default;
+};
+
+/// A point in a stream that other streams (or the host) can wait for.
+class Event {
+public:
+  virtual ~Event() = default;
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+  /// "cpu:0", "cpu:1", "cuda:0".
+  virtual std::string name() const = 0;
+  virtual DeviceType type() const = 0;
+  /// Whether the host can read and write its memory directly.
+  virtual bool hostAccessible() const = 0;
+
+  virtual llvm::Expected<void *> allocate(size_t bytes) = 0;
+  virtual void deallocate(void *p) = 0;
+  /// Whether `p` points into memory this device allocated (--check-devices).
+  virtual bool owns(const void *p) const = 0;
+
+  /// Copies; on `stream` (null: the device's default stream), asynchronous
+  /// where the device is.
+  virtual llvm::Error copyFromHost(void *dst, const void *src, size_t bytes,
+                                   Stream *stream = nullptr) = 0;
+  virtual llvm::Error copyToHost(void *dst, const void *src, size_t bytes,
+                                 Stream *stream = nullptr) = 0;
+  virtual llvm::Error copyWithin(void *dst, const void *src, size_t bytes,
+                                 Stream *stream = nullptr) = 0;
+
+  virtual std::unique_ptr<Stream> createStream() = 0;
+  virtual std::unique_ptr<Event> createEvent() = 0;
+  virtual llvm::Error record(Event &e, Stream *stream = nullptr) = 0;
+  /// Makes `stream` wait for `e` (recorded on any stream of this device).
+  virtual llvm::Error wait(Event &e, Stream *stream = nullptr) = 0;
+  /// Waits until all work issued to the device is done.
+  virtual llvm::Error synchronize() = 0;
+
+  /// Runs a compiled kernel on this device.
+  virtual llvm::Error launch(KernelFn kernel, void **buffers, Stream *stream = nullptr) = 0;
+};
+
+/// A cpu device instance with `threads` worker threads (0: one per core)
+/// for the kernels' parallel loops.
+std::unique_ptr<Device> createCPUDevice(unsigned instance, unsigned threads);
+
+/// The parallel-for callback cpu kernels call (KernelABI.h); `launch` is the
+/// CPU device the kernel runs on.
+void cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n);
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual DeviceType type() const = 0;
+  /// Whether the backend has a kernel for the operator.
+  virtual bool supports(const OpDef &op) const = 0;
+  /// Registers a typed operator call; the same signature gives the same id.
+  virtual llvm::Expected<unsigned> addKernel(const Call &call) = 0;
+  /// Compiles every kernel added so far.
+  virtual llvm::Error finalize() = 0;
+  virtual KernelFn lookup(unsigned id) const = 0;
+  virtual unsigned numKernels() const = 0;
+  /// The generated code of every kernel (--emit=llvm / --emit=ptx).
+  virtual void printCode(llvm::raw_ostream &os) const = 0;
+};
+
+/// The host CPU backend (lib/Target/CPU through ORC); `keepIR` for printCode.
+llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(bool keepIR);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,125 @@
+//===- Executable.h - A planned module, compiled and bound ------*- C++ -*-===//
+//
+// What TVM's graph executor is for a planned module: one flat schedule of
+// steps for @main — kernel | copy | alias | if | jump — with every value a
+// buffer on one virtual device, storage planned statically per device
+// (MemoryPlan.h), copies as runtime steps, and a list of physical devices
+// that the virtual devices map to. Calls of global functions and of
+// let-bound or literal fns are inlined into the schedule; an `if` is a
+// conditional step over its two branches' steps. Every kernel's argument
+// pointers are bound once, when the executable is built; running it
+// allocates nothing and looks nothing up.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_RUNTIME_EXECUTABLE_H
+#define HX_RUNTIME_EXECUTABLE_H
+
+#include "hx/IR/Module.h"
+#include "hx/Runtime/Backend.h"
+#include "hx/Runtime/MemoryPlan.h"
+#include "hx/Support/Diagnostics.h"
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace hx {
+
+struct ExecutableOptions {
+  /// Before each kernel, check that every argument lives in the memory of
+  /// the kernel's device (--check-devices).
+  bool checkDevices = false;
+};
+
+/// One buffer of the schedule: a tensor on one virtual device.
+struct Buffer {
+  enum class Kind : uint8_t { Param, Constant, Intermediate, Output, Alias };
+  Kind kind = Kind::Intermediate;
+  unsigned device = 0;
+  DType dtype = DType::Float32;
+  llvm::SmallVector<int64_t, 4> shape;
+  uint64_t bytes = 0;
+  /// Param: the parameter's index; Alias: the buffer it aliases.
+  unsigned index = 0;
+  /// Constant: the scalar value.
+  double value = 0;
+  /// What it holds, for messages: "%a", "add at 3:8".
+  std::string name;
+};
+
+struct Step {
+  enum class Kind : uint8_t { Kernel, Copy, Alias, If, Jump };
+  Kind kind = Kind::Kernel;
+  /// Kernel and Alias: the device it runs on; Copy: the destination.
+  unsigned device = 0;
+  /// Kernel: the backend's kernel id.
+  unsigned kernel = 0;
+  /// Kernel: operands then results; Copy and Alias: {source, destination};
+  /// If: {condition}.
+  llvm::SmallVector<unsigned, 4> buffers;
+  unsigned numInputs = 0;
+  /// If: the first step of the else branch; Jump: where to go.
+  unsigned target = 0;
+  /// The operator (or "device_copy", "if"), and where in the source.
+  std::string label;
+};
+
+/// Times and traffic of runs (--profile, --trace).
+struct RunProfile {
+  struct StepTime {
+    unsigned step;
+    double start, seconds; // since the run began
+  };
+  std::vector<StepTime> steps;
+};
+
+class Executable {
+public:
+  ~Executable();
+  /// Builds the executable of `@main` of a typed, planned module (see
+  /// hx/IR/DeviceAware.h); `devices[i]` runs virtual device i; kernels are
+  /// compiled by `cpu`. Errors (a construct the executor does not support, a
+  /// dynamic shape, a kernel that fails to compile) are located diagnostics;
+  /// returns null after them.
+  static std::unique_ptr<Executable> build(Module &m, llvm::ArrayRef<Device *> devices,
+                                           Backend &cpu, DiagEngine &diags,
+                                           const ExecutableOptions &opts = {});
+
+  /// Runs on `inputs` (one per parameter of @main, already checked against
+  /// the parameter types); returns the result flattened depth first.
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
+                                              RunProfile *profile = nullptr);
+
+  llvm::ArrayRef<Step> steps() const;
+  llvm::ArrayRef<Buffer> buffers() const;
+  const MemoryPlan &memoryPlan() const;
+  /// Bytes a device holds: its arena plus parameters, constants, outputs.
+  uint64_t deviceBytes(unsigned device) const;
+  unsigned numDevices() const;
+  llvm::StringRef deviceName(unsigned device) const;
+
+  /// --emit=schedule: the steps, and per device the buffers with offsets.
+  void printSchedule(llvm::raw_ostream &os) const;
+  /// --profile: time per step kind and operator, per device; bytes copied
+  /// per device pair; peak memory per device.
+  void printProfile(llvm::raw_ostream &os, const RunProfile &p, unsigned runs) const;
+  /// --trace: a Chrome trace, one track per device.
+  void writeTrace(llvm::raw_ostream &os, const RunProfile &p) const;
+
+  /// The state lib/Runtime builds and runs (ExecutableImpl.h).
+  struct Impl;
+
+private:
+  Executable();
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace hx
+
+#endif

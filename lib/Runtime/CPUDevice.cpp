@@ -1,0 +1,158 @@
+//===- CPUDevice.cpp - A cpu device instance and the cpu backend ----------===//
+//
+// A cpu device instance owns its allocations (so --check-devices can tell two
+// instances apart even though both are host memory) and a thread pool for
+// the kernels' parallel loops (TVM's TVMBackendParallelLaunch): a kernel
+// calls hx_parallel_for with the device as its launch context; the range is
+// cut into one chunk per worker (the calling thread takes the first) and the
+// call returns when all chunks are done. Small ranges run inline. Copies are
+// memcpy; streams and events exist only to satisfy the interface, since
+// every operation is complete when it returns.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Runtime/Backend.h"
+#include "hx/Target/CPU/CPUCompiler.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+class CPUStream : public Stream {};
+class CPUEvent : public Event {};
+
+class CPUDevice : public Device {
+public:
+  CPUDevice(unsigned instance, unsigned threads) : instance(instance) {
+    unsigned n =
+        threads ? threads
+                : std::max(1u, llvm::get_physical_cores() > 0 ? unsigned(llvm::get_physical_cores())
+                                                              : 1u);
+    workers = n;
+    if (n > 1)
+      pool = std::make_unique<StdThreadPool>(hardware_concurrency(n - 1));
+  }
+  ~CPUDevice() override {
+    for (auto &[p, size] : blocks)
+      std::free(const_cast<void *>(p));
+  }
+
+  std::string name() const override { return "cpu:" + std::to_string(instance); }
+  DeviceType type() const override { return DeviceType::CPU; }
+  bool hostAccessible() const override { return true; }
+
+  Expected<void *> allocate(size_t bytes) override {
+    size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    void *p = std::aligned_alloc(64, rounded);
+    if (!p)
+      return createStringError(inconvertibleErrorCode(), name() + ": out of memory allocating " +
+                                                             std::to_string(bytes) + " bytes");
+    std::memset(p, 0, rounded);
+    blocks[p] = rounded;
+    return p;
+  }
+  void deallocate(void *p) override {
+    if (blocks.erase(p))
+      std::free(p);
+  }
+  bool owns(const void *p) const override {
+    auto it = blocks.upper_bound(p);
+    if (it == blocks.begin())
+      return false;
+    --it;
+    auto *base = static_cast<const char *>(it->first);
+    return static_cast<const char *>(p) < base + it->second;
+  }
+
+  Error copyFromHost(void *dst, const void *src, size_t bytes, Stream *) override {
+    std::memcpy(dst, src, bytes);
+    return Error::success();
+  }
+  Error copyToHost(void *dst, const void *src, size_t bytes, Stream *) override {
+    std::memcpy(dst, src, bytes);
+    return Error::success();
+  }
+  Error copyWithin(void *dst, const void *src, size_t bytes, Stream *) override {
+    std::memmove(dst, src, bytes);
+    return Error::success();
+  }
+  std::unique_ptr<Stream> createStream() override { return std::make_unique<CPUStream>(); }
+  std::unique_ptr<Event> createEvent() override { return std::make_unique<CPUEvent>(); }
+  Error record(Event &, Stream *) override { return Error::success(); }
+  Error wait(Event &, Stream *) override { return Error::success(); }
+  Error synchronize() override { return Error::success(); }
+  Error launch(KernelFn kernel, void **buffers, Stream *) override {
+    kernel(buffers, static_cast<void *>(this));
+    return Error::success();
+  }
+
+  void parallelFor(ParallelBodyFn body, void *closure, int64_t n) {
+    // Below this many iterations a chunk is not worth a thread.
+    constexpr int64_t kMinPerChunk = 1024;
+    int64_t chunks = std::min<int64_t>(workers, n / kMinPerChunk);
+    if (!pool || chunks <= 1) {
+      body(closure, 0, n);
+      return;
+    }
+    ThreadPoolTaskGroup group(*pool);
+    int64_t per = (n + chunks - 1) / chunks;
+    for (int64_t c = 1; c < chunks; ++c) {
+      int64_t begin = c * per, end = std::min(n, begin + per);
+      if (begin < end)
+        group.async([=] { body(closure, begin, end); });
+    }
+    body(closure, 0, std::min(n, per));
+    group.wait();
+  }
+
+private:
+  unsigned instance;
+  unsigned workers = 1;
+  std::unique_ptr<StdThreadPool> pool;
+  std::map<const void *, size_t> blocks;
+};
+
+class CPUBackend : public Backend {
+public:
+  explicit CPUBackend(std::unique_ptr<CPUCompiler> c) : compiler(std::move(c)) {}
+  DeviceType type() const override { return DeviceType::CPU; }
+  bool supports(const OpDef &op) const override { return CPUCompiler::supports(op); }
+  Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
+  Error finalize() override { return compiler->finalize(); }
+  KernelFn lookup(unsigned id) const override { return compiler->lookup(id); }
+  unsigned numKernels() const override { return compiler->numKernels(); }
+  void printCode(raw_ostream &os) const override { compiler->printLLVM(os); }
+
+private:
+  std::unique_ptr<CPUCompiler> compiler;
+};
+} // namespace
+
+std::unique_ptr<Device> hx::createCPUDevice(unsigned instance, unsigned threads) {
+  return std::make_unique<CPUDevice>(instance, threads);
+}
+
+void hx::cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n) {
+  if (n <= 0)
+    return;
+  if (!launch) {
+    body(closure, 0, n);
+    return;
+  }
+  static_cast<CPUDevice *>(launch)->parallelFor(body, closure, n);
+}
+
+Expected<std::unique_ptr<Backend>> hx::createCPUBackend(bool keepIR) {
+  CPUCompilerOptions opts;
+  opts.parallelFor = cpuParallelFor;
+  opts.keepIR = keepIR;
+  auto c = CPUCompiler::create(opts);
+  if (!c)
+    return c.takeError();
+  return std::make_unique<CPUBackend>(std::move(*c));
+}

@@ -1,0 +1,431 @@
+//===- Executor.cpp - Binding and running a schedule ----------------------===//
+//
+// bind(): the memory plan gives every intermediate buffer an offset in its
+// device's arena; parameters, constants and outputs get allocations of their
+// own (outside the reused pool); aliases resolve to their root's memory; each
+// kernel step's argument pointers are written once into one flat array.
+// run(): copies the inputs in, then walks the steps with an index (If jumps
+// to its else branch when the condition is zero, Jump skips the else
+// branch), and copies the outputs out. With checkDevices, each kernel first
+// checks that its device owns every argument pointer.
+//
+//===----------------------------------------------------------------------===//
+#include "ExecutableImpl.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <cstring>
+#include <map>
+
+using namespace hx;
+using namespace llvm;
+
+static Error fail(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+Executable::Impl::~Impl() {
+  for (size_t d = 0; d < arenas.size(); ++d)
+    if (arenas[d])
+      devices[d]->deallocate(arenas[d]);
+  for (auto &[d, p] : ownAllocations)
+    devices[d]->deallocate(p);
+}
+
+Error Executable::Impl::bind() {
+  unsigned numDevices = devices.size();
+  // Liveness over the linear schedule; an alias's uses are its root's.
+  auto rootOf = [&](unsigned b) {
+    while (buffers[b].kind == Buffer::Kind::Alias)
+      b = buffers[b].index;
+    return b;
+  };
+  std::vector<PlannedBuffer> planned;
+  std::vector<int> plannedIndex(buffers.size(), -1);
+  for (unsigned b = 0; b < buffers.size(); ++b)
+    if (buffers[b].kind == Buffer::Kind::Intermediate) {
+      plannedIndex[b] = planned.size();
+      PlannedBuffer p;
+      p.device = buffers[b].device;
+      p.bytes = buffers[b].bytes;
+      p.firstStep = ~0u;
+      p.lastStep = 0;
+      planned.push_back(p);
+    }
+  for (unsigned s = 0; s < steps.size(); ++s) {
+    const Step &st = steps[s];
+    for (unsigned i = 0; i < st.buffers.size(); ++i) {
+      int k = plannedIndex[rootOf(st.buffers[i])];
+      if (k < 0)
+        continue;
+      PlannedBuffer &p = planned[k];
+      p.firstStep = std::min(p.firstStep, s);
+      p.lastStep = std::max(p.lastStep, s);
+    }
+  }
+  for (PlannedBuffer &p : planned)
+    if (p.firstStep == ~0u)
+      p.firstStep = p.lastStep = 0;
+  plan = planMemory(planned, numDevices);
+
+  arenas.assign(numDevices, nullptr);
+  for (unsigned d = 0; d < numDevices; ++d) {
+    if (!plan.arenaBytes[d])
+      continue;
+    Expected<void *> a = devices[d]->allocate(plan.arenaBytes[d]);
+    if (!a)
+      return a.takeError();
+    arenas[d] = *a;
+  }
+  extraBytes.assign(numDevices, 0);
+  pointers.assign(buffers.size(), nullptr);
+  for (unsigned b = 0; b < buffers.size(); ++b) {
+    Buffer &buf = buffers[b];
+    switch (buf.kind) {
+    case Buffer::Kind::Intermediate:
+      pointers[b] = static_cast<char *>(arenas[buf.device]) + planned[plannedIndex[b]].offset;
+      break;
+    case Buffer::Kind::Alias:
+      break;
+    default: {
+      Expected<void *> p = devices[buf.device]->allocate(buf.bytes);
+      if (!p)
+        return p.takeError();
+      ownAllocations.push_back({buf.device, *p});
+      pointers[b] = *p;
+      extraBytes[buf.device] += buf.bytes;
+      if (buf.kind == Buffer::Kind::Constant) {
+        HostTensor t(buf.dtype, buf.shape);
+        if (t.numElements())
+          t.setDouble(0, buf.value);
+        if (Error e = devices[buf.device]->copyFromHost(*p, t.data(), t.byteSize()))
+          return e;
+      }
+    }
+    }
+  }
+  for (unsigned b = 0; b < buffers.size(); ++b)
+    if (buffers[b].kind == Buffer::Kind::Alias)
+      pointers[b] = pointers[rootOf(b)];
+
+  argOffset.assign(steps.size(), 0);
+  for (unsigned s = 0; s < steps.size(); ++s) {
+    if (steps[s].kind != Step::Kind::Kernel)
+      continue;
+    argOffset[s] = argStorage.size();
+    for (unsigned b : steps[s].buffers)
+      argStorage.push_back(pointers[b]);
+  }
+  kernels.assign(steps.size(), nullptr);
+  for (unsigned s = 0; s < steps.size(); ++s)
+    if (steps[s].kind == Step::Kind::Kernel)
+      kernels[s] = backend->lookup(steps[s].kernel);
+  return Error::success();
+}
+
+Executable::Executable() : impl(std::make_unique<Impl>()) {}
+Executable::~Executable() = default;
+
+std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devices, Backend &cpu,
+                                              DiagEngine &diags, const ExecutableOptions &opts) {
+  std::unique_ptr<Executable> x(new Executable());
+  Impl &i = *x->impl;
+  i.devices.assign(devices.begin(), devices.end());
+  i.opts = opts;
+  i.backend = &cpu;
+  if (!buildSchedule(m, i, diags))
+    return nullptr;
+  for (const Buffer &b : i.buffers)
+    if (b.device >= devices.size()) {
+      diags.error(SMLoc(),
+                  "the executor: virtual device " + Twine(b.device) + " has no physical device");
+      return nullptr;
+    }
+  if (Error e = cpu.finalize()) {
+    diags.error(SMLoc(), "compiling the kernels: " + toString(std::move(e)));
+    return nullptr;
+  }
+  if (Error e = i.bind()) {
+    diags.error(SMLoc(), toString(std::move(e)));
+    return nullptr;
+  }
+  return x;
+}
+
+ArrayRef<Step> Executable::steps() const { return impl->steps; }
+ArrayRef<Buffer> Executable::buffers() const { return impl->buffers; }
+const MemoryPlan &Executable::memoryPlan() const { return impl->plan; }
+unsigned Executable::numDevices() const { return impl->devices.size(); }
+StringRef Executable::deviceName(unsigned d) const { return impl->devices[d]->name(); }
+uint64_t Executable::deviceBytes(unsigned d) const {
+  return impl->plan.arenaBytes[d] + impl->extraBytes[d];
+}
+
+/// Copies between two devices' memory.
+static Error copyBetween(Device &from, Device &to, void *dst, const void *src, size_t n) {
+  if (&from == &to)
+    return to.copyWithin(dst, src, n);
+  if (from.hostAccessible() && to.hostAccessible()) {
+    std::memcpy(dst, src, n);
+    return Error::success();
+  }
+  if (from.hostAccessible())
+    return to.copyFromHost(dst, src, n);
+  if (to.hostAccessible())
+    return from.copyToHost(dst, src, n);
+  return fail("no copy path from " + from.name() + " to " + to.name());
+}
+
+Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
+                                                  RunProfile *profile) {
+  Impl &x = *impl;
+  if (inputs.size() != x.numParams)
+    return fail("expected " + Twine(x.numParams) + " inputs, got " + Twine(inputs.size()));
+  for (unsigned b = 0; b < x.buffers.size(); ++b) {
+    const Buffer &buf = x.buffers[b];
+    if (buf.kind != Buffer::Kind::Param)
+      continue;
+    // A tuple parameter's fields are consecutive buffers of one index: not
+    // supported as an input.
+    const HostTensor &in = inputs[buf.index];
+    if (in.byteSize() != buf.bytes)
+      return fail("input " + Twine(buf.index) + " (" + buf.name + ") has " + Twine(in.byteSize()) +
+                  " bytes, expected " + Twine(buf.bytes));
+    if (Error e = x.devices[buf.device]->copyFromHost(x.pointers[b], in.data(), in.byteSize()))
+      return e;
+  }
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point begin = Clock::now();
+  auto since = [&](Clock::time_point t) {
+    return std::chrono::duration<double>(t - begin).count();
+  };
+  for (unsigned s = 0; s < x.steps.size();) {
+    const Step &st = x.steps[s];
+    Clock::time_point t0;
+    if (profile)
+      t0 = Clock::now();
+    unsigned next = s + 1;
+    switch (st.kind) {
+    case Step::Kind::Kernel: {
+      void **args = x.argStorage.data() + x.argOffset[s];
+      Device &dev = *x.devices[st.device];
+      if (x.opts.checkDevices) {
+        for (unsigned i = 0; i < st.buffers.size(); ++i) {
+          if (dev.owns(args[i]))
+            continue;
+          const Buffer &b = x.buffers[st.buffers[i]];
+          std::string where = "no device";
+          for (unsigned d = 0; d < x.devices.size(); ++d)
+            if (x.devices[d]->owns(args[i]))
+              where = x.devices[d]->name() + " (virtual device " + std::to_string(d) + ", " +
+                      (d < x.virtualNames.size() ? x.virtualNames[d] : "?") + ")";
+          bool isInput = i < st.numInputs;
+          return fail("--check-devices: step " + Twine(s) + " (" + st.label + ") runs on " +
+                      dev.name() + " (virtual device " + Twine(st.device) + ", " +
+                      (st.device < x.virtualNames.size() ? x.virtualNames[st.device] : "?") +
+                      "), but its " + (isInput ? "argument " : "result ") +
+                      Twine(isInput ? i : i - st.numInputs) + " (" + b.name + ") lives on " +
+                      where + ": a device_copy is missing");
+        }
+      }
+      if (Error e = dev.launch(x.kernels[s], args))
+        return e;
+      break;
+    }
+    case Step::Kind::Copy: {
+      unsigned src = st.buffers[0], dst = st.buffers[1];
+      const Buffer &sb = x.buffers[src];
+      if (Error e = copyBetween(*x.devices[sb.device], *x.devices[x.buffers[dst].device],
+                                x.pointers[dst], x.pointers[src], sb.bytes))
+        return e;
+      break;
+    }
+    case Step::Kind::Alias:
+      break;
+    case Step::Kind::If: {
+      const Buffer &cb = x.buffers[st.buffers[0]];
+      HostTensor cond(cb.dtype, cb.shape);
+      if (Error e = x.devices[cb.device]->copyToHost(cond.data(), x.pointers[st.buffers[0]],
+                                                     cond.byteSize()))
+        return e;
+      if (cond.getDouble(0) == 0)
+        next = st.target;
+      break;
+    }
+    case Step::Kind::Jump:
+      next = st.target;
+      break;
+    }
+    if (profile)
+      profile->steps.push_back({s, since(t0), since(Clock::now()) - since(t0)});
+    s = next;
+  }
+  for (Device *d : x.devices)
+    if (Error e = d->synchronize())
+      return e;
+  std::vector<HostTensor> results;
+  for (unsigned b : x.outputs) {
+    const Buffer &buf = x.buffers[b];
+    HostTensor t(buf.dtype, buf.shape);
+    if (Error e = x.devices[buf.device]->copyToHost(t.data(), x.pointers[b], t.byteSize()))
+      return e;
+    results.push_back(std::move(t));
+  }
+  return results;
+}
+
+void Executable::printSchedule(raw_ostream &os) const {
+  const Impl &x = *impl;
+  auto shapeOf = [&](const Buffer &b) {
+    HostTensor probe; // typeString needs a tensor; build the text directly
+    std::string s = "Tensor[(";
+    for (size_t i = 0; i < b.shape.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(b.shape[i]);
+    if (b.shape.size() == 1)
+      s += ",";
+    return s + "), " + dtypeName(b.dtype).str() + "]";
+  };
+  os << "// ---- schedule: " << x.steps.size() << " steps ----\n";
+  for (unsigned s = 0; s < x.steps.size(); ++s) {
+    const Step &st = x.steps[s];
+    os << format("%4u  ", s);
+    auto list = [&](unsigned from, unsigned to) {
+      for (unsigned i = from; i < to; ++i)
+        os << (i > from ? ", " : "") << "b" << st.buffers[i];
+    };
+    switch (st.kind) {
+    case Step::Kind::Kernel:
+      os << "kernel " << st.label << " on " << x.devices[st.device]->name() << " (k" << st.kernel
+         << "): [";
+      list(0, st.numInputs);
+      os << "] -> [";
+      list(st.numInputs, st.buffers.size());
+      os << "]";
+      break;
+    case Step::Kind::Copy:
+      os << "copy " << st.label << ": b" << st.buffers[0] << " ("
+         << x.devices[x.buffers[st.buffers[0]].device]->name() << ") -> b" << st.buffers[1] << " ("
+         << x.devices[x.buffers[st.buffers[1]].device]->name() << "), "
+         << x.buffers[st.buffers[0]].bytes << " bytes";
+      break;
+    case Step::Kind::Alias:
+      os << "alias " << st.label << ": b" << st.buffers[1] << " = b" << st.buffers[0];
+      break;
+    case Step::Kind::If:
+      os << "if b" << st.buffers[0] << " else goto " << st.target;
+      break;
+    case Step::Kind::Jump:
+      os << "goto " << st.target;
+      break;
+    }
+    os << "\n";
+  }
+  for (unsigned d = 0; d < x.devices.size(); ++d) {
+    os << "// ---- " << x.devices[d]->name() << " (virtual device " << d << ", "
+       << (d < x.virtualNames.size() ? x.virtualNames[d] : "?") << "): arena "
+       << x.plan.arenaBytes[d] << " bytes (" << x.plan.totalBytes[d]
+       << " without reuse), parameters, constants and outputs " << x.extraBytes[d]
+       << " bytes ----\n";
+    for (unsigned b = 0; b < x.buffers.size(); ++b) {
+      const Buffer &buf = x.buffers[b];
+      if (buf.device != d)
+        continue;
+      os << "  b" << b << " " << shapeOf(buf) << " " << buf.bytes << " bytes, ";
+      switch (buf.kind) {
+      case Buffer::Kind::Param:
+        os << "parameter " << buf.index;
+        break;
+      case Buffer::Kind::Constant:
+        os << "constant " << buf.value;
+        break;
+      case Buffer::Kind::Output:
+        os << "output";
+        break;
+      case Buffer::Kind::Alias:
+        os << "alias of b" << buf.index;
+        break;
+      case Buffer::Kind::Intermediate:
+        os << "arena offset "
+           << static_cast<char *>(x.pointers[b]) - static_cast<char *>(x.arenas[d]);
+        break;
+      }
+      os << " (" << buf.name << ")\n";
+    }
+  }
+}
+
+void Executable::printProfile(raw_ostream &os, const RunProfile &p, unsigned runs) const {
+  const Impl &x = *impl;
+  runs = std::max(runs, 1u);
+  std::map<std::pair<unsigned, std::string>, std::pair<unsigned, double>> byOp;
+  std::vector<double> perDevice(x.devices.size(), 0);
+  std::map<std::pair<unsigned, unsigned>, std::pair<unsigned, uint64_t>> copies;
+  double total = 0;
+  for (const RunProfile::StepTime &t : p.steps) {
+    const Step &st = x.steps[t.step];
+    if (st.kind == Step::Kind::Jump || st.kind == Step::Kind::Alias)
+      continue;
+    std::string name = st.kind == Step::Kind::Copy ? "copy"
+                       : st.kind == Step::Kind::If ? "if"
+                                                   : st.label.substr(0, st.label.find(" at "));
+    auto &e = byOp[{st.device, name}];
+    ++e.first;
+    e.second += t.seconds;
+    perDevice[st.device] += t.seconds;
+    total += t.seconds;
+    if (st.kind == Step::Kind::Copy) {
+      auto &c = copies[{x.buffers[st.buffers[0]].device, x.buffers[st.buffers[1]].device}];
+      ++c.first;
+      c.second += x.buffers[st.buffers[0]].bytes;
+    }
+  }
+  os << "// ---- profile (" << runs << (runs == 1 ? " run" : " runs") << ", times per run) ----\n";
+  os << format("total %.3f ms in %zu steps\n", 1e3 * total / runs, p.steps.size() / runs);
+  for (unsigned d = 0; d < x.devices.size(); ++d) {
+    os << x.devices[d]->name() << ": " << format("%.3f ms", 1e3 * perDevice[d] / runs)
+       << ", peak memory " << deviceBytes(d) << " bytes (arena " << x.plan.arenaBytes[d] << ")\n";
+    for (auto &[k, v] : byOp)
+      if (k.first == d)
+        os << format("  %-24s %6u x %10.3f ms\n", k.second.c_str(), v.first / runs,
+                     1e3 * v.second / runs);
+  }
+  os << "copies:";
+  if (copies.empty())
+    os << " none";
+  os << "\n";
+  for (auto &[k, v] : copies)
+    os << "  " << x.devices[k.first]->name() << " -> " << x.devices[k.second]->name() << ": "
+       << v.first / runs << (v.first / runs == 1 ? " copy, " : " copies, ") << v.second / runs
+       << " bytes\n";
+}
+
+void Executable::writeTrace(raw_ostream &os, const RunProfile &p) const {
+  const Impl &x = *impl;
+  json::Array events;
+  for (unsigned d = 0; d < x.devices.size(); ++d)
+    events.push_back(json::Object{{"name", "thread_name"},
+                                  {"ph", "M"},
+                                  {"pid", 0},
+                                  {"tid", d},
+                                  {"args", json::Object{{"name", x.devices[d]->name()}}}});
+  for (const RunProfile::StepTime &t : p.steps) {
+    const Step &st = x.steps[t.step];
+    if (st.kind == Step::Kind::Jump || st.kind == Step::Kind::Alias)
+      continue;
+    json::Object args{{"step", t.step}};
+    std::string name = st.label;
+    if (st.kind == Step::Kind::Copy) {
+      const Buffer &src = x.buffers[st.buffers[0]];
+      name = "copy " + x.devices[src.device]->name() + " -> " + x.devices[st.device]->name();
+      args["bytes"] = src.bytes;
+    }
+    events.push_back(json::Object{{"name", name},
+                                  {"cat", st.kind == Step::Kind::Copy ? "copy" : "kernel"},
+                                  {"ph", "X"},
+                                  {"pid", 0},
+                                  {"tid", st.device},
+                                  {"ts", t.start * 1e6},
+                                  {"dur", t.seconds * 1e6},
+                                  {"args", std::move(args)}});
+  }
+  os << formatv("{0:2}", json::Value(json::Object{{"traceEvents", std::move(events)}})) << "\n";
+}

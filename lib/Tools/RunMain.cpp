@@ -1,0 +1,499 @@
+//===- RunMain.cpp - The logic of hx-run ----------------------------------===//
+//
+//  1. Parse, verify, infer-type and (unless --no-plan) plan-devices, with the
+//     pass options given as flags (CommonFlags).
+//  2. Map the planned virtual devices (the metadata table's, plus any the
+//     planner appended) to physical devices: --device options in order, or by
+//     default each to a device of its type; a cuda device without a GPU runs
+//     on a further cpu instance, and hx-run says so.
+//  3. Inputs: --input NAME=file.npy, else --random-inputs (seeded), checked
+//     against @main's parameter types.
+//  4. Compile (Executable::build) and run --repeat times, or interpret
+//     (--interpret); --check compares with the interpreter.
+//  5. Outputs: a summary line each, and DIR/output_<i>.npy, written only
+//     when everything succeeded (each file atomically).
+//
+// Every user error is a message naming the file, parameter or device, exit
+// status 1; internal errors exit 2.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Tools/RunMain.h"
+#include "hx/IR/Verifier.h"
+#include "hx/Interpreter/Interpreter.h"
+#include "hx/Runtime/Executable.h"
+#include "hx/Tensor/Npy.h"
+#include "hx/Tools/CommonFlags.h"
+#include "hx/Tools/OptMain.h"
+#include "hx/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include <cmath>
+#include <dlfcn.h>
+#include <random>
+#include <thread>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+
+enum class Emit { None, LLVM, Schedule, PTX };
+
+struct RunConfig {
+  CommonConfig common;
+  std::vector<std::string> inputs;
+  bool randomInputs = false;
+  uint64_t seed = 0;
+  std::string outputDir;
+  std::vector<std::string> devices;
+  bool check = false;
+  bool checkDevices = false;
+  bool interpret = false;
+  unsigned repeat = 1;
+  bool profile = false;
+  std::string trace;
+  bool noPlan = false;
+  unsigned threads = 0;
+  Emit emit = Emit::None;
+};
+
+int userError(const Twine &msg) {
+  errs() << "hx-run: error: " << msg << "\n";
+  return kExitUserError;
+}
+
+/// Why there is no CUDA device to run on.
+std::string cudaUnavailableReason() {
+  void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!h)
+    return "no CUDA driver (libcuda.so.1 not found)";
+  dlclose(h);
+  return "the CUDA backend is not part of this build yet";
+}
+
+int listDevices() {
+  outs() << "cpu: " << sys::getHostCPUName() << ", " << std::thread::hardware_concurrency()
+         << " hardware threads, vector features:";
+  StringMap<bool> features = sys::getHostCPUFeatures();
+  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vnni"})
+    if (features.lookup(f))
+      outs() << " " << f;
+  outs() << "\ncuda: none (" << cudaUnavailableReason() << ")\n";
+  return kExitSuccess;
+}
+
+/// The physical device for each virtual device.
+bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr<Device>> &owned,
+                std::vector<Device *> &out) {
+  std::vector<VirtualDevice> virt = m.devices;
+  if (virt.empty())
+    virt.push_back(VirtualDevice{});
+  std::map<int64_t, Device *> cpuInstances;
+  auto cpu = [&](int64_t instance) {
+    Device *&d = cpuInstances[instance];
+    if (!d) {
+      owned.push_back(createCPUDevice(unsigned(instance), c.threads));
+      d = owned.back().get();
+    }
+    return d;
+  };
+  auto freshCpu = [&] { // the lowest instance number not taken
+    int64_t id = 0;
+    while (cpuInstances.count(id))
+      ++id;
+    return cpu(id);
+  };
+  auto planned = [&] {
+    std::string s;
+    for (size_t i = 0; i < virt.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(i) + ": " + virt[i].shortName();
+    return s;
+  };
+  if (!c.devices.empty()) {
+    if (c.devices.size() < virt.size()) {
+      userError("--device: " + Twine(c.devices.size()) + " given for " + Twine(virt.size()) +
+                " virtual devices (the planned devices are " + planned() + ")");
+      return false;
+    }
+    if (c.devices.size() > virt.size())
+      errs() << "hx-run: warning: --device: " << c.devices.size() - virt.size() << " more than the "
+             << virt.size() << " planned virtual devices (" << planned()
+             << "); the extra ones are ignored\n";
+    // Named instances (cpu:N) first, then each bare `cpu` a new instance.
+    out.assign(virt.size(), nullptr);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < virt.size(); ++i) {
+        StringRef spec = c.devices[i];
+        auto [kind, num] = spec.split(':');
+        int64_t n = 0;
+        if (!num.empty() && (num.getAsInteger(10, n) || n < 0)) {
+          userError("--device=" + spec + ": expected cpu, cpu:N, cuda or cuda:N");
+          return false;
+        }
+        if (kind == "cpu") {
+          if (pass == 0 && !num.empty())
+            out[i] = cpu(n);
+          else if (pass == 1 && num.empty())
+            out[i] = freshCpu();
+        } else if (kind == "cuda" || kind == "gpu") {
+          userError("--device=" + spec + ": no CUDA device: " + cudaUnavailableReason());
+          return false;
+        } else {
+          userError("--device=" + spec + ": unknown device '" + kind +
+                    "' (expected cpu, cpu:N, cuda or cuda:N)");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  // cpu virtual devices first: they name their instances; a cuda one then
+  // takes a cpu instance of its own.
+  out.assign(virt.size(), nullptr);
+  for (size_t i = 0; i < virt.size(); ++i)
+    if (virt[i].deviceType == DeviceType::CPU)
+      out[i] = cpu(virt[i].virtualDeviceId);
+  for (size_t i = 0; i < virt.size(); ++i) {
+    if (out[i])
+      continue;
+    Device *d = freshCpu();
+    errs() << "hx-run: note: virtual device " << i << " (" << virt[i].shortName() << ") runs on "
+           << d->name() << ": " << cudaUnavailableReason() << "\n";
+    out[i] = d;
+  }
+  return true;
+}
+
+std::string typeOf(const HostTensor &t) { return t.typeString(); }
+
+/// Reads or makes one tensor per parameter of @main.
+bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTensor> &out) {
+  StringMap<std::string> given;
+  for (StringRef spec : c.inputs) {
+    auto [name, file] = spec.split('=');
+    name.consume_front("%");
+    if (name.empty() || file.empty()) {
+      userError("--input " + spec + ": expected NAME=file.npy");
+      return false;
+    }
+    bool known = llvm::any_of(main.params, [&](const Ref<Var> &p) { return p->name == name; });
+    if (!known) {
+      std::string names;
+      for (const Ref<Var> &p : main.params)
+        names += (names.empty() ? "%" : ", %") + p->name;
+      userError("--input " + spec + ": @main has no parameter %" + name +
+                (names.empty() ? " (it has none)" : " (it has " + names + ")"));
+      return false;
+    }
+    if (!given.try_emplace(name, file.str()).second) {
+      userError("--input: parameter %" + name + " given twice");
+      return false;
+    }
+  }
+  std::mt19937_64 rng(c.seed);
+  for (const Ref<Var> &p : main.params) {
+    auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
+    if (!tt || !tt->isStatic()) {
+      userError("parameter %" + p->name + " of type " + typeToString(p->checkedType.get()) +
+                ": hx-run takes tensors of static shape");
+      return false;
+    }
+    HostTensor expected(tt->dtype, tt->shape);
+    auto it = given.find(p->name);
+    if (it != given.end()) {
+      Expected<HostTensor> t = readNpy(it->second);
+      if (!t) {
+        userError(toString(t.takeError()));
+        return false;
+      }
+      if (t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)) {
+        userError(it->second + ": " + typeOf(*t) + " does not match parameter %" + p->name +
+                  " of type " + typeToString(tt));
+        return false;
+      }
+      out.push_back(std::move(*t));
+      continue;
+    }
+    if (!c.randomInputs) {
+      userError("no input for parameter %" + p->name + " (" + typeToString(tt) +
+                "): give --input " + p->name + "=FILE.npy or --random-inputs");
+      return false;
+    }
+    // Floats uniform in [-1, 1); integers in [-9, 9] without 0 (safe as
+    // divisors); booleans either.
+    std::uniform_real_distribution<double> real(-1.0, 1.0);
+    std::uniform_int_distribution<int> integer(1, 9), coin(0, 1);
+    for (int64_t i = 0; i < expected.numElements(); ++i) {
+      if (isFloat(tt->dtype))
+        expected.setDouble(i, real(rng));
+      else if (tt->dtype == DType::Bool)
+        expected.setDouble(i, coin(rng));
+      else
+        expected.setDouble(i, integer(rng) * (coin(rng) ? 1 : -1));
+    }
+    out.push_back(std::move(expected));
+  }
+  return true;
+}
+
+/// |a - b| / max(1, |b|), with NaN agreeing only with NaN.
+double maxError(const std::vector<HostTensor> &got, const std::vector<HostTensor> &want) {
+  double worst = 0;
+  for (size_t k = 0; k < got.size() && k < want.size(); ++k)
+    for (int64_t i = 0; i < got[k].numElements(); ++i) {
+      double a = got[k].getDouble(i), b = want[k].getDouble(i);
+      if (std::isnan(a) || std::isnan(b)) {
+        if (std::isnan(a) != std::isnan(b))
+          return INFINITY;
+        continue;
+      }
+      if (a == b)
+        continue;
+      worst = std::max(worst, std::fabs(a - b) / std::max(1.0, std::fabs(b)));
+    }
+  return worst;
+}
+
+void summarize(raw_ostream &os, unsigned i, const HostTensor &t) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (int64_t k = 0; k < t.numElements(); ++k) {
+    double v = t.getDouble(k);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  uint64_t h = 1469598103934665603ull; // FNV-1a of the bytes
+  const auto *bytes = static_cast<const uint8_t *>(t.data());
+  for (size_t k = 0; k < t.byteSize(); ++k)
+    h = (h ^ bytes[k]) * 1099511628211ull;
+  os << "output_" << i << ": " << t.typeString();
+  if (t.numElements())
+    os << format(" min=%.6g max=%.6g sum=%.6g", lo, hi, sum);
+  os << format(" fnv=%016llx\n", (unsigned long long)h);
+}
+
+int run(const RunConfig &c, const PassRegistry &registry) {
+  if (!c.common.pipeline.empty())
+    return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
+                     "flags (--default-device=...), not passes");
+  auto file = MemoryBuffer::getFileOrSTDIN(c.common.inputFile, /*IsText=*/false);
+  if (!file)
+    return userError("cannot open '" + c.common.inputFile + "': " + file.getError().message());
+  SourceMgr sm;
+  unsigned id = sm.AddNewSourceBuffer(std::move(*file), SMLoc());
+  DiagEngine diags(sm);
+  TimingReport timing;
+  TimingReport *report = c.common.timePasses ? &timing : nullptr;
+  // Printed however the run ends.
+  struct PrintAtExit {
+    TimingReport *r;
+    ~PrintAtExit() {
+      if (r)
+        r->print(errs());
+    }
+  } printTiming{report};
+  std::unique_ptr<Module> m;
+  {
+    TimeScope t(report, "(parse)");
+    m = parseModule(id, diags, c.common.parser);
+  }
+  if (!m || !verifyModule(*m, diags))
+    return kExitUserError;
+  PassManagerOptions pmo;
+  pmo.verifyEach = c.common.verifyEach;
+  pmo.printIRAfterAll = c.common.printIRAfterAll;
+  pmo.timing = report;
+  PassManager pm(pmo);
+  if (!parsePassPipeline(c.noPlan ? "infer-type" : "infer-type,plan-devices", registry, pm, diags,
+                         c.common.passOptions))
+    return kExitUserError;
+  PassContext ctx{diags, report};
+  bool internal = false;
+  if (!pm.run(*m, ctx, &internal))
+    return internal ? kExitInternalError : kExitUserError;
+  Function *main = m->lookup("main");
+  if (!main)
+    return userError(c.common.inputFile + ": the module has no @main to run");
+
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> results;
+  // Devices outlive the executable, which frees its memory on them.
+  std::vector<std::unique_ptr<Device>> owned;
+  std::unique_ptr<Executable> exe;
+  if (c.interpret) {
+    if (!gatherInputs(*main, c, inputs))
+      return kExitUserError;
+    Expected<std::vector<HostTensor>> r = interpret(*m, inputs);
+    if (!r)
+      return userError(toString(r.takeError()));
+    results = std::move(*r);
+  } else {
+    std::vector<Device *> devices;
+    if (!mapDevices(*m, c, owned, devices))
+      return kExitUserError;
+    if (c.emit == Emit::PTX)
+      return userError("--emit=ptx: " + cudaUnavailableReason());
+    Expected<std::unique_ptr<Backend>> cpu = createCPUBackend(c.emit == Emit::LLVM);
+    if (!cpu)
+      return userError(toString(cpu.takeError()));
+    ExecutableOptions eo;
+    eo.checkDevices = c.checkDevices;
+    {
+      TimeScope t(report, "(compile)");
+      exe = Executable::build(*m, devices, **cpu, diags, eo);
+    }
+    if (!exe)
+      return kExitUserError;
+    if (c.emit == Emit::LLVM) {
+      (*cpu)->printCode(outs());
+      return kExitSuccess;
+    }
+    if (c.emit == Emit::Schedule) {
+      exe->printSchedule(outs());
+      return kExitSuccess;
+    }
+    if (!gatherInputs(*main, c, inputs))
+      return kExitUserError;
+    RunProfile profile;
+    bool wantProfile = c.profile || !c.trace.empty();
+    TimeScope runTime(report, "(run)");
+    for (unsigned r = 0; r < std::max(1u, c.repeat); ++r) {
+      Expected<std::vector<HostTensor>> out = exe->run(inputs, wantProfile ? &profile : nullptr);
+      if (!out)
+        return userError(toString(out.takeError()));
+      results = std::move(*out);
+    }
+    if (c.profile)
+      exe->printProfile(errs(), profile, std::max(1u, c.repeat));
+    if (!c.trace.empty()) {
+      std::error_code ec;
+      ToolOutputFile f(c.trace, ec, sys::fs::OF_None);
+      if (ec)
+        return userError("--trace: cannot write '" + c.trace + "': " + ec.message());
+      exe->writeTrace(f.os(), profile);
+      f.keep();
+    }
+  }
+
+  if (c.check) {
+    Expected<std::vector<HostTensor>> ref = interpret(*m, inputs);
+    if (!ref)
+      return userError("--check: the interpreter: " + toString(ref.takeError()));
+    bool exact = llvm::all_of(results, [](const HostTensor &t) { return !isFloat(t.dtype()); });
+    double tol = exact ? 0.0 : 1e-4;
+    double err = maxError(results, *ref);
+    outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)", err,
+                     tol);
+    if (err > tol) {
+      outs() << ": FAILED\n";
+      return kExitUserError;
+    }
+    outs() << ": ok\n";
+  }
+
+  for (unsigned i = 0; i < results.size(); ++i)
+    summarize(outs(), i, results[i]);
+  if (!c.outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(c.outputDir))
+      return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
+    // Every file is serialized first, then each written atomically.
+    for (unsigned i = 0; i < results.size(); ++i) {
+      SmallString<128> path(c.outputDir);
+      sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+      if (Error e = writeNpy(path, results[i]))
+        return userError(toString(std::move(e)));
+    }
+  }
+  return kExitSuccess;
+}
+
+} // namespace
+
+int hx::runMain(int argc, char **argv) {
+  PassRegistry registry;
+  registerAllPasses(registry);
+  cl::OptionCategory cat("hx-run options");
+  CommonFlags common(registry, cat, /*pipelineFlags=*/false);
+  cl::list<std::string> inputs("input", cl::desc("An input for parameter NAME of @main"),
+                               cl::value_desc("NAME=file.npy"), cl::cat(cat));
+  cl::opt<bool> randomInputs("random-inputs",
+                             cl::desc("Fill parameters without --input with seeded random data "
+                                      "(floats in [-1, 1), integers in [-9, 9] without 0)"),
+                             cl::cat(cat));
+  cl::opt<uint64_t> seed("seed", cl::desc("The seed of --random-inputs"), cl::init(0),
+                         cl::cat(cat));
+  cl::opt<std::string> outputDir("output-dir", cl::desc("Write DIR/output_<i>.npy"),
+                                 cl::value_desc("DIR"), cl::cat(cat));
+  cl::list<std::string> devices(
+      "device", cl::desc("The physical device of the next virtual device, in table order"),
+      cl::value_desc("cpu|cpu:N|cuda:N"), cl::cat(cat));
+  cl::opt<bool> check("check",
+                      cl::desc("Run the reference interpreter on the same inputs; exit 1 when "
+                               "the results differ by more than the tolerance"),
+                      cl::cat(cat));
+  cl::opt<bool> checkDevices(
+      "check-devices", cl::desc("Before each kernel, check that its arguments live on its device"),
+      cl::cat(cat));
+  cl::opt<bool> interpretOnly("interpret", cl::desc("Run with the reference interpreter alone"),
+                              cl::cat(cat));
+  cl::opt<unsigned> repeat("repeat", cl::desc("Compile once, run N times"), cl::init(1),
+                           cl::cat(cat));
+  cl::opt<bool> profile("profile",
+                        cl::desc("Print time per step and device, bytes copied per device "
+                                 "pair and peak memory per device to stderr"),
+                        cl::cat(cat));
+  cl::opt<std::string> trace("trace", cl::desc("Write a Chrome trace (one track per device)"),
+                             cl::value_desc("out.json"), cl::cat(cat));
+  cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
+                       cl::cat(cat));
+  // libLLVM registers a -threads of its own that hx-run never reads.
+  if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
+    llvmThreads->removeArgument();
+  cl::opt<unsigned> threads("threads",
+                            cl::desc("Worker threads per cpu device (default: one per core)"),
+                            cl::init(0), cl::cat(cat));
+  cl::opt<Emit> emit("emit", cl::desc("Print a compilation stage instead of running"),
+                     cl::init(Emit::None),
+                     cl::values(clEnumValN(Emit::LLVM, "llvm", "every cpu kernel's LLVM IR"),
+                                clEnumValN(Emit::PTX, "ptx", "every cuda kernel's PTX"),
+                                clEnumValN(Emit::Schedule, "schedule",
+                                           "the steps, and the buffers and offsets per device")),
+                     cl::cat(cat));
+  cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(argc, argv, "hx: run a module on CPU and GPU\n");
+  if (list)
+    return listDevices();
+
+  RunConfig c;
+  if (!common.read("hx-run", c.common))
+    return kExitUserError;
+  c.inputs.assign(inputs.begin(), inputs.end());
+  c.randomInputs = randomInputs;
+  c.seed = seed;
+  c.outputDir = outputDir;
+  c.devices.assign(devices.begin(), devices.end());
+  c.check = check;
+  c.checkDevices = checkDevices;
+  c.interpret = interpretOnly;
+  c.repeat = repeat;
+  c.profile = profile;
+  c.trace = trace;
+  c.noPlan = noPlan;
+  c.threads = threads;
+  c.emit = emit;
+  try {
+    return run(c, registry);
+  } catch (std::exception &e) {
+    errs() << "hx-run: internal error: " << e.what() << "\n";
+    return kExitInternalError;
+  }
+}
