@@ -44,20 +44,10 @@ double KernelSpec::getFloat(StringRef name) const {
 
 std::string KernelSpec::getString(StringRef name) const { return attr(name).str; }
 
-SmallVector<int64_t, 4> KernelSpec::getInts(StringRef name) const {
-  AttrValue v = attr(name);
-  SmallVector<int64_t, 4> out;
-  if (v.kind == AttrValue::Kind::Int)
-    out.push_back(v.intValue);
-  for (const AttrValue &e : v.list)
-    out.push_back(e.intValue);
-  return out;
-}
+SmallVector<int64_t, 4> KernelSpec::getInts(StringRef name) const { return attrInts(attr(name)); }
 
 std::optional<SmallVector<int64_t, 4>> KernelSpec::getOptInts(StringRef name) const {
-  if (attr(name).isNone())
-    return std::nullopt;
-  return getInts(name);
+  return attrOptInts(attr(name));
 }
 
 //===----------------------------------------------------------------------===//

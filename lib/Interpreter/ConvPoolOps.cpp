@@ -60,13 +60,11 @@ static Expected<Layout> parseLayout(OpContext &ctx, StringRef attr, StringRef le
   if (text.empty() && !fallbackAttr.empty())
     text = ctx.getString(fallbackAttr);
   Layout l;
-  bool ok = text.size() == 4;
-  for (unsigned i = 0; ok && i < 4; ++i) {
-    size_t p = StringRef(text).find(letters[i]);
-    ok = p != StringRef::npos && StringRef(text).count(letters[i]) == 1;
-    l.pos[i] = unsigned(p);
-  }
-  if (!ok)
+  std::optional<std::array<unsigned, 4>> pos = layoutPositions(text, letters);
+  if (pos)
+    for (unsigned i = 0; i < 4; ++i)
+      l.pos[i] = (*pos)[i];
+  if (!pos)
     return ctx.error("unsupported " + attr + " '" + text + "' (expected a permutation of " +
                      letters + ")");
   return l;
@@ -105,19 +103,13 @@ static Expected<std::pair<int64_t, int64_t>> getPair(OpContext &ctx, StringRef a
 /// Padding as (top, left, bottom, right).
 static Expected<std::array<int64_t, 4>> getPadding(OpContext &ctx) {
   Shape p = ctx.getInts("padding");
-  std::array<int64_t, 4> out;
-  if (p.size() == 1)
-    out = {p[0], p[0], p[0], p[0]};
-  else if (p.size() == 2)
-    out = {p[0], p[1], p[0], p[1]};
-  else if (p.size() == 4)
-    out = {p[0], p[1], p[2], p[3]};
-  else
+  std::optional<std::array<int64_t, 4>> out = padding2d(p);
+  if (!out)
     return ctx.error("padding must have 1, 2 or 4 values, got " + Twine(p.size()));
-  for (int64_t v : out)
+  for (int64_t v : *out)
     if (v < 0)
       return ctx.error("padding must be non-negative, got " + intListToString(p));
-  return out;
+  return *out;
 }
 
 /// Fills w.out for an input of size `in`; errors when the window does not

@@ -75,20 +75,10 @@ std::optional<DType> OpContext::getDType(StringRef attrName) const {
   return parseDType(v.str);
 }
 
-Shape OpContext::getInts(StringRef attrName) const {
-  AttrValue v = attr(attrName);
-  Shape out;
-  if (v.kind == AttrValue::Kind::Int)
-    out.push_back(v.intValue);
-  for (const AttrValue &e : v.list)
-    out.push_back(e.intValue);
-  return out;
-}
+Shape OpContext::getInts(StringRef attrName) const { return attrInts(attr(attrName)); }
 
 std::optional<Shape> OpContext::getOptInts(StringRef attrName) const {
-  if (attr(attrName).isNone())
-    return std::nullopt;
-  return getInts(attrName);
+  return attrOptInts(attr(attrName));
 }
 
 Expected<unsigned> OpContext::normalizeAxis(int64_t axis, size_t rank, StringRef attrName) const {

@@ -190,3 +190,45 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape, b
 }
 
 } // namespace hx
+
+namespace hx {
+
+Shape attrInts(const AttrValue &v) {
+  Shape out;
+  if (v.kind == AttrValue::Kind::Int)
+    out.push_back(v.intValue);
+  for (const AttrValue &e : v.list)
+    out.push_back(e.intValue);
+  return out;
+}
+
+std::optional<Shape> attrOptInts(const AttrValue &v) {
+  if (v.isNone())
+    return std::nullopt;
+  return attrInts(v);
+}
+
+std::optional<std::array<int64_t, 4>> padding2d(ArrayRef<int64_t> p) {
+  if (p.size() == 1)
+    return std::array<int64_t, 4>{p[0], p[0], p[0], p[0]};
+  if (p.size() == 2)
+    return std::array<int64_t, 4>{p[0], p[1], p[0], p[1]};
+  if (p.size() == 4)
+    return std::array<int64_t, 4>{p[0], p[1], p[2], p[3]};
+  return std::nullopt;
+}
+
+std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
+  if (layout.size() != 4 || letters.size() != 4)
+    return std::nullopt;
+  std::array<unsigned, 4> pos;
+  for (unsigned i = 0; i < 4; ++i) {
+    size_t p = layout.find(letters[i]);
+    if (p == StringRef::npos || layout.count(letters[i]) != 1)
+      return std::nullopt;
+    pos[i] = unsigned(p);
+  }
+  return pos;
+}
+
+} // namespace hx

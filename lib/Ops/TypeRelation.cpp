@@ -114,20 +114,10 @@ std::optional<DType> TypeRelContext::getDType(StringRef name) const {
   return parseDType(s);
 }
 
-Shape TypeRelContext::getInts(StringRef name) const {
-  AttrValue v = attr(name);
-  Shape out;
-  if (v.kind == AttrValue::Kind::Int)
-    out.push_back(v.intValue);
-  for (const AttrValue &e : v.list)
-    out.push_back(e.intValue);
-  return out;
-}
+Shape TypeRelContext::getInts(StringRef name) const { return attrInts(attr(name)); }
 
 std::optional<Shape> TypeRelContext::getOptInts(StringRef name) const {
-  if (attr(name).isNone())
-    return std::nullopt;
-  return getInts(name);
+  return attrOptInts(attr(name));
 }
 
 std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank, StringRef name) {

@@ -135,3 +135,20 @@ TEST(ShapeUtilsTest, ShapeProduct) {
 }
 
 } // namespace
+
+TEST(ShapeUtilsTest, AttributeReaders) {
+  EXPECT_EQ(attrInts(AttrValue::ofInt(3)), Shape({3}));
+  EXPECT_EQ(attrInts(AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofInt(2)})), Shape({1, 2}));
+  EXPECT_FALSE(attrOptInts(AttrValue::none()));
+  EXPECT_EQ(*attrOptInts(AttrValue::ofInt(4)), Shape({4}));
+  using Pad = std::array<int64_t, 4>;
+  EXPECT_EQ(*padding2d(Shape{1}), (Pad{1, 1, 1, 1}));
+  EXPECT_EQ(*padding2d(Shape{1, 2}), (Pad{1, 2, 1, 2}));
+  EXPECT_EQ(*padding2d(Shape{1, 2, 3, 4}), (Pad{1, 2, 3, 4}));
+  EXPECT_FALSE(padding2d(Shape{1, 2, 3}));
+  using Pos = std::array<unsigned, 4>;
+  EXPECT_EQ(*layoutPositions("NCHW", "NCHW"), (Pos{0, 1, 2, 3}));
+  EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));
+  EXPECT_FALSE(layoutPositions("NCHH", "NCHW"));
+  EXPECT_FALSE(layoutPositions("NCHW4c", "NCHW"));
+}

@@ -9,9 +9,11 @@
 #ifndef HX_OPS_SHAPEUTILS_H
 #define HX_OPS_SHAPEUTILS_H
 
+#include "hx/IR/Attrs.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,6 +57,23 @@ llvm::Expected<Shape> inferReshape(llvm::ArrayRef<int64_t> inShape,
 
 /// Product of the dims, or nullopt if one is dynamic or it overflows.
 std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);
+
+// Readers of attribute values that the type relations, the interpreter and
+// the code generators share, so an attribute means the same to all three.
+
+/// An integer-list attribute's values; a single integer is a one-element
+/// list.
+Shape attrInts(const AttrValue &v);
+/// The same, nullopt for None.
+std::optional<Shape> attrOptInts(const AttrValue &v);
+/// TVM's 2-D padding (1, 2 or 4 values) as (top, left, bottom, right);
+/// nullopt for another count.
+std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);
+/// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
+/// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
+/// permutation of `letters`.
+std::optional<std::array<unsigned, 4>> layoutPositions(llvm::StringRef layout,
+                                                       llvm::StringRef letters);
 
 } // namespace hx
 

@@ -46,16 +46,14 @@ struct LayoutView {
 /// Views a tensor in `layout` (a permutation of `letters`) in logical order.
 static std::optional<LayoutView> viewLayout(const TensorType *t, StringRef layout,
                                             StringRef letters) {
-  if (layout.size() != 4 || t->rank() != 4)
+  std::optional<std::array<unsigned, 4>> pos = layoutPositions(layout, letters);
+  if (!pos || t->rank() != 4)
     return std::nullopt;
   Shape strides = contiguousStrides(t->shape);
   LayoutView v;
   for (unsigned i = 0; i < 4; ++i) {
-    size_t pos = layout.find(letters[i]);
-    if (pos == StringRef::npos || layout.count(letters[i]) != 1)
-      return std::nullopt;
-    v.size[i] = t->shape[pos];
-    v.stride[i] = strides[pos];
+    v.size[i] = t->shape[(*pos)[i]];
+    v.stride[i] = strides[(*pos)[i]];
   }
   return v;
 }
@@ -86,12 +84,8 @@ static Expected<std::pair<int64_t, int64_t>> getPair(const KernelBuilder &kb,
 static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
                                                    const KernelSpec &spec) {
   Shape p = spec.getInts("padding");
-  if (p.size() == 1)
-    return std::array<int64_t, 4>{p[0], p[0], p[0], p[0]};
-  if (p.size() == 2)
-    return std::array<int64_t, 4>{p[0], p[1], p[0], p[1]};
-  if (p.size() == 4)
-    return std::array<int64_t, 4>{p[0], p[1], p[2], p[3]};
+  if (std::optional<std::array<int64_t, 4>> out = padding2d(p))
+    return *out;
   return unsupported(kb, spec, "padding " + intListToString(p));
 }
 
