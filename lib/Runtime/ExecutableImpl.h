@@ -1,4 +1,10 @@
 //===- ExecutableImpl.h - The executable's state (private) ------*- C++ -*-===//
+//
+// What Schedule.cpp builds (buffers, steps, outputs) and Executor.cpp binds
+// and runs (the memory plan, the allocations, each buffer's pointer and each
+// kernel step's argument array). Private to lib/Runtime.
+//
+//===----------------------------------------------------------------------===//
 #ifndef HX_LIB_RUNTIME_EXECUTABLEIMPL_H
 #define HX_LIB_RUNTIME_EXECUTABLEIMPL_H
 

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/RunMain.h"
+#include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Runtime/Executable.h"
@@ -45,7 +46,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { None, LLVM, Schedule, PTX };
+enum class Emit { None, IR, LLVM, Schedule, PTX };
 
 struct RunConfig {
   CommonConfig common;
@@ -319,6 +320,10 @@ int run(const RunConfig &c, const PassRegistry &registry) {
   bool internal = false;
   if (!pm.run(*m, ctx, &internal))
     return internal ? kExitInternalError : kExitUserError;
+  if (c.emit == Emit::IR) {
+    printModule(outs(), *m);
+    return kExitSuccess;
+  }
   Function *main = m->lookup("main");
   if (!main)
     return userError(c.common.inputFile + ": the module has no @main to run");
@@ -462,7 +467,8 @@ int hx::runMain(int argc, char **argv) {
                             cl::init(0), cl::cat(cat));
   cl::opt<Emit> emit("emit", cl::desc("Print a compilation stage instead of running"),
                      cl::init(Emit::None),
-                     cl::values(clEnumValN(Emit::LLVM, "llvm", "every cpu kernel's LLVM IR"),
+                     cl::values(clEnumValN(Emit::IR, "ir", "the planned module"),
+                                clEnumValN(Emit::LLVM, "llvm", "every cpu kernel's LLVM IR"),
                                 clEnumValN(Emit::PTX, "ptx", "every cuda kernel's PTX"),
                                 clEnumValN(Emit::Schedule, "schedule",
                                            "the steps, and the buffers and offsets per device")),
