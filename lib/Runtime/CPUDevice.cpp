@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
+#include <thread>
 
 using namespace hx;
 using namespace llvm;
@@ -29,10 +29,7 @@ class CPUEvent : public Event {};
 class CPUDevice : public Device {
 public:
   CPUDevice(unsigned instance, unsigned threads) : instance(instance) {
-    unsigned n =
-        threads ? threads
-                : std::max(1u, llvm::get_physical_cores() > 0 ? unsigned(llvm::get_physical_cores())
-                                                              : 1u);
+    unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     workers = n;
     if (n > 1)
       pool = std::make_unique<StdThreadPool>(hardware_concurrency(n - 1));
