@@ -285,14 +285,8 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
 
 void Executable::printSchedule(raw_ostream &os) const {
   const Impl &x = *impl;
-  auto shapeOf = [&](const Buffer &b) {
-    HostTensor probe; // typeString needs a tensor; build the text directly
-    std::string s = "Tensor[(";
-    for (size_t i = 0; i < b.shape.size(); ++i)
-      s += (i ? ", " : "") + std::to_string(b.shape[i]);
-    if (b.shape.size() == 1)
-      s += ",";
-    return s + "), " + dtypeName(b.dtype).str() + "]";
+  auto shapeOf = [](const Buffer &b) {
+    return typeToString(makeTensorType(b.shape, b.dtype).get());
   };
   os << "// ---- schedule: " << x.steps.size() << " steps ----\n";
   for (unsigned s = 0; s < x.steps.size(); ++s) {

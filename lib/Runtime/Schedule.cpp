@@ -130,15 +130,18 @@ private:
     return false;
   }
 
+  /// " at 7:8", or "" without a location.
+  std::string where(const Expr *e) const {
+    if (!e->loc.isValid())
+      return "";
+    auto [line, col] = diags.getSourceMgr().getLineAndColumn(e->loc);
+    return " at " + std::to_string(line) + ":" + std::to_string(col);
+  }
+
+  /// "add at 7:8", for labels and messages.
   std::string describe(const Expr *e) const {
-    std::string where;
-    if (e->loc.isValid()) {
-      auto [line, col] = diags.getSourceMgr().getLineAndColumn(e->loc);
-      where = " at " + std::to_string(line) + ":" + std::to_string(col);
-    }
-    if (auto *c = dyn_cast<Call>(e); c && c->getOp())
-      return c->getOp()->name + where;
-    return "value" + where;
+    auto *c = dyn_cast<Call>(e);
+    return (c && c->getOp() ? c->getOp()->name : std::string("value")) + where(e);
   }
 
   unsigned newBuffer(Buffer b) {
@@ -367,7 +370,7 @@ private:
       s.device = x.buffers[cond[0]].device;
       s.buffers = {cond[0]};
       s.numInputs = 1;
-      s.label = "if" + describe(i).substr(5);
+      s.label = "if" + where(i);
       t.ifStep = addStep(std::move(s));
       t.stage = 2;
       t.inner = &newFrame(t.frame);
@@ -424,7 +427,7 @@ private:
       if (!makeValue(c->checkedType.get(), devices.deviceOf(c), describe(c), c->loc, to,
                      Buffer::Kind::Intermediate))
         return false;
-      copyInto(arg(0), to, "device_copy" + describe(c).substr(strlen("device_copy")));
+      copyInto(arg(0), to, describe(c));
       done = to;
       return true;
     }

@@ -173,8 +173,6 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
   return true;
 }
 
-std::string typeOf(const HostTensor &t) { return t.typeString(); }
-
 /// Reads or makes one tensor per parameter of @main.
 bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTensor> &out) {
   StringMap<std::string> given;
@@ -216,7 +214,7 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
         return false;
       }
       if (t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)) {
-        userError(it->second + ": " + typeOf(*t) + " does not match parameter %" + p->name +
+        userError(it->second + ": " + t->typeString() + " does not match parameter %" + p->name +
                   " of type " + typeToString(tt));
         return false;
       }
