@@ -82,10 +82,9 @@ std::optional<Shape> OpContext::getOptInts(StringRef attrName) const {
 }
 
 Expected<unsigned> OpContext::normalizeAxis(int64_t axis, size_t rank, StringRef attrName) const {
-  int64_t r = int64_t(rank);
-  if (axis < -r || axis >= r)
-    return error(attrName + "=" + Twine(axis) + " is out of range for rank " + Twine(rank));
-  return unsigned(axis < 0 ? axis + r : axis);
+  if (std::optional<unsigned> a = hx::normalizeAxis(axis, rank))
+    return *a;
+  return error(attrName + "=" + Twine(axis) + " is out of range for rank " + Twine(rank));
 }
 
 const TensorType *OpContext::resultType(unsigned i) const {

@@ -193,6 +193,13 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape, b
 
 namespace hx {
 
+std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank) {
+  int64_t r = int64_t(rank);
+  if (axis < -r || axis >= r)
+    return std::nullopt;
+  return unsigned(axis < 0 ? axis + r : axis);
+}
+
 Shape attrInts(const AttrValue &v) {
   Shape out;
   if (v.kind == AttrValue::Kind::Int)

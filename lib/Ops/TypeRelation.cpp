@@ -121,9 +121,9 @@ std::optional<Shape> TypeRelContext::getOptInts(StringRef name) const {
 }
 
 std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank, StringRef name) {
+  if (std::optional<unsigned> a = hx::normalizeAxis(axis, rank))
+    return a;
   int64_t r = int64_t(rank);
-  if (axis >= -r && axis < r)
-    return unsigned(axis < 0 ? axis + r : axis);
   if (rank == 0)
     attrError(name, "axis " + Twine(axis) + " is out of range for a rank-0 tensor");
   else

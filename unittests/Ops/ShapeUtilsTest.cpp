@@ -151,4 +151,9 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));
   EXPECT_FALSE(layoutPositions("NCHH", "NCHW"));
   EXPECT_FALSE(layoutPositions("NCHW4c", "NCHW"));
+  EXPECT_EQ(normalizeAxis(-1, 3), 2u);
+  EXPECT_EQ(normalizeAxis(2, 3), 2u);
+  EXPECT_FALSE(normalizeAxis(3, 3));
+  EXPECT_FALSE(normalizeAxis(-4, 3));
+  EXPECT_FALSE(normalizeAxis(0, 0));
 }

@@ -61,6 +61,10 @@ std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);
 // Readers of attribute values that the type relations, the interpreter and
 // the code generators share, so an attribute means the same to all three.
 
+/// `axis` (negative counts from the end) as an index below `rank`; nullopt
+/// when out of range.
+std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank);
+
 /// An integer-list attribute's values; a single integer is a one-element
 /// list.
 Shape attrInts(const AttrValue &v);

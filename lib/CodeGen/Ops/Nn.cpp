@@ -89,13 +89,6 @@ static Error batchMatmulKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-static std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank) {
-  int64_t a = axis < 0 ? axis + int64_t(rank) : axis;
-  if (a < 0 || a >= int64_t(rank))
-    return std::nullopt;
-  return unsigned(a);
-}
-
 static Error biasAddKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *data = spec.inputs[0], *out = spec.outputs[0];
   std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());

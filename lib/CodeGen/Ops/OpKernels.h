@@ -10,6 +10,7 @@
 #define HX_LIB_CODEGEN_OPS_OPKERNELS_H
 
 #include "hx/CodeGen/KernelDefs.h"
+#include "hx/Ops/ShapeUtils.h"
 #include "llvm/ADT/ArrayRef.h"
 
 namespace hx {

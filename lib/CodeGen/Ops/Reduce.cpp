@@ -42,10 +42,10 @@ template <Reduction R> static Error reduceKernel(KernelBuilder &kb, const Kernel
   BitVector reduced(rank, false);
   if (std::optional<Shape> axes = spec.getOptInts("axis")) {
     for (int64_t a : *axes) {
-      int64_t ax = a < 0 ? a + int64_t(rank) : a;
-      if (ax < 0 || ax >= int64_t(rank))
+      std::optional<unsigned> ax = normalizeAxis(a, rank);
+      if (!ax)
         return unsupported(kb, spec, "axis " + std::to_string(a));
-      reduced.set(unsigned(ax));
+      reduced.set(*ax);
     }
     if (spec.getBool("exclude"))
       reduced.flip();

@@ -34,13 +34,6 @@ static Error copyKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-static std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank) {
-  int64_t a = axis < 0 ? axis + int64_t(rank) : axis;
-  if (a < 0 || a >= int64_t(rank))
-    return std::nullopt;
-  return unsigned(a);
-}
-
 static Error transposeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
   size_t rank = in->rank();
