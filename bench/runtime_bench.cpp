@@ -72,7 +72,8 @@ std::unique_ptr<Compiled> compile(const std::string &text) {
   }
   c->backend = std::move(*backend);
   Device *devices[] = {c->device.get()};
-  c->exe = Executable::build(*c->m, devices, *c->backend, *c->diags);
+  Backend *backends[] = {c->backend.get()};
+  c->exe = Executable::build(*c->m, devices, backends, *c->diags);
   c->compileSeconds = seconds(t);
   if (!c->exe)
     std::exit(1);

@@ -14,6 +14,7 @@
 #include "hx/Target/CPU/CPUCompiler.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -24,7 +25,11 @@ using namespace llvm;
 
 namespace {
 class CPUStream : public Stream {};
-class CPUEvent : public Event {};
+/// A cpu event happens when it is recorded: it keeps that time.
+class CPUEvent : public Event {
+public:
+  std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now();
+};
 
 class CPUDevice : public Device {
 public:
@@ -79,12 +84,26 @@ public:
     return Error::success();
   }
   std::unique_ptr<Stream> createStream() override { return std::make_unique<CPUStream>(); }
-  std::unique_ptr<Event> createEvent() override { return std::make_unique<CPUEvent>(); }
-  Error record(Event &, Stream *) override { return Error::success(); }
+  std::unique_ptr<Event> createEvent(bool) override { return std::make_unique<CPUEvent>(); }
+  Error record(Event &e, Stream *) override {
+    static_cast<CPUEvent &>(e).when = std::chrono::steady_clock::now();
+    return Error::success();
+  }
   Error wait(Event &, Stream *) override { return Error::success(); }
+  Error hostWait(Event &) override { return Error::success(); }
+  Expected<double> elapsed(Event &from, Event &to) override {
+    return std::chrono::duration<double>(static_cast<CPUEvent &>(to).when -
+                                         static_cast<CPUEvent &>(from).when)
+        .count();
+  }
   Error synchronize() override { return Error::success(); }
-  Error launch(KernelFn kernel, void **buffers, Stream *) override {
-    kernel(buffers, static_cast<void *>(this));
+  Expected<const void *> load(const KernelBinary &k) override {
+    if (!k.hostEntry)
+      return createStringError(name() + ": kernel '" + k.symbol + "' has no host code");
+    return reinterpret_cast<const void *>(k.hostEntry);
+  }
+  Error launch(const void *kernel, void **buffers, unsigned, Stream *) override {
+    reinterpret_cast<KernelFn>(const_cast<void *>(kernel))(buffers, static_cast<void *>(this));
     return Error::success();
   }
 
@@ -120,13 +139,24 @@ public:
   DeviceType type() const override { return DeviceType::CPU; }
   bool supports(const OpDef &op) const override { return CPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
-  Error finalize() override { return compiler->finalize(); }
-  KernelFn lookup(unsigned id) const override { return compiler->lookup(id); }
+  Error finalize() override {
+    if (Error e = compiler->finalize())
+      return e;
+    for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id) {
+      KernelBinary k;
+      k.hostEntry = compiler->lookup(id);
+      k.symbol = compiler->kernelName(id).str();
+      binaries.push_back(std::move(k));
+    }
+    return Error::success();
+  }
+  const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return compiler->numKernels(); }
   void printCode(raw_ostream &os) const override { compiler->printLLVM(os); }
 
 private:
   std::unique_ptr<CPUCompiler> compiler;
+  std::vector<KernelBinary> binaries;
 };
 } // namespace
 

@@ -22,7 +22,8 @@ struct Executable::Impl {
   std::vector<unsigned> outputs;
   unsigned numParams = 0;
   ExecutableOptions opts;
-  Backend *backend = nullptr;
+  /// Per virtual device: the backend that compiles its kernels.
+  std::vector<Backend *> backends;
 
   // Bound at build time.
   MemoryPlan plan;
@@ -30,7 +31,7 @@ struct Executable::Impl {
   std::vector<void *> arenas;    // per device
   std::vector<std::pair<unsigned, void *>> ownAllocations; // device, pointer
   std::vector<void *> pointers;                            // per buffer
-  std::vector<KernelFn> kernels;                           // per step (Kernel steps)
+  std::vector<const void *> kernels;                       // per step: loaded kernels
   std::vector<void *> argStorage;
   std::vector<unsigned> argOffset;  // per step
   std::vector<uint64_t> extraBytes; // per device: params, constants, outputs

@@ -116,22 +116,30 @@ Error Executable::Impl::bind() {
       argStorage.push_back(pointers[b]);
   }
   kernels.assign(steps.size(), nullptr);
-  for (unsigned s = 0; s < steps.size(); ++s)
-    if (steps[s].kind == Step::Kind::Kernel)
-      kernels[s] = backend->lookup(steps[s].kernel);
+  for (unsigned s = 0; s < steps.size(); ++s) {
+    if (steps[s].kind != Step::Kind::Kernel)
+      continue;
+    Expected<const void *> k =
+        devices[steps[s].device]->load(backends[steps[s].device]->binary(steps[s].kernel));
+    if (!k)
+      return k.takeError();
+    kernels[s] = *k;
+  }
   return Error::success();
 }
 
 Executable::Executable() : impl(std::make_unique<Impl>()) {}
 Executable::~Executable() = default;
 
-std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devices, Backend &cpu,
-                                              DiagEngine &diags, const ExecutableOptions &opts) {
+std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devices,
+                                              ArrayRef<Backend *> backends, DiagEngine &diags,
+                                              const ExecutableOptions &opts) {
   std::unique_ptr<Executable> x(new Executable());
   Impl &i = *x->impl;
   i.devices.assign(devices.begin(), devices.end());
+  i.backends.assign(backends.begin(), backends.end());
+  i.backends.resize(devices.size(), nullptr);
   i.opts = opts;
-  i.backend = &cpu;
   if (!buildSchedule(m, i, diags))
     return nullptr;
   for (const Buffer &b : i.buffers)
@@ -140,10 +148,16 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
                   "the executor: virtual device " + Twine(b.device) + " has no physical device");
       return nullptr;
     }
-  if (Error e = cpu.finalize()) {
-    diags.error(SMLoc(), "compiling the kernels: " + toString(std::move(e)));
-    return nullptr;
-  }
+  // Each backend once, in order of first use.
+  std::vector<Backend *> distinct;
+  for (Backend *b : i.backends)
+    if (b && llvm::find(distinct, b) == distinct.end())
+      distinct.push_back(b);
+  for (Backend *b : distinct)
+    if (Error e = b->finalize()) {
+      diags.error(SMLoc(), "compiling the kernels: " + toString(std::move(e)));
+      return nullptr;
+    }
   if (Error e = i.bind()) {
     diags.error(SMLoc(), toString(std::move(e)));
     return nullptr;
@@ -227,7 +241,7 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
                       where + ": a device_copy is missing");
         }
       }
-      if (Error e = dev.launch(x.kernels[s], args))
+      if (Error e = dev.launch(x.kernels[s], args, st.buffers.size()))
         return e;
       break;
     }

@@ -451,10 +451,11 @@ private:
       b.index = rootOf(ins[0]);
       s.kind = Step::Kind::Alias;
     } else {
-      if (!x.backend->supports(*op->def))
+      Backend *backend = x.backends[s.device];
+      if (!backend || !backend->supports(*op->def))
         return unsupported(c, "the operator '" + op->name + "' has no kernel for " +
                                   x.devices[s.device]->name());
-      Expected<unsigned> k = x.backend->addKernel(*c);
+      Expected<unsigned> k = backend->addKernel(*c);
       if (!k) {
         diags.error(c->loc, toString(k.takeError()));
         return false;

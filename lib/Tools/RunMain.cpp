@@ -351,7 +351,8 @@ int run(const RunConfig &c, const PassRegistry &registry) {
     eo.checkDevices = c.checkDevices;
     {
       TimeScope t(report, "(compile)");
-      exe = Executable::build(*m, devices, **cpu, diags, eo);
+      std::vector<Backend *> backends(devices.size(), cpu->get());
+      exe = Executable::build(*m, devices, backends, diags, eo);
     }
     if (!exe)
       return kExitUserError;

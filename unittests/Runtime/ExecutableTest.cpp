@@ -43,7 +43,8 @@ TEST(ExecutableTest, ChainRunsAndReusesMemory) {
   auto cpu = createCPUBackend(false);
   ASSERT_TRUE(bool(cpu));
   Device *devices[] = {dev.get()};
-  auto exe = Executable::build(*p->m, devices, **cpu, *p->diags);
+  Backend *backends[] = {cpu->get()};
+  auto exe = Executable::build(*p->m, devices, backends, *p->diags);
   ASSERT_TRUE(exe);
   // Five intermediates of 1 KiB, two live at a time.
   EXPECT_EQ(exe->memoryPlan().totalBytes[0], 5u * 1024);
@@ -81,9 +82,10 @@ def @main(%a: Tensor[(64), float32]) {
   auto cpu = createCPUBackend(false);
   ASSERT_TRUE(bool(cpu));
   Device *devices[] = {d0.get(), d1.get()};
+  Backend *backends[] = {cpu->get(), cpu->get()};
   ExecutableOptions opts;
   opts.checkDevices = true;
-  auto exe = Executable::build(*p->m, devices, **cpu, *p->diags, opts);
+  auto exe = Executable::build(*p->m, devices, backends, *p->diags, opts);
   ASSERT_TRUE(exe);
   unsigned copies = 0;
   for (const Step &s : exe->steps())

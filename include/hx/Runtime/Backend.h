@@ -24,6 +24,7 @@
 #include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -41,6 +42,21 @@ public:
 class Event {
 public:
   virtual ~Event() = default;
+};
+
+/// What a backend made of one kernel. The device that runs it prepares it
+/// once (Device::load) and launches the prepared handle.
+struct KernelBinary {
+  /// cpu: the JIT'd entry point (KernelABI.h).
+  KernelFn hostEntry = nullptr;
+  /// cuda: the PTX of the module holding the kernel (the backend's kernels
+  /// share a few modules), that module's index, the kernel's symbol and its
+  /// launch shape: a 1-D grid of `gridDim` blocks of `blockDim` threads. Its
+  /// parameters are the buffer pointers, operands then results.
+  const std::string *ptx = nullptr;
+  unsigned module = 0;
+  std::string symbol;
+  unsigned gridDim = 1, blockDim = 1;
 };
 
 class Device {
@@ -66,16 +82,35 @@ public:
   virtual llvm::Error copyWithin(void *dst, const void *src, size_t bytes,
                                  Stream *stream = nullptr) = 0;
 
+  /// Whether copies and kernels may still run when their call returns (a
+  /// GPU). The executor orders an asynchronous device's streams with events;
+  /// everything a synchronous device does is complete on return.
+  virtual bool asynchronous() const { return false; }
+
   virtual std::unique_ptr<Stream> createStream() = 0;
-  virtual std::unique_ptr<Event> createEvent() = 0;
+  /// `timing`: the event can be measured with elapsed() (--profile).
+  virtual std::unique_ptr<Event> createEvent(bool timing = false) = 0;
   virtual llvm::Error record(Event &e, Stream *stream = nullptr) = 0;
   /// Makes `stream` wait for `e` (recorded on any stream of this device).
   virtual llvm::Error wait(Event &e, Stream *stream = nullptr) = 0;
+  /// Blocks the host until `e` has happened.
+  virtual llvm::Error hostWait(Event &e) = 0;
+  /// Seconds from `from` to `to`, both recorded timing events.
+  virtual llvm::Expected<double> elapsed(Event &from, Event &to) = 0;
   /// Waits until all work issued to the device is done.
   virtual llvm::Error synchronize() = 0;
 
-  /// Runs a compiled kernel on this device.
-  virtual llvm::Error launch(KernelFn kernel, void **buffers, Stream *stream = nullptr) = 0;
+  /// Page-locks host memory that this device's copies read or write (cuda:
+  /// cuMemHostRegister), until unpinHost. Nothing to do on a cpu.
+  virtual llvm::Error pinHost(void *p, size_t bytes) { return llvm::Error::success(); }
+  virtual void unpinHost(void *p) {}
+
+  /// Prepares a kernel for launch on this device (cuda: loads its module
+  /// once per device); the handle lives as long as the device.
+  virtual llvm::Expected<const void *> load(const KernelBinary &k) = 0;
+  /// Runs a loaded kernel on `buffers` (numBuffers pointers).
+  virtual llvm::Error launch(const void *kernel, void **buffers, unsigned numBuffers,
+                             Stream *stream = nullptr) = 0;
 };
 
 /// A cpu device instance with `threads` worker threads (0: one per core)
@@ -96,10 +131,14 @@ public:
   virtual llvm::Expected<unsigned> addKernel(const Call &call) = 0;
   /// Compiles every kernel added so far.
   virtual llvm::Error finalize() = 0;
-  virtual KernelFn lookup(unsigned id) const = 0;
+  /// A finalized kernel.
+  virtual const KernelBinary &binary(unsigned id) const = 0;
   virtual unsigned numKernels() const = 0;
   /// The generated code of every kernel (--emit=llvm / --emit=ptx).
   virtual void printCode(llvm::raw_ostream &os) const = 0;
+  /// The generated code per module, for --output-dir (cuda: one .ptx each);
+  /// empty where the code lives only in memory.
+  virtual std::vector<std::string> codeModules() const { return {}; }
 };
 
 /// The host CPU backend (lib/Target/CPU through ORC); `keepIR` for printCode.

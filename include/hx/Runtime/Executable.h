@@ -83,12 +83,12 @@ class Executable {
 public:
   ~Executable();
   /// Builds the executable of `@main` of a typed, planned module (see
-  /// hx/IR/DeviceAware.h); `devices[i]` runs virtual device i; kernels are
-  /// compiled by `cpu`. Errors (a construct the executor does not support, a
+  /// hx/IR/DeviceAware.h); `devices[i]` runs virtual device i and
+  /// `backends[i]` compiles its kernels (one backend may serve several). Errors (a construct the executor does not support, a
   /// dynamic shape, a kernel that fails to compile) are located diagnostics;
   /// returns null after them.
   static std::unique_ptr<Executable> build(Module &m, llvm::ArrayRef<Device *> devices,
-                                           Backend &cpu, DiagEngine &diags,
+                                           llvm::ArrayRef<Backend *> backends, DiagEngine &diags,
                                            const ExecutableOptions &opts = {});
 
   /// Runs on `inputs` (one per parameter of @main, already checked against
