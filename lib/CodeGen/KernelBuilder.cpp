@@ -100,6 +100,14 @@ void KernelBuilder::beginFunction(Function *fn, Value *bufferArray) {
   }
 }
 
+void KernelBuilder::beginFunction(Function *fn, ArrayRef<Value *> bufferPointers) {
+  cur = FunctionState();
+  cur.fn = fn;
+  cur.entry = BasicBlock::Create(module.getContext(), "entry", fn);
+  b.SetInsertPoint(cur.entry);
+  cur.buffers.append(bufferPointers.begin(), bufferPointers.end());
+}
+
 Value *KernelBuilder::entryAlloca(llvm::Type *ty, Value *count) {
   IRBuilder<> eb(cur.entry, cur.entry->begin());
   return eb.CreateAlloca(ty, count);
@@ -462,6 +470,39 @@ void KernelBuilder::ifThen(Value *cond, function_ref<void()> then) {
   then();
   b.CreateBr(merge);
   b.SetInsertPoint(merge);
+}
+
+} // namespace hx
+
+//===----------------------------------------------------------------------===//
+// Loop structure defaults
+//===----------------------------------------------------------------------===//
+
+namespace hx {
+
+/// The estimated work of one parallel iteration when a nest's innermost dim
+/// is split into blocks: 4096 elements of a cheap elementwise body, one
+/// point of a body that costs 4096 or more (a reduction).
+static constexpr int64_t kBlockWork = 4096;
+
+int64_t KernelBuilder::innerBlockLength(int64_t innerSize, int64_t workPerPoint) const {
+  return std::min(innerSize, std::max<int64_t>(1, kBlockWork / std::max<int64_t>(workPerPoint, 1)));
+}
+
+void KernelBuilder::contraction(const Contraction &c) {
+  if (c.batch * c.m * c.n == 0)
+    return;
+  DType acc = accumulatorType(c.type);
+  parallelFor(c.batch * c.m * c.n, 2 * std::max<int64_t>(c.depth, 1), [&](Value *p) {
+    SmallVector<Value *, 4> idx = unflatten(p, {c.batch, c.m, c.n});
+    LocalVar sum = localVar(acc, constant(acc, 0));
+    forRange(0, c.depth, [&](Value *k) {
+      Value *a = cast(c.loadA(idx[0], idx[1], k), c.type, acc);
+      Value *w = cast(c.loadB(idx[0], idx[2], k), c.type, acc);
+      set(sum, accumulate(acc, get(sum), mul(acc, a, w)));
+    });
+    c.store(idx[0], idx[1], idx[2], get(sum));
+  });
 }
 
 } // namespace hx

@@ -9,9 +9,11 @@
 
 #include "Ops/OpKernels.h"
 #include "hx/CodeGen/KernelBuilder.h"
+#include "hx/IR/Printer.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Ops/ShapeUtils.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -144,6 +146,39 @@ Error emitKernel(KernelBuilder &kb, const KernelSpec &spec) {
 Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const Twine &what) {
   return createStringError(spec.opName() + ": " + what + " is not supported by the " +
                            kb.targetName() + " code generator");
+}
+
+std::string kernelSignature(const Call &call) {
+  std::string sig;
+  raw_string_ostream os(sig);
+  const Op *op = call.getOp();
+  const OpDef *def = op ? (op->def ? op->def : lookupOp(op->name)) : nullptr;
+  os << (op ? StringRef(op->name) : StringRef("<not an operator>")) << '(';
+  if (def) {
+    bool first = true;
+    for (const AttrSpec &spec : def->attrs) {
+      AttrValue v = getAttrOrDefault(call, spec.name);
+      if (v == spec.defaultValue)
+        continue;
+      os << (first ? "" : ", ") << spec.name << '=';
+      printAttrValue(os, v);
+      first = false;
+    }
+  }
+  os << ')';
+  auto printTy = [&](const Type *t) {
+    if (t)
+      printType(os, t);
+    else
+      os << '?';
+  };
+  for (const ExprRef &arg : call.args) {
+    os << ' ';
+    printTy(arg->checkedType.get());
+  }
+  os << " -> ";
+  printTy(call.checkedType.get());
+  return sig;
 }
 
 } // namespace hx

@@ -8,9 +8,10 @@
 //     contiguous across the pair (stride[d-1] == stride[d] * size[d]):
 //     add(Tensor[(4, 5, 6)], Tensor[(4, 5, 6)]) becomes one loop of 120,
 //     add(Tensor[(4, 5, 6)], Tensor[(6)]) two loops of 20 and 6.
-//  3. Split a long innermost dim into blocks of about kBlockWork estimated
-//     operations, so that a rank-1 nest (or a few expensive points, as the
-//     rows of a reduction) still has parallel iterations.
+//  3. Split a long innermost dim into blocks (KernelBuilder's
+//     innerBlockLength: about 4096 estimated operations by default, one
+//     point on a GPU), so that a rank-1 nest (or a few expensive points, as
+//     the rows of a reduction) still has parallel iterations.
 //  4. parallelFor over (outer points x blocks); inside, recover the outer
 //     coordinates by division, and run the innermost dim as a serial loop
 //     whose offsets step by each operand's (constant) innermost stride.
@@ -22,11 +23,6 @@
 using namespace llvm;
 
 namespace hx {
-
-/// The estimated work of one parallel iteration when the innermost dim is
-/// split into blocks: 4096 elements of a cheap elementwise body, one point
-/// of a body that costs 4096 or more (a reduction).
-static constexpr int64_t kBlockWork = 4096;
 
 Shape contiguousStrides(ArrayRef<int64_t> shape) {
   Shape strides(shape.size(), 1);
@@ -108,7 +104,7 @@ void emitStridedLoops(KernelBuilder &kb, ArrayRef<int64_t> shape, ArrayRef<Strid
   // Step 3: blocks of the innermost dim.
   NestDim inner = dims.pop_back_val();
   int64_t blockLen =
-      std::min(inner.size, std::max<int64_t>(1, kBlockWork / std::max<int64_t>(workPerPoint, 1)));
+      std::clamp<int64_t>(kb.innerBlockLength(inner.size, workPerPoint), 1, inner.size);
   int64_t blocks = (inner.size + blockLen - 1) / blockLen;
   Shape outerSizes;
   int64_t outerCount = 1;

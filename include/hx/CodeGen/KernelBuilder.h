@@ -30,7 +30,12 @@
 // targets that outline it, so it may use only values it creates itself,
 // constants, and buffer pointers it asks for with buffer() inside the body.
 // Everything else (forRange, ifThen, local variables, scratch) is ordinary
-// nested code.
+// nested code. Two more rules make one definition right on every target:
+// the parallel loops of one kernel must be independent of each other (a
+// GPU runs them in one launch, with no barrier between them), and code
+// outside every parallel loop must not store (a GPU may run it on every
+// thread) unless the kernel has no parallel loop at all (then a GPU runs
+// it on one thread).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_CODEGEN_KERNELBUILDER_H
@@ -91,6 +96,38 @@ public:
 
   /// The dtype in which sums of `t` accumulate (the dtype itself by default).
   virtual DType accumulatorType(DType t) const { return t; }
+
+  /// How many consecutive points of a nest's innermost dim one parallel
+  /// iteration runs serially (LoopNest.h): by default enough work for the
+  /// CPU's vector loops; a GPU returns 1, so that neighbouring threads touch
+  /// neighbouring elements.
+  virtual int64_t innerBlockLength(int64_t innerSize, int64_t workPerPoint) const;
+
+  /// A batched matrix product, the loop nest nn.dense, nn.batch_matmul and
+  /// nn.conv2d (as an implicit GEMM) share:
+  ///
+  ///   C(b, i, j) = sum over k of A(b, i, k) * B(b, j, k)
+  ///
+  /// for b < batch, i < m, j < n, k < depth, accumulated in
+  /// accumulatorType(type). The operator says how to read A and B (called
+  /// with in-range int64 coordinates, returning a value of `type`) and how
+  /// to store each sum (given in the accumulator dtype); the target chooses
+  /// the loops. The callbacks run inside the parallel region (see the
+  /// scoping rule) and may be called several times per element.
+  struct Contraction {
+    DType type = DType::Float32;
+    int64_t batch = 1, m = 0, n = 0, depth = 0;
+    llvm::function_ref<Value *(Value *b, Value *i, Value *k)> loadA;
+    llvm::function_ref<Value *(Value *b, Value *j, Value *k)> loadB;
+    llvm::function_ref<void(Value *b, Value *i, Value *j, Value *sum)> store;
+  };
+  /// By default one parallel iteration per C element with a serial dot
+  /// product (the CPU vectorizes it); a GPU tiles it in shared memory with
+  /// a block of C per thread.
+  virtual void contraction(const Contraction &c);
+  /// Whether contraction() is tiled: an operator with a better direct loop
+  /// nest for untiled targets (nn.conv2d) uses contraction() only then.
+  virtual bool tilesContractions() const { return false; }
 
   //===--- Buffers ------------------------------------------------------------===//
 
@@ -192,6 +229,8 @@ protected:
   /// Starts emitting into `fn` (which has no blocks yet): creates its entry
   /// block and loads the buffer pointers from `bufferArray` (void **).
   void beginFunction(llvm::Function *fn, Value *bufferArray);
+  /// The same for a function that takes the buffer pointers as parameters.
+  void beginFunction(llvm::Function *fn, llvm::ArrayRef<Value *> bufferPointers);
   FunctionState saveFunction() const { return cur; }
   void restoreFunction(FunctionState s) { cur = std::move(s); }
   /// An alloca in the current function's entry block.

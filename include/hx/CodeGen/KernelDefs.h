@@ -70,6 +70,10 @@ KernelGenerator lookupKernelGenerator(llvm::StringRef opName);
 /// the target.
 llvm::Error emitKernel(KernelBuilder &kb, const KernelSpec &spec);
 
+/// The cache key of a kernel: operator, non-default attributes, operand and
+/// result types. Calls with equal signatures compile to the same kernel.
+std::string kernelSignature(const Call &call);
+
 /// "<op>: <what> is not supported by the <target> code generator".
 llvm::Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const llvm::Twine &what);
 

@@ -18,6 +18,10 @@
 //
 // The innermost loop runs over output columns (unit-stride for NCHW and
 // stride 1) and has no bounds checks: [lo, hi) is computed per kw.
+// On a target whose contractions are tiled (a GPU: shared-memory tiles)
+// nn.conv2d is instead an implicit GEMM per group: rows (n, oh, ow),
+// columns the group's output channels, depth (ic, kh, kw), padding read as
+// zero.
 //
 // nn.max_pool2d: per output row, per column, the max over the window's
 // positions inside the input (padding never counts; ceil_mode's partial
@@ -125,6 +129,53 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   int64_t top = (*pad)[0], left = (*pad)[1];
   DType t = dataT->dtype, acc = kb.accumulatorType(t);
   const LayoutView &dv = *data, &wv = *weight, &ov = *out;
+
+  if (kb.tilesContractions()) {
+    // Implicit GEMM per group g: C[(b, y, x), oc] = Σ over (ic, r, s) of
+    // input[b, g*icg + ic, y*sh + r*dh - top, x*sw + s*dw - left] (0 in the
+    // padding) * weight[g*ocg + oc, ic, r, s].
+    KernelBuilder::Contraction c;
+    c.type = t;
+    c.batch = groups;
+    c.m = n * oh * ow;
+    c.n = ocg;
+    c.depth = icg * kh * kw;
+    auto loadA = [&](Value *g, Value *i, Value *k) {
+      SmallVector<Value *, 4> p = kb.unflatten(i, {n, oh, ow});
+      SmallVector<Value *, 4> q = kb.unflatten(k, {icg, kh, kw});
+      Value *ci = kb.iadd(kb.imul(g, icg), q[0]);
+      Value *ih = kb.iadd(kb.iadd(kb.imul(p[1], sh), kb.imul(q[1], dh)), -top);
+      Value *iw = kb.iadd(kb.iadd(kb.imul(p[2], sw), kb.imul(q[2], dw)), -left);
+      Value *zero = kb.index(0);
+      Value *inside = kb.logicalAnd(
+          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, zero), kb.icmp(CmpOp::LT, ih, kb.index(h))),
+          kb.logicalAnd(kb.icmp(CmpOp::GE, iw, zero), kb.icmp(CmpOp::LT, iw, kb.index(w))));
+      Value *chClamped = kb.imin(kb.imax(ih, zero), kb.index(h - 1));
+      Value *cwClamped = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
+      Value *off = kb.linearOffset({p[0], ci, chClamped, cwClamped},
+                                   {dv.stride[0], dv.stride[1], dv.stride[2], dv.stride[3]});
+      return kb.select(inside, kb.load(t, kb.buffer(spec.inputBuffer(0)), off), kb.constant(t, 0));
+    };
+    auto loadB = [&](Value *g, Value *j, Value *k) {
+      SmallVector<Value *, 4> q = kb.unflatten(k, {icg, kh, kw});
+      Value *oc = kb.iadd(kb.imul(g, ocg), j);
+      Value *off = kb.linearOffset({oc, q[0], q[1], q[2]},
+                                   {wv.stride[0], wv.stride[1], wv.stride[2], wv.stride[3]});
+      return kb.load(t, kb.buffer(spec.inputBuffer(1)), off);
+    };
+    auto store = [&](Value *g, Value *i, Value *j, Value *sum) {
+      SmallVector<Value *, 4> p = kb.unflatten(i, {n, oh, ow});
+      Value *oc = kb.iadd(kb.imul(g, ocg), j);
+      Value *off = kb.linearOffset({p[0], oc, p[1], p[2]},
+                                   {ov.stride[0], ov.stride[1], ov.stride[2], ov.stride[3]});
+      kb.store(outT->dtype, kb.buffer(spec.outputBuffer(0)), off, kb.cast(sum, acc, outT->dtype));
+    };
+    c.loadA = loadA;
+    c.loadB = loadB;
+    c.store = store;
+    kb.contraction(c);
+    return Error::success();
+  }
 
   kb.parallelFor(n * o * oh, 2 * std::max<int64_t>(icg * kh * kw, 1) * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});

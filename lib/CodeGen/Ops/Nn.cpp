@@ -1,9 +1,9 @@
 //===- Nn.cpp - Kernels of dense, batch_matmul, bias_add and softmax ------===//
 //
 //   nn.dense(data[..., K], weight[N, K]) -> [..., N]
-//     parallel over the M x N results (M = product of data's leading dims);
-//     each is a dot product over K, unit-stride in both operands, summed in
-//     the accumulator type (reassociable, so it vectorizes).
+//     a contraction (KernelBuilder::contraction: the target picks the
+//     loops) with A = data as [M, K] (M = product of the leading dims) and
+//     B = weight, both unit-stride along K.
 //   nn.batch_matmul(x, y) -> [B, M, N]
 //     the same per batch, reading x as [B, M, K] or [B, K, M]
 //     (transpose_a) and y as [B, N, K] (transpose_b, the default) or
@@ -25,37 +25,36 @@ using namespace llvm;
 
 namespace hx {
 
-/// Σ_k x[xBase + k*xStride] * y[yBase + k*yStride] in dtype `acc`.
-static Value *dot(KernelBuilder &kb, DType t, DType acc, Value *x, Value *xBase, int64_t xStride,
-                  Value *y, Value *yBase, int64_t yStride, int64_t k) {
-  KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
-  kb.forRange(0, k, [&](Value *i) {
-    Value *a = kb.cast(kb.load(t, x, kb.iadd(xBase, kb.imul(i, xStride))), t, acc);
-    Value *b = kb.cast(kb.load(t, y, kb.iadd(yBase, kb.imul(i, yStride))), t, acc);
-    kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.mul(acc, a, b)));
-  });
-  return kb.get(sum);
-}
-
 static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *data = spec.inputs[0], *weight = spec.inputs[1], *out = spec.outputs[0];
   if (data->rank() < 1 || weight->rank() != 2)
     return unsupported(kb, spec, "operand rank");
-  DType t = data->dtype, acc = kb.accumulatorType(t);
   int64_t k = data->shape.back(), n = weight->shape[0];
   int64_t m = numElements(ArrayRef<int64_t>(data->shape).drop_back());
   if (weight->shape[1] != k || numElements(out->shape) != m * n)
     return unsupported(kb, spec,
                        "operand shapes " + shapeToString(data->shape) + " and " +
                            shapeToString(weight->shape));
-  if (m * n == 0)
-    return Error::success();
-  kb.parallelFor(m * n, 2 * std::max<int64_t>(k, 1), [&](Value *p) {
-    Value *row = kb.idiv(p, n), *col = kb.irem(p, n);
-    Value *s = dot(kb, t, acc, kb.buffer(spec.inputBuffer(0)), kb.imul(row, k), 1,
-                   kb.buffer(spec.inputBuffer(1)), kb.imul(col, k), 1, k);
-    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), p, kb.cast(s, acc, out->dtype));
-  });
+  DType t = data->dtype, acc = kb.accumulatorType(t);
+  KernelBuilder::Contraction c;
+  c.type = t;
+  c.m = m;
+  c.n = n;
+  c.depth = k;
+  auto loadA = [&](Value *, Value *i, Value *kk) {
+    return kb.load(t, kb.buffer(spec.inputBuffer(0)), kb.iadd(kb.imul(i, k), kk));
+  };
+  auto loadB = [&](Value *, Value *j, Value *kk) {
+    return kb.load(t, kb.buffer(spec.inputBuffer(1)), kb.iadd(kb.imul(j, k), kk));
+  };
+  auto store = [&](Value *, Value *i, Value *j, Value *sum) {
+    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), kb.iadd(kb.imul(i, n), j),
+             kb.cast(sum, acc, out->dtype));
+  };
+  c.loadA = loadA;
+  c.loadB = loadB;
+  c.store = store;
+  kb.contraction(c);
   return Error::success();
 }
 
@@ -76,16 +75,26 @@ static Error batchMatmulKernel(KernelBuilder &kb, const KernelSpec &spec) {
       (x->shape[0] != 1 && x->shape[0] != batch) || (y->shape[0] != 1 && y->shape[0] != batch))
     return unsupported(
         kb, spec, "operand shapes " + shapeToString(x->shape) + " and " + shapeToString(y->shape));
-  if (batch * m * n == 0)
-    return Error::success();
-  kb.parallelFor(batch * m * n, 2 * std::max<int64_t>(k, 1), [&](Value *p) {
-    SmallVector<Value *, 4> c = kb.unflatten(p, {batch, m, n});
-    Value *xBase = kb.linearOffset({c[0], c[1]}, {xb, xm});
-    Value *yBase = kb.linearOffset({c[0], c[2]}, {yb, yn});
-    Value *s = dot(kb, t, acc, kb.buffer(spec.inputBuffer(0)), xBase, xk,
-                   kb.buffer(spec.inputBuffer(1)), yBase, yk, k);
-    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), p, kb.cast(s, acc, out->dtype));
-  });
+  KernelBuilder::Contraction c;
+  c.type = t;
+  c.batch = batch;
+  c.m = m;
+  c.n = n;
+  c.depth = k;
+  auto loadA = [&](Value *b, Value *i, Value *kk) {
+    return kb.load(t, kb.buffer(spec.inputBuffer(0)), kb.linearOffset({b, i, kk}, {xb, xm, xk}));
+  };
+  auto loadB = [&](Value *b, Value *j, Value *kk) {
+    return kb.load(t, kb.buffer(spec.inputBuffer(1)), kb.linearOffset({b, j, kk}, {yb, yn, yk}));
+  };
+  auto store = [&](Value *b, Value *i, Value *j, Value *sum) {
+    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), kb.linearOffset({b, i, j}, {m * n, n, 1}),
+             kb.cast(sum, acc, out->dtype));
+  };
+  c.loadA = loadA;
+  c.loadB = loadB;
+  c.store = store;
+  kb.contraction(c);
   return Error::success();
 }
 

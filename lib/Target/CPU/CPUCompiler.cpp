@@ -84,38 +84,7 @@ bool CPUCompiler::supports(const OpDef &op) {
   return op.supportsTarget(kTargetCPU) && lookupKernelGenerator(op.name) != nullptr;
 }
 
-std::string CPUCompiler::signature(const Call &call) {
-  std::string sig;
-  raw_string_ostream os(sig);
-  const Op *op = call.getOp();
-  const OpDef *def = op ? (op->def ? op->def : lookupOp(op->name)) : nullptr;
-  os << (op ? StringRef(op->name) : StringRef("<not an operator>")) << '(';
-  if (def) {
-    bool first = true;
-    for (const AttrSpec &spec : def->attrs) {
-      AttrValue v = getAttrOrDefault(call, spec.name);
-      if (v == spec.defaultValue)
-        continue;
-      os << (first ? "" : ", ") << spec.name << '=';
-      printAttrValue(os, v);
-      first = false;
-    }
-  }
-  os << ')';
-  auto printTy = [&](const Type *t) {
-    if (t)
-      printType(os, t);
-    else
-      os << '?';
-  };
-  for (const ExprRef &arg : call.args) {
-    os << ' ';
-    printTy(arg->checkedType.get());
-  }
-  os << " -> ";
-  printTy(call.checkedType.get());
-  return sig;
-}
+std::string CPUCompiler::signature(const Call &call) { return kernelSignature(call); }
 
 /// `nn.conv2d` -> `nn_conv2d`.
 static std::string symbolSuffix(StringRef op) {
