@@ -1,0 +1,250 @@
+//===- GPUKernelBuilder.cpp - KernelBuilder for NVIDIA GPUs ---------------===//
+//
+// See GPUKernelBuilder.h for the mapping. The kernel's entry block holds
+// only allocas and a branch to its body, so that finish() can turn the
+// branch into "thread 0 of block 0 only" when no parallel loop was emitted.
+//
+// The tiled contraction (kBlockDim = 256 threads as a 16 x 16 grid of
+// threads, thread (ty, tx) owning rows ty*8.. and columns tx*8.. of the
+// 128 x 128 tile):
+//
+//   for tile in grid-stride(batch x tilesM x tilesN):
+//     sums[8][8] = 0                                  // registers
+//     for k0 in 0, 8, ... < depth:
+//       As[k][i] = A(b, m0 + i, k0 + k)   (0 outside) // 4 loads per thread
+//       Bs[k][j] = B(b, n0 + j, k0 + k)   (0 outside)
+//       barrier
+//       for k < 8: a[r] = As[k][ty*8 + r]; w[q] = Bs[k][tx*8 + q]
+//                  sums[r][q] += a[r] * w[q]          // 64 FMAs, 16 loads
+//       barrier
+//     store the sums that fall inside C
+//
+// Shapes too small for a tile (m or n below 32) use the untiled default.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelBuilder.h"
+#include "hx/Target/GPU/GPUCompiler.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace hx {
+
+GPUKernelBuilder::GPUKernelBuilder(Module &m, StringRef kernelName, unsigned numBuffers)
+    : KernelBuilder(m, numBuffers), name(kernelName.str()) {
+  LLVMContext &ctx = m.getContext();
+  SmallVector<llvm::Type *, 8> params(numBuffers, PointerType::getUnqual(ctx));
+  auto *fnTy = FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
+  kernel = llvm::Function::Create(fnTy, GlobalValue::ExternalLinkage, name, m);
+  kernel->setCallingConv(CallingConv::PTX_Kernel);
+  kernel->setDoesNotThrow();
+  SmallVector<Value *, 8> args;
+  for (unsigned i = 0; i < numBuffers; ++i) {
+    kernel->getArg(i)->setName("buf" + Twine(i));
+    args.push_back(kernel->getArg(i));
+  }
+  beginFunction(kernel, args);
+  body = BasicBlock::Create(ctx, "body", kernel);
+  b.CreateBr(body);
+  b.SetInsertPoint(body);
+}
+
+void GPUKernelBuilder::finish() {
+  b.CreateRetVoid();
+  if (sawParallel)
+    return;
+  // No parallel loop: one thread does the work.
+  BasicBlock *entry = &kernel->getEntryBlock();
+  entry->getTerminator()->eraseFromParent();
+  BasicBlock *exit = BasicBlock::Create(module.getContext(), "idle", kernel);
+  IRBuilder<> eb(exit);
+  eb.CreateRetVoid();
+  b.SetInsertPoint(entry);
+  Value *first = b.CreateICmpEQ(b.CreateAdd(threadIndex(), blockIndex()), index(0));
+  b.CreateCondBr(first, body, exit);
+}
+
+void GPUKernelBuilder::discard() {
+  if (kernel) {
+    kernel->dropAllReferences();
+    kernel->eraseFromParent();
+    kernel = nullptr;
+  }
+  for (GlobalVariable *g : shared)
+    g->eraseFromParent();
+  shared.clear();
+}
+
+Value *GPUKernelBuilder::threadIndex() {
+  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}),
+                      b.getInt64Ty());
+}
+
+Value *GPUKernelBuilder::blockIndex() {
+  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {}),
+                      b.getInt64Ty());
+}
+
+Value *GPUKernelBuilder::gridSize() {
+  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}, {}),
+                      b.getInt64Ty());
+}
+
+void GPUKernelBuilder::barrier() { b.CreateIntrinsic(Intrinsic::nvvm_barrier0, {}, {}); }
+
+void GPUKernelBuilder::wantBlocks(int64_t blocks) {
+  grid = std::max<unsigned>(grid, unsigned(std::clamp<int64_t>(blocks, 1, kMaxGrid)));
+}
+
+GlobalVariable *GPUKernelBuilder::sharedArray(DType t, int64_t count, StringRef suffix) {
+  auto *ty = ArrayType::get(memoryType(t), uint64_t(count));
+  auto *g = new GlobalVariable(module, ty, /*isConstant=*/false, GlobalValue::InternalLinkage,
+                               UndefValue::get(ty), name + "." + suffix, nullptr,
+                               GlobalValue::NotThreadLocal, /*AddressSpace=*/3);
+  g->setAlignment(Align(16));
+  shared.push_back(g);
+  return g;
+}
+
+void GPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, LoopBody loop) {
+  if (extent <= 0)
+    return;
+  if (parallelDepth > 0) {
+    forRange(0, extent, loop);
+    return;
+  }
+  sawParallel = true;
+  constexpr int64_t block = GPUCompiler::kBlockDim;
+  wantBlocks((extent + block - 1) / block);
+  Value *start = iadd(imul(blockIndex(), block), threadIndex());
+  Value *stride = imul(gridSize(), block);
+  ++parallelDepth;
+  forRange(start, index(extent), stride, loop);
+  --parallelDepth;
+}
+
+Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
+  bool f32 = t == DType::Float32;
+  StringRef callee;
+  switch (fn) {
+  case MathFn::Sqrt:
+    return b.CreateUnaryIntrinsic(Intrinsic::sqrt, args[0]);
+  case MathFn::Exp:
+    callee = f32 ? "__nv_expf" : "__nv_exp";
+    break;
+  case MathFn::Log:
+    callee = f32 ? "__nv_logf" : "__nv_log";
+    break;
+  case MathFn::Tanh:
+    callee = f32 ? "__nv_tanhf" : "__nv_tanh";
+    break;
+  case MathFn::Pow:
+    callee = f32 ? "__nv_powf" : "__nv_pow";
+    break;
+  }
+  llvm::Type *ty = registerType(t);
+  SmallVector<llvm::Type *, 2> params(args.size(), ty);
+  FunctionCallee f = module.getOrInsertFunction(callee, FunctionType::get(ty, params, false));
+  if (auto *decl = dyn_cast<llvm::Function>(f.getCallee())) {
+    decl->setDoesNotThrow();
+    decl->setDoesNotAccessMemory();
+    decl->setWillReturn();
+  }
+  CallInst *call = b.CreateCall(f, args);
+  call->setDoesNotAccessMemory();
+  return call;
+}
+
+void GPUKernelBuilder::withScratch(DType t, int64_t count, function_ref<void(Value *)> use) {
+  count = std::max<int64_t>(count, 1);
+  if (count * int64_t(dtypeBytes(t)) > kMaxScratchBytes) {
+    err = "a scratch array of " + std::to_string(count * int64_t(dtypeBytes(t))) +
+          " bytes per thread (the limit is " + std::to_string(kMaxScratchBytes) + ")";
+    count = 1;
+  }
+  use(entryAlloca(ArrayType::get(memoryType(t), uint64_t(count))));
+}
+
+Value *GPUKernelBuilder::multiplyAdd(DType t, Value *x, Value *y, Value *z) {
+  if (isFloat(t)) // fused where the hardware has it (fma.rn)
+    return b.CreateIntrinsic(Intrinsic::fmuladd, {registerType(t)}, {x, y, z});
+  return add(t, mul(t, x, y), z);
+}
+
+void GPUKernelBuilder::contraction(const Contraction &c) {
+  if (c.batch * c.m * c.n == 0)
+    return;
+  if (parallelDepth > 0 || c.m < 32 || c.n < 32 || c.depth < 1) {
+    KernelBuilder::contraction(c);
+    return;
+  }
+  constexpr int64_t threads = GPUCompiler::kBlockDim;
+  constexpr int64_t columnsOfThreads = kTileN / kThreadN; // 16
+  static_assert((kTileM / kThreadM) * columnsOfThreads == threads, "one sum block per thread");
+  static_assert(kTileM * kTileK % threads == 0 && kTileN * kTileK % threads == 0,
+                "whole slices per thread");
+  sawParallel = true;
+  DType acc = accumulatorType(c.type);
+  int64_t tilesM = (c.m + kTileM - 1) / kTileM, tilesN = (c.n + kTileN - 1) / kTileN;
+  int64_t tiles = c.batch * tilesM * tilesN;
+  wantBlocks(tiles);
+  GlobalVariable *as = sharedArray(acc, kTileK * kTileM, "A");
+  GlobalVariable *bs = sharedArray(acc, kTileK * kTileN, "B");
+
+  ++parallelDepth;
+  forRange(blockIndex(), index(tiles), gridSize(), [&](Value *tile) {
+    Value *tid = threadIndex();
+    Value *tx = irem(tid, columnsOfThreads), *ty = idiv(tid, columnsOfThreads);
+    SmallVector<Value *, 4> t3 = unflatten(tile, {c.batch, tilesM, tilesN});
+    Value *batch = t3[0], *m0 = imul(t3[1], kTileM), *n0 = imul(t3[2], kTileN);
+    SmallVector<LocalVar, 64> sums;
+    for (int64_t s = 0; s < kThreadM * kThreadN; ++s)
+      sums.push_back(localVar(acc, constant(acc, 0)));
+
+    // One kTileK-deep slice of A or B into shared memory, 0 outside.
+    auto stage = [&](GlobalVariable *dst, auto load, int64_t extent, int64_t tileLen, Value *origin,
+                     Value *k0) {
+      for (int64_t r = 0; r < tileLen * kTileK / threads; ++r) {
+        Value *e = iadd(tid, r * threads);
+        Value *il = idiv(e, kTileK), *kl = irem(e, kTileK);
+        Value *i = iadd(origin, il), *k = iadd(k0, kl);
+        Value *inside =
+            logicalAnd(icmp(CmpOp::LT, i, index(extent)), icmp(CmpOp::LT, k, index(c.depth)));
+        Value *v = load(batch, imin(i, index(extent - 1)), imin(k, index(c.depth - 1)));
+        v = select(inside, cast(v, c.type, acc), constant(acc, 0));
+        store(acc, dst, iadd(imul(kl, tileLen), il), v);
+      }
+    };
+    forRange(index(0), index(c.depth), index(kTileK), [&](Value *k0) {
+      stage(as, c.loadA, c.m, kTileM, m0, k0);
+      stage(bs, c.loadB, c.n, kTileN, n0, k0);
+      barrier();
+      Value *aBase = imul(ty, kThreadM), *bBase = imul(tx, kThreadN);
+      for (int64_t kl = 0; kl < kTileK; ++kl) {
+        Value *a[kThreadM], *w[kThreadN];
+        for (int64_t r = 0; r < kThreadM; ++r)
+          a[r] = load(acc, as, iadd(aBase, kl * kTileM + r));
+        for (int64_t q = 0; q < kThreadN; ++q)
+          w[q] = load(acc, bs, iadd(bBase, kl * kTileN + q));
+        for (int64_t r = 0; r < kThreadM; ++r)
+          for (int64_t q = 0; q < kThreadN; ++q) {
+            const LocalVar &s = sums[r * kThreadN + q];
+            set(s, multiplyAdd(acc, a[r], w[q], get(s)));
+          }
+      }
+      barrier();
+    });
+    for (int64_t r = 0; r < kThreadM; ++r)
+      for (int64_t q = 0; q < kThreadN; ++q) {
+        Value *i = iadd(m0, iadd(imul(ty, kThreadM), r));
+        Value *j = iadd(n0, iadd(imul(tx, kThreadN), q));
+        Value *inside = logicalAnd(icmp(CmpOp::LT, i, index(c.m)), icmp(CmpOp::LT, j, index(c.n)));
+        ifThen(inside, [&] { c.store(batch, i, j, get(sums[r * kThreadN + q])); });
+      }
+  });
+  --parallelDepth;
+}
+
+} // namespace hx

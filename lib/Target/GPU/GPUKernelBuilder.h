@@ -1,0 +1,84 @@
+//===- GPUKernelBuilder.h - KernelBuilder for NVIDIA GPUs -------*- C++ -*-===//
+//
+// Private to lib/Target/GPU. Emits one kernel
+//
+//   define ptx_kernel void @name(ptr %buf0, ..., ptr %bufN)
+//
+// launched as a 1-D grid of GPUCompiler::kBlockDim-thread blocks, and maps
+// KernelBuilder's target hooks to the GPU:
+//  - parallelFor is a grid-stride loop: thread t of block b starts at
+//    b * kBlockDim + t and steps by gridDim * kBlockDim, so any grid covers
+//    any extent; the kernel's grid is the largest its loops want (capped).
+//    Loops nested in another run serially in their thread. A kernel with
+//    no parallel loop runs on thread 0 of block 0 alone;
+//  - a strided nest's innermost dim is not blocked (innerBlockLength 1):
+//    neighbouring threads take neighbouring elements, so accesses coalesce;
+//  - contraction() is tiled: each block computes a kTileM x kTileN tile of
+//    C, staging kTileK-deep slices of A and B in shared memory, and each
+//    thread keeps a kThreadM x kThreadN block of sums in registers;
+//  - math functions are libdevice's (__nv_expf, ...), sqrt is llvm.sqrt;
+//  - scratch arrays are per-thread local memory (at most 64 KiB);
+//  - sums accumulate in their own dtype.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_TARGET_GPU_GPUKERNELBUILDER_H
+#define HX_LIB_TARGET_GPU_GPUKERNELBUILDER_H
+
+#include "hx/CodeGen/KernelBuilder.h"
+#include <string>
+
+namespace hx {
+
+class GPUKernelBuilder : public KernelBuilder {
+public:
+  /// Creates the kernel function `name` in `m` and positions the builder in
+  /// its body.
+  GPUKernelBuilder(llvm::Module &m, llvm::StringRef name, unsigned numBuffers);
+
+  /// Terminates the kernel (and guards it when it has no parallel loop).
+  void finish();
+  /// Deletes the kernel and the shared arrays it created (after an error).
+  void discard();
+  llvm::Function *function() const { return kernel; }
+  /// Blocks of the launch grid.
+  unsigned gridDim() const { return grid; }
+  /// Set by withScratch when a request is too large for local memory.
+  const std::string &error() const { return err; }
+
+  llvm::StringRef targetName() const override { return "CUDA"; }
+  void parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) override;
+  Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
+  void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
+  int64_t innerBlockLength(int64_t innerSize, int64_t workPerPoint) const override { return 1; }
+  void contraction(const Contraction &c) override;
+  bool tilesContractions() const override { return true; }
+
+  static constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
+  static constexpr int64_t kThreadM = 8, kThreadN = 8;
+  static constexpr int64_t kMaxScratchBytes = 64 * 1024;
+  static constexpr unsigned kMaxGrid = 1u << 16;
+
+private:
+  /// int64 special registers.
+  Value *threadIndex();
+  Value *blockIndex();
+  Value *gridSize();
+  void barrier();
+  /// x * y + z, one rounding for floats.
+  Value *multiplyAdd(DType t, Value *x, Value *y, Value *z);
+  void wantBlocks(int64_t blocks);
+  llvm::GlobalVariable *sharedArray(DType t, int64_t count, llvm::StringRef suffix);
+
+  std::string name;
+  llvm::Function *kernel = nullptr;
+  llvm::BasicBlock *body = nullptr;
+  std::vector<llvm::GlobalVariable *> shared;
+  int parallelDepth = 0;
+  bool sawParallel = false;
+  unsigned grid = 1;
+  std::string err;
+};
+
+} // namespace hx
+
+#endif
