@@ -158,6 +158,8 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
       diags.error(SMLoc(), "compiling the kernels: " + toString(std::move(e)));
       return nullptr;
     }
+  if (opts.compileOnly)
+    return x;
   if (Error e = i.bind()) {
     diags.error(SMLoc(), toString(std::move(e)));
     return nullptr;
@@ -192,6 +194,8 @@ static Error copyBetween(Device &from, Device &to, void *dst, const void *src, s
 Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
                                                   RunProfile *profile) {
   Impl &x = *impl;
+  if (x.opts.compileOnly)
+    return fail("this executable was built to be printed (compileOnly), not run");
   if (inputs.size() != x.numParams)
     return fail("expected " + Twine(x.numParams) + " inputs, got " + Twine(inputs.size()));
   for (unsigned b = 0; b < x.buffers.size(); ++b) {

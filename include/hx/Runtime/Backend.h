@@ -144,6 +144,14 @@ public:
 /// The host CPU backend (lib/Target/CPU through ORC); `keepIR` for printCode.
 llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(bool keepIR);
 
+/// The cuda backend: PTX for `arch` (sm_80 when empty) from lib/Target/GPU.
+/// It needs no GPU: the cuda device loads the PTX.
+llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
+
+/// The PTX architecture a cuda target asks for (`cuda -arch=sm_90` gives
+/// sm_90), or empty.
+std::string cudaArchOf(const Target &target);
+
 } // namespace hx
 
 #endif

@@ -35,6 +35,10 @@ struct ExecutableOptions {
   /// Before each kernel, check that every argument lives in the memory of
   /// the kernel's device (--check-devices).
   bool checkDevices = false;
+  /// Build the schedule and compile the kernels, but allocate nothing and
+  /// load no kernel on a device (--emit=ptx without a GPU): such an
+  /// executable can be printed, not run.
+  bool compileOnly = false;
 };
 
 /// One buffer of the schedule: a tensor on one virtual device.
@@ -84,9 +88,9 @@ public:
   ~Executable();
   /// Builds the executable of `@main` of a typed, planned module (see
   /// hx/IR/DeviceAware.h); `devices[i]` runs virtual device i and
-  /// `backends[i]` compiles its kernels (one backend may serve several). Errors (a construct the executor does not support, a
-  /// dynamic shape, a kernel that fails to compile) are located diagnostics;
-  /// returns null after them.
+  /// `backends[i]` compiles its kernels (one backend may serve several). Errors (a construct the
+  /// executor does not support, a dynamic shape, a kernel that fails to compile) are located
+  /// diagnostics; returns null after them.
   static std::unique_ptr<Executable> build(Module &m, llvm::ArrayRef<Device *> devices,
                                            llvm::ArrayRef<Backend *> backends, DiagEngine &diags,
                                            const ExecutableOptions &opts = {});

@@ -1,0 +1,69 @@
+//===- CUDABackend.cpp - The cuda backend over lib/Target/GPU -------------===//
+//
+// Compiles kernels to PTX with GPUCompiler and describes each as a
+// KernelBinary (its module's PTX, symbol and grid) for the cuda device,
+// which loads each module once. printCode is the PTX; codeModules gives
+// one text per module for hx-run --emit=ptx --output-dir.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Runtime/Backend.h"
+#include "hx/Target/GPU/GPUCompiler.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+class CUDABackend : public Backend {
+public:
+  explicit CUDABackend(std::unique_ptr<GPUCompiler> c) : compiler(std::move(c)) {}
+  DeviceType type() const override { return DeviceType::CUDA; }
+  bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
+  Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
+  Error finalize() override {
+    if (Error e = compiler->finalize())
+      return e;
+    for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id) {
+      const GPUKernelInfo &info = compiler->kernel(id);
+      KernelBinary k;
+      k.ptx = &compiler->ptx(info.module);
+      k.module = info.module;
+      k.symbol = info.symbol;
+      k.gridDim = info.gridDim;
+      k.blockDim = GPUCompiler::kBlockDim;
+      binaries.push_back(std::move(k));
+    }
+    return Error::success();
+  }
+  const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
+  unsigned numKernels() const override { return compiler->numKernels(); }
+  void printCode(raw_ostream &os) const override { compiler->printPTX(os); }
+  std::vector<std::string> codeModules() const override {
+    std::vector<std::string> out;
+    for (unsigned m = 0; m < compiler->numModules(); ++m)
+      out.push_back(compiler->ptx(m));
+    return out;
+  }
+
+private:
+  std::unique_ptr<GPUCompiler> compiler;
+  std::vector<KernelBinary> binaries;
+};
+} // namespace
+
+Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch) {
+  GPUCompilerOptions opts;
+  if (!arch.empty())
+    opts.arch = arch.str();
+  auto c = GPUCompiler::create(opts);
+  if (!c)
+    return c.takeError();
+  return std::make_unique<CUDABackend>(std::move(*c));
+}
+
+std::string hx::cudaArchOf(const Target &target) {
+  for (const auto &[key, value] : target.options)
+    if (key == "arch" || key == "mcpu")
+      return value;
+  return "";
+}
