@@ -18,6 +18,7 @@ config.environment["PATH"] = path
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%utils", os.path.join(config.hx_src_root, "utils")))
 config.substitutions.append(("%examples", os.path.join(config.hx_src_root, "examples")))
+config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
 
 # Optional features: a GPU, ptxas, graphviz.
 if config.ptxas and os.path.exists(config.ptxas):

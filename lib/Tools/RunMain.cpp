@@ -38,6 +38,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <cmath>
 #include <dlfcn.h>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -330,6 +331,8 @@ int run(const RunConfig &c, const PassRegistry &registry) {
   std::vector<HostTensor> results;
   // Devices outlive the executable, which frees its memory on them.
   std::vector<std::unique_ptr<Device>> owned;
+  // Backends hold the compiled code: they outlive the executable too.
+  std::vector<std::unique_ptr<Backend>> ownedBackends;
   std::unique_ptr<Executable> exe;
   if (c.interpret) {
     if (!gatherInputs(*main, c, inputs))
@@ -342,22 +345,74 @@ int run(const RunConfig &c, const PassRegistry &registry) {
     std::vector<Device *> devices;
     if (!mapDevices(*m, c, owned, devices))
       return kExitUserError;
-    if (c.emit == Emit::PTX)
-      return userError("--emit=ptx: " + cudaUnavailableReason());
-    Expected<std::unique_ptr<Backend>> cpu = createCPUBackend(c.emit == Emit::LLVM);
-    if (!cpu)
-      return userError(toString(cpu.takeError()));
+    // One backend per kind of code: cpu, and cuda per PTX architecture.
+    // --emit=ptx compiles each cuda virtual device's kernels for cuda
+    // whatever it runs on, and runs nothing.
+    bool ptxOnly = c.emit == Emit::PTX;
+    Backend *cpuBackend = nullptr;
+    std::map<std::string, Backend *> cudaBackends;
+    std::vector<Backend *> backends;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      bool cuda = ptxOnly ? i < m->devices.size() && m->devices[i].deviceType == DeviceType::CUDA
+                          : devices[i]->type() == DeviceType::CUDA;
+      if (!cuda) {
+        if (!cpuBackend) {
+          Expected<std::unique_ptr<Backend>> b = createCPUBackend(c.emit == Emit::LLVM);
+          if (!b)
+            return userError(toString(b.takeError()));
+          ownedBackends.push_back(std::move(*b));
+          cpuBackend = ownedBackends.back().get();
+        }
+        backends.push_back(cpuBackend);
+        continue;
+      }
+      std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";
+      Backend *&b = cudaBackends[arch];
+      if (!b) {
+        Expected<std::unique_ptr<Backend>> nb = createCUDABackend(arch);
+        if (!nb)
+          return userError("virtual device " + Twine(i) + ": " + toString(nb.takeError()));
+        ownedBackends.push_back(std::move(*nb));
+        b = ownedBackends.back().get();
+      }
+      backends.push_back(b);
+    }
     ExecutableOptions eo;
     eo.checkDevices = c.checkDevices;
+    eo.compileOnly = ptxOnly;
     {
       TimeScope t(report, "(compile)");
-      std::vector<Backend *> backends(devices.size(), cpu->get());
       exe = Executable::build(*m, devices, backends, diags, eo);
     }
     if (!exe)
       return kExitUserError;
+    if (ptxOnly) {
+      unsigned n = 0;
+      for (const auto &[arch, b] : cudaBackends) {
+        b->printCode(outs());
+        if (c.outputDir.empty())
+          continue;
+        if (std::error_code ec = sys::fs::create_directories(c.outputDir))
+          return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
+        for (const std::string &text : b->codeModules()) {
+          SmallString<128> path(c.outputDir);
+          sys::path::append(path, "module_" + std::to_string(n++) + ".ptx");
+          std::error_code ec;
+          ToolOutputFile f(path, ec, sys::fs::OF_None);
+          if (ec)
+            return userError("--output-dir: cannot write '" + path + "': " + ec.message());
+          f.os() << text;
+          f.keep();
+        }
+      }
+      if (cudaBackends.empty())
+        errs() << "hx-run: note: --emit=ptx: no virtual device is cuda, so there are no cuda "
+                  "kernels\n";
+      return kExitSuccess;
+    }
     if (c.emit == Emit::LLVM) {
-      (*cpu)->printCode(outs());
+      if (cpuBackend)
+        cpuBackend->printCode(outs());
       return kExitSuccess;
     }
     if (c.emit == Emit::Schedule) {
