@@ -36,9 +36,38 @@ struct Executable::Impl {
   std::vector<unsigned> argOffset;  // per step
   std::vector<uint64_t> extraBytes; // per device: params, constants, outputs
 
+  // Streams (Streams.cpp). Queue 0 is the host: every step of a
+  // synchronous device, and the executor's own work. Each virtual device on
+  // an asynchronous device has three queues of its own: its kernels, the
+  // copies into it, the copies out of it.
+  struct Queue {
+    enum class Kind : uint8_t { Host, Compute, CopyIn, CopyOut };
+    Kind kind = Kind::Host;
+    unsigned device = 0; // virtual device
+    std::unique_ptr<Stream> stream;
+    std::string name; // a trace track
+  };
+  std::vector<Queue> queues;
+  std::vector<unsigned> stepQueue;               // per step
+  std::vector<std::vector<unsigned>> waitsFor;   // per step: steps on other queues
+  std::vector<std::unique_ptr<Event>> doneEvent; // per step: recorded after it, if awaited
+  std::vector<bool> barrierBefore;               // per step: everything finishes first
+  std::vector<std::pair<Device *, void *>> pinned;
+  bool anyAsync = false;
+  // Timing events per step (--profile, --trace), made on first use.
+  std::vector<std::unique_ptr<Event>> startEvent, endEvent;
+
   ~Impl();
   /// Plans memory, allocates, fills constants, binds kernel arguments.
   llvm::Error bind();
+  /// Assigns steps to queues, derives the waits between queues from the
+  /// buffers steps read and write, pins host memory that async copies use.
+  llvm::Error planStreams();
+  /// The device and stream a step is issued to (null stream on the host).
+  Device &deviceOfQueue(unsigned q) const { return *devices[queues[q].device]; }
+  Stream *streamOf(unsigned q) const { return queues[q].stream.get(); }
+  /// Waits until every device is idle.
+  llvm::Error synchronizeAll();
 };
 
 /// Builds the steps and buffers of `@main` into `impl` (Schedule.cpp).

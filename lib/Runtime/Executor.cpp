@@ -24,6 +24,10 @@ using namespace llvm;
 static Error fail(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
 Executable::Impl::~Impl() {
+  // Nothing may still run on memory about to be freed.
+  consumeError(synchronizeAll());
+  for (auto &[device, p] : pinned)
+    device->unpinHost(p);
   for (size_t d = 0; d < arenas.size(); ++d)
     if (arenas[d])
       devices[d]->deallocate(arenas[d]);
@@ -125,7 +129,8 @@ Error Executable::Impl::bind() {
       return k.takeError();
     kernels[s] = *k;
   }
-  return Error::success();
+  // Also waits for the constants' uploads.
+  return planStreams();
 }
 
 Executable::Executable() : impl(std::make_unique<Impl>()) {}
@@ -176,19 +181,21 @@ uint64_t Executable::deviceBytes(unsigned d) const {
   return impl->plan.arenaBytes[d] + impl->extraBytes[d];
 }
 
-/// Copies between two devices' memory.
-static Error copyBetween(Device &from, Device &to, void *dst, const void *src, size_t n) {
+/// Issues a copy step on its queue (Streams.cpp chose it): the host copies
+/// between host-accessible memory, the destination device copies into an
+/// asynchronous device, the source device copies out of one.
+static Error issueCopy(Device &from, Device &to, void *dst, const void *src, size_t n,
+                       Stream *stream) {
   if (&from == &to)
-    return to.copyWithin(dst, src, n);
+    return to.copyWithin(dst, src, n, stream);
   if (from.hostAccessible() && to.hostAccessible()) {
     std::memcpy(dst, src, n);
     return Error::success();
   }
-  if (from.hostAccessible())
-    return to.copyFromHost(dst, src, n);
-  if (to.hostAccessible())
-    return from.copyToHost(dst, src, n);
-  return fail("no copy path from " + from.name() + " to " + to.name());
+  if (to.asynchronous() || !to.hostAccessible())
+    return from.hostAccessible() ? to.copyFromHost(dst, src, n, stream)
+                                 : to.copyWithin(dst, src, n, stream);
+  return from.copyToHost(dst, src, n, stream);
 }
 
 Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
@@ -211,13 +218,52 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
     if (Error e = x.devices[buf.device]->copyFromHost(x.pointers[b], in.data(), in.byteSize()))
       return e;
   }
+  if (Error e = x.synchronizeAll())
+    return e;
   using Clock = std::chrono::steady_clock;
   Clock::time_point begin = Clock::now();
   auto since = [&](Clock::time_point t) {
     return std::chrono::duration<double>(t - begin).count();
   };
+  // Asynchronous steps are timed by events, measured from one event per
+  // queue recorded when the run begins (the devices are idle then).
+  std::vector<std::unique_ptr<Event>> queueStart(x.queues.size());
+  std::vector<unsigned> asyncTimed;
+  if (profile && x.anyAsync) {
+    x.startEvent.resize(x.steps.size());
+    x.endEvent.resize(x.steps.size());
+    for (unsigned q = 1; q < x.queues.size(); ++q) {
+      queueStart[q] = x.deviceOfQueue(q).createEvent(true);
+      if (Error e = x.deviceOfQueue(q).record(*queueStart[q], x.streamOf(q)))
+        return e;
+    }
+  }
+  double queueStartTime = since(Clock::now());
   for (unsigned s = 0; s < x.steps.size();) {
     const Step &st = x.steps[s];
+    unsigned q = x.anyAsync ? x.stepQueue[s] : 0;
+    Stream *stream = x.anyAsync ? x.streamOf(q) : nullptr;
+    if (x.anyAsync) {
+      if (x.barrierBefore[s])
+        if (Error e = x.synchronizeAll())
+          return e;
+      for (unsigned p : x.waitsFor[s]) {
+        Device &producer = x.deviceOfQueue(x.stepQueue[p]);
+        Error e = q == 0 ? producer.hostWait(*x.doneEvent[p])
+                         : x.deviceOfQueue(q).wait(*x.doneEvent[p], stream);
+        if (e)
+          return e;
+      }
+    }
+    bool timedByEvents = profile && q != 0;
+    if (timedByEvents) {
+      Device &d = x.deviceOfQueue(q);
+      for (auto *ev : {&x.startEvent[s], &x.endEvent[s]})
+        if (!*ev)
+          *ev = d.createEvent(true);
+      if (Error e = d.record(*x.startEvent[s], stream))
+        return e;
+    }
     Clock::time_point t0;
     if (profile)
       t0 = Clock::now();
@@ -245,15 +291,15 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
                       where + ": a device_copy is missing");
         }
       }
-      if (Error e = dev.launch(x.kernels[s], args, st.buffers.size()))
+      if (Error e = dev.launch(x.kernels[s], args, st.buffers.size(), stream))
         return e;
       break;
     }
     case Step::Kind::Copy: {
       unsigned src = st.buffers[0], dst = st.buffers[1];
       const Buffer &sb = x.buffers[src];
-      if (Error e = copyBetween(*x.devices[sb.device], *x.devices[x.buffers[dst].device],
-                                x.pointers[dst], x.pointers[src], sb.bytes))
+      if (Error e = issueCopy(*x.devices[sb.device], *x.devices[x.buffers[dst].device],
+                              x.pointers[dst], x.pointers[src], sb.bytes, stream))
         return e;
       break;
     }
@@ -265,8 +311,12 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
       const Buffer &cb = x.buffers[st.buffers[0]];
       unsigned char bytes[8] = {};
       size_t n = std::min<size_t>(cb.bytes, sizeof(bytes));
-      if (Error e = x.devices[cb.device]->copyToHost(bytes, x.pointers[st.buffers[0]], n))
+      Device &cd = *x.devices[cb.device];
+      if (Error e = cd.copyToHost(bytes, x.pointers[st.buffers[0]], n))
         return e;
+      if (cd.asynchronous())
+        if (Error e = cd.synchronize())
+          return e;
       bool truth = false;
       for (size_t k = 0; k < n; ++k)
         truth |= bytes[k] != 0;
@@ -283,13 +333,30 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
       next = st.target;
       break;
     }
-    if (profile)
-      profile->steps.push_back({s, since(t0), since(Clock::now()) - since(t0)});
+    if (timedByEvents) {
+      if (Error e = x.deviceOfQueue(q).record(*x.endEvent[s], stream))
+        return e;
+      asyncTimed.push_back(s);
+    } else if (profile && st.kind != Step::Kind::Alias && st.kind != Step::Kind::Jump) {
+      profile->steps.push_back({s, since(t0), since(Clock::now()) - since(t0), st.device});
+    }
+    if (x.anyAsync && x.doneEvent[s])
+      if (Error e = x.deviceOfQueue(q).record(*x.doneEvent[s], stream))
+        return e;
     s = next;
   }
-  for (Device *d : x.devices)
-    if (Error e = d->synchronize())
-      return e;
+  if (Error e = x.synchronizeAll())
+    return e;
+  for (unsigned s : asyncTimed) {
+    unsigned q = x.stepQueue[s];
+    Device &d = x.deviceOfQueue(q);
+    Expected<double> start = d.elapsed(*queueStart[q], *x.startEvent[s]);
+    Expected<double> length = d.elapsed(*x.startEvent[s], *x.endEvent[s]);
+    if (!start || !length)
+      return joinErrors(start.takeError(), length.takeError());
+    profile->steps.push_back(
+        {s, queueStartTime + *start, *length, unsigned(x.devices.size()) + q - 1});
+  }
   std::vector<HostTensor> results;
   for (unsigned b : x.outputs) {
     const Buffer &buf = x.buffers[b];
@@ -298,6 +365,8 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
       return e;
     results.push_back(std::move(t));
   }
+  if (Error e = x.synchronizeAll())
+    return e;
   return results;
 }
 
@@ -420,15 +489,27 @@ void Executable::printProfile(raw_ostream &os, const RunProfile &p, unsigned run
        << " bytes\n";
 }
 
+unsigned Executable::numTracks() const {
+  return impl->devices.size() + (impl->queues.empty() ? 0 : impl->queues.size() - 1);
+}
+
+std::string Executable::trackName(unsigned track) const {
+  const Impl &x = *impl;
+  if (track < x.devices.size())
+    return x.devices[track]->name();
+  unsigned q = track - x.devices.size() + 1;
+  return q < x.queues.size() ? x.queues[q].name : "?";
+}
+
 void Executable::writeTrace(raw_ostream &os, const RunProfile &p) const {
   const Impl &x = *impl;
   json::Array events;
-  for (unsigned d = 0; d < x.devices.size(); ++d)
+  for (unsigned t = 0; t < numTracks(); ++t)
     events.push_back(json::Object{{"name", "thread_name"},
                                   {"ph", "M"},
                                   {"pid", 0},
-                                  {"tid", d},
-                                  {"args", json::Object{{"name", x.devices[d]->name()}}}});
+                                  {"tid", t},
+                                  {"args", json::Object{{"name", trackName(t)}}}});
   for (const RunProfile::StepTime &t : p.steps) {
     const Step &st = x.steps[t.step];
     if (st.kind == Step::Kind::Jump || st.kind == Step::Kind::Alias)
@@ -444,7 +525,7 @@ void Executable::writeTrace(raw_ostream &os, const RunProfile &p) const {
                                   {"cat", st.kind == Step::Kind::Copy ? "copy" : "kernel"},
                                   {"ph", "X"},
                                   {"pid", 0},
-                                  {"tid", st.device},
+                                  {"tid", t.track},
                                   {"ts", t.start * 1e6},
                                   {"dur", t.seconds * 1e6},
                                   {"args", std::move(args)}});

@@ -79,6 +79,9 @@ struct RunProfile {
   struct StepTime {
     unsigned step;
     double start, seconds; // since the run began
+    /// Executable::trackName: the device whose host work it was, or the
+    /// stream of an asynchronous device it ran on.
+    unsigned track = 0;
   };
   std::vector<StepTime> steps;
 };
@@ -107,6 +110,11 @@ public:
   uint64_t deviceBytes(unsigned device) const;
   unsigned numDevices() const;
   llvm::StringRef deviceName(unsigned device) const;
+
+  /// Tracks of a profile: one per device (work the host does), then one per
+  /// queue of an asynchronous device ("cuda:0 kernels (virtual device 1)").
+  unsigned numTracks() const;
+  std::string trackName(unsigned track) const;
 
   /// --emit=schedule: the steps, and per device the buffers with offsets.
   void printSchedule(llvm::raw_ostream &os) const;
