@@ -25,8 +25,13 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
 if config.dot and os.path.exists(config.dot):
     config.available_features.add("graphviz")
+# The GPU: `cuda` when hx-run itself finds a CUDA device (the same driver
+# loading the tests use), not merely when nvidia-smi exists.
 try:
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20).returncode == 0:
+    out = subprocess.run([os.path.join(config.hx_tools_dir, "hx-run"), "--list-devices"],
+                         capture_output=True, text=True, timeout=60).stdout
+    if any(line.startswith("cuda:0:") for line in out.splitlines()):
+        config.available_features.add("cuda")
         config.available_features.add("gpu")
 except Exception:
     pass

@@ -21,6 +21,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
+#include "hx/Runtime/CUDA.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
@@ -37,7 +38,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include <cmath>
-#include <dlfcn.h>
 #include <map>
 #include <random>
 #include <thread>
@@ -65,20 +65,12 @@ struct RunConfig {
   bool noPlan = false;
   unsigned threads = 0;
   Emit emit = Emit::None;
+  uint64_t deviceMemoryLimit = 0;
 };
 
 int userError(const Twine &msg) {
   errs() << "hx-run: error: " << msg << "\n";
   return kExitUserError;
-}
-
-/// Why there is no CUDA device to run on.
-std::string cudaUnavailableReason() {
-  void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!h)
-    return "no CUDA driver (libcuda.so.1 not found)";
-  dlclose(h);
-  return "the CUDA backend is not part of this build yet";
 }
 
 int listDevices() {
@@ -88,7 +80,19 @@ int listDevices() {
   for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vnni"})
     if (features.lookup(f))
       outs() << " " << f;
-  outs() << "\ncuda: none (" << cudaUnavailableReason() << ")\n";
+  outs() << "\n";
+  Expected<CUDASystemInfo> cuda = probeCUDA();
+  if (!cuda) {
+    outs() << "cuda: none (" << toString(cuda.takeError()) << ")\n";
+    return kExitSuccess;
+  }
+  outs() << format("cuda: driver %d.%d, %zu device%s\n", cuda->driverVersion / 1000,
+                   cuda->driverVersion % 1000 / 10, cuda->devices.size(),
+                   cuda->devices.size() == 1 ? "" : "s");
+  for (const CUDADeviceInfo &d : cuda->devices)
+    outs() << format("cuda:%u: %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
+                     d.ordinal, d.name.c_str(), double(d.totalMemory) / (1ull << 30), d.ccMajor,
+                     d.ccMinor, d.multiprocessors);
   return kExitSuccess;
 }
 
@@ -103,6 +107,22 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
     Device *&d = cpuInstances[instance];
     if (!d) {
       owned.push_back(createCPUDevice(unsigned(instance), c.threads));
+      d = owned.back().get();
+    }
+    return d;
+  };
+  std::map<unsigned, Device *> cudaDevices;
+  // cuda:N once per ordinal: two virtual devices on one GPU share it (and
+  // get streams of their own).
+  auto cudaDevice = [&](unsigned ordinal) -> Expected<Device *> {
+    Device *&d = cudaDevices[ordinal];
+    if (!d) {
+      CUDADeviceOptions opts;
+      opts.memoryLimit = c.deviceMemoryLimit;
+      Expected<std::unique_ptr<Device>> nd = createCUDADevice(ordinal, opts);
+      if (!nd)
+        return nd.takeError();
+      owned.push_back(std::move(*nd));
       d = owned.back().get();
     }
     return d;
@@ -146,8 +166,14 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
           else if (pass == 1 && num.empty())
             out[i] = freshCpu();
         } else if (kind == "cuda" || kind == "gpu") {
-          userError("--device=" + spec + ": no CUDA device: " + cudaUnavailableReason());
-          return false;
+          if (pass == 1)
+            continue;
+          Expected<Device *> d = cudaDevice(unsigned(n));
+          if (!d) {
+            userError("--device: " + toString(d.takeError()));
+            return false;
+          }
+          out[i] = *d;
         } else {
           userError("--device=" + spec + ": unknown device '" + kind +
                     "' (expected cpu, cpu:N, cuda or cuda:N)");
@@ -163,12 +189,28 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
   for (size_t i = 0; i < virt.size(); ++i)
     if (virt[i].deviceType == DeviceType::CPU)
       out[i] = cpu(virt[i].virtualDeviceId);
+  // A cuda virtual device runs on the GPU of its virtual_device_id when
+  // there is one, else on cuda:0.
+  Expected<CUDASystemInfo> gpus = probeCUDA();
+  std::string noGpu = gpus ? "" : toString(gpus.takeError());
   for (size_t i = 0; i < virt.size(); ++i) {
     if (out[i])
       continue;
+    if (gpus) {
+      int64_t id = virt[i].virtualDeviceId;
+      unsigned ordinal = id >= 0 && uint64_t(id) < gpus->devices.size() ? unsigned(id) : 0;
+      Expected<Device *> d = cudaDevice(ordinal);
+      if (!d) {
+        userError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
+                  "): " + toString(d.takeError()));
+        return false;
+      }
+      out[i] = *d;
+      continue;
+    }
     Device *d = freshCpu();
     errs() << "hx-run: note: virtual device " << i << " (" << virt[i].shortName() << ") runs on "
-           << d->name() << ": " << cudaUnavailableReason() << "\n";
+           << d->name() << ": " << noGpu << "\n";
     out[i] = d;
   }
   return true;
@@ -528,6 +570,10 @@ int hx::runMain(int argc, char **argv) {
                                            "the steps, and the buffers and offsets per device")),
                      cl::cat(cat));
   cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
+  cl::opt<std::string> memoryLimit(
+      "device-memory-limit",
+      cl::desc("The most memory hx-run allocates on each cuda device (bytes, or with K, M, G)"),
+      cl::value_desc("BYTES"), cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(argc, argv, "hx: run a module on CPU and GPU\n");
   if (list)
@@ -550,6 +596,21 @@ int hx::runMain(int argc, char **argv) {
   c.noPlan = noPlan;
   c.threads = threads;
   c.emit = emit;
+  if (!memoryLimit.empty()) {
+    StringRef text = memoryLimit;
+    uint64_t scale = 1;
+    if (text.consume_back("K") || text.consume_back("k"))
+      scale = 1ull << 10;
+    else if (text.consume_back("M"))
+      scale = 1ull << 20;
+    else if (text.consume_back("G"))
+      scale = 1ull << 30;
+    uint64_t n = 0;
+    if (text.getAsInteger(10, n) || n == 0 || n > UINT64_MAX / scale)
+      return userError("--device-memory-limit=" + memoryLimit +
+                       ": expected a positive number of bytes, optionally with K, M or G");
+    c.deviceMemoryLimit = n * scale;
+  }
   try {
     return run(c, registry);
   } catch (std::exception &e) {

@@ -25,8 +25,10 @@
 #include "KernelTestUtil.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Runtime/CUDA.h"
 #include "hx/Target/GPU/GPUCompiler.h"
 #include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "gtest/gtest.h"
 #include <cmath>
@@ -242,9 +244,65 @@ std::vector<DType> dtypesOf(const OpDef &def) {
   return out;
 }
 
+/// Runs a typed call on cuda:0 through the cuda backend and device.
+Expected<std::vector<HostTensor>> runOnCUDA(const Call &call,
+                                            llvm::ArrayRef<const HostTensor *> args) {
+  static std::unique_ptr<Device> device; // one context for the whole suite
+  if (!device) {
+    Expected<std::unique_ptr<Device>> d = createCUDADevice(0);
+    if (!d)
+      return d.takeError();
+    device = std::move(*d);
+  }
+  Expected<std::unique_ptr<Backend>> backend = createCUDABackend("");
+  if (!backend)
+    return backend.takeError();
+  Expected<unsigned> id = (*backend)->addKernel(call);
+  if (!id)
+    return id.takeError();
+  if (llvm::Error e = (*backend)->finalize())
+    return e;
+  Expected<const void *> kernel = device->load((*backend)->binary(*id));
+  if (!kernel)
+    return kernel.takeError();
+  std::vector<HostTensor> results;
+  for (const TensorType *t : resultTypes(call))
+    results.emplace_back(t->dtype, t->shape);
+  std::vector<void *> buffers;
+  auto release = llvm::make_scope_exit([&] {
+    for (void *p : buffers)
+      device->deallocate(p);
+  });
+  for (const HostTensor *a : args) {
+    Expected<void *> p = device->allocate(a->byteSize());
+    if (!p)
+      return p.takeError();
+    buffers.push_back(*p);
+    if (llvm::Error e = device->copyFromHost(*p, a->data(), a->byteSize()))
+      return e;
+  }
+  for (HostTensor &r : results) {
+    Expected<void *> p = device->allocate(r.byteSize());
+    if (!p)
+      return p.takeError();
+    buffers.push_back(*p);
+  }
+  if (llvm::Error e = device->launch(*kernel, buffers.data(), buffers.size()))
+    return e;
+  for (size_t r = 0; r < results.size(); ++r)
+    if (llvm::Error e =
+            device->copyToHost(results[r].data(), buffers[args.size() + r], results[r].byteSize()))
+      return e;
+  if (llvm::Error e = device->synchronize())
+    return e;
+  return results;
+}
+
 /// Runs a typed call on a backend.
 Expected<std::vector<HostTensor>> runOnBackend(const std::string &backend, const Call &call,
                                                llvm::ArrayRef<const HostTensor *> args) {
+  if (backend == "cuda")
+    return runOnCUDA(call, args);
   if (backend != "cpu")
     return llvm::createStringError("unknown backend " + backend);
   Expected<std::unique_ptr<CPUCompiler>> compiler = CPUCompiler::create();
