@@ -12,6 +12,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Ops/ShapeUtils.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -179,6 +180,27 @@ std::string kernelSignature(const Call &call) {
   os << " -> ";
   printTy(call.checkedType.get());
   return sig;
+}
+
+Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target, StringRef targetName) {
+  const Op *op = call.getOp();
+  if (op && (op->name == kOnDevice || op->name == kDeviceCopy))
+    return createStringError(op->name + ": device annotations are never kernels (the runtime "
+                                        "copies or forwards their operand)");
+  Expected<KernelSpec> spec = describeKernel(call);
+  if (!spec)
+    return spec.takeError();
+  if (!spec->def->supportsTarget(target) || !lookupKernelGenerator(spec->opName()))
+    return createStringError(spec->opName() + ": the " + targetName +
+                             " code generator has no kernel for this operator");
+  return spec;
+}
+
+std::string kernelSymbol(unsigned id, StringRef op) {
+  std::string s = "hx_k" + std::to_string(id) + "_";
+  for (char c : op)
+    s += isAlnum(c) ? c : '_';
+  return s;
 }
 
 } // namespace hx

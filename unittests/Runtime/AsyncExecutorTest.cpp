@@ -11,6 +11,7 @@
 // memory is host memory it does not let the executor touch directly).
 //
 //===----------------------------------------------------------------------===//
+#include "PlanForTest.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Runtime/Executable.h"
@@ -24,6 +25,7 @@
 #include <random>
 
 using namespace hx;
+using hx::test::plan;
 
 namespace {
 
@@ -148,22 +150,6 @@ private:
   std::vector<LazyStream *> streams; // the executor owns them; they outlive runs
   std::map<const void *, size_t> blocks;
 };
-
-struct Planned {
-  llvm::SourceMgr sm;
-  std::unique_ptr<DiagEngine> diags;
-  std::unique_ptr<Module> m;
-};
-
-std::unique_ptr<Planned> plan(const std::string &text) {
-  auto p = std::make_unique<Planned>();
-  unsigned id = p->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.ir"), {});
-  p->diags = std::make_unique<DiagEngine>(p->sm);
-  p->m = parseModule(id, *p->diags, {});
-  PassContext ctx{*p->diags};
-  EXPECT_TRUE(p->m && createPlanDevicesPass()->run(*p->m, ctx));
-  return p;
-}
 
 const char *kTable = R"(
 #[metadata]

@@ -1,5 +1,6 @@
 //===- ExecutableTest.cpp - Schedules, memory and runs --------------------===//
 #include "hx/Runtime/Executable.h"
+#include "PlanForTest.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Transforms/Passes.h"
@@ -7,24 +8,9 @@
 #include "gtest/gtest.h"
 
 using namespace hx;
+using hx::test::plan;
 
 namespace {
-
-struct Planned {
-  llvm::SourceMgr sm;
-  std::unique_ptr<DiagEngine> diags;
-  std::unique_ptr<Module> m;
-};
-
-std::unique_ptr<Planned> plan(const char *text) {
-  auto p = std::make_unique<Planned>();
-  unsigned id = p->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.ir"), {});
-  p->diags = std::make_unique<DiagEngine>(p->sm);
-  p->m = parseModule(id, *p->diags, {});
-  PassContext ctx{*p->diags};
-  EXPECT_TRUE(p->m && createPlanDevicesPass()->run(*p->m, ctx));
-  return p;
-}
 
 const char *kChain = R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(256), float32]) {

@@ -70,6 +70,16 @@ KernelGenerator lookupKernelGenerator(llvm::StringRef opName);
 /// the target.
 llvm::Error emitKernel(KernelBuilder &kb, const KernelSpec &spec);
 
+/// describeKernel for a target: also an error (naming the operator) for the
+/// device annotations, which are never kernels, and for an operator whose
+/// registry entry excludes `target` or that has no kernel definition.
+llvm::Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target,
+                                             llvm::StringRef targetName);
+
+/// The symbol of kernel `id`: `hx_k<id>_<op>`, the operator's name with
+/// every character that is not alphanumeric made `_` (nn.conv2d: nn_conv2d).
+std::string kernelSymbol(unsigned id, llvm::StringRef op);
+
 /// The cache key of a kernel: operator, non-default attributes, operand and
 /// result types. Calls with equal signatures compile to the same kernel.
 std::string kernelSignature(const Call &call);

@@ -86,33 +86,18 @@ bool CPUCompiler::supports(const OpDef &op) {
 
 std::string CPUCompiler::signature(const Call &call) { return kernelSignature(call); }
 
-/// `nn.conv2d` -> `nn_conv2d`.
-static std::string symbolSuffix(StringRef op) {
-  std::string s;
-  for (char c : op)
-    s += isAlnum(c) ? c : '_';
-  return s;
-}
-
 Expected<unsigned> CPUCompiler::addKernel(const Call &call) {
   std::string sig = signature(call);
   if (auto it = impl->cache.find(sig); it != impl->cache.end())
     return it->second;
 
-  const Op *op = call.getOp();
-  if (op && (op->name == kOnDevice || op->name == kDeviceCopy))
-    return createStringError(op->name + ": device annotations are never kernels (the runtime "
-                                        "copies or forwards their operand)");
-  Expected<KernelSpec> spec = describeKernel(call);
+  Expected<KernelSpec> spec = describeKernelFor(call, kTargetCPU, "CPU");
   if (!spec)
     return spec.takeError();
-  if (!supports(*spec->def))
-    return createStringError(spec->opName() +
-                             ": the CPU code generator has no kernel for this operator");
 
   llvm::Module &m = impl->getPendingModule();
   unsigned id = unsigned(impl->kernels.size());
-  std::string symbol = "hx_k" + std::to_string(id) + "_" + symbolSuffix(spec->opName());
+  std::string symbol = kernelSymbol(id, spec->opName());
   CPUKernelBuilder kb(m, symbol, spec->numBuffers(), impl->opts.minParallelWork);
   if (Error e = emitKernel(kb, *spec)) {
     kb.discard();

@@ -132,32 +132,17 @@ bool GPUCompiler::supports(const OpDef &op) {
   return op.supportsTarget(kTargetCUDA) && lookupKernelGenerator(op.name) != nullptr;
 }
 
-/// `nn.conv2d` -> `nn_conv2d`.
-static std::string symbolSuffix(StringRef op) {
-  std::string s;
-  for (char c : op)
-    s += isAlnum(c) ? c : '_';
-  return s;
-}
-
 Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   std::string sig = kernelSignature(call);
   if (auto it = impl->cache.find(sig); it != impl->cache.end())
     return it->second;
-  const Op *op = call.getOp();
-  if (op && (op->name == kOnDevice || op->name == kDeviceCopy))
-    return createStringError(op->name + ": device annotations are never kernels (the runtime "
-                                        "copies or forwards their operand)");
-  Expected<KernelSpec> spec = describeKernel(call);
+  Expected<KernelSpec> spec = describeKernelFor(call, kTargetCUDA, "CUDA");
   if (!spec)
     return spec.takeError();
-  if (!supports(*spec->def))
-    return createStringError(spec->opName() +
-                             ": the CUDA code generator has no kernel for this operator");
 
   llvm::Module &m = impl->getPendingModule();
   unsigned id = unsigned(impl->kernels.size());
-  std::string symbol = "hx_k" + std::to_string(id) + "_" + symbolSuffix(spec->opName());
+  std::string symbol = kernelSymbol(id, spec->opName());
   GPUKernelBuilder kb(m, symbol, spec->numBuffers());
   Error e = emitKernel(kb, *spec);
   if (!e && !kb.error().empty())
