@@ -186,7 +186,9 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
   static_assert(kTileM * kTileK % threads == 0 && kTileN * kTileK % threads == 0,
                 "whole slices per thread");
   sawParallel = true;
-  DType acc = accumulatorType(c.type);
+  // Tiles hold and sum the operands' dtype; the store gets the accumulator's.
+  DType acc = isFloat(c.type) ? c.type : accumulatorType(c.type);
+  DType storeType = accumulatorType(c.type);
   int64_t tilesM = (c.m + kTileM - 1) / kTileM, tilesN = (c.n + kTileN - 1) / kTileN;
   int64_t tiles = c.batch * tilesM * tilesN;
   wantBlocks(tiles);
@@ -241,7 +243,8 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
         Value *i = iadd(m0, iadd(imul(ty, kThreadM), r));
         Value *j = iadd(n0, iadd(imul(tx, kThreadN), q));
         Value *inside = logicalAnd(icmp(CmpOp::LT, i, index(c.m)), icmp(CmpOp::LT, j, index(c.n)));
-        ifThen(inside, [&] { c.store(batch, i, j, get(sums[r * kThreadN + q])); });
+        ifThen(inside,
+               [&] { c.store(batch, i, j, cast(get(sums[r * kThreadN + q]), acc, storeType)); });
       }
   });
   --parallelDepth;

@@ -18,7 +18,10 @@
 //    thread keeps a kThreadM x kThreadN block of sums in registers;
 //  - math functions are libdevice's (__nv_expf, ...), sqrt is llvm.sqrt;
 //  - scratch arrays are per-thread local memory (at most 64 KiB);
-//  - sums accumulate in their own dtype.
+//  - float sums accumulate in double, as on the CPU (reductions are
+//    memory-bound, so the wider adds cost little), except inside the tiled
+//    contraction, whose products accumulate in the operands' dtype with
+//    fused multiply-adds (one rounding each) and are widened for the store.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_TARGET_GPU_GPUKERNELBUILDER_H
@@ -52,6 +55,7 @@ public:
   int64_t innerBlockLength(int64_t innerSize, int64_t workPerPoint) const override { return 1; }
   void contraction(const Contraction &c) override;
   bool tilesContractions() const override { return true; }
+  DType accumulatorType(DType t) const override { return isFloat(t) ? DType::Float64 : t; }
 
   static constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
   static constexpr int64_t kThreadM = 8, kThreadN = 8;
