@@ -39,6 +39,8 @@ StringRef mathFnName(MathFn fn) {
     return "tanh";
   case MathFn::Pow:
     return "pow";
+  case MathFn::Erf:
+    return "erf";
   }
   return "?";
 }

@@ -33,7 +33,7 @@ namespace hx::interp {
 
 namespace {
 enum class Bin { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Lt, Gt };
-enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu };
+enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Erf, Copy };
 } // namespace
 
 static bool isComparison(Bin k) { return k == Bin::Eq || k == Bin::Lt || k == Bin::Gt; }
@@ -155,6 +155,10 @@ static double applyFloat(Un k, double x) {
     return 1.0 / (1.0 + std::exp(-x));
   case Un::Relu:
     return std::isnan(x) ? x : std::max(x, 0.0);
+  case Un::Erf:
+    return std::erf(x);
+  case Un::Copy:
+    return x;
   }
   return 0;
 }
@@ -167,6 +171,8 @@ static int64_t applyInt(Un k, int64_t x) {
     return x < 0 ? int64_t(uint64_t(0) - uint64_t(x)) : x;
   case Un::Relu:
     return std::max<int64_t>(x, 0);
+  case Un::Copy:
+    return x;
   default:
     // Float-only operators (the registry rejects integer inputs).
     return truncToInt64(applyFloat(k, double(x)));
@@ -195,6 +201,22 @@ static Expected<OpResults> unary(OpContext &ctx, Un k) {
 }
 
 template <Un K> static Expected<OpResults> unaryOp(OpContext &ctx) { return unary(ctx, K); }
+
+static Expected<OpResults> leakyReluOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  double alpha = ctx.getFloat("alpha");
+  Expected<HostTensor> out = ctx.makeResult(0, a.shape(), a.dtype());
+  if (!out)
+    return out.takeError();
+  std::vector<double> va = toDoubles(a);
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    out->setDouble(i, va[i] > 0 ? va[i] : alpha * va[i]);
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
 
 static Expected<OpResults> whereOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(3))
@@ -306,6 +328,9 @@ OpImplFn findElementwiseOp(StringRef name) {
       .Case("sigmoid", unaryOp<Un::Sigmoid>)
       .Case("nn.relu", unaryOp<Un::Relu>)
       .Case("clip", clipOp)
+      .Case("erf", unaryOp<Un::Erf>)
+      .Case("copy", unaryOp<Un::Copy>)
+      .Case("nn.leaky_relu", leakyReluOp)
       .Case("cast", castOp)
       .Default(nullptr);
 }

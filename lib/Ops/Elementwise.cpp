@@ -159,6 +159,12 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(unary("tanh", "Elementwise hyperbolic tangent", kFloatOnly));
   ops.push_back(unary("sigmoid", "Elementwise 1 / (1 + e ** -a)", kFloatOnly));
   ops.push_back(unary("nn.relu", "Elementwise max(a, 0)", kNumeric));
+  ops.push_back(unary("erf", "Elementwise Gauss error function", kFloatOnly));
+  ops.push_back(unary("copy", "Elementwise copy of the operand", kAnySupported));
+
+  OpDef leaky = unary("nn.leaky_relu", "Elementwise a where a > 0, else alpha * a", kFloatOnly);
+  leaky.attrs = {floatAttr("alpha", 0.01)};
+  ops.push_back(std::move(leaky));
 
   OpDef clip = unary("clip", "Elementwise clamp to [a_min, a_max]", kNumeric);
   clip.attrs = {requiredAttr("a_min", AttrKind::Float), requiredAttr("a_max", AttrKind::Float)};

@@ -152,6 +152,19 @@ TEST(ElementwiseTest, IntegerUnary) {
                        DType::Int64, {2}, {-5, 6}));
 }
 
+TEST(ElementwiseTest, ErfLeakyReluCopy) {
+  std::string p = "%x: Tensor[(3), float32]";
+  EXPECT_TRUE(tensorIs(runOne(p, "erf(%x)", {f32({3}, {0, 1, -2})}), DType::Float32, {3},
+                       {0, 0.8427007929497149, -0.9953222650189527}));
+  // alpha defaults to 0.01, as in TVM.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.leaky_relu(%x)", {f32({3}, {-2, 0, 3})}), DType::Float32, {3},
+                       {-0.02, 0, 3}));
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.leaky_relu(%x, alpha=0.5f)", {f32({3}, {-2, 0, 3})}),
+                       DType::Float32, {3}, {-1, 0, 3}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(3), int32]", "copy(%x)", {i32({3}, {-3, 0, 4})}),
+                       DType::Int32, {3}, {-3, 0, 4}));
+}
+
 TEST(ElementwiseTest, Clip) {
   EXPECT_TRUE(tensorIs(
       runOne("%x: Tensor[(3), float32]", "clip(%x, a_min=-1f, a_max=1f)", {f32({3}, {-2, 0.5, 3})}),

@@ -101,8 +101,16 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     return unaryCases(o, "", 0.1, 10);
   if (op == "exp" || op == "tanh" || op == "sigmoid")
     return unaryCases(o, "", -10, 10);
-  if (op == "negative" || op == "abs" || op == "nn.relu")
+  if (op == "negative" || op == "abs" || op == "nn.relu" || op == "copy")
     return unaryCases(o);
+  if (op == "erf")
+    return unaryCases(o, "", -4, 4);
+  if (op == "nn.leaky_relu") {
+    std::vector<OpCase> out = unaryCases(o);
+    for (OpCase c : unaryCases(o, ", alpha=0.2f"))
+      out.push_back(c);
+    return out;
+  }
   if (op == "clip")
     return unaryCases(o, ", a_min=-1.5f, a_max=2.5f");
   if (op == "cast") {
@@ -472,7 +480,8 @@ TEST_P(OpConformanceTest, CoversEveryOperator) {
 
 HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "maximum", "minimum",
                       "power", "equal", "less", "greater", "where", "negative", "exp", "log",
-                      "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "nn.relu", "clip", "cast")
+                      "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "nn.relu", "clip", "cast", "erf",
+                      "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
                       "split")
@@ -503,6 +512,9 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "abs",
                                  "nn.relu",
                                  "clip",
+                                 "erf",
+                                 "copy",
+                                 "nn.leaky_relu",
                                  "cast",
                                  "sum",
                                  "mean",

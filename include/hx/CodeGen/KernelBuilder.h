@@ -53,7 +53,7 @@ namespace hx {
 
 /// Math functions a kernel may request; each target maps them to its own
 /// implementation.
-enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow };
+enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow, Erf };
 llvm::StringRef mathFnName(MathFn fn);
 
 /// Comparisons (signed for signed integers, ordered for floats; NE is

@@ -22,7 +22,22 @@ namespace hx {
 
 namespace {
 enum class Binary { Add, Sub, Mul, Div, Max, Min, Pow, Equal, Less, Greater };
-enum class Unary { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Clip, Cast };
+enum class Unary {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Clip,
+  Cast,
+  Erf,
+  LeakyRelu,
+  Copy
+};
 } // namespace
 
 /// Checks that every operand broadcasts to the result (InferType
@@ -105,7 +120,7 @@ static Error whereKernel(KernelBuilder &kb, const KernelSpec &spec) {
 
 static bool isTranscendental(Unary op) {
   return op == Unary::Exp || op == Unary::Log || op == Unary::Sqrt || op == Unary::Rsqrt ||
-         op == Unary::Tanh || op == Unary::Sigmoid;
+         op == Unary::Tanh || op == Unary::Sigmoid || op == Unary::Erf;
 }
 
 template <Unary Op> static Error unaryKernel(KernelBuilder &kb, const KernelSpec &spec) {
@@ -120,6 +135,8 @@ template <Unary Op> static Error unaryKernel(KernelBuilder &kb, const KernelSpec
     lo = spec.getFloat("a_min");
     hi = spec.getFloat("a_max");
   }
+  if (Op == Unary::LeakyRelu)
+    lo = spec.getFloat("alpha");
   Shape strides = contiguousStrides(out->shape);
   StridedOperand views[] = {{strides, 0}, {strides, 0}};
   emitStridedLoops(kb, out->shape, views, isTranscendental(Op) ? kMathWork : 1,
@@ -164,6 +181,16 @@ template <Unary Op> static Error unaryKernel(KernelBuilder &kb, const KernelSpec
                      case Unary::Cast:
                        r = kb.cast(x, t, out->dtype);
                        break;
+                     case Unary::Erf:
+                       r = kb.math(MathFn::Erf, t, {x});
+                       break;
+                     case Unary::LeakyRelu:
+                       r = kb.select(kb.compare(CmpOp::GT, t, x, kb.constant(t, 0)), x,
+                                     kb.mul(t, kb.constant(t, lo), x));
+                       break;
+                     case Unary::Copy:
+                       r = x;
+                       break;
                      }
                      kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), off[0], r);
                    });
@@ -192,6 +219,9 @@ ArrayRef<KernelEntry> elementwiseKernels() {
       {"tanh", unaryKernel<Unary::Tanh>},
       {"sigmoid", unaryKernel<Unary::Sigmoid>},
       {"nn.relu", unaryKernel<Unary::Relu>},
+      {"erf", unaryKernel<Unary::Erf>},
+      {"nn.leaky_relu", unaryKernel<Unary::LeakyRelu>},
+      {"copy", unaryKernel<Unary::Copy>},
       {"clip", unaryKernel<Unary::Clip>},
       {"cast", unaryKernel<Unary::Cast>},
   };

@@ -94,10 +94,14 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     return b.CreateUnaryIntrinsic(Intrinsic::sqrt, args[0]);
   case MathFn::Pow:
     return b.CreateBinaryIntrinsic(Intrinsic::pow, args[0], args[1]);
-  case MathFn::Tanh: {
-    // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target.
+  case MathFn::Tanh:
+  case MathFn::Erf: {
+    // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target
+    // (and erf has no intrinsic).
     llvm::Type *ty = registerType(t);
-    FunctionCallee f = module.getOrInsertFunction(t == DType::Float32 ? "tanhf" : "tanh", ty, ty);
+    bool f32 = t == DType::Float32;
+    StringRef name = fn == MathFn::Tanh ? (f32 ? "tanhf" : "tanh") : (f32 ? "erff" : "erf");
+    FunctionCallee f = module.getOrInsertFunction(name, ty, ty);
     if (auto *decl = dyn_cast<Function>(f.getCallee())) {
       decl->setDoesNotThrow();
       decl->setDoesNotAccessMemory();

@@ -143,6 +143,9 @@ Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   case MathFn::Pow:
     callee = f32 ? "__nv_powf" : "__nv_pow";
     break;
+  case MathFn::Erf:
+    callee = f32 ? "__nv_erff" : "__nv_erf";
+    break;
   }
   llvm::Type *ty = registerType(t);
   SmallVector<llvm::Type *, 2> params(args.size(), ty);
