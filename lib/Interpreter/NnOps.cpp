@@ -10,6 +10,8 @@
 //     [B, K, N]; a batch of 1 on either side broadcasts
 //   nn.bias_add(data, bias[C], axis)   data + bias along `axis`
 //   nn.softmax(data, axis)             exp(x - max) / sum(exp(x - max))
+//   nn.log_softmax(data, axis)         x - max - log(sum(exp(x - max)))
+//   nn.batch_flatten(data)             [N, ...] -> [N, product of the rest]
 //
 // Products accumulate in double (in k order) and round once into the result
 // dtype (out_dtype when set). Softmax subtracts the slice's maximum first, so
@@ -20,6 +22,7 @@
 #include "OpImpl.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cmath>
+#include <cstring>
 
 using namespace llvm;
 
@@ -141,7 +144,7 @@ static Expected<OpResults> biasAddOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
-static Expected<OpResults> softmaxOp(OpContext &ctx) {
+template <bool Log> static Expected<OpResults> softmaxOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
   const HostTensor &data = ctx.arg(0);
@@ -167,8 +170,26 @@ static Expected<OpResults> softmaxOp(OpContext &ctx) {
       for (int64_t i = 0; i < len; ++i)
         sum += e[size_t(i)] = std::exp(v[size_t(base + i * inner)] - mx);
       for (int64_t i = 0; i < len; ++i)
-        out->setDouble(base + i * inner, e[size_t(i)] / sum);
+        out->setDouble(base + i * inner,
+                       Log ? v[size_t(base + i * inner)] - mx - std::log(sum) : e[size_t(i)] / sum);
     }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> batchFlattenOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  if (data.rank() < 1)
+    return ctx.error("the data must have rank 1 or more");
+  int64_t rest = 1;
+  for (size_t d = 1; d < data.rank(); ++d)
+    rest *= data.shape()[d];
+  Expected<HostTensor> out = ctx.makeResult(0, {data.shape()[0], rest}, data.dtype());
+  if (!out)
+    return out.takeError();
+  if (data.byteSize())
+    std::memcpy(out->data(), data.data(), data.byteSize());
   return single(std::move(*out));
 }
 
@@ -177,7 +198,9 @@ OpImplFn findNnOp(StringRef name) {
       .Case("nn.dense", denseOp)
       .Case("nn.batch_matmul", batchMatmulOp)
       .Case("nn.bias_add", biasAddOp)
-      .Case("nn.softmax", softmaxOp)
+      .Case("nn.softmax", softmaxOp<false>)
+      .Case("nn.log_softmax", softmaxOp<true>)
+      .Case("nn.batch_flatten", batchFlattenOp)
       .Default(nullptr);
 }
 

@@ -155,6 +155,24 @@ static TypeRef softmaxRel(TypeRelContext &ctx) {
   return makeTensorType(data->shape, data->dtype);
 }
 
+/// [d0, d1, ...] -> [d0, d1 * d2 * ...] (a dynamic dim makes the product
+/// dynamic).
+static TypeRef batchFlattenRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() < 1) {
+    ctx.error("the data must have rank 1 or more, got " + shapeToString(data->shape), {0});
+    return nullptr;
+  }
+  int64_t rest = 1;
+  for (size_t d = 1; d < data->rank(); ++d)
+    rest = data->shape[d] == TensorType::kDynamic || rest == TensorType::kDynamic
+               ? TensorType::kDynamic
+               : rest * data->shape[d];
+  return makeTensorType({data->shape[0], rest}, data->dtype);
+}
+
 void addNnOps(std::vector<OpDef> &ops) {
   OpDef dense;
   dense.name = "nn.dense";
@@ -187,7 +205,19 @@ void addNnOps(std::vector<OpDef> &ops) {
   softmax.numArgs = 1;
   softmax.attrs = {intAttr("axis", -1)};
   softmax.relation = softmaxRel;
+  OpDef logSoftmax = softmax;
+  logSoftmax.name = "nn.log_softmax";
+  logSoftmax.summary = "Logarithm of the softmax along one axis";
   ops.push_back(std::move(softmax));
+  ops.push_back(std::move(logSoftmax));
+
+  OpDef flatten;
+  flatten.name = "nn.batch_flatten";
+  flatten.summary = "Flattens every dim but the first: [N, ...] -> [N, product of the rest]";
+  flatten.numArgs = 1;
+  flatten.dtypes = kAnySupported;
+  flatten.relation = batchFlattenRel;
+  ops.push_back(std::move(flatten));
 }
 
 } // namespace hx

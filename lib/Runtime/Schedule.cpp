@@ -400,7 +400,8 @@ private:
   /// reshape, squeeze and expand_dims of a contiguous buffer change only
   /// the shape.
   static bool isAlias(const Call &c) {
-    return c.isOp("reshape") || c.isOp("squeeze") || c.isOp("expand_dims");
+    return c.isOp("reshape") || c.isOp("squeeze") || c.isOp("expand_dims") ||
+           c.isOp("nn.batch_flatten");
   }
 
   bool stepCall(Task &t, std::vector<Value> &values, std::optional<Value> &done,

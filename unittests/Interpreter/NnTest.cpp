@@ -84,4 +84,24 @@ TEST(NnTest, Softmax) {
                        DType::Float32, {2, 2}, {0.25, 0.5, 0.75, 0.5}));
 }
 
+TEST(NnTest, LogSoftmax) {
+  double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), ls = std::log(e1 + e2 + e3);
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(3), float32]", "nn.log_softmax(%x)", {f32({3}, {1, 2, 3})}),
+               DType::Float32, {3}, {1 - ls, 2 - ls, 3 - ls}));
+  // Stable where log(softmax) would give log(0) = -inf.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), float32]", "nn.log_softmax(%x)", {f32({2}, {0, 200})}),
+               DType::Float32, {2}, {-200, 0}));
+}
+
+TEST(NnTest, BatchFlatten) {
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2, 1), float32]", "nn.batch_flatten(%x)",
+                              {f32({2, 2, 1}, {1, 2, 3, 4})}),
+                       DType::Float32, {2, 2}, {1, 2, 3, 4}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(3), float32]", "nn.batch_flatten(%x)", {f32({3}, {1, 2, 3})}),
+               DType::Float32, {3, 1}, {1, 2, 3}));
+}
+
 } // namespace

@@ -160,9 +160,13 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     return {
         {"%a: Tensor[(2, 3, 4, 5), {T}], %b: Tensor[(3), {T}]", "nn.bias_add(%a, %b)"},
         {"%a: Tensor[(2, 3, 4, 5), {T}], %b: Tensor[(5), {T}]", "nn.bias_add(%a, %b, axis=-1)"}};
-  if (op == "nn.softmax")
-    return {{"%a: Tensor[(4, 17), {T}]", "nn.softmax(%a)", -30, 30},
-            {"%a: Tensor[(3, 5, 2), {T}]", "nn.softmax(%a, axis=1)"}};
+  if (op == "nn.softmax" || op == "nn.log_softmax")
+    return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)", -30, 30},
+            {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, axis=1)"}};
+  if (op == "nn.batch_flatten")
+    return {{"%a: Tensor[(2, 3, 4), {T}]", o + "(%a)"},
+            {"%a: Tensor[(5), {T}]", o + "(%a)"},
+            {"%a: Tensor[(3, 1, 2, 2), {T}]", o + "(%a)"}};
   if (op == "nn.conv2d")
     return {{"%x: Tensor[(1, 3, 10, 10), {T}], %w: Tensor[(8, 3, 3, 3), {T}]",
              "nn.conv2d(%x, %w, padding=[1, 0, 2, 0], dilation=[2, 2])"},
@@ -485,7 +489,8 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
                       "split")
-HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax")
+HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
+                      "nn.log_softmax", "nn.batch_flatten")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
@@ -530,6 +535,8 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.batch_matmul",
                                  "nn.bias_add",
                                  "nn.softmax",
+                                 "nn.log_softmax",
+                                 "nn.batch_flatten",
                                  "nn.conv2d",
                                  "nn.max_pool2d",
                                  "nn.global_avg_pool2d",

@@ -11,7 +11,7 @@
 //   nn.bias_add(data, bias, axis)
 //     a strided nest adding bias[c] read with stride 1 on `axis`, 0
 //     elsewhere.
-//   nn.softmax(data, axis)
+//   nn.softmax(data, axis), nn.log_softmax(data, axis)
 //     per row along `axis` (stride = product of the later dims): m = max,
 //     out = exp(x - m) and s = Σ out in the accumulator type, then out /= s.
 //     The max subtraction keeps exp from overflowing (numerically stable).
@@ -118,7 +118,7 @@ static Error biasAddKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
+template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *data = spec.inputs[0];
   std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
   if (!axis)
@@ -141,13 +141,23 @@ static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
     kb.forRange(0, len,
                 [&](Value *i) { kb.set(mx, kb.max(t, kb.get(mx), kb.load(t, in, at(i)))); });
     Value *m = kb.get(mx);
-    // e = exp(x - m) goes to the result, then is scaled: one exp per element.
+    // softmax: e = exp(x - m) goes to the result, then is scaled: one exp
+    // per element. log_softmax: x - m - log(sum of e).
     KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
     kb.forRange(0, len, [&](Value *i) {
       Value *e = kb.math(MathFn::Exp, t, {kb.sub(t, kb.load(t, in, at(i)), m)});
-      kb.store(t, out, at(i), e);
+      if (!Log)
+        kb.store(t, out, at(i), e);
       kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.cast(e, t, acc)));
     });
+    if (Log) {
+      Value *shift = kb.add(acc, kb.cast(m, t, acc), kb.math(MathFn::Log, acc, {kb.get(sum)}));
+      kb.forRange(0, len, [&](Value *i) {
+        Value *x = kb.cast(kb.load(t, in, at(i)), t, acc);
+        kb.store(t, out, at(i), kb.cast(kb.sub(acc, x, shift), acc, t));
+      });
+      return;
+    }
     Value *inv = kb.div(acc, kb.constant(acc, 1), kb.get(sum));
     kb.forRange(0, len, [&](Value *i) {
       Value *e = kb.cast(kb.load(t, out, at(i)), t, acc);
@@ -162,7 +172,8 @@ ArrayRef<KernelEntry> nnKernels() {
       {"nn.dense", denseKernel},
       {"nn.batch_matmul", batchMatmulKernel},
       {"nn.bias_add", biasAddKernel},
-      {"nn.softmax", softmaxKernel},
+      {"nn.softmax", softmaxKernel<false>},
+      {"nn.log_softmax", softmaxKernel<true>},
   };
   return table;
 }

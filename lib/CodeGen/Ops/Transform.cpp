@@ -93,11 +93,9 @@ static Error splitKernel(KernelBuilder &kb, const KernelSpec &spec) {
 
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
-      {"reshape", copyKernel},
-      {"squeeze", copyKernel},
-      {"expand_dims", copyKernel},
-      {"transpose", transposeKernel},
-      {"concatenate", concatenateKernel},
+      {"reshape", copyKernel},        {"nn.batch_flatten", copyKernel},
+      {"squeeze", copyKernel},        {"expand_dims", copyKernel},
+      {"transpose", transposeKernel}, {"concatenate", concatenateKernel},
       {"split", splitKernel},
   };
   return table;
