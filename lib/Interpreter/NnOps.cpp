@@ -12,6 +12,7 @@
 //   nn.softmax(data, axis)             exp(x - max) / sum(exp(x - max))
 //   nn.log_softmax(data, axis)         x - max - log(sum(exp(x - max)))
 //   nn.batch_flatten(data)             [N, ...] -> [N, product of the rest]
+//   nn.dropout(data, rate)             (data, ones): inference
 //
 // Products accumulate in double (in k order) and round once into the result
 // dtype (out_dtype when set). Softmax subtracts the slice's maximum first, so
@@ -193,6 +194,27 @@ static Expected<OpResults> batchFlattenOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+/// Inference: the data passes unchanged and the mask keeps everything.
+static Expected<OpResults> dropoutOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  Expected<HostTensor> mask = ctx.makeResult(1, data.shape(), data.dtype());
+  if (!mask)
+    return mask.takeError();
+  for (int64_t i = 0; i < data.numElements(); ++i) {
+    out->setDouble(i, data.getDouble(i));
+    mask->setDouble(i, 1);
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  results.push_back(std::move(*mask));
+  return results;
+}
+
 OpImplFn findNnOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nn.dense", denseOp)
@@ -201,6 +223,7 @@ OpImplFn findNnOp(StringRef name) {
       .Case("nn.softmax", softmaxOp<false>)
       .Case("nn.log_softmax", softmaxOp<true>)
       .Case("nn.batch_flatten", batchFlattenOp)
+      .Case("nn.dropout", dropoutOp)
       .Default(nullptr);
 }
 

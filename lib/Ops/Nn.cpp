@@ -173,6 +173,16 @@ static TypeRef batchFlattenRel(TypeRelContext &ctx) {
   return makeTensorType({data->shape[0], rest}, data->dtype);
 }
 
+/// (data, mask), both of data's type (TVM's DropoutRel).
+static TypeRef dropoutRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  std::vector<TypeRef> fields = {makeTensorType(data->shape, data->dtype),
+                                 makeTensorType(data->shape, data->dtype)};
+  return make<TupleType>(std::move(fields));
+}
+
 void addNnOps(std::vector<OpDef> &ops) {
   OpDef dense;
   dense.name = "nn.dense";
@@ -210,6 +220,14 @@ void addNnOps(std::vector<OpDef> &ops) {
   logSoftmax.summary = "Logarithm of the softmax along one axis";
   ops.push_back(std::move(softmax));
   ops.push_back(std::move(logSoftmax));
+
+  OpDef dropout;
+  dropout.name = "nn.dropout";
+  dropout.summary = "Dropout at inference: field 0 is the data unchanged, field 1 a mask of ones";
+  dropout.numArgs = 1;
+  dropout.attrs = {floatAttr("rate", 0.5)};
+  dropout.relation = dropoutRel;
+  ops.push_back(std::move(dropout));
 
   OpDef flatten;
   flatten.name = "nn.batch_flatten";

@@ -104,4 +104,13 @@ TEST(NnTest, BatchFlatten) {
                DType::Float32, {3, 1}, {1, 2, 3}));
 }
 
+TEST(NnTest, DropoutAtInference) {
+  auto r = runModule(mainModule("%x: Tensor[(3), float32]", "nn.dropout(%x, rate=0.3f)"),
+                     {f32({3}, {1, -2, 3})});
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_TRUE(tensorIs((*r)[0], DType::Float32, {3}, {1, -2, 3}));
+  EXPECT_TRUE(tensorIs((*r)[1], DType::Float32, {3}, {1, 1, 1}));
+}
+
 } // namespace

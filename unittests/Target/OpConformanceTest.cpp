@@ -163,6 +163,9 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.softmax" || op == "nn.log_softmax")
     return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)", -30, 30},
             {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, axis=1)"}};
+  if (op == "nn.dropout")
+    return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)"},
+            {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, rate=0.1f)"}};
   if (op == "nn.batch_flatten")
     return {{"%a: Tensor[(2, 3, 4), {T}]", o + "(%a)"},
             {"%a: Tensor[(5), {T}]", o + "(%a)"},
@@ -490,7 +493,7 @@ HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
                       "split")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
-                      "nn.log_softmax", "nn.batch_flatten")
+                      "nn.log_softmax", "nn.batch_flatten", "nn.dropout")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
@@ -537,6 +540,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.softmax",
                                  "nn.log_softmax",
                                  "nn.batch_flatten",
+                                 "nn.dropout",
                                  "nn.conv2d",
                                  "nn.max_pool2d",
                                  "nn.global_avg_pool2d",

@@ -11,6 +11,7 @@
 //   nn.bias_add(data, bias, axis)
 //     a strided nest adding bias[c] read with stride 1 on `axis`, 0
 //     elsewhere.
+//   nn.dropout(data): inference, field 0 the data, field 1 a mask of ones.
 //   nn.softmax(data, axis), nn.log_softmax(data, axis)
 //     per row along `axis` (stride = product of the later dims): m = max,
 //     out = exp(x - m) and s = Σ out in the accumulator type, then out /= s.
@@ -167,6 +168,19 @@ template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSp
   return Error::success();
 }
 
+static Error dropoutKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0];
+  Shape strides = contiguousStrides(data->shape);
+  StridedOperand views[] = {{strides, 0}, {strides, 0}, {strides, 0}};
+  DType t = data->dtype;
+  emitStridedLoops(kb, data->shape, views, 1, [&](ArrayRef<Value *> off) {
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), off[0],
+             kb.load(t, kb.buffer(spec.inputBuffer(0)), off[1]));
+    kb.store(t, kb.buffer(spec.outputBuffer(1)), off[2], kb.constant(t, 1));
+  });
+  return Error::success();
+}
+
 ArrayRef<KernelEntry> nnKernels() {
   static const KernelEntry table[] = {
       {"nn.dense", denseKernel},
@@ -174,6 +188,7 @@ ArrayRef<KernelEntry> nnKernels() {
       {"nn.bias_add", biasAddKernel},
       {"nn.softmax", softmaxKernel<false>},
       {"nn.log_softmax", softmaxKernel<true>},
+      {"nn.dropout", dropoutKernel},
   };
   return table;
 }
