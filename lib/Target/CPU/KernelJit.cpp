@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelJit.h"
+#include "hx/CodeGen/Optimize.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
@@ -77,23 +78,7 @@ std::string KernelJit::getFeatures() const { return tm->getTargetFeatureString()
 
 Expected<ThreadSafeModule> KernelJit::optimize(ThreadSafeModule tsm) {
   tsm.withModuleDo([&](Module &m) {
-    LoopAnalysisManager lam;
-    FunctionAnalysisManager fam;
-    CGSCCAnalysisManager cgam;
-    ModuleAnalysisManager mam;
-    PipelineTuningOptions pto;
-    pto.LoopVectorization = true;
-    pto.SLPVectorization = true;
-    PassBuilder pb(tm.get(), pto);
-    // First registration wins: the host's cost model, not the default one.
-    fam.registerPass([&] { return tm->getTargetIRAnalysis(); });
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
-    mpm.run(m, mam);
+    optimizeModule(m, *tm);
     if (keepIR) {
       std::string text;
       raw_string_ostream os(text);

@@ -21,6 +21,7 @@
 #include "hx/Target/GPU/GPUCompiler.h"
 #include "GPUKernelBuilder.h"
 #include "hx/CodeGen/KernelDefs.h"
+#include "hx/CodeGen/Optimize.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -221,20 +222,7 @@ Error GPUCompiler::finalize() {
     if (!g.isDeclaration())
       g.setLinkage(GlobalValue::InternalLinkage);
 
-  {
-    LoopAnalysisManager lam;
-    FunctionAnalysisManager fam;
-    CGSCCAnalysisManager cgam;
-    ModuleAnalysisManager mam;
-    PassBuilder pb(impl->tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
-    mpm.run(*m, mam);
-  }
+  optimizeModule(*m, *impl->tm);
   if (impl->opts.keepIR) {
     std::string text;
     raw_string_ostream os(text);
