@@ -13,6 +13,9 @@
 //   nn.log_softmax(data, axis)         x - max - log(sum(exp(x - max)))
 //   nn.batch_flatten(data)             [N, ...] -> [N, product of the rest]
 //   nn.dropout(data, rate)             (data, ones): inference
+//   nn.batch_norm(x, g, b, mean, var)  ((x - mean) / sqrt(var + eps) * g + b, mean, var)
+//   nn.layer_norm(x, g, b, axis)       the same with the mean and (population)
+//                                      variance of each row along axis
 //
 // Products accumulate in double (in k order) and round once into the result
 // dtype (out_dtype when set). Softmax subtracts the slice's maximum first, so
@@ -194,6 +197,99 @@ static Expected<OpResults> batchFlattenOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+/// Per (outer, channel, inner) position of a tensor split around `axis`.
+static void splitAround(ArrayRef<int64_t> shape, unsigned axis, int64_t &outer, int64_t &len,
+                        int64_t &inner) {
+  len = shape[axis];
+  inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  outer = 1;
+  for (size_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+}
+
+/// Inference batch_norm: statistics are the moving ones.
+static Expected<OpResults> batchNormOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(5))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  int64_t outer, len, inner;
+  splitAround(data.shape(), *axis, outer, len, inner);
+  for (unsigned i = 1; i < 5; ++i)
+    if (ctx.arg(i).numElements() != len)
+      return ctx.error("operand " + Twine(i) + " has " + Twine(ctx.arg(i).numElements()) +
+                       " elements, expected " + Twine(len));
+  double eps = ctx.getFloat("epsilon");
+  bool center = ctx.getBool("center"), scale = ctx.getBool("scale");
+  std::vector<double> x = toDoubles(data), gamma = toDoubles(ctx.arg(1)),
+                      beta = toDoubles(ctx.arg(2)), mean = toDoubles(ctx.arg(3)),
+                      var = toDoubles(ctx.arg(4));
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  for (int64_t i = 0; i < data.numElements(); ++i) {
+    size_t c = size_t((i / inner) % std::max<int64_t>(len, 1));
+    double y = (x[size_t(i)] - mean[c]) / std::sqrt(var[c] + eps);
+    out->setDouble(i, y * (scale ? gamma[c] : 1.0) + (center ? beta[c] : 0.0));
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  for (unsigned i : {3u, 4u}) {
+    Expected<HostTensor> stat = ctx.makeResult(i - 2, ctx.arg(i).shape(), data.dtype());
+    if (!stat)
+      return stat.takeError();
+    if (ctx.arg(i).byteSize())
+      std::memcpy(stat->data(), ctx.arg(i).data(), ctx.arg(i).byteSize());
+    results.push_back(std::move(*stat));
+  }
+  return results;
+}
+
+static Expected<OpResults> layerNormOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(3))
+    return e;
+  const HostTensor &data = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  int64_t outer, len, inner;
+  splitAround(data.shape(), *axis, outer, len, inner);
+  for (unsigned i = 1; i < 3; ++i)
+    if (ctx.arg(i).numElements() != len)
+      return ctx.error("operand " + Twine(i) + " has " + Twine(ctx.arg(i).numElements()) +
+                       " elements, expected " + Twine(len));
+  double eps = ctx.getFloat("epsilon");
+  bool center = ctx.getBool("center"), scale = ctx.getBool("scale");
+  std::vector<double> x = toDoubles(data), gamma = toDoubles(ctx.arg(1)),
+                      beta = toDoubles(ctx.arg(2));
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t base = o * len * inner + in;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < len; ++i)
+        mean += x[size_t(base + i * inner)];
+      mean /= double(len);
+      for (int64_t i = 0; i < len; ++i) {
+        double d = x[size_t(base + i * inner)] - mean;
+        var += d * d;
+      }
+      var /= double(len);
+      for (int64_t i = 0; i < len; ++i) {
+        double y = (x[size_t(base + i * inner)] - mean) / std::sqrt(var + eps);
+        out->setDouble(base + i * inner,
+                       y * (scale ? gamma[size_t(i)] : 1.0) + (center ? beta[size_t(i)] : 0.0));
+      }
+    }
+  return single(std::move(*out));
+}
+
 /// Inference: the data passes unchanged and the mask keeps everything.
 static Expected<OpResults> dropoutOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
@@ -224,6 +320,8 @@ OpImplFn findNnOp(StringRef name) {
       .Case("nn.log_softmax", softmaxOp<true>)
       .Case("nn.batch_flatten", batchFlattenOp)
       .Case("nn.dropout", dropoutOp)
+      .Case("nn.batch_norm", batchNormOp)
+      .Case("nn.layer_norm", layerNormOp)
       .Default(nullptr);
 }
 

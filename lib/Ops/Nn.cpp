@@ -173,6 +173,50 @@ static TypeRef batchFlattenRel(TypeRelContext &ctx) {
   return makeTensorType({data->shape[0], rest}, data->dtype);
 }
 
+/// Checks that operands first..last are 1-D of data's dtype and of size
+/// data.shape[axis] (the per-channel vectors of batch_norm and layer_norm).
+static bool channelVectors(TypeRelContext &ctx, const TensorType *data, unsigned axis,
+                           unsigned first, unsigned last) {
+  static const char *names[] = {"data", "gamma", "beta", "moving_mean", "moving_var"};
+  for (unsigned i = first; i <= last; ++i) {
+    const TensorType *v = ctx.tensorArg(i);
+    if (!v)
+      return false;
+    if (v->dtype != data->dtype || v->rank() != 1 || !dimsAgree(v->shape[0], data->shape[axis])) {
+      ctx.error(Twine(i < 5 ? names[i] : "operand") + " must be " +
+                    typeToString(makeTensorType({data->shape[axis]}, data->dtype).get()) +
+                    " to match axis " + Twine(axis) + " of the data, got " + typeToString(v),
+                {0, i});
+      return false;
+    }
+  }
+  return true;
+}
+
+/// (data, gamma, beta, moving_mean, moving_var) -> (data's type, [C], [C]).
+static TypeRef batchNormRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis || !channelVectors(ctx, data, *axis, 1, 4))
+    return nullptr;
+  TypeRef vec = makeTensorType({data->shape[*axis]}, data->dtype);
+  std::vector<TypeRef> fields = {makeTensorType(data->shape, data->dtype), vec, vec};
+  return make<TupleType>(std::move(fields));
+}
+
+/// (data, gamma, beta) -> data's type.
+static TypeRef layerNormRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis || !channelVectors(ctx, data, *axis, 1, 2))
+    return nullptr;
+  return makeTensorType(data->shape, data->dtype);
+}
+
 /// (data, mask), both of data's type (TVM's DropoutRel).
 static TypeRef dropoutRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
@@ -220,6 +264,26 @@ void addNnOps(std::vector<OpDef> &ops) {
   logSoftmax.summary = "Logarithm of the softmax along one axis";
   ops.push_back(std::move(softmax));
   ops.push_back(std::move(logSoftmax));
+
+  OpDef batchNorm;
+  batchNorm.name = "nn.batch_norm";
+  batchNorm.summary = "Batch normalization at inference: (data - mean) / sqrt(var + epsilon) * "
+                      "gamma + beta along axis; fields 1 and 2 are the moving mean and variance";
+  batchNorm.numArgs = 5;
+  batchNorm.attrs = {intAttr("axis", 1), floatAttr("epsilon", 1e-5), boolAttr("center", true),
+                     boolAttr("scale", true)};
+  batchNorm.relation = batchNormRel;
+  ops.push_back(std::move(batchNorm));
+
+  OpDef layerNorm;
+  layerNorm.name = "nn.layer_norm";
+  layerNorm.summary = "Layer normalization along axis: (data - mean) / sqrt(var + epsilon) * "
+                      "gamma + beta";
+  layerNorm.numArgs = 3;
+  layerNorm.attrs = {intAttr("axis", -1), floatAttr("epsilon", 1e-5), boolAttr("center", true),
+                     boolAttr("scale", true)};
+  layerNorm.relation = layerNormRel;
+  ops.push_back(std::move(layerNorm));
 
   OpDef dropout;
   dropout.name = "nn.dropout";

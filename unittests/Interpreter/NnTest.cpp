@@ -113,4 +113,30 @@ TEST(NnTest, DropoutAtInference) {
   EXPECT_TRUE(tensorIs((*r)[1], DType::Float32, {3}, {1, 1, 1}));
 }
 
+TEST(NnTest, BatchNormAtInference) {
+  // Channel 0: mean 1, var 3 (+ eps 1), gamma 2, beta 10; channel 1: mean 0,
+  // var 0 (+ eps 1), gamma 1, beta 0.
+  auto r = runModule(
+      mainModule("%x: Tensor[(1, 2, 2), float32], %g: Tensor[(2), float32], "
+                 "%b: Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]",
+                 "nn.batch_norm(%x, %g, %b, %m, %v, epsilon=1f)"),
+      {f32({1, 2, 2}, {3, -1, 5, 6}), f32({2}, {2, 1}), f32({2}, {10, 0}), f32({2}, {1, 0}),
+       f32({2}, {3, 0})});
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_TRUE(tensorIs((*r)[0], DType::Float32, {1, 2, 2}, {12, 8, 5, 6}));
+  EXPECT_TRUE(tensorIs((*r)[1], DType::Float32, {2}, {1, 0}));
+  EXPECT_TRUE(tensorIs((*r)[2], DType::Float32, {2}, {3, 0}));
+}
+
+TEST(NnTest, LayerNorm) {
+  // Row [1, 3]: mean 2, population variance 1; epsilon 0 gives [-1, 1].
+  auto r = runModule(mainModule("%x: Tensor[(2, 2), float32], %g: Tensor[(2), float32], "
+                                "%b: Tensor[(2), float32]",
+                                "nn.layer_norm(%x, %g, %b, epsilon=0f)"),
+                     {f32({2, 2}, {1, 3, 5, 5.5}), f32({2}, {1, 2}), f32({2}, {0, 1})});
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_TRUE(tensorIs((*r)[0], DType::Float32, {2, 2}, {-1, 3, -1, 3}));
+}
+
 } // namespace

@@ -163,6 +163,21 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.softmax" || op == "nn.log_softmax")
     return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)", -30, 30},
             {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, axis=1)"}};
+  if (op == "nn.batch_norm")
+    return {{"%a: Tensor[(2, 3, 4, 5), {T}], %g: Tensor[(3), {T}], %b: Tensor[(3), {T}], "
+             "%m: Tensor[(3), {T}], %v: Tensor[(3), {T}]",
+             "nn.batch_norm(%a, %g, %b, %m, %v)", 0.5, 3},
+            {"%a: Tensor[(4, 6), {T}], %g: Tensor[(6), {T}], %b: Tensor[(6), {T}], "
+             "%m: Tensor[(6), {T}], %v: Tensor[(6), {T}]",
+             "nn.batch_norm(%a, %g, %b, %m, %v, axis=-1, epsilon=0.001f, center=False)", 0.5, 3},
+            {"%a: Tensor[(2, 3, 4), {T}], %g: Tensor[(4), {T}], %b: Tensor[(4), {T}], "
+             "%m: Tensor[(4), {T}], %v: Tensor[(4), {T}]",
+             "nn.batch_norm(%a, %g, %b, %m, %v, axis=2, scale=False)", 0.5, 3}};
+  if (op == "nn.layer_norm")
+    return {{"%a: Tensor[(4, 17), {T}], %g: Tensor[(17), {T}], %b: Tensor[(17), {T}]",
+             "nn.layer_norm(%a, %g, %b)"},
+            {"%a: Tensor[(3, 5, 2), {T}], %g: Tensor[(5), {T}], %b: Tensor[(5), {T}]",
+             "nn.layer_norm(%a, %g, %b, axis=1, epsilon=0.01f, center=False, scale=False)"}};
   if (op == "nn.dropout")
     return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)"},
             {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, rate=0.1f)"}};
@@ -493,7 +508,8 @@ HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
                       "split")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
-                      "nn.log_softmax", "nn.batch_flatten", "nn.dropout")
+                      "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
+                      "nn.layer_norm")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
@@ -541,6 +557,8 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.log_softmax",
                                  "nn.batch_flatten",
                                  "nn.dropout",
+                                 "nn.batch_norm",
+                                 "nn.layer_norm",
                                  "nn.conv2d",
                                  "nn.max_pool2d",
                                  "nn.global_avg_pool2d",

@@ -12,6 +12,11 @@
 //     a strided nest adding bias[c] read with stride 1 on `axis`, 0
 //     elsewhere.
 //   nn.dropout(data): inference, field 0 the data, field 1 a mask of ones.
+//   nn.batch_norm(data, gamma, beta, mean, var): inference, a strided nest
+//     reading the per-channel vectors with stride 1 on axis, 0 elsewhere;
+//     fields 1 and 2 copy the moving statistics.
+//   nn.layer_norm(data, gamma, beta): per row along axis, the mean, then
+//     the population variance, then the normalized row.
 //   nn.softmax(data, axis), nn.log_softmax(data, axis)
 //     per row along `axis` (stride = product of the later dims): m = max,
 //     out = exp(x - m) and s = Σ out in the accumulator type, then out /= s.
@@ -168,6 +173,94 @@ template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSp
   return Error::success();
 }
 
+static Error batchNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis)
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  DType t = data->dtype, acc = kb.accumulatorType(t);
+  if (!isFloat(t))
+    return unsupported(kb, spec, "dtype " + dtypeName(t));
+  int64_t channels = data->shape[*axis];
+  for (unsigned i = 1; i < 5; ++i)
+    if (spec.inputs[i]->shape != Shape{channels})
+      return unsupported(kb, spec, "a vector of shape " + shapeToString(spec.inputs[i]->shape));
+  double eps = spec.getFloat("epsilon");
+  bool center = spec.getBool("center"), scale = spec.getBool("scale");
+  Shape strides = contiguousStrides(data->shape);
+  Shape channel(data->rank(), 0);
+  channel[*axis] = 1;
+  StridedOperand views[] = {{strides, 0}, {strides, 0}, {channel, 0},
+                            {channel, 0}, {channel, 0}, {channel, 0}};
+  emitStridedLoops(kb, data->shape, views, 8, [&](ArrayRef<Value *> off) {
+    auto operand = [&](unsigned i) {
+      return kb.cast(kb.load(t, kb.buffer(spec.inputBuffer(i)), off[i + 1]), t, acc);
+    };
+    Value *var = kb.add(acc, operand(4), kb.constant(acc, eps));
+    Value *y = kb.div(acc, kb.sub(acc, operand(0), operand(3)), kb.math(MathFn::Sqrt, acc, {var}));
+    if (scale)
+      y = kb.mul(acc, y, operand(1));
+    if (center)
+      y = kb.add(acc, y, operand(2));
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), off[0], kb.cast(y, acc, t));
+  });
+  // Fields 1 and 2: the moving statistics, unchanged at inference.
+  Shape vec = contiguousStrides({channels});
+  emitStridedCopy(kb, t, {channels}, spec.outputBuffer(1), {vec, 0}, spec.inputBuffer(3), {vec, 0});
+  emitStridedCopy(kb, t, {channels}, spec.outputBuffer(2), {vec, 0}, spec.inputBuffer(4), {vec, 0});
+  return Error::success();
+}
+
+static Error layerNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis)
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  DType t = data->dtype, acc = kb.accumulatorType(t);
+  if (!isFloat(t))
+    return unsupported(kb, spec, "dtype " + dtypeName(t));
+  ArrayRef<int64_t> shape = data->shape;
+  int64_t outer = numElements(shape.take_front(*axis));
+  int64_t len = shape[*axis];
+  int64_t inner = numElements(shape.drop_front(*axis + 1));
+  for (unsigned i = 1; i < 3; ++i)
+    if (spec.inputs[i]->shape != Shape{len})
+      return unsupported(kb, spec, "a vector of shape " + shapeToString(spec.inputs[i]->shape));
+  if (outer * len * inner == 0)
+    return Error::success();
+  double eps = spec.getFloat("epsilon");
+  bool center = spec.getBool("center"), scale = spec.getBool("scale");
+  kb.parallelFor(outer * inner, 10 * len, [&](Value *p) {
+    Value *base = inner == 1 ? kb.imul(p, len)
+                             : kb.iadd(kb.imul(kb.idiv(p, inner), len * inner), kb.irem(p, inner));
+    Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
+    auto x = [&](Value *i) {
+      return kb.cast(kb.load(t, in, kb.iadd(base, kb.imul(i, inner))), t, acc);
+    };
+    // Two passes: the mean, then the (population) variance around it.
+    KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+    kb.forRange(0, len, [&](Value *i) { kb.set(sum, kb.accumulate(acc, kb.get(sum), x(i))); });
+    Value *mean = kb.div(acc, kb.get(sum), kb.constant(acc, double(len)));
+    KernelBuilder::LocalVar sq = kb.localVar(acc, kb.constant(acc, 0));
+    kb.forRange(0, len, [&](Value *i) {
+      Value *d = kb.sub(acc, x(i), mean);
+      kb.set(sq, kb.accumulate(acc, kb.get(sq), kb.mul(acc, d, d)));
+    });
+    Value *var = kb.div(acc, kb.get(sq), kb.constant(acc, double(len)));
+    Value *inv = kb.div(acc, kb.constant(acc, 1),
+                        kb.math(MathFn::Sqrt, acc, {kb.add(acc, var, kb.constant(acc, eps))}));
+    kb.forRange(0, len, [&](Value *i) {
+      Value *y = kb.mul(acc, kb.sub(acc, x(i), mean), inv);
+      if (scale)
+        y = kb.mul(acc, y, kb.cast(kb.load(t, kb.buffer(spec.inputBuffer(1)), i), t, acc));
+      if (center)
+        y = kb.add(acc, y, kb.cast(kb.load(t, kb.buffer(spec.inputBuffer(2)), i), t, acc));
+      kb.store(t, out, kb.iadd(base, kb.imul(i, inner)), kb.cast(y, acc, t));
+    });
+  });
+  return Error::success();
+}
+
 static Error dropoutKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *data = spec.inputs[0];
   Shape strides = contiguousStrides(data->shape);
@@ -189,6 +282,8 @@ ArrayRef<KernelEntry> nnKernels() {
       {"nn.softmax", softmaxKernel<false>},
       {"nn.log_softmax", softmaxKernel<true>},
       {"nn.dropout", dropoutKernel},
+      {"nn.batch_norm", batchNormKernel},
+      {"nn.layer_norm", layerNormKernel},
   };
   return table;
 }
