@@ -129,12 +129,6 @@ static Error windowOut(OpContext &ctx, Window &w, int64_t in, bool ceilMode) {
   return Error::success();
 }
 
-static OpResults single(HostTensor t) {
-  OpResults r;
-  r.push_back(std::move(t));
-  return r;
-}
-
 static Expected<OpResults> conv2dOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(2))
     return e;

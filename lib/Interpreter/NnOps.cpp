@@ -32,12 +32,6 @@ using namespace llvm;
 
 namespace hx::interp {
 
-static OpResults single(HostTensor t) {
-  OpResults r;
-  r.push_back(std::move(t));
-  return r;
-}
-
 static Error checkSameDType(OpContext &ctx, const HostTensor &a, const HostTensor &b) {
   if (a.dtype() == b.dtype())
     return Error::success();

@@ -104,6 +104,13 @@ inline bool isIntegral(DType t) { return t == DType::Bool || isInteger(t); }
 /// Element i as int64: integers exactly (uint64 above 2^63 wraps), bool 0/1,
 /// floats truncated toward zero (saturating, NaN is 0).
 int64_t getInt64(const HostTensor &t, int64_t i);
+
+/// The results of an operator with one result.
+inline OpResults single(HostTensor t) {
+  OpResults r;
+  r.push_back(std::move(t));
+  return r;
+}
 /// Stores v: integers wrap to the width (two's complement), bool is v != 0,
 /// floats convert.
 void setInt64(HostTensor &t, int64_t i, int64_t v);

@@ -253,6 +253,51 @@ static Expected<OpResults> splitOp(OpContext &ctx) {
   return results;
 }
 
+/// take: index i of an axis of n becomes clamp(i, 0, n-1) ("clip", and
+/// "fast", whose out-of-range indices TVM leaves undefined) or i mod n,
+/// non-negative ("wrap").
+static Expected<OpResults> takeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &indices = ctx.arg(1);
+  std::optional<int64_t> axisAttr = ctx.getOptInt("axis");
+  int64_t pre = 1, n = data.numElements(), post = 1;
+  Shape shape(indices.shape().begin(), indices.shape().end());
+  if (axisAttr) {
+    Expected<unsigned> axis = ctx.normalizeAxis(*axisAttr, data.rank(), "axis");
+    if (!axis)
+      return axis.takeError();
+    n = data.shape()[*axis];
+    shape.assign(data.shape().begin(), data.shape().begin() + *axis);
+    shape.append(indices.shape().begin(), indices.shape().end());
+    shape.append(data.shape().begin() + *axis + 1, data.shape().end());
+    for (unsigned d = 0; d < *axis; ++d)
+      pre *= data.shape()[d];
+    for (size_t d = *axis + 1; d < data.rank(); ++d)
+      post *= data.shape()[d];
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, shape, data.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t count = indices.numElements();
+  if (pre * count * post == 0)
+    return single(std::move(*out));
+  if (n == 0)
+    return ctx.error("cannot take from an axis of size 0");
+  bool wrap = ctx.getString("mode") == "wrap";
+  size_t eb = dtypeBytes(data.dtype());
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(data.data());
+  for (int64_t o = 0; o < pre; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t i = getInt64(indices, j);
+      i = wrap ? ((i % n) + n) % n : std::min(std::max<int64_t>(i, 0), n - 1);
+      std::memcpy(dst + size_t((o * count + j) * post) * eb, src + size_t((o * n + i) * post) * eb,
+                  size_t(post) * eb);
+    }
+  return single(std::move(*out));
+}
+
 OpImplFn findTransformOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("reshape", reshapeOp)
@@ -261,6 +306,7 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("squeeze", squeezeOp)
       .Case("concatenate", concatenateOp)
       .Case("split", splitOp)
+      .Case("take", takeOp)
       .Default(nullptr);
 }
 

@@ -239,6 +239,35 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   return make<TupleType>(std::move(fields));
 }
 
+/// take(data, indices): with axis None, indices into the flattened data
+/// (the result has the indices' shape); else data.shape[:axis] +
+/// indices.shape + data.shape[axis+1:]. Indices are int32 or int64.
+static TypeRef takeRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
+  if (!indices)
+    return nullptr;
+  if (ctx.getInt("batch_dims") != 0) {
+    ctx.attrError("batch_dims", "batch_dims other than 0 is not supported");
+    return nullptr;
+  }
+  std::string mode = ctx.getString("mode");
+  if (mode != "clip" && mode != "wrap" && mode != "fast") {
+    ctx.attrError("mode", "mode must be \"clip\", \"wrap\" or \"fast\", got \"" + mode + "\"");
+    return nullptr;
+  }
+  std::optional<int64_t> axisAttr = ctx.getOptInt("axis");
+  if (!axisAttr)
+    return makeTensorType(indices->shape, data->dtype);
+  std::optional<unsigned> axis = ctx.normalizeAxis(*axisAttr, data->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  Shape out(data->shape.begin(), data->shape.begin() + *axis);
+  out.append(indices->shape.begin(), indices->shape.end());
+  out.append(data->shape.begin() + *axis + 1, data->shape.end());
+  return makeTensorType(out, data->dtype);
+}
+
 static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec> attrs,
                          TypeRelationFn rel) {
   OpDef d;
@@ -252,6 +281,12 @@ static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec
 }
 
 void addTransformOps(std::vector<OpDef> &ops) {
+  OpDef take = transformOp(
+      "take", "Gather along an axis (or the flattened data) at indices",
+      {noneAttr("axis", AttrKind::OptInt), intAttr("batch_dims", 0), stringAttr("mode", "clip")},
+      takeRel);
+  take.numArgs = 2;
+  ops.push_back(std::move(take));
   ops.push_back(transformOp(
       "reshape", "Reshape (newshape may use 0, -1, -2, -3, -4)",
       {requiredAttr("newshape", AttrKind::IntList), boolAttr("allowzero", false)}, reshapeRel));

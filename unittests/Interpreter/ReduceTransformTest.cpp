@@ -143,4 +143,18 @@ TEST(TransformTest, Split) {
                DType::Int32, {2}, {3, 4}));
 }
 
+TEST(TransformTest, Take) {
+  std::string p = "%a: Tensor[(2, 3), float32], %i: Tensor[(2), int32]";
+  auto a = [] { return f32({2, 3}, {1, 2, 3, 4, 5, 6}); };
+  // Along axis 1, clipped: -1 -> 0, 7 -> 2.
+  EXPECT_TRUE(tensorIs(runOne(p, "take(%a, %i, axis=1)", {a(), i32({2}, {-1, 7})}), DType::Float32,
+                       {2, 2}, {1, 3, 4, 6}));
+  // Wrapped: -1 -> 2, 7 -> 1.
+  EXPECT_TRUE(tensorIs(runOne(p, "take(%a, %i, axis=1, mode=\"wrap\")", {a(), i32({2}, {-1, 7})}),
+                       DType::Float32, {2, 2}, {3, 2, 6, 5}));
+  // No axis: the flattened data.
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "take(%a, %i)", {a(), i32({2}, {4, 0})}), DType::Float32, {2}, {5, 1}));
+}
+
 } // namespace

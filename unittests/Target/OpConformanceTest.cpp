@@ -163,6 +163,17 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.softmax" || op == "nn.log_softmax")
     return {{"%a: Tensor[(4, 17), {T}]", o + "(%a)", -30, 30},
             {"%a: Tensor[(3, 5, 2), {T}]", o + "(%a, axis=1)"}};
+  if (op == "take")
+    return {{"%a: Tensor[(4, 5), {T}], %i: Tensor[(3), int32]", "take(%a, %i, axis=1)", -3, 3,
+             std::make_pair(-2.0, 6.0)},
+            {"%a: Tensor[(4, 5), {T}], %i: Tensor[(2, 3), int64]",
+             "take(%a, %i, axis=0, mode=\"wrap\")", -3, 3, std::make_pair(-9.0, 9.0)},
+            {"%a: Tensor[(6), {T}], %i: Tensor[(4), int32]", "take(%a, %i)", -3, 3,
+             std::make_pair(0.0, 5.0)},
+            {"%a: Tensor[(2, 3, 2), {T}], %i: Tensor[(5), int64]", "take(%a, %i, mode=\"fast\")",
+             -3, 3, std::make_pair(0.0, 11.0)},
+            {"%a: Tensor[(3, 4, 2), {T}], %i: Tensor[(2, 2), int32]", "take(%a, %i, axis=-2)", -3,
+             3, std::make_pair(-1.0, 4.0)}};
   if (op == "nn.batch_norm")
     return {{"%a: Tensor[(2, 3, 4, 5), {T}], %g: Tensor[(3), {T}], %b: Tensor[(3), {T}], "
              "%m: Tensor[(3), {T}], %v: Tensor[(3), {T}]",
@@ -506,7 +517,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split")
+                      "split", "take")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -550,6 +561,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "squeeze",
                                  "concatenate",
                                  "split",
+                                 "take",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

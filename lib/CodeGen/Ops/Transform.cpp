@@ -91,11 +91,57 @@ static Error splitKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// take: one strided nest over the result viewed as [pre, count, post],
+/// with the indices read at [0, 1, 0] and the data's row base at
+/// [n * post, 0, 1]; the index (clamped, or wrapped) selects the row.
+static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1], *out = spec.outputs[0];
+  if (spec.getInt("batch_dims") != 0)
+    return unsupported(kb, spec, "batch_dims");
+  int64_t pre = 1, n = numElements(data->shape), post = 1;
+  if (std::optional<int64_t> axisAttr = spec.getOptInt("axis")) {
+    std::optional<unsigned> axis = normalizeAxis(*axisAttr, data->rank());
+    if (!axis)
+      return unsupported(kb, spec, "axis " + std::to_string(*axisAttr));
+    ArrayRef<int64_t> shape = data->shape;
+    pre = numElements(shape.take_front(*axis));
+    n = shape[*axis];
+    post = numElements(shape.drop_front(*axis + 1));
+  }
+  int64_t count = numElements(indices->shape);
+  if (pre * count * post == 0)
+    return Error::success();
+  if (n == 0)
+    return unsupported(kb, spec, "an axis of size 0");
+  bool wrap = spec.getString("mode") == "wrap";
+  DType t = out->dtype == DType::Bool ? DType::Int8 : out->dtype, it = indices->dtype;
+  Shape view = {pre, count, post};
+  StridedOperand views[] = {{{count * post, post, 1}, 0}, {{0, 1, 0}, 0}, {{n * post, 0, 1}, 0}};
+  emitStridedLoops(kb, view, views, 4, [&](ArrayRef<Value *> off) {
+    Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), off[1]), it, DType::Int64);
+    Value *zero = kb.index(0), *size = kb.index(n);
+    if (wrap) {
+      Value *r = kb.sub(DType::Int64, i, kb.mul(DType::Int64, kb.div(DType::Int64, i, size), size));
+      i = kb.select(kb.icmp(CmpOp::LT, r, zero), kb.iadd(r, size), r);
+    } else {
+      i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
+    }
+    Value *src = kb.iadd(off[2], kb.imul(i, post));
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), off[0],
+             kb.load(t, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
-      {"reshape", copyKernel},        {"nn.batch_flatten", copyKernel},
-      {"squeeze", copyKernel},        {"expand_dims", copyKernel},
-      {"transpose", transposeKernel}, {"concatenate", concatenateKernel},
+      {"take", takeKernel},
+      {"reshape", copyKernel},
+      {"nn.batch_flatten", copyKernel},
+      {"squeeze", copyKernel},
+      {"expand_dims", copyKernel},
+      {"transpose", transposeKernel},
+      {"concatenate", concatenateKernel},
       {"split", splitKernel},
   };
   return table;
