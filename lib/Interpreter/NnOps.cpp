@@ -192,36 +192,54 @@ static Expected<OpResults> batchFlattenOp(OpContext &ctx) {
 }
 
 /// Per (outer, channel, inner) position of a tensor split around `axis`.
-static void splitAround(ArrayRef<int64_t> shape, unsigned axis, int64_t &outer, int64_t &len,
-                        int64_t &inner) {
-  len = shape[axis];
-  inner = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  outer = 1;
-  for (size_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-}
+/// What batch_norm and layer_norm share: the data split around `axis`
+/// into (outer, len, inner), per-channel vectors (operands 1..numVectors)
+/// of len elements each, and the attributes.
+struct NormSetup {
+  int64_t outer = 1, len = 0, inner = 1;
+  double eps = 0;
+  bool center = true, scale = true;
+  std::vector<double> x;
+  std::vector<std::vector<double>> vectors; // operand i at index i - 1
+};
 
-/// Inference batch_norm: statistics are the moving ones.
-static Expected<OpResults> batchNormOp(OpContext &ctx) {
-  if (Error e = ctx.expectArgs(5))
+static Expected<NormSetup> normSetup(OpContext &ctx, unsigned numVectors) {
+  if (Error e = ctx.expectArgs(1 + numVectors))
     return e;
   const HostTensor &data = ctx.arg(0);
   Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
   if (!axis)
     return axis.takeError();
-  int64_t outer, len, inner;
-  splitAround(data.shape(), *axis, outer, len, inner);
-  for (unsigned i = 1; i < 5; ++i)
-    if (ctx.arg(i).numElements() != len)
+  NormSetup n;
+  n.len = data.shape()[*axis];
+  for (size_t d = *axis + 1; d < data.rank(); ++d)
+    n.inner *= data.shape()[d];
+  for (size_t d = 0; d < *axis; ++d)
+    n.outer *= data.shape()[d];
+  for (unsigned i = 1; i <= numVectors; ++i) {
+    if (ctx.arg(i).numElements() != n.len)
       return ctx.error("operand " + Twine(i) + " has " + Twine(ctx.arg(i).numElements()) +
-                       " elements, expected " + Twine(len));
-  double eps = ctx.getFloat("epsilon");
-  bool center = ctx.getBool("center"), scale = ctx.getBool("scale");
-  std::vector<double> x = toDoubles(data), gamma = toDoubles(ctx.arg(1)),
-                      beta = toDoubles(ctx.arg(2)), mean = toDoubles(ctx.arg(3)),
-                      var = toDoubles(ctx.arg(4));
+                       " elements, expected " + Twine(n.len));
+    n.vectors.push_back(toDoubles(ctx.arg(i)));
+  }
+  n.eps = ctx.getFloat("epsilon");
+  n.center = ctx.getBool("center");
+  n.scale = ctx.getBool("scale");
+  n.x = toDoubles(data);
+  return n;
+}
+
+/// Inference batch_norm: statistics are the moving ones.
+static Expected<OpResults> batchNormOp(OpContext &ctx) {
+  Expected<NormSetup> n = normSetup(ctx, 4);
+  if (!n)
+    return n.takeError();
+  const HostTensor &data = ctx.arg(0);
+  int64_t len = n->len, inner = n->inner;
+  double eps = n->eps;
+  bool center = n->center, scale = n->scale;
+  const std::vector<double> &x = n->x, &gamma = n->vectors[0], &beta = n->vectors[1],
+                            &mean = n->vectors[2], &var = n->vectors[3];
   Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
   if (!out)
     return out.takeError();
@@ -244,22 +262,14 @@ static Expected<OpResults> batchNormOp(OpContext &ctx) {
 }
 
 static Expected<OpResults> layerNormOp(OpContext &ctx) {
-  if (Error e = ctx.expectArgs(3))
-    return e;
+  Expected<NormSetup> n = normSetup(ctx, 2);
+  if (!n)
+    return n.takeError();
   const HostTensor &data = ctx.arg(0);
-  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
-  if (!axis)
-    return axis.takeError();
-  int64_t outer, len, inner;
-  splitAround(data.shape(), *axis, outer, len, inner);
-  for (unsigned i = 1; i < 3; ++i)
-    if (ctx.arg(i).numElements() != len)
-      return ctx.error("operand " + Twine(i) + " has " + Twine(ctx.arg(i).numElements()) +
-                       " elements, expected " + Twine(len));
-  double eps = ctx.getFloat("epsilon");
-  bool center = ctx.getBool("center"), scale = ctx.getBool("scale");
-  std::vector<double> x = toDoubles(data), gamma = toDoubles(ctx.arg(1)),
-                      beta = toDoubles(ctx.arg(2));
+  int64_t outer = n->outer, len = n->len, inner = n->inner;
+  double eps = n->eps;
+  bool center = n->center, scale = n->scale;
+  const std::vector<double> &x = n->x, &gamma = n->vectors[0], &beta = n->vectors[1];
   Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
   if (!out)
     return out.takeError();

@@ -124,25 +124,35 @@ static Error biasAddKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
+/// The rows of a float tensor along its `axis` attribute (softmax,
+/// log_softmax, layer_norm): one parallel iteration per row, body(len, at)
+/// where at(i) is the element offset of the row's i-th element.
+static Error forEachRow(KernelBuilder &kb, const KernelSpec &spec, int64_t workPerElement,
+                        function_ref<void(int64_t len, function_ref<Value *(Value *)> at)> body) {
   const TensorType *data = spec.inputs[0];
   std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
   if (!axis)
     return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
-  DType t = data->dtype, acc = kb.accumulatorType(t);
-  if (!isFloat(t))
-    return unsupported(kb, spec, "dtype " + dtypeName(t));
+  if (!isFloat(data->dtype))
+    return unsupported(kb, spec, "dtype " + dtypeName(data->dtype));
   ArrayRef<int64_t> shape = data->shape;
   int64_t outer = numElements(shape.take_front(*axis));
   int64_t len = shape[*axis];
   int64_t inner = numElements(shape.drop_front(*axis + 1));
   if (outer * len * inner == 0)
     return Error::success();
-  kb.parallelFor(outer * inner, 50 * len, [&](Value *p) {
+  kb.parallelFor(outer * inner, workPerElement * len, [&](Value *p) {
     Value *base = inner == 1 ? kb.imul(p, len)
                              : kb.iadd(kb.imul(kb.idiv(p, inner), len * inner), kb.irem(p, inner));
+    body(len, [&](Value *i) { return kb.iadd(base, kb.imul(i, inner)); });
+  });
+  return Error::success();
+}
+
+template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t);
+  return forEachRow(kb, spec, 50, [&](int64_t len, function_ref<Value *(Value *)> at) {
     Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
-    auto at = [&](Value *i) { return kb.iadd(base, kb.imul(i, inner)); };
     KernelBuilder::LocalVar mx = kb.localVar(t, kb.lowest(t));
     kb.forRange(0, len,
                 [&](Value *i) { kb.set(mx, kb.max(t, kb.get(mx), kb.load(t, in, at(i)))); });
@@ -170,7 +180,6 @@ template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSp
       kb.store(t, out, at(i), kb.cast(kb.mul(acc, e, inv), acc, t));
     });
   });
-  return Error::success();
 }
 
 static Error batchNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
@@ -212,31 +221,15 @@ static Error batchNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
 }
 
 static Error layerNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
-  const TensorType *data = spec.inputs[0];
-  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
-  if (!axis)
-    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
-  DType t = data->dtype, acc = kb.accumulatorType(t);
-  if (!isFloat(t))
-    return unsupported(kb, spec, "dtype " + dtypeName(t));
-  ArrayRef<int64_t> shape = data->shape;
-  int64_t outer = numElements(shape.take_front(*axis));
-  int64_t len = shape[*axis];
-  int64_t inner = numElements(shape.drop_front(*axis + 1));
+  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t);
   for (unsigned i = 1; i < 3; ++i)
-    if (spec.inputs[i]->shape != Shape{len})
+    if (spec.inputs[i]->rank() != 1)
       return unsupported(kb, spec, "a vector of shape " + shapeToString(spec.inputs[i]->shape));
-  if (outer * len * inner == 0)
-    return Error::success();
   double eps = spec.getFloat("epsilon");
   bool center = spec.getBool("center"), scale = spec.getBool("scale");
-  kb.parallelFor(outer * inner, 10 * len, [&](Value *p) {
-    Value *base = inner == 1 ? kb.imul(p, len)
-                             : kb.iadd(kb.imul(kb.idiv(p, inner), len * inner), kb.irem(p, inner));
+  return forEachRow(kb, spec, 10, [&](int64_t len, function_ref<Value *(Value *)> at) {
     Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
-    auto x = [&](Value *i) {
-      return kb.cast(kb.load(t, in, kb.iadd(base, kb.imul(i, inner))), t, acc);
-    };
+    auto x = [&](Value *i) { return kb.cast(kb.load(t, in, at(i)), t, acc); };
     // Two passes: the mean, then the (population) variance around it.
     KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
     kb.forRange(0, len, [&](Value *i) { kb.set(sum, kb.accumulate(acc, kb.get(sum), x(i))); });
@@ -255,10 +248,9 @@ static Error layerNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
         y = kb.mul(acc, y, kb.cast(kb.load(t, kb.buffer(spec.inputBuffer(1)), i), t, acc));
       if (center)
         y = kb.add(acc, y, kb.cast(kb.load(t, kb.buffer(spec.inputBuffer(2)), i), t, acc));
-      kb.store(t, out, kb.iadd(base, kb.imul(i, inner)), kb.cast(y, acc, t));
+      kb.store(t, out, at(i), kb.cast(y, acc, t));
     });
   });
-  return Error::success();
 }
 
 static Error dropoutKernel(KernelBuilder &kb, const KernelSpec &spec) {
