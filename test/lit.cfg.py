@@ -21,7 +21,9 @@ config.substitutions.append(("%examples", os.path.join(config.hx_src_root, "exam
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
 
 # Optional features: a GPU, ptxas, graphviz.
-if config.ptxas and os.path.exists(config.ptxas):
+# `ptxas`: the CUDA toolkit's ptxas and the libdevice PTX generation links.
+libdevice = os.environ.get("HX_LIBDEVICE") or "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+if config.ptxas and os.path.exists(config.ptxas) and os.path.exists(libdevice):
     config.available_features.add("ptxas")
 if config.dot and os.path.exists(config.dot):
     config.available_features.add("graphviz")

@@ -118,15 +118,18 @@ Expected<std::unique_ptr<GPUCompiler>> GPUCompiler::create(GPUCompilerOptions op
   if (!tm)
     return createStringError("the cuda code generator: cannot create a target machine for " +
                              opts.arch);
-  if (opts.libdevicePath.empty()) {
-    const char *env = std::getenv("HX_LIBDEVICE");
-    opts.libdevicePath = env && *env ? env : kDefaultLibdevice;
-  }
+  if (opts.libdevicePath.empty())
+    opts.libdevicePath = defaultLibdevicePath();
   std::unique_ptr<GPUCompiler> c(new GPUCompiler());
   c->impl = std::make_unique<Impl>();
   c->impl->opts = std::move(opts);
   c->impl->tm = std::move(tm);
   return c;
+}
+
+std::string GPUCompiler::defaultLibdevicePath() {
+  const char *env = std::getenv("HX_LIBDEVICE");
+  return env && *env ? env : kDefaultLibdevice;
 }
 
 bool GPUCompiler::supports(const OpDef &op) {

@@ -58,6 +58,10 @@ public:
   static llvm::Expected<std::unique_ptr<GPUCompiler>> create(GPUCompilerOptions opts = {});
   ~GPUCompiler();
 
+  /// The libdevice a compiler made with the default options links:
+  /// $HX_LIBDEVICE, else the toolkit's.
+  static std::string defaultLibdevicePath();
+
   /// Whether the operator's registry entry says cuda and a kernel
   /// definition exists.
   static bool supports(const OpDef &op);
