@@ -10,6 +10,7 @@
 // every operation is complete when it returns.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/Runtime/AllocationTable.h"
 #include "hx/Runtime/Backend.h"
 #include "hx/Target/CPU/CPUCompiler.h"
 #include "llvm/Support/ThreadPool.h"
@@ -55,21 +56,14 @@ public:
       return createStringError(inconvertibleErrorCode(), name() + ": out of memory allocating " +
                                                              std::to_string(bytes) + " bytes");
     std::memset(p, 0, rounded);
-    blocks[p] = rounded;
+    blocks.insert(p, rounded);
     return p;
   }
   void deallocate(void *p) override {
     if (blocks.erase(p))
       std::free(p);
   }
-  bool owns(const void *p) const override {
-    auto it = blocks.upper_bound(p);
-    if (it == blocks.begin())
-      return false;
-    --it;
-    auto *base = static_cast<const char *>(it->first);
-    return static_cast<const char *>(p) < base + it->second;
-  }
+  bool owns(const void *p) const override { return blocks.contains(p); }
 
   Error copyFromHost(void *dst, const void *src, size_t bytes, Stream *) override {
     std::memcpy(dst, src, bytes);
@@ -130,7 +124,7 @@ private:
   unsigned instance;
   unsigned workers = 1;
   std::unique_ptr<StdThreadPool> pool;
-  std::map<const void *, size_t> blocks;
+  AllocationTable blocks;
 };
 
 class CPUBackend : public Backend {

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CUDADriver.h"
+#include "hx/Runtime/AllocationTable.h"
 #include "hx/Runtime/CUDA.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -164,28 +165,21 @@ public:
     if (Error e = drv.check(r, who() + ": cuMemAlloc(" + Twine(bytes) + " bytes)"))
       return e;
     void *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
-    blocks[ptr] = size;
+    blocks.insert(ptr, size);
     allocated += size;
     return ptr;
   }
 
   void deallocate(void *p) override {
-    auto it = blocks.find(p);
-    if (it == blocks.end())
+    std::optional<size_t> size = blocks.erase(p);
+    if (!size)
       return;
-    allocated -= it->second;
-    blocks.erase(it);
+    allocated -= *size;
     drv.cuCtxSetCurrent(ctx->ctx);
     drv.cuMemFree(devicePtr(p));
   }
 
-  bool owns(const void *p) const override {
-    auto it = blocks.upper_bound(p);
-    if (it == blocks.begin())
-      return false;
-    --it;
-    return static_cast<const char *>(p) < static_cast<const char *>(it->first) + it->second;
-  }
+  bool owns(const void *p) const override { return blocks.contains(p); }
 
   // The caller keeps `src` (or `dst`) alive until the stream has passed the
   // copy. From pageable memory the driver stages the data and returns once
@@ -474,7 +468,7 @@ private:
   const CUstream defaultStream;
   const CUDADeviceOptions opts;
   /// Allocations: base -> bytes (owns(), the destructor).
-  std::map<const void *, size_t> blocks;
+  AllocationTable blocks;
   uint64_t allocated = 0;
   /// Host ranges this device registered: base -> bytes.
   std::map<const char *, size_t> pinned;

@@ -14,6 +14,7 @@
 #include "PlanForTest.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Runtime/AllocationTable.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -73,21 +74,14 @@ public:
   llvm::Expected<void *> allocate(size_t bytes) override {
     void *p = std::malloc(std::max<size_t>(bytes, 1));
     std::memset(p, 0xAB, std::max<size_t>(bytes, 1)); // poison: never zeros
-    blocks[p] = bytes;
+    blocks.insert(p, bytes);
     return p;
   }
   void deallocate(void *p) override {
     if (blocks.erase(p))
       std::free(p);
   }
-  bool owns(const void *p) const override {
-    auto it = blocks.upper_bound(p);
-    if (it == blocks.begin())
-      return false;
-    --it;
-    return static_cast<const char *>(p) <
-           static_cast<const char *>(it->first) + std::max<size_t>(it->second, 1);
-  }
+  bool owns(const void *p) const override { return blocks.contains(p); }
   llvm::Error copyFromHost(void *dst, const void *src, size_t n, Stream *s) override {
     return enqueue(s, [=] { std::memcpy(dst, src, n); });
   }
@@ -148,7 +142,7 @@ private:
   }
   LazyStream ownStream;
   std::vector<LazyStream *> streams; // the executor owns them; they outlive runs
-  std::map<const void *, size_t> blocks;
+  AllocationTable blocks;
 };
 
 const char *kTable = R"(
