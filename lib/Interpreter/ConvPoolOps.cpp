@@ -212,7 +212,9 @@ static Expected<OpResults> conv2dOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
-static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+/// The one operand of a pooling operator, of rank 4, and its `layout` and
+/// `out_layout` (defaulting to `layout`).
+static Expected<std::pair<Layout, Layout>> poolLayouts(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
   const HostTensor &data = ctx.arg(0);
@@ -224,6 +226,15 @@ static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
   Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "layout");
   if (!ol)
     return ol.takeError();
+  return std::make_pair(*l, *ol);
+}
+
+static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
+  if (!layouts)
+    return layouts.takeError();
+  const HostTensor &data = ctx.arg(0);
+  const Layout *l = &layouts->first, *ol = &layouts->second;
   auto pool = getPair(ctx, "pool_size", 1);
   if (!pool)
     return pool.takeError();
@@ -274,17 +285,11 @@ static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
 }
 
 static Expected<OpResults> globalAvgPool2dOp(OpContext &ctx) {
-  if (Error e = ctx.expectArgs(1))
-    return e;
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
+  if (!layouts)
+    return layouts.takeError();
   const HostTensor &data = ctx.arg(0);
-  if (data.rank() != 4)
-    return ctx.error("data must have rank 4, got shape " + shapeStr(data.shape()));
-  Expected<Layout> l = parseLayout(ctx, "layout", "NCHW");
-  if (!l)
-    return l.takeError();
-  Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "layout");
-  if (!ol)
-    return ol.takeError();
+  const Layout *l = &layouts->first, *ol = &layouts->second;
   View d = viewOf(data.shape(), *l);
   Expected<HostTensor> out =
       ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], 1, 1}), data.dtype());

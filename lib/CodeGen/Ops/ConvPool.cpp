@@ -93,6 +93,39 @@ static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
   return unsupported(kb, spec, "padding " + intListToString(p));
 }
 
+/// The geometry of a 2-D window: padding (top and left; bottom and right
+/// follow from the result's size), strides and dilation.
+struct Window2d {
+  int64_t top, left, sh, sw, dh, dw;
+};
+
+static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec) {
+  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
+  if (!pad)
+    return pad.takeError();
+  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
+  if (!strides)
+    return strides.takeError();
+  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
+  if (!dilation)
+    return dilation.takeError();
+  return Window2d{(*pad)[0],       (*pad)[1],       strides->first,
+                  strides->second, dilation->first, dilation->second};
+}
+
+/// The data and result views of a pooling operator (`layout`, and
+/// `out_layout` defaulting to it).
+static Expected<std::pair<LayoutView, LayoutView>> getPoolLayouts(const KernelBuilder &kb,
+                                                                  const KernelSpec &spec) {
+  Expected<LayoutView> data = getLayout(kb, spec, spec.inputs[0], "layout", "NCHW");
+  if (!data)
+    return data.takeError();
+  Expected<LayoutView> out = getLayout(kb, spec, spec.outputs[0], "out_layout", "NCHW", "layout");
+  if (!out)
+    return out.takeError();
+  return std::make_pair(*data, *out);
+}
+
 static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
 
 static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
@@ -106,17 +139,10 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "data_layout");
   if (!out)
     return out.takeError();
-  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
-  if (!pad)
-    return pad.takeError();
-  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
-  if (!strides)
-    return strides.takeError();
-  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
-  if (!dilation)
-    return dilation.takeError();
-  auto [sh, sw] = *strides;
-  auto [dh, dw] = *dilation;
+  Expected<Window2d> window = getWindow(kb, spec);
+  if (!window)
+    return window.takeError();
+  auto [top, left, sh, sw, dh, dw] = *window;
   int64_t groups = spec.getInt("groups");
   auto [n, c, h, w] = data->size;
   auto [o, icg, kh, kw] = weight->size;
@@ -126,7 +152,6 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   if (anyZero(outT->shape))
     return Error::success();
   int64_t ocg = o / groups;
-  int64_t top = (*pad)[0], left = (*pad)[1];
   DType t = dataT->dtype, acc = kb.accumulatorType(t);
   const LayoutView &dv = *data, &wv = *weight, &ov = *out;
 
@@ -228,36 +253,25 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
 
 static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
-  Expected<LayoutView> data = getLayout(kb, spec, dataT, "layout", "NCHW");
-  if (!data)
-    return data.takeError();
-  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "layout");
-  if (!out)
-    return out.takeError();
-  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
-  if (!pad)
-    return pad.takeError();
+  Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
+  if (!layouts)
+    return layouts.takeError();
+  Expected<Window2d> window = getWindow(kb, spec);
+  if (!window)
+    return window.takeError();
   Expected<std::pair<int64_t, int64_t>> pool = getPair(kb, spec, "pool_size");
   if (!pool)
     return pool.takeError();
-  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
-  if (!strides)
-    return strides.takeError();
-  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
-  if (!dilation)
-    return dilation.takeError();
   auto [ph, pw] = *pool;
-  auto [sh, sw] = *strides;
-  auto [dh, dw] = *dilation;
-  auto [n, c, h, w] = data->size;
-  int64_t oh = out->size[2], ow = out->size[3];
+  auto [top, left, sh, sw, dh, dw] = *window;
+  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
   if (anyZero(outT->shape))
     return Error::success();
   if (anyZero(dataT->shape))
     return unsupported(kb, spec, "an empty input with a non-empty result");
-  int64_t top = (*pad)[0], left = (*pad)[1];
   DType t = dataT->dtype;
-  const LayoutView &dv = *data, &ov = *out;
 
   kb.parallelFor(n * c * oh, std::max<int64_t>(ph * pw, 1) * ow * 3, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
@@ -291,17 +305,14 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
 
 static Error globalAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
-  Expected<LayoutView> data = getLayout(kb, spec, dataT, "layout", "NCHW");
-  if (!data)
-    return data.takeError();
-  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "layout");
-  if (!out)
-    return out.takeError();
-  auto [n, c, h, w] = data->size;
+  Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
+  if (!layouts)
+    return layouts.takeError();
+  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  auto [n, c, h, w] = dv.size;
   if (n * c == 0)
     return Error::success();
   DType t = dataT->dtype, acc = kb.accumulatorType(t);
-  const LayoutView &dv = *data, &ov = *out;
   kb.parallelFor(n * c, std::max<int64_t>(h * w, 1), [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c});
     Value *in = kb.buffer(spec.inputBuffer(0));
