@@ -16,7 +16,9 @@
 //    a step waits for the latest earlier step on each other asynchronous
 //    queue whose accesses conflict with its own (read after write, write
 //    after read, write after write); a queue is in order, so that one wait
-//    covers the earlier steps there. That gives both rules of the runtime:
+//    covers the earlier steps there. The walk looks back through each
+//    other queue until the first conflict: quadratic only for long runs of
+//    independent work on several queues. That gives both rules of the runtime:
 //    a consumer waits for its producer's copy or kernel, and a buffer (or
 //    an arena range another buffer reuses) is not overwritten while a copy
 //    or kernel on another queue still reads it. Host steps need no event

@@ -191,6 +191,9 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
       out[i] = cpu(virt[i].virtualDeviceId);
   // A cuda virtual device runs on the GPU of its virtual_device_id when
   // there is one, else on cuda:0.
+  // The driver is probed only when a cuda virtual device needs it.
+  if (llvm::all_of(out, [](Device *d) { return d != nullptr; }))
+    return true;
   Expected<CUDASystemInfo> gpus = probeCUDA();
   std::string noGpu = gpus ? "" : toString(gpus.takeError());
   for (size_t i = 0; i < virt.size(); ++i) {
