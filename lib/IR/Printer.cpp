@@ -4,7 +4,10 @@
 //   - every call, tuple, projection, `if`, `fn` literal (and a `let` in
 //     operand position) used as an operand is bound to its own `%N = ...;`
 //     line, numbered from 0 per def in post-order, operands left to right;
-//   - variables, globals, operators and constants print inline;
+//   - variables, globals, operators and constants print inline; a tensor
+//     constant as `meta[relay.Constant][i]`, numbered in print order, its
+//     value in the metadata's "relay.Constant" table (base64 `data`, or the
+//     `npy` file it was read from);
 //   - a scope's result expression is printed bare on its last line;
 //   - `let %x = v; body` prints as a `let` line followed by the body.
 //
@@ -18,6 +21,7 @@
 #include "hx/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
@@ -81,7 +85,9 @@ static void printInt(raw_ostream &os, int64_t v, DType t) {
 }
 
 void hx::printConstant(raw_ostream &os, const Constant &c) {
-  if (c.dtype == DType::Bool)
+  if (c.isTensor())
+    os << "meta[relay.Constant][?]";
+  else if (c.dtype == DType::Bool)
     os << (c.intValue ? "True" : "False");
   else if (isFloat(c.dtype))
     printFloat(os, c.floatValue, c.dtype);
@@ -160,6 +166,18 @@ void hx::printAttrValue(raw_ostream &os, const AttrValue &v) {
 
 namespace {
 
+/// Tensor constants in the order the printer first meets them.
+struct ConstantTable {
+  std::vector<const TensorData *> values;
+  DenseMap<const TensorData *, unsigned> index;
+  unsigned indexOf(const std::shared_ptr<const TensorData> &t) {
+    auto [it, inserted] = index.try_emplace(t.get(), values.size());
+    if (inserted)
+      values.push_back(t.get());
+    return it->second;
+  }
+};
+
 /// Only non-default attributes print.
 bool isDefaultAttr(const OpDef &def, const Attr &a) {
   const AttrSpec *spec = def.findAttr(a.name);
@@ -168,7 +186,8 @@ bool isDefaultAttr(const OpDef &def, const Attr &a) {
 
 class FunctionPrinter {
 public:
-  FunctionPrinter(raw_ostream &os, const PrintOptions &opts) : os(os), opts(opts) {}
+  FunctionPrinter(raw_ostream &os, const PrintOptions &opts, ConstantTable &constants)
+      : os(os), opts(opts), constants(constants) {}
 
   void printDef(StringRef name, const Function &fn) {
     analyzeScopes(fn);
@@ -473,7 +492,10 @@ private:
       os << cast<Op>(e)->name;
       return;
     case ExprKind::Constant:
-      printConstant(os, *cast<Constant>(e));
+      if (auto *c = cast<Constant>(e); c->isTensor())
+        os << "meta[relay.Constant][" << constants.indexOf(c->tensor) << "]";
+      else
+        printConstant(os, *c);
       return;
     default:
       break;
@@ -619,6 +641,7 @@ private:
 
   raw_ostream &os;
   const PrintOptions &opts;
+  ConstantTable &constants;
   DenseMap<const Expr *, unsigned> bound;
   std::vector<std::vector<const Expr *>> scopeStack;
   std::vector<ScopeInfo> scopes;
@@ -631,9 +654,28 @@ private:
   unsigned counter = 0;
 };
 
-void printMetadata(raw_ostream &os, const Module &m) {
+void printConstants(raw_ostream &os, const ConstantTable &constants) {
+  os << "  \"relay.Constant\": [\n";
+  for (size_t i = 0; i < constants.values.size(); ++i) {
+    const TensorData &t = *constants.values[i];
+    os << "    {\"dtype\": \"" << dtypeName(t.dtype) << "\", \"shape\": [";
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      os << (d ? ", " : "") << t.shape[d];
+    os << "], ";
+    if (!t.npyPath.empty()) {
+      os << "\"npy\": ";
+      printString(os, t.npyPath);
+    } else {
+      os << "\"data\": \"" << encodeBase64(t.bytes) << "\"";
+    }
+    os << "}" << (i + 1 < constants.values.size() ? ",\n" : "\n");
+  }
+  os << "  ]";
+}
+
+void printMetadata(raw_ostream &os, const Module &m, const ConstantTable &constants) {
   bool any = !m.devices.empty() || m.fallbackDeviceType || !m.passConfigExtra.empty() ||
-             !m.extraMetadata.empty();
+             !m.extraMetadata.empty() || !constants.values.empty();
   if (!any)
     return;
   os << "#[metadata]\n{\n";
@@ -676,6 +718,10 @@ void printMetadata(raw_ostream &os, const Module &m) {
     }
     os << "}";
   }
+  if (!constants.values.empty()) {
+    sep();
+    printConstants(os, constants);
+  }
   for (auto &[k, v] : m.extraMetadata) {
     sep();
     os << "  ";
@@ -688,9 +734,10 @@ void printMetadata(raw_ostream &os, const Module &m) {
 } // namespace
 
 void hx::printModule(raw_ostream &os, const Module &m, const PrintOptions &opts) {
+  ConstantTable constants;
   os << "#[version = \"0.0.5\"]\n";
   for (size_t i = 0; i < m.defs.size(); ++i) {
-    FunctionPrinter(os, opts).printDef(m.defs[i].global->name, *m.defs[i].fn);
+    FunctionPrinter(os, opts, constants).printDef(m.defs[i].global->name, *m.defs[i].fn);
   }
-  printMetadata(os, m);
+  printMetadata(os, m, constants);
 }

@@ -25,7 +25,7 @@
 //   Var        the innermost binding in the activation chain; an unbound
 //              variable (a free_var) is an error
 //   GlobalVar  a closure over the def
-//   Constant   a rank-0 tensor
+//   Constant   a rank-0 tensor, or the tensor constant's value
 //   Call       0: push the callee (unless an operator) and the arguments
 //              1: an operator: interpretOp on the tensors (a tuple argument
 //                 is flattened into its fields; on_device and device_copy
@@ -224,6 +224,13 @@ Error Evaluator::step() {
                           "' is used as a value (only calls of operators are supported)");
   case ExprKind::Constant: {
     const auto *c = cast<Constant>(e);
+    if (c->isTensor()) {
+      HostTensor t(c->dtype, c->tensor->shape);
+      std::copy(c->tensor->bytes.begin(), c->tensor->bytes.end(), t.as<uint8_t>());
+      values.push_back(tensorValue(std::move(t)));
+      tasks.pop_back();
+      return Error::success();
+    }
     HostTensor scalar(c->dtype, {});
     if (isFloat(c->dtype))
       scalar.setDouble(0, c->floatValue);

@@ -1,30 +1,62 @@
 //===- Metadata.cpp - The #[metadata] section -----------------------------===//
 //
 // The metadata JSON is parsed by the grammar (rule `json`), so every value has
-// a location. "VirtualDevice" and "PassConfig" are interpreted here; any other
-// key is kept verbatim (llvm::json) and printed back.
+// a location. "VirtualDevice" and "PassConfig" are interpreted here,
+// "relay.Constant" in Constants.cpp, and a whole TVM object graph (`"root"`,
+// `"nodes"`, `"b64ndarrays"`) in TVMMetadata.cpp; any other key is kept
+// verbatim (llvm::json) and printed back.
 //
 //===----------------------------------------------------------------------===//
-#include "ParseTreeConverter.h"
+#include "MetadataReaders.h"
 #include <cmath>
 
 using namespace hx;
 using namespace llvm;
 using P = HxParser;
 
-namespace {
-struct Member {
-  HxToken *key;
-  P::JsonContext *value;
-};
-
-std::vector<Member> membersOf(P::JsonObjectContext *obj) {
-  std::vector<Member> out;
+std::vector<JsonMember> hx::membersOf(P::JsonObjectContext *obj) {
+  std::vector<JsonMember> out;
   for (auto *m : obj->jsonMember())
     out.push_back({tok(m->STRING()), m->json()});
   return out;
 }
 
+P::JsonContext *hx::memberOf(P::JsonObjectContext *obj, StringRef key) {
+  for (auto *m : obj->jsonMember())
+    if (unescapeString(tok(m->STRING())->text()) == key)
+      return m->json();
+  return nullptr;
+}
+
+std::optional<std::string> hx::jsonString(P::JsonContext *ctx) {
+  if (auto *s = dynamic_cast<P::JsonStringContext *>(ctx))
+    return unescapeString(tok(s->STRING())->text());
+  return std::nullopt;
+}
+
+std::optional<int64_t> hx::jsonInt(P::JsonContext *ctx) {
+  int64_t i;
+  if (auto *n = dynamic_cast<P::JsonNumberContext *>(ctx))
+    if (!tok(n->NUMBER())->text().getAsInteger(10, i))
+      return i;
+  return std::nullopt;
+}
+
+std::string hx::describeJson(P::JsonContext *ctx) {
+  if (dynamic_cast<P::JsonObjectContext *>(ctx))
+    return "an object";
+  if (dynamic_cast<P::JsonArrayContext *>(ctx))
+    return "an array";
+  if (dynamic_cast<P::JsonStringContext *>(ctx))
+    return "a string";
+  if (dynamic_cast<P::JsonNumberContext *>(ctx))
+    return "a number";
+  if (dynamic_cast<P::JsonBoolContext *>(ctx))
+    return "a boolean";
+  return "null";
+}
+
+namespace {
 // Keeps a metadata value the IR does not interpret. False after reporting a
 // number that no double holds (it would print as `inf`, which is no JSON).
 bool toJSON(P::JsonContext *ctx, DiagEngine &diags, json::Value &out) {
@@ -73,19 +105,6 @@ bool toJSON(P::JsonContext *ctx, DiagEngine &diags, json::Value &out) {
   return true;
 }
 
-std::string describe(P::JsonContext *ctx) {
-  if (dynamic_cast<P::JsonObjectContext *>(ctx))
-    return "an object";
-  if (dynamic_cast<P::JsonArrayContext *>(ctx))
-    return "an array";
-  if (dynamic_cast<P::JsonStringContext *>(ctx))
-    return "a string";
-  if (dynamic_cast<P::JsonNumberContext *>(ctx))
-    return "a number";
-  if (dynamic_cast<P::JsonBoolContext *>(ctx))
-    return "a boolean";
-  return "null";
-}
 } // namespace
 
 namespace hx {
@@ -99,7 +118,8 @@ static bool readDeviceType(P::JsonContext *v, DiagEngine &diags, DeviceType &out
     if (!tok(n->NUMBER())->text().getAsInteger(10, i))
       t = deviceTypeFromNumber(i);
   } else {
-    diags.error(locOf(v->getStart()), "device type must be a name or a number, not " + describe(v));
+    diags.error(locOf(v->getStart()),
+                "device type must be a name or a number, not " + describeJson(v));
     return false;
   }
   if (!t) {
@@ -111,10 +131,11 @@ static bool readDeviceType(P::JsonContext *v, DiagEngine &diags, DeviceType &out
   return true;
 }
 
-static bool readDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d) {
+bool readVirtualDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d) {
   auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
   if (!obj) {
-    diags.error(locOf(ctx->getStart()), "a virtual device must be an object, not " + describe(ctx));
+    diags.error(locOf(ctx->getStart()),
+                "a virtual device must be an object, not " + describeJson(ctx));
     return false;
   }
   d.loc = locOf(ctx->getStart());
@@ -192,12 +213,13 @@ bool ParseTreeConverter::buildMetadata(P::JsonContext *ctx, bool fromCommandLine
   auto readDevices = [&](P::JsonContext *v) {
     auto *arr = dynamic_cast<P::JsonArrayContext *>(v);
     if (!arr) {
-      diags.error(locOf(v->getStart()), "\"VirtualDevice\" must be an array, not " + describe(v));
+      diags.error(locOf(v->getStart()),
+                  "\"VirtualDevice\" must be an array, not " + describeJson(v));
       return false;
     }
     for (auto *e : arr->json()) {
       VirtualDevice d;
-      if (!readDevice(e, diags, d))
+      if (!readVirtualDevice(e, diags, d))
         return false;
       devices.push_back(std::move(d));
     }
@@ -214,8 +236,14 @@ bool ParseTreeConverter::buildMetadata(P::JsonContext *ctx, bool fromCommandLine
   auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
   if (!obj) {
     diags.error(locOf(ctx->getStart()),
-                "the metadata section must be a JSON object, not " + describe(ctx));
+                "the metadata section must be a JSON object, not " + describeJson(ctx));
     return false;
+  }
+  if (!fromCommandLine && isTVMObjectGraph(obj)) {
+    if (!readTVMObjectGraph(obj, diags, devices, constants))
+      return false;
+    mod.devices = std::move(devices);
+    return true;
   }
   StringMap<HxToken *> seen;
   for (auto &m : membersOf(obj)) {
@@ -230,11 +258,14 @@ bool ParseTreeConverter::buildMetadata(P::JsonContext *ctx, bool fromCommandLine
     if (key == "VirtualDevice") {
       if (!readDevices(m.value))
         return false;
+    } else if (key == "relay.Constant" && !fromCommandLine) {
+      if (!readConstantTable(m.value, diags, baseDir, constants))
+        return false;
     } else if (key == "PassConfig") {
       auto *pc = dynamic_cast<P::JsonObjectContext *>(m.value);
       if (!pc) {
         diags.error(locOf(m.value->getStart()),
-                    "\"PassConfig\" must be an object, not " + describe(m.value));
+                    "\"PassConfig\" must be an object, not " + describeJson(m.value));
         return false;
       }
       if (fromCommandLine) {

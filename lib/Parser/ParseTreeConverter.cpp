@@ -453,8 +453,7 @@ ExprRef ParseTreeConverter::buildPrimary(P::PrimaryContext *ctx) {
     return c;
   }
   if (auto *m = dynamic_cast<P::MetaExprContext *>(ctx))
-    return error(m->getStart(), "not supported: metadata constants (" + m->getText() + ")"),
-           nullptr;
+    return buildMetaConstant(m->metaRef());
   if (auto *p = dynamic_cast<P::ParenExprContext *>(ctx)) {
     if (!p->body()) // ()
       return node<Tuple>(SmallVector<ExprRef, 2>(), locOf(p->getStart()));

@@ -24,7 +24,10 @@ namespace hx {
 
 class ParseTreeConverter {
 public:
-  ParseTreeConverter(Module &m, DiagEngine &diags) : mod(m), diags(diags) {}
+  /// `baseDir`: the directory `.npy` paths of the constant table are
+  /// relative to (the .ir file's).
+  ParseTreeConverter(Module &m, DiagEngine &diags, std::string baseDir = ".")
+      : mod(m), diags(diags), baseDir(std::move(baseDir)) {}
 
   /// A new expression node, counted in the module's exprCountHint.
   template <typename T, typename... Args> Ref<T> node(Args &&...args) {
@@ -79,6 +82,7 @@ private:
   TypeRef buildType(HxParser::TypeContext *ctx);
   bool buildAttrValue(HxParser::AttrValueContext *ctx, AttrValue &out);
   bool buildMetaRef(HxParser::MetaRefContext *ctx, AttrValue &out);
+  ExprRef buildMetaConstant(HxParser::MetaRefContext *ctx);
   bool buildAttr(HxToken *name, HxParser::AttrValueContext *value, Attrs &attrs);
   ExprRef buildNumber(HxToken *tok);
 
@@ -86,6 +90,9 @@ private:
 
   Module &mod;
   DiagEngine &diags;
+  std::string baseDir;
+  /// `meta[relay.Constant][i]`, from the metadata section.
+  std::vector<std::shared_ptr<const TensorData>> constants;
   std::vector<Scope> scopes;
   // The def being built.
   std::string defName;

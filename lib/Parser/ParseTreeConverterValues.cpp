@@ -275,6 +275,40 @@ bool ParseTreeConverter::buildMetaRef(P::MetaRefContext *ctx, AttrValue &out) {
                                     "] has no entry in the metadata section");
 }
 
+ExprRef ParseTreeConverter::buildMetaConstant(P::MetaRefContext *ctx) {
+  HxToken *kind = tok(ctx->IDENT());
+  HxToken *idxTok = tok(ctx->NUMBER());
+  SMRange range(locOf(ctx->getStart()),
+                SMLoc::getFromPointer(static_cast<HxToken *>(ctx->getStop())->ptr() + 1));
+  if (kind->text().starts_with("relay.attrs.")) {
+    diags
+        .error(locOf(ctx->getStart()), "not supported: attributes given as metadata (" +
+                                           ctx->getText() + "); write them inline as name=value")
+        .range(range);
+    return nullptr;
+  }
+  if (kind->text() != "relay.Constant") {
+    diags
+        .error(locOf(ctx->getStart()),
+               "not supported: meta[" + kind->text() +
+                   "] as a value (only meta[relay.Constant][i] is an expression)")
+        .range(range);
+    return nullptr;
+  }
+  int64_t idx;
+  if (idxTok->text().getAsInteger(10, idx) || idx < 0)
+    return error(idxTok, "invalid metadata index '" + idxTok->text() + "'"), nullptr;
+  if (static_cast<uint64_t>(idx) >= constants.size()) {
+    diags
+        .error(locOf(ctx->getStart()),
+               "meta[relay.Constant][" + Twine(idx) + "] has no entry: the metadata table has " +
+                   Twine(constants.size()) + " constant" + (constants.size() == 1 ? "" : "s"))
+        .range(range);
+    return nullptr;
+  }
+  return node<Constant>(constants[idx], locOf(ctx->getStart()));
+}
+
 bool ParseTreeConverter::buildAttrValue(P::AttrValueContext *ctx, AttrValue &out) {
   out.loc = locOf(ctx->getStart());
   if (auto *n = dynamic_cast<P::NumberAttrContext *>(ctx)) {

@@ -21,6 +21,7 @@
 #include "ParseTreeConverter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace hx;
 using namespace llvm;
@@ -133,10 +134,23 @@ private:
   DiagEngine &diags;
 };
 
+/// Where the constant table's `.npy` paths start: the option, else the
+/// directory of the file being parsed (the working directory for stdin).
+std::string baseDirectory(DiagEngine &diags, unsigned bufferId, const ParserOptions &opts) {
+  if (opts.baseDirectory)
+    return *opts.baseDirectory;
+  StringRef name = diags.getSourceMgr().getMemoryBuffer(bufferId)->getBufferIdentifier();
+  StringRef dir = sys::path::parent_path(name);
+  if (name == "-" || name.starts_with("<") || dir.empty())
+    return ".";
+  return dir.str();
+}
+
 class ModuleParser {
 public:
   ModuleParser(unsigned bufferId, DiagEngine &diags, const ParserOptions &opts)
-      : bufferId(bufferId), diags(diags), opts(opts), converter(*mod, diags) {}
+      : bufferId(bufferId), diags(diags), opts(opts),
+        converter(*mod, diags, baseDirectory(diags, bufferId, opts)) {}
 
   std::unique_ptr<Module> run();
 

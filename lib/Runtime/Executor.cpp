@@ -97,7 +97,10 @@ Error Executable::Impl::bind() {
       ownAllocations.push_back({buf.device, *p});
       pointers[b] = *p;
       extraBytes[buf.device] += buf.bytes;
-      if (buf.kind == Buffer::Kind::Constant) {
+      if (buf.kind == Buffer::Kind::Constant && buf.data) {
+        if (Error e = devices[buf.device]->copyFromHost(*p, buf.data->bytes.data(), buf.bytes))
+          return e;
+      } else if (buf.kind == Buffer::Kind::Constant) {
         HostTensor t(buf.dtype, buf.shape);
         if (t.numElements())
           t.setDouble(0, buf.value);
@@ -426,7 +429,10 @@ void Executable::printSchedule(raw_ostream &os) const {
         os << "parameter " << buf.index;
         break;
       case Buffer::Kind::Constant:
-        os << "constant " << buf.value;
+        if (buf.data)
+          os << "constant tensor";
+        else
+          os << "constant " << buf.value;
         break;
       case Buffer::Kind::Output:
         os << "output";

@@ -282,11 +282,21 @@ private:
       return unsupported(e, "an operator used as a value");
     case ExprKind::Constant: {
       auto *c = cast<Constant>(e);
+      DeviceIndex device = devices.deviceOf(c);
+      if (c->isTensor()) {
+        auto [it, inserted] = tensorConstants.try_emplace({c->tensor.get(), device});
+        if (!inserted) {
+          done = it->second;
+          return true;
+        }
+      }
       Value v;
-      if (!makeValue(c->checkedType.get(), devices.deviceOf(c), "constant", c->loc, v,
-                     Buffer::Kind::Constant))
+      if (!makeValue(c->checkedType.get(), device, "constant", c->loc, v, Buffer::Kind::Constant))
         return false;
       x.buffers[v.buffer].value = isFloat(c->dtype) ? c->floatValue : double(c->intValue);
+      x.buffers[v.buffer].data = c->tensor;
+      if (c->isTensor())
+        tensorConstants[{c->tensor.get(), device}] = v;
       done = v;
       return true;
     }
@@ -537,6 +547,8 @@ private:
   PlannedDevices devices;
   std::deque<Frame> frames;
   DenseMap<const Var *, Value> vars;
+  /// One buffer per tensor constant and device.
+  DenseMap<std::pair<const TensorData *, DeviceIndex>, Value> tensorConstants;
   DenseSet<const Function *> active;
 };
 

@@ -6,8 +6,8 @@
 //     planner appended) to physical devices: --device options in order, or by
 //     default each to a device of its type; a cuda device without a GPU runs
 //     on a further cpu instance, and hx-run says so.
-//  3. Inputs: --input NAME=file.npy, else --random-inputs (seeded), checked
-//     against @main's parameter types.
+//  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
+//     --random-inputs (seeded), checked against @main's parameter types.
 //  4. Compile (Executable::build) and run --repeat times, or interpret
 //     (--interpret); --check compares with the interpreter.
 //  5. Outputs: a summary line each, and DIR/output_<i>.npy, written only
@@ -52,6 +52,8 @@ enum class Emit { None, IR, LLVM, Schedule, PTX };
 struct RunConfig {
   CommonConfig common;
   std::vector<std::string> inputs;
+  /// --params: DIR/NAME.npy for each parameter without --input.
+  std::string paramsDir;
   bool randomInputs = false;
   uint64_t seed = 0;
   std::string outputDir;
@@ -253,6 +255,12 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
     }
     HostTensor expected(tt->dtype, tt->shape);
     auto it = given.find(p->name);
+    if (it == given.end() && !c.paramsDir.empty()) {
+      SmallString<256> path(c.paramsDir);
+      sys::path::append(path, p->name + ".npy");
+      if (sys::fs::exists(path))
+        it = given.try_emplace(p->name, path.str().str()).first;
+    }
     if (it != given.end()) {
       Expected<HostTensor> t = readNpy(it->second);
       if (!t) {
@@ -269,7 +277,9 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
     }
     if (!c.randomInputs) {
       userError("no input for parameter %" + p->name + " (" + typeToString(tt) +
-                "): give --input " + p->name + "=FILE.npy or --random-inputs");
+                "): give --input " + p->name + "=FILE.npy" +
+                (c.paramsDir.empty() ? "" : ", " + c.paramsDir + "/" + p->name + ".npy") +
+                " or --random-inputs");
       return false;
     }
     // Floats uniform in [-1, 1); integers in [-9, 9] without 0 (safe as
@@ -528,6 +538,10 @@ int hx::runMain(int argc, char **argv) {
   CommonFlags common(registry, cat, /*pipelineFlags=*/false);
   cl::list<std::string> inputs("input", cl::desc("An input for parameter NAME of @main"),
                                cl::value_desc("NAME=file.npy"), cl::cat(cat));
+  cl::opt<std::string> params("params",
+                              cl::desc("Read each parameter NAME of @main not given with --input "
+                                       "from DIR/NAME.npy, where that file exists"),
+                              cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<bool> randomInputs("random-inputs",
                              cl::desc("Fill parameters without --input with seeded random data "
                                       "(floats in [-1, 1), integers in [-9, 9] without 0)"),
@@ -587,6 +601,7 @@ int hx::runMain(int argc, char **argv) {
     return kExitUserError;
   c.inputs.assign(inputs.begin(), inputs.end());
   c.randomInputs = randomInputs;
+  c.paramsDir = params;
   c.seed = seed;
   c.outputDir = outputDir;
   c.devices.assign(devices.begin(), devices.end());

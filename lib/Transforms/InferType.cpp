@@ -323,8 +323,12 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
                             "' used as a value; operators can only be called");
     return nullptr;
   case ExprKind::Constant:
-    if (!isDone(e))
-      finish(e, makeTensorType({}, cast<Constant>(e)->dtype));
+    if (!isDone(e)) {
+      auto *c = cast<Constant>(e);
+      finish(e, makeTensorType(c->isTensor() ? ArrayRef<int64_t>(c->tensor->shape)
+                                             : ArrayRef<int64_t>(),
+                               c->dtype));
+    }
     return e->checkedType.get();
   default:
     return typeOf(e);

@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -107,13 +108,32 @@ public:
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::Op; }
 };
 
-/// A scalar constant: `1f`, `2`, `3i64`, `True`.
+/// The value of a tensor constant (`meta[relay.Constant][i]`): immutable and
+/// shared by every node that refers to it, replicas included, so a weight is
+/// held once on the host however often it is used or replicated.
+struct TensorData {
+  DType dtype = DType::Float32;
+  llvm::SmallVector<int64_t, 4> shape;
+  /// Row-major (C order), little-endian; exactly numElements * dtypeBytes.
+  std::vector<uint8_t> bytes;
+  /// The `.npy` file the value came from, as the metadata wrote it (relative
+  /// to the .ir file); the printer writes it back instead of base64. Empty
+  /// when the value came inline.
+  std::string npyPath;
+};
+
+/// A scalar literal (`1f`, `2`, `3i64`, `True`) or, when `tensor` is set, a
+/// tensor constant from the metadata table (`meta[relay.Constant][i]`).
 class Constant : public Expr {
 public:
   Constant(DType dtype, llvm::SMLoc l) : Expr(ExprKind::Constant, l), dtype(dtype) {}
+  Constant(std::shared_ptr<const TensorData> t, llvm::SMLoc l)
+      : Expr(ExprKind::Constant, l), dtype(t->dtype), tensor(std::move(t)) {}
   DType dtype;
   double floatValue = 0; // float dtypes
   int64_t intValue = 0;  // integer dtypes and bool
+  std::shared_ptr<const TensorData> tensor;
+  bool isTensor() const { return tensor != nullptr; }
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::Constant; }
 };
 

@@ -23,6 +23,9 @@ struct ParserOptions {
   /// Deepest bracket nesting accepted (deeper input is a located error);
   /// values above kMaxNestingLimit count as kMaxNestingLimit.
   unsigned maxNesting = 256;
+  /// The directory `.npy` paths in the metadata's constant table are relative
+  /// to; by default the parsed file's directory.
+  std::optional<std::string> baseDirectory;
 };
 
 /// Parses the buffer `bufferId` of the engine's SourceMgr. Returns null after

@@ -51,8 +51,10 @@ struct Buffer {
   uint64_t bytes = 0;
   /// Param: the parameter's index; Alias: the buffer it aliases.
   unsigned index = 0;
-  /// Constant: the scalar value.
+  /// Constant: the scalar value, or the tensor constant's (uploaded once
+  /// per device: every use on a device shares the buffer).
   double value = 0;
+  std::shared_ptr<const TensorData> data;
   /// What it holds, for messages: "%a", "add at 3:8".
   std::string name;
 };

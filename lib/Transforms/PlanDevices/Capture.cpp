@@ -127,6 +127,7 @@ private:
         auto c = make<Constant>(k->dtype, k->loc);
         c->floatValue = k->floatValue;
         c->intValue = k->intValue;
+        c->tensor = k->tensor;
         c->checkedType = k->checkedType;
         slot = c;
       } else {
