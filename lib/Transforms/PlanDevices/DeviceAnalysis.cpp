@@ -66,6 +66,18 @@ StringRef DeviceAnalysis::deviceName(DeviceIndex d) {
 
 uint64_t DeviceAnalysis::bytesOf(const Expr *e) const { return storageBytes(e->checkedType.get()); }
 
+void DeviceAnalysis::warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d) {
+  auto *inner = dyn_cast<Call>(onDevice->args[0].get());
+  if (!inner || !needsFallback(inner) || mod.devices[d].target.deviceType() != DeviceType::CUDA)
+    return;
+  diags
+      .warning(inner->loc, "'" + inner->getOp()->name +
+                               "' has no cuda implementation: it runs on " +
+                               deviceName(cpuDevice()) + ", not on " + deviceName(d) +
+                               " as annotated (--strict-placement makes this an error)")
+      .note(onDevice->loc, "the annotation is here");
+}
+
 bool DeviceAnalysis::needsFallback(const Call *c) const {
   if (!opts.cpuFallback || opts.strictPlacement)
     return false;
@@ -226,6 +238,7 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
           return true;
         bool fixed = boolAttr(*c, "constrain_result");
         if (boolAttr(*c, "constrain_body")) {
+          warnOverriddenAnnotation(c, d);
           Id body =
               domains.makeBound(d, {c->loc, text((fixed ? "fixed" : "constrained") + Twine(" to ") +
                                                  deviceName(d) + " by this on_device")});

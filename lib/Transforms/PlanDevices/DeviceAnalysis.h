@@ -192,6 +192,9 @@ private:
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
   void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
   bool needsFallback(const Call *c) const;
+  /// Fallback is never silent: a located warning when it overrides a user's
+  /// on_device that asks for a cuda device.
+  void warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d);
   /// `'cuda'`, as notes and errors name a device.
   llvm::StringRef deviceName(DeviceIndex d);
   /// The text kept for as long as the analysis (reasons refer to it).
