@@ -310,4 +310,21 @@ AttrSpec requiredAttr(StringRef name, AttrKind kind) {
   return s;
 }
 
+void printOperatorTable(raw_ostream &os) {
+  std::vector<const OpDef *> defs;
+  for (const OpDef &d : allOps())
+    defs.push_back(&d);
+  llvm::sort(defs, [](const OpDef *a, const OpDef *b) { return a->name < b->name; });
+  size_t width = 0;
+  for (const OpDef *d : defs)
+    width = std::max(width, d->name.size());
+  os << "# " << defs.size() << " operators: name, targets, input dtypes, summary\n";
+  for (const OpDef *d : defs) {
+    std::string targets = d->supportsTarget(kTargetCUDA) ? "cpu cuda" : "cpu     ";
+    os << d->name;
+    os.indent(width + 2 - d->name.size())
+        << targets << "  " << dtypeSetToString(d->dtypes) << ": " << d->summary << "\n";
+  }
+}
+
 } // namespace hx

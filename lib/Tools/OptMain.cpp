@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
@@ -166,8 +167,14 @@ int hx::optMain(int argc, char **argv) {
       cl::values(clEnumValN(OptConfig::Emit::IR, "ir", "the IR (default)"),
                  clEnumValN(OptConfig::Emit::Dot, "dot", "a Graphviz graph coloured by device")),
       cl::cat(cat));
+  cl::opt<bool> listOps("list-ops", cl::desc("Print every operator with its targets and dtypes"),
+                        cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(argc, argv, "hx optimizer driver\n");
+  if (listOps) {
+    printOperatorTable(outs());
+    return kExitSuccess;
+  }
 
   OptConfig config;
   if (!common.read("hx-opt", config.common))

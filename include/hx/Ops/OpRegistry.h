@@ -21,6 +21,7 @@
 #include "hx/IR/OpDef.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ const OpDef *lookupOp(llvm::StringRef name);
 llvm::ArrayRef<OpDef> allOps();
 inline llvm::StringRef opName(const OpDef &def) { return def.name; }
 inline uint8_t opTargets(const OpDef &def) { return def.targets; }
+
+/// Every builtin operator, sorted by name, one line each: its targets, the
+/// input dtypes it accepts and its summary (`hx-opt --list-ops`).
+void printOperatorTable(llvm::raw_ostream &os);
 
 /// The builtin operator whose name is closest to `name` (a typo), or "" when
 /// none is close enough to suggest.
