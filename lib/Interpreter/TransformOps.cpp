@@ -1,4 +1,4 @@
-//===- TransformOps.cpp - Reference reshape, transpose, concat, split -----===//
+//===- TransformOps.cpp - Reference data-movement operators --------------===//
 //
 // These operators move elements without arithmetic, so they copy bytes and
 // work for every dtype. Result shapes are recomputed from the argument's
@@ -9,6 +9,7 @@
 //   reshape, expand_dims, squeeze   the bytes unchanged, a new shape
 //   transpose                       one gather over the output index
 //   concatenate                     per outer index, each part's block in turn
+//   stack                           the same, each field's block below `axis`
 //   split                           the reverse of concatenate
 //
 //===----------------------------------------------------------------------===//
@@ -196,6 +197,42 @@ static Expected<OpResults> concatenateOp(OpContext &ctx) {
   return results;
 }
 
+/// stack: per outer index (the dims before `axis`), each field's block of
+/// the dims from `axis` on, in turn.
+static Expected<OpResults> stackOp(OpContext &ctx) {
+  if (ctx.args.empty())
+    return ctx.error("cannot stack an empty tuple");
+  const HostTensor &first = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first.rank() + 1, "axis");
+  if (!axis)
+    return axis.takeError();
+  for (size_t i = 1; i < ctx.args.size(); ++i) {
+    const HostTensor &t = ctx.arg(i);
+    if (t.dtype() != first.dtype() || t.shape() != first.shape())
+      return ctx.error("tuple field " + Twine(i) + " " + t.typeString() +
+                       " does not match field 0 " + first.typeString());
+  }
+  Shape shape(first.shape().begin(), first.shape().end());
+  shape.insert(shape.begin() + *axis, int64_t(ctx.args.size()));
+  Expected<HostTensor> out = ctx.makeResult(0, shape, first.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != first.dtype())
+    return ctx.error("the result dtype differs from the arguments'");
+  int64_t outer = 1;
+  for (unsigned d = 0; d < *axis; ++d)
+    outer *= first.shape()[d];
+  size_t block = outer ? first.byteSize() / size_t(outer) : 0;
+  auto *dst = static_cast<uint8_t *>(out->data());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const HostTensor *t : ctx.args) {
+      std::memcpy(dst, static_cast<const uint8_t *>(t->data()) + size_t(o) * block, block);
+      dst += block;
+    }
+  }
+  return single(std::move(*out));
+}
+
 static Expected<OpResults> splitOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
@@ -305,6 +342,7 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("expand_dims", expandDimsOp)
       .Case("squeeze", squeezeOp)
       .Case("concatenate", concatenateOp)
+      .Case("stack", stackOp)
       .Case("split", splitOp)
       .Case("take", takeOp)
       .Default(nullptr);

@@ -9,6 +9,8 @@
 //   squeeze(Tensor[(1, 3, 1)], axis=None)            : Tensor[(3)]
 //     (None drops every static 1; listed axes must be 1 or `?`)
 //   concatenate((Tensor[(2, 3)], Tensor[(4, 3)]), axis=0) : Tensor[(6, 3)]
+//   stack((Tensor[(2, 3)], Tensor[(2, 3)]), axis=-1) : Tensor[(2, 3, 2)]
+//     (fields of one shape; axis in [-(rank+1), rank])
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
@@ -126,13 +128,17 @@ static TypeRef squeezeRel(TypeRelContext &ctx) {
   return makeTensorType(out, data->dtype);
 }
 
-static TypeRef concatenateRel(TypeRelContext &ctx) {
+/// The fields of a tuple operand (concatenate, stack): at least one, each a
+/// tensor of a supported dtype; nullopt after an error (`verb` names the
+/// operation in "cannot <verb> an empty tuple").
+static std::optional<SmallVector<const TensorType *, 4>> tensorFields(TypeRelContext &ctx,
+                                                                      StringRef verb) {
   const TupleType *tuple = ctx.tupleArg(0);
   if (!tuple)
-    return nullptr;
+    return std::nullopt;
   if (tuple->fields.empty()) {
-    ctx.error("cannot concatenate an empty tuple", {0});
-    return nullptr;
+    ctx.error("cannot " + verb + " an empty tuple", {0});
+    return std::nullopt;
   }
   SmallVector<const TensorType *, 4> parts;
   for (size_t i = 0; i < tuple->fields.size(); ++i) {
@@ -141,16 +147,24 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       ctx.error("tuple field " + Twine(i) + " must be a tensor, got " +
                     typeToString(tuple->fields[i].get()),
                 {0});
-      return nullptr;
+      return std::nullopt;
     }
     if (!dtypeSetContains(ctx.def.dtypes, t->dtype)) {
       ctx.error("unsupported dtype " + dtypeName(t->dtype) +
                     " (supported: " + dtypeSetToString(ctx.def.dtypes) + ")",
                 {0});
-      return nullptr;
+      return std::nullopt;
     }
     parts.push_back(t);
   }
+  return parts;
+}
+
+static TypeRef concatenateRel(TypeRelContext &ctx) {
+  std::optional<SmallVector<const TensorType *, 4>> fields = tensorFields(ctx, "concatenate");
+  if (!fields)
+    return nullptr;
+  ArrayRef<const TensorType *> parts = *fields;
   const TensorType *first = parts[0];
   std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
   if (!axis)
@@ -179,6 +193,47 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       }
     }
   }
+  return makeTensorType(out, first->dtype);
+}
+
+/// stack: every field has one shape and dtype (a `?` dim matches any); the
+/// result inserts a dim of the field count at `axis`, in [-(rank+1), rank].
+static TypeRef stackRel(TypeRelContext &ctx) {
+  std::optional<SmallVector<const TensorType *, 4>> fields = tensorFields(ctx, "stack");
+  if (!fields)
+    return nullptr;
+  ArrayRef<const TensorType *> parts = *fields;
+  const TensorType *first = parts[0];
+  int64_t axisAttr = ctx.getInt("axis"), rank = int64_t(first->rank());
+  std::optional<unsigned> axis = normalizeAxis(axisAttr, first->rank() + 1);
+  if (!axis) {
+    ctx.attrError("axis", "axis " + Twine(axisAttr) + " is out of range for stacking rank-" +
+                              Twine(rank) + " tensors (expected " + Twine(-rank - 1) + " to " +
+                              Twine(rank) + ")");
+    return nullptr;
+  }
+  Shape out(first->shape.begin(), first->shape.end());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const TensorType *t = parts[i];
+    if (t->dtype != first->dtype || t->rank() != first->rank()) {
+      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
+                    typeToString(first) + " in dtype and rank",
+                {0});
+      return nullptr;
+    }
+    for (size_t d = 0; d < out.size(); ++d) {
+      int64_t a = out[d], b = t->shape[d];
+      if (a == kDyn) {
+        out[d] = b;
+      } else if (b != kDyn && a != b) {
+        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
+                      " (fields 0 and " + Twine(i) + ") differ: stacked tensors have one shape",
+                  {0});
+        return nullptr;
+      }
+    }
+  }
+  out.insert(out.begin() + *axis, int64_t(parts.size()));
   return makeTensorType(out, first->dtype);
 }
 
@@ -301,6 +356,10 @@ void addTransformOps(std::vector<OpDef> &ops) {
                              {intAttr("axis", 0)}, concatenateRel);
   concat.takesTuple = true;
   ops.push_back(std::move(concat));
+  OpDef stack = transformOp("stack", "Join a tuple of same-shaped tensors along a new axis",
+                            {intAttr("axis", 0)}, stackRel);
+  stack.takesTuple = true;
+  ops.push_back(std::move(stack));
   ops.push_back(transformOp(
       "split", "Split along an axis into equal sections or at indices",
       {requiredAttr("indices_or_sections", AttrKind::IntOrIntList), intAttr("axis", 0)}, splitRel));

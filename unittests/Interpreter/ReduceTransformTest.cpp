@@ -116,6 +116,27 @@ TEST(TransformTest, Concatenate) {
                        DType::Bool, {4}, {1, 0, 1, 0}));
 }
 
+TEST(TransformTest, Stack) {
+  std::string p = "%x: Tensor[(2, 2), int32], %y: Tensor[(2, 2), int32]";
+  auto x = [] { return i32({2, 2}, {1, 2, 3, 4}); };
+  auto y = [] { return i32({2, 2}, {5, 6, 7, 8}); };
+  // axis 0: the fields one after the other.
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y))", {x(), y()}), DType::Int32, {2, 2, 2},
+                       {1, 2, 3, 4, 5, 6, 7, 8}));
+  // axis 1: out[i, k, j] = field_k[i, j].
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y), axis=1)", {x(), y()}), DType::Int32, {2, 2, 2},
+                       {1, 2, 5, 6, 3, 4, 7, 8}));
+  // axis -1 (the new last dim): out[i, j, k] = field_k[i, j].
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y, %x), axis=-1)", {x(), y()}), DType::Int32,
+                       {2, 2, 3}, {1, 5, 1, 2, 6, 2, 3, 7, 3, 4, 8, 4}));
+  // Scalars become a vector; a zero-size field gives a zero-size result.
+  EXPECT_TRUE(tensorIs(runOne("%s: Tensor[(), float32]", "stack((%s, %s))", {f32({}, {2.5})}),
+                       DType::Float32, {2}, {2.5, 2.5}));
+  EXPECT_TRUE(tensorIs(runOne("%e: Tensor[(0, 2), bool]", "stack((%e, %e), axis=2)",
+                              {HostTensor(DType::Bool, {0, 2})}),
+                       DType::Bool, {0, 2, 2}, {}));
+}
+
 TEST(TransformTest, Split) {
   Expected<std::vector<HostTensor>> r =
       runModule(mainModule("%x: Tensor[(6), float32]", "split(%x, indices_or_sections=3)"),

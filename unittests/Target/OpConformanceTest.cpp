@@ -146,6 +146,15 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     return {{"%a: Tensor[(2, 3), {T}], %b: Tensor[(4, 3), {T}]", "concatenate((%a, %b))"},
             {"%a: Tensor[(2, 3), {T}], %b: Tensor[(2, 1), {T}], %c: Tensor[(2, 5), {T}]",
              "concatenate((%a, %b, %c), axis=-1)"}};
+  if (op == "stack")
+    return {{"%a: Tensor[(2, 3), {T}], %b: Tensor[(2, 3), {T}]", "stack((%a, %b))"},
+            {"%a: Tensor[(4, 5), {T}], %b: Tensor[(4, 5), {T}], %c: Tensor[(4, 5), {T}]",
+             "stack((%a, %b, %c), axis=-1)"},
+            {"%a: Tensor[(2, 3, 4), {T}], %b: Tensor[(2, 3, 4), {T}]", "stack((%a, %b), axis=2)"},
+            {"%a: Tensor[(3, 17), {T}], %b: Tensor[(3, 17), {T}]", "stack((%a, %b), axis=-2)"},
+            {"%a: Tensor[(), {T}], %b: Tensor[(), {T}]", "stack((%a, %b))"},
+            {"%a: Tensor[(5), {T}]", "stack((%a,), axis=1)"},
+            {"%a: Tensor[(0, 3), {T}], %b: Tensor[(0, 3), {T}]", "stack((%a, %b), axis=1)"}};
   if (op == "split")
     return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
             {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
@@ -522,7 +531,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split", "take")
+                      "split", "take", "stack")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -567,6 +576,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "concatenate",
                                  "split",
                                  "take",
+                                 "stack",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

@@ -9,6 +9,8 @@
 //   concatenate                    field i copied into the result's slice
 //                                  starting at the sum of the earlier
 //                                  fields' sizes along `axis`
+//   stack                          field i copied into the result viewed
+//                                  without `axis`, offset by i along it
 //   split                          result i copied from the input's slice
 //                                  at its start index along `axis`
 //
@@ -70,6 +72,22 @@ static Error concatenateKernel(KernelBuilder &kb, const KernelSpec &spec) {
                     {outStrides, start * outStrides[*axis]}, spec.inputBuffer(i),
                     {contiguousStrides(field->shape), 0});
     start += field->shape[*axis];
+  }
+  return Error::success();
+}
+
+static Error stackKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *out = spec.outputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), out->rank());
+  if (!axis || out->shape[*axis] != int64_t(spec.inputs.size()))
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  Shape outStrides = contiguousStrides(out->shape), fieldStrides = outStrides;
+  fieldStrides.erase(fieldStrides.begin() + *axis);
+  for (unsigned i = 0; i < spec.inputs.size(); ++i) {
+    const TensorType *field = spec.inputs[i];
+    emitStridedCopy(kb, out->dtype, field->shape, spec.outputBuffer(0),
+                    {fieldStrides, i * outStrides[*axis]}, spec.inputBuffer(i),
+                    {contiguousStrides(field->shape), 0});
   }
   return Error::success();
 }
@@ -142,6 +160,7 @@ ArrayRef<KernelEntry> transformKernels() {
       {"expand_dims", copyKernel},
       {"transpose", transposeKernel},
       {"concatenate", concatenateKernel},
+      {"stack", stackKernel},
       {"split", splitKernel},
   };
   return table;
