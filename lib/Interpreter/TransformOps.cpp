@@ -7,7 +7,7 @@
 // against the call's type by makeResult.
 //
 //   reshape, expand_dims, squeeze   the bytes unchanged, a new shape
-//   transpose                       one gather over the output index
+//   transpose, strided_slice        one strided gather over the output index
 //   concatenate                     per outer index, each part's block in turn
 //   stack                           the same, each field's block below `axis`
 //   split                           the reverse of concatenate
@@ -90,6 +90,30 @@ static Expected<OpResults> squeezeOp(OpContext &ctx) {
   return withShape(ctx, a, shape);
 }
 
+/// Fills `out` (every element, in order) from `a`: the element at output
+/// index (i_0, ..., i_k) is a's flat element base + Σ i_d * readStrides[d]
+/// (an odometer over the output).
+static void gatherStrided(const HostTensor &a, HostTensor &out, ArrayRef<int64_t> readStrides,
+                          int64_t base) {
+  ArrayRef<int64_t> shape = out.shape();
+  size_t rank = shape.size(), eb = dtypeBytes(a.dtype());
+  auto *dst = static_cast<uint8_t *>(out.data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  Shape idx(rank, 0);
+  int64_t pos = base;
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    std::memcpy(dst + size_t(i) * eb, src + size_t(pos) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        pos += readStrides[d];
+        break;
+      }
+      pos -= readStrides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
 static Expected<OpResults> transposeOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
@@ -122,29 +146,43 @@ static Expected<OpResults> transposeOp(OpContext &ctx) {
     return out.takeError();
   if (out->dtype() != a.dtype())
     return ctx.error("the result dtype differs from the argument's");
-  // The input stride along each output dim; an odometer over the output.
+  // The input stride along each output dim.
   Shape inStrides = stridesOf(a.shape()), stride(rank);
   for (size_t d = 0; d < rank; ++d)
     stride[d] = inStrides[perm[d]];
-  size_t eb = dtypeBytes(a.dtype());
-  auto *dst = static_cast<uint8_t *>(out->data());
-  const auto *src = static_cast<const uint8_t *>(a.data());
-  Shape idx(rank, 0);
-  int64_t pos = 0;
-  for (int64_t i = 0, n = out->numElements(); i < n; ++i) {
-    std::memcpy(dst + size_t(i) * eb, src + size_t(pos) * eb, eb);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < shape[d]) {
-        pos += stride[d];
-        break;
-      }
-      pos -= stride[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  gatherStrided(a, *out, stride, 0);
   OpResults results;
   results.push_back(std::move(*out));
   return results;
+}
+
+/// strided_slice: a strided gather with the steps and first indices that
+/// stridedSlice (ShapeUtils.h) computes, as the type relation does.
+static Expected<OpResults> stridedSliceOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims =
+      stridedSlice(a.shape(), ctx.getInts("begin"), ctx.getInts("end"), ctx.getOptInts("strides"),
+                   ctx.getOptInts("axes"), ctx.getString("slice_mode"), problem);
+  if (!dims)
+    return ctx.error(problem.message);
+  Shape shape, readStrides, inStrides = stridesOf(a.shape());
+  int64_t base = 0;
+  for (size_t d = 0; d < dims->size(); ++d) {
+    const SliceDim &s = (*dims)[d];
+    shape.push_back(s.size);
+    readStrides.push_back(s.stride * inStrides[d]);
+    base += s.begin * inStrides[d];
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  gatherStrided(a, *out, readStrides, base);
+  return single(std::move(*out));
 }
 
 /// The product of the dims before and after `axis`.
@@ -339,6 +377,7 @@ OpImplFn findTransformOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("reshape", reshapeOp)
       .Case("transpose", transposeOp)
+      .Case("strided_slice", stridedSliceOp)
       .Case("expand_dims", expandDimsOp)
       .Case("squeeze", squeezeOp)
       .Case("concatenate", concatenateOp)

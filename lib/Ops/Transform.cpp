@@ -11,6 +11,10 @@
 //   concatenate((Tensor[(2, 3)], Tensor[(4, 3)]), axis=0) : Tensor[(6, 3)]
 //   stack((Tensor[(2, 3)], Tensor[(2, 3)]), axis=-1) : Tensor[(2, 3, 2)]
 //     (fields of one shape; axis in [-(rank+1), rank])
+//   strided_slice(Tensor[(4, 6)], begin=[3, 1], end=[0, 6], strides=[-1, 2])
+//                                                    : Tensor[(3, 3)]
+//     (TVM's canonicalization: negative indices wrap once, then clamp;
+//     slice_mode="size" reads end as sizes; axes picks the sliced dims)
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
@@ -294,6 +298,26 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   return make<TupleType>(std::move(fields));
 }
 
+/// strided_slice: the sizes stridedSlice (ShapeUtils.h) computes by TVM's
+/// rules; an attribute at fault is blamed at its value.
+static TypeRef stridedSliceRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims =
+      stridedSlice(data->shape, ctx.getInts("begin"), ctx.getInts("end"), ctx.getOptInts("strides"),
+                   ctx.getOptInts("axes"), ctx.getString("slice_mode"), problem);
+  if (!dims) {
+    ctx.attrError(problem.attr, problem.message);
+    return nullptr;
+  }
+  Shape out;
+  for (const SliceDim &d : *dims)
+    out.push_back(d.size);
+  return makeTensorType(out, data->dtype);
+}
+
 /// take(data, indices): with axis None, indices into the flattened data
 /// (the result has the indices' shape); else data.shape[:axis] +
 /// indices.shape + data.shape[axis+1:]. Indices are int32 or int64.
@@ -360,6 +384,12 @@ void addTransformOps(std::vector<OpDef> &ops) {
                             {intAttr("axis", 0)}, stackRel);
   stack.takesTuple = true;
   ops.push_back(std::move(stack));
+  ops.push_back(
+      transformOp("strided_slice", "Slice with steps along some or all axes",
+                  {requiredAttr("begin", AttrKind::IntList), requiredAttr("end", AttrKind::IntList),
+                   noneAttr("strides", AttrKind::OptIntList), stringAttr("slice_mode", "end"),
+                   noneAttr("axes", AttrKind::OptIntList)},
+                  stridedSliceRel));
   ops.push_back(transformOp(
       "split", "Split along an axis into equal sections or at indices",
       {requiredAttr("indices_or_sections", AttrKind::IntOrIntList), intAttr("axis", 0)}, splitRel));

@@ -101,6 +101,38 @@ TEST(TransformTest, ExpandDimsAndSqueeze) {
                        DType::Int32, {3, 1}, {7, 8, 9}));
 }
 
+TEST(TransformTest, StridedSlice) {
+  // x[i, j] = 4i + j.
+  std::string p = "%x: Tensor[(3, 4), int32]";
+  auto x = [] { return iota(DType::Int32, {3, 4}); };
+  auto slice = [&](const std::string &attrs) {
+    return runOne(p, "strided_slice(%x, " + attrs + ")", {x()});
+  };
+  EXPECT_TRUE(tensorIs(slice("begin=[0, 1], end=[2, 3]"), DType::Int32, {2, 2}, {1, 2, 5, 6}));
+  // Negative steps: rows 2, 1 and columns 3, 1.
+  EXPECT_TRUE(tensorIs(slice("begin=[2, 3], end=[0, 0], strides=[-1, -2]"), DType::Int32, {2, 2},
+                       {11, 9, 7, 5}));
+  // -1 wraps to 2; -4 wraps to -1, the clamp below 0 of a backward walk: every row.
+  EXPECT_TRUE(tensorIs(slice("begin=[-1], end=[-4], strides=[-1]"), DType::Int32, {3, 4},
+                       {8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3}));
+  // TVM completes a missing end of a negative step with 0, which is excluded.
+  EXPECT_TRUE(tensorIs(slice("begin=[2], end=[], strides=[-1]"), DType::Int32, {2, 4},
+                       {8, 9, 10, 11, 4, 5, 6, 7}));
+  // Out-of-range indices clamp.
+  EXPECT_TRUE(tensorIs(slice("begin=[-10, 1], end=[10, 100], strides=[2, 2]"), DType::Int32, {2, 2},
+                       {1, 3, 9, 11}));
+  // slice_mode="size": sizes, -1 to the end, strides ignored.
+  EXPECT_TRUE(tensorIs(slice("begin=[1, 1], end=[-1, 2], strides=[5, 5], slice_mode=\"size\""),
+                       DType::Int32, {2, 2}, {5, 6, 9, 10}));
+  // axes: only the last dim, walked backwards by 2.
+  EXPECT_TRUE(tensorIs(slice("begin=[3], end=[0], strides=[-2], axes=[-1]"), DType::Int32, {3, 2},
+                       {3, 1, 7, 5, 11, 9}));
+  EXPECT_TRUE(tensorIs(slice("begin=[3], end=[3]"), DType::Int32, {0, 4}, {}));
+  std::string msg = errorOf(slice("begin=[2], end=[1]"));
+  EXPECT_NE(msg.find("begin 2 and end 1 slice axis 0 of size 3 backwards"), std::string::npos)
+      << msg;
+}
+
 TEST(TransformTest, Concatenate) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]",
                               "concatenate((%x, %y), axis=1)",

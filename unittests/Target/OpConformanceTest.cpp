@@ -155,6 +155,23 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
             {"%a: Tensor[(), {T}], %b: Tensor[(), {T}]", "stack((%a, %b))"},
             {"%a: Tensor[(5), {T}]", "stack((%a,), axis=1)"},
             {"%a: Tensor[(0, 3), {T}], %b: Tensor[(0, 3), {T}]", "stack((%a, %b), axis=1)"}};
+  if (op == "strided_slice")
+    return {
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[0, 1], end=[2, 3])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[3, 1], end=[0, 6], strides=[-1, 2])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[-1], end=[-5], strides=[-1])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[3], end=[], strides=[-1])"},
+        {"%a: Tensor[(4, 6), {T}]",
+         "strided_slice(%a, begin=[1, 2], end=[2, -1], strides=[-1, 3], slice_mode=\"size\")"},
+        {"%a: Tensor[(2, 5, 7), {T}]",
+         "strided_slice(%a, begin=[-2, 1], end=[100, 6], strides=[1, 2], axes=[-1, 1])"},
+        {"%a: Tensor[(2, 5, 7), {T}]",
+         "strided_slice(%a, begin=[4], end=[0], strides=[-3], axes=[1])"},
+        {"%a: Tensor[(3, 1000), {T}]",
+         "strided_slice(%a, begin=[0, 999], end=[3, 0], strides=[2, -3])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[2], end=[2])"},
+        {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0, 1], end=[0, 3])"},
+        {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0], end=[0], strides=[-1])"}};
   if (op == "split")
     return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
             {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
@@ -531,7 +548,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split", "take", "stack")
+                      "split", "take", "stack", "strided_slice")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -577,6 +594,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "split",
                                  "take",
                                  "stack",
+                                 "strided_slice",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

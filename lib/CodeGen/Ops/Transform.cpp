@@ -6,6 +6,8 @@
 //                                  runtime usually aliases them instead)
 //   transpose                      result contiguous, input read through
 //                                  its strides permuted by `axes`
+//   strided_slice                  input read with its strides times the
+//                                  slice's steps, from the first element
 //   concatenate                    field i copied into the result's slice
 //                                  starting at the sum of the earlier
 //                                  fields' sizes along `axis`
@@ -56,6 +58,29 @@ static Error transposeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   }
   emitStridedCopy(kb, out->dtype, out->shape, spec.outputBuffer(0),
                   {contiguousStrides(out->shape), 0}, spec.inputBuffer(0), {readStrides, 0});
+  return Error::success();
+}
+
+static Error stridedSliceKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims = stridedSlice(
+      in->shape, spec.getInts("begin"), spec.getInts("end"), spec.getOptInts("strides"),
+      spec.getOptInts("axes"), spec.getString("slice_mode"), problem);
+  if (!dims)
+    return unsupported(kb, spec, problem.message);
+  if (dims->size() != out->rank())
+    return unsupported(kb, spec, "a result of another rank than the operand");
+  Shape inStrides = contiguousStrides(in->shape), readStrides;
+  int64_t base = 0;
+  for (size_t d = 0; d < dims->size(); ++d) {
+    if ((*dims)[d].size != out->shape[d])
+      return unsupported(kb, spec, "a result of another shape than the slice's");
+    readStrides.push_back((*dims)[d].stride * inStrides[d]);
+    base += (*dims)[d].begin * inStrides[d];
+  }
+  emitStridedCopy(kb, out->dtype, out->shape, spec.outputBuffer(0),
+                  {contiguousStrides(out->shape), 0}, spec.inputBuffer(0), {readStrides, base});
   return Error::success();
 }
 
@@ -159,6 +184,7 @@ ArrayRef<KernelEntry> transformKernels() {
       {"squeeze", copyKernel},
       {"expand_dims", copyKernel},
       {"transpose", transposeKernel},
+      {"strided_slice", stridedSliceKernel},
       {"concatenate", concatenateKernel},
       {"stack", stackKernel},
       {"split", splitKernel},
