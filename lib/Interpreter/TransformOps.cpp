@@ -11,6 +11,9 @@
 //   concatenate                     per outer index, each part's block in turn
 //   stack                           the same, each field's block below `axis`
 //   split                           the reverse of concatenate
+//   take                            a row copy per index
+//   nn.pad                          an odometer over the result with a
+//                                   source index per dim (or the pad value)
 //
 //===----------------------------------------------------------------------===//
 
@@ -328,6 +331,69 @@ static Expected<OpResults> splitOp(OpContext &ctx) {
   return results;
 }
 
+/// nn.pad: per result dim, the source index of each position (-1 for the pad
+/// value); then an odometer over the result. The pad value is converted to
+/// the data's dtype as cast does.
+static Expected<OpResults> padOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &a = ctx.arg(0), &value = ctx.arg(1);
+  if (value.rank() != 0)
+    return ctx.error("the pad value must be a scalar, got " + value.typeString());
+  AttrProblem problem;
+  std::optional<SmallVector<IntPair, 4>> pads =
+      attrIntPairs(ctx.attr("pad_width"), a.rank(), "pad_width", problem);
+  std::string mode = ctx.getString("pad_mode");
+  std::optional<Shape> shape;
+  if (pads)
+    shape = padShape(a.shape(), *pads, mode, problem);
+  if (!shape)
+    return ctx.error(problem.message);
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  HostTensor fill(a.dtype(), {});
+  if (isIntegral(value.dtype()))
+    setInt64(fill, 0, getInt64(value, 0));
+  else
+    fill.setDouble(0, value.getDouble(0));
+
+  size_t rank = a.rank(), eb = dtypeBytes(a.dtype());
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = a.shape()[d], before = (*pads)[d].first;
+    for (int64_t o = 0; o < (*shape)[d]; ++o) {
+      int64_t i = o - before;
+      if (i < 0 || i >= n) {
+        if (mode == "edge")
+          i = i < 0 ? 0 : n - 1;
+        else if (mode == "reflect")
+          i = i < 0 ? -i : 2 * (n - 1) - i;
+        else
+          i = -1;
+      }
+      source[d].push_back(i);
+    }
+  }
+  Shape inStrides = stridesOf(a.shape()), idx(rank, 0);
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < rank && pos >= 0; ++d)
+      pos = source[d][idx[d]] < 0 ? -1 : pos + source[d][idx[d]] * inStrides[d];
+    std::memcpy(dst + size_t(k) * eb, pos < 0 ? fill.data() : src + size_t(pos) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < (*shape)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
 /// take: index i of an axis of n becomes clamp(i, 0, n-1) ("clip", and
 /// "fast", whose out-of-range indices TVM leaves undefined) or i mod n,
 /// non-negative ("wrap").
@@ -384,6 +450,7 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("stack", stackOp)
       .Case("split", splitOp)
       .Case("take", takeOp)
+      .Case("nn.pad", padOp)
       .Default(nullptr);
 }
 

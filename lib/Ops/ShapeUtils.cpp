@@ -302,6 +302,75 @@ std::optional<Shape> attrOptInts(const AttrValue &v) {
   return attrInts(v);
 }
 
+std::optional<SmallVector<IntPair, 4>> attrIntPairs(const AttrValue &v, size_t count,
+                                                    StringRef attr, AttrProblem &problem) {
+  auto fail = [&](const Twine &msg, int64_t entry) -> std::optional<SmallVector<IntPair, 4>> {
+    problem = {attr, msg.str(), entry};
+    return std::nullopt;
+  };
+  if (v.kind != AttrValue::Kind::List)
+    return fail(attr + " must be a list of [before, after] pairs", -1);
+  SmallVector<IntPair, 4> pairs;
+  for (size_t i = 0; i < v.list.size(); ++i) {
+    const AttrValue &e = v.list[i];
+    Shape pair = attrInts(e);
+    if (e.kind != AttrValue::Kind::List || pair.size() != 2)
+      return fail(attr + " entry " + Twine(i) + " " + intListToString(pair) +
+                      " is not a [before, after] pair",
+                  int64_t(i));
+    if (pair[0] < 0 || pair[1] < 0)
+      return fail(attr + " entry " + Twine(i) + " " + intListToString(pair) + " is negative",
+                  int64_t(i));
+    pairs.push_back({pair[0], pair[1]});
+  }
+  if (pairs.size() != count)
+    return fail(attr + " lists " + Twine(pairs.size()) + (pairs.size() == 1 ? " pair" : " pairs") +
+                    " for a tensor of rank " + Twine(count) + " (one pair per dim)",
+                -1);
+  return pairs;
+}
+
+std::optional<Shape> padShape(ArrayRef<int64_t> shape, ArrayRef<IntPair> pads, StringRef mode,
+                              AttrProblem &problem) {
+  auto fail = [&](StringRef attr, const Twine &msg, int64_t entry) -> std::optional<Shape> {
+    problem = {attr, msg.str(), entry};
+    return std::nullopt;
+  };
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return fail("pad_mode",
+                "pad_mode must be \"constant\", \"edge\" or \"reflect\", got \"" + mode + "\"", -1);
+  assert(pads.size() == shape.size() && "one pair per dim");
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    auto [before, after] = pads[d];
+    int64_t n = shape[d];
+    std::string pair = intListToString({before, after});
+    if (n == kDyn) {
+      out.push_back(kDyn);
+      continue;
+    }
+    if (mode == "edge" && n == 0 && (before || after))
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair + ": edge padding of the empty axis " +
+                      Twine(d),
+                  int64_t(d));
+    if (mode == "reflect" && ((before > 0 && before >= n) || (after > 0 && after >= n)))
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair +
+                      ": reflect padding needs pads below the size " + Twine(n) + " of axis " +
+                      Twine(d),
+                  int64_t(d));
+    if (before > std::numeric_limits<int64_t>::max() - n - after ||
+        after > std::numeric_limits<int64_t>::max() - n)
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair + " makes axis " + Twine(d) +
+                      " of size " + Twine(n) + " too large",
+                  int64_t(d));
+    out.push_back(n + before + after);
+  }
+  return out;
+}
+
 std::optional<std::array<int64_t, 4>> padding2d(ArrayRef<int64_t> p) {
   if (p.size() == 1)
     return std::array<int64_t, 4>{p[0], p[0], p[0], p[0]};

@@ -15,6 +15,10 @@
 //                                                    : Tensor[(3, 3)]
 //     (TVM's canonicalization: negative indices wrap once, then clamp;
 //     slice_mode="size" reads end as sizes; axes picks the sliced dims)
+//   nn.pad(Tensor[(2, 3)], Tensor[()], pad_width=[[1, 0], [2, 2]])
+//                                                    : Tensor[(3, 7)]
+//     (the pad value is operand 1, a scalar; pad_mode "constant" uses it,
+//     "edge" repeats the border, "reflect" mirrors: pads below the dim)
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
@@ -309,13 +313,39 @@ static TypeRef stridedSliceRel(TypeRelContext &ctx) {
       stridedSlice(data->shape, ctx.getInts("begin"), ctx.getInts("end"), ctx.getOptInts("strides"),
                    ctx.getOptInts("axes"), ctx.getString("slice_mode"), problem);
   if (!dims) {
-    ctx.attrError(problem.attr, problem.message);
+    ctx.attrError(problem);
     return nullptr;
   }
   Shape out;
   for (const SliceDim &d : *dims)
     out.push_back(d.size);
   return makeTensorType(out, data->dtype);
+}
+
+/// nn.pad(data, pad_value): pad_width holds one [before, after] pair of
+/// non-negative sizes per dim (TVM's PadRel); the result grows each dim by
+/// its pair, as padShape (ShapeUtils.h) computes, with pad_mode's rules.
+/// pad_value is a scalar of any supported dtype: the kernels cast it to the
+/// data's dtype, as TVM's PadCompute does.
+static TypeRef padRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *value = data ? ctx.tensorArg(1) : nullptr;
+  if (!value)
+    return nullptr;
+  if (value->rank() != 0) {
+    ctx.error("the pad value (operand 1) must be a scalar, got " + typeToString(value), {1});
+    return nullptr;
+  }
+  std::optional<SmallVector<IntPair, 4>> pads = ctx.getIntPairs("pad_width", data->rank());
+  if (!pads)
+    return nullptr;
+  AttrProblem problem;
+  std::optional<Shape> out = padShape(data->shape, *pads, ctx.getString("pad_mode"), problem);
+  if (!out) {
+    ctx.attrError(problem);
+    return nullptr;
+  }
+  return makeTensorType(*out, data->dtype);
 }
 
 /// take(data, indices): with axis None, indices into the flattened data
@@ -366,6 +396,12 @@ void addTransformOps(std::vector<OpDef> &ops) {
       takeRel);
   take.numArgs = 2;
   ops.push_back(std::move(take));
+  OpDef pad = transformOp(
+      "nn.pad", "Pad each dim with a value, the edge or a reflection",
+      {requiredAttr("pad_width", AttrKind::IntListList), stringAttr("pad_mode", "constant")},
+      padRel);
+  pad.numArgs = 2;
+  ops.push_back(std::move(pad));
   ops.push_back(transformOp(
       "reshape", "Reshape (newshape may use 0, -1, -2, -3, -4)",
       {requiredAttr("newshape", AttrKind::IntList), boolAttr("allowzero", false)}, reshapeRel));

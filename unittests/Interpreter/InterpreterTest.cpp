@@ -265,6 +265,8 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
   required.set("dst_virtual_device", AttrValue::ofDevice(0));
   required.set("begin", AttrValue::ofList({AttrValue::ofInt(1)}));
   required.set("end", AttrValue::ofList({AttrValue::ofInt(-1)}));
+  required.set("pad_width",
+               AttrValue::ofList({AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofInt(2)})}));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;

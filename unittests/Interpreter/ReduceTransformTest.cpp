@@ -133,6 +133,39 @@ TEST(TransformTest, StridedSlice) {
       << msg;
 }
 
+TEST(TransformTest, Pad) {
+  // x = [[1, 2, 3], [4, 5, 6]]; the pad value is operand 1.
+  std::string p = "%x: Tensor[(2, 3), float32], %v: Tensor[(), float32]";
+  auto pad = [&](const std::string &attrs, double value = 9) {
+    return runOne(p, "nn.pad(%x, %v, " + attrs + ")", {a23(), f32({}, {value})});
+  };
+  EXPECT_TRUE(tensorIs(pad("pad_width=[[1, 0], [0, 2]]"), DType::Float32, {3, 5},
+                       {9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9}));
+  // edge repeats the border element.
+  EXPECT_TRUE(tensorIs(pad("pad_width=[[0, 1], [2, 1]], pad_mode=\"edge\""), DType::Float32, {3, 6},
+                       {1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 4, 4, 4, 5, 6, 6}));
+  // reflect mirrors around the border element, which is not repeated.
+  EXPECT_TRUE(tensorIs(
+      pad("pad_width=[[1, 1], [2, 2]], pad_mode=\"reflect\""), DType::Float32, {4, 7},
+      {6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1}));
+  // The pad value is cast to the data's dtype (truncated toward zero).
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), int32], %v: Tensor[(), float32]",
+                      "nn.pad(%x, %v, pad_width=[[1, 1]])", {i32({2}, {7, 8}), f32({}, {-2.75})}),
+               DType::Int32, {4}, {-2, 7, 8, -2}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1), bool]", "nn.pad(%x, 3, pad_width=[[2, 0]])",
+                              {makeTensor(DType::Bool, {1}, {0})}),
+                       DType::Bool, {3}, {1, 1, 0}));
+  // Empty data: everything is the pad value.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(0, 2), float32]", "nn.pad(%x, 0.5f, pad_width=[[1, 0], [0, 1]])",
+                      {HostTensor(DType::Float32, {0, 2})}),
+               DType::Float32, {1, 3}, {0.5, 0.5, 0.5}));
+  std::string msg = errorOf(pad("pad_width=[[0, 0], [3, 0]], pad_mode=\"reflect\""));
+  EXPECT_NE(msg.find("reflect padding needs pads below the size 3 of axis 1"), std::string::npos)
+      << msg;
+}
+
 TEST(TransformTest, Concatenate) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]",
                               "concatenate((%x, %y), axis=1)",

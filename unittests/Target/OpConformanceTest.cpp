@@ -172,6 +172,26 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[2], end=[2])"},
         {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0, 1], end=[0, 3])"},
         {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0], end=[0], strides=[-1])"}};
+  if (op == "nn.pad") {
+    std::vector<OpCase> out;
+    auto pad = [&](const char *data, const char *attrs, const char *value = "{T}") {
+      out.push_back({std::string("%a: Tensor[") + data + ", {T}], %v: Tensor[(), " + value + "]",
+                     std::string("nn.pad(%a, %v, ") + attrs + ")", -3, 3,
+                     std::make_pair(-5.5, 5.5)});
+    };
+    pad("(3, 4)", "pad_width=[[1, 2], [0, 3]]");
+    pad("(3, 4)", "pad_width=[[2, 1], [3, 0]], pad_mode=\"edge\"");
+    pad("(3, 4)", "pad_width=[[2, 2], [1, 3]], pad_mode=\"reflect\"");
+    pad("(1, 2, 5, 5)", "pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]]");
+    pad("(2, 1000)", "pad_width=[[1, 0], [5, 7]], pad_mode=\"reflect\"");
+    pad("(2, 7, 3)", "pad_width=[[1, 1], [0, 0], [2, 0]], pad_mode=\"edge\"");
+    pad("(3, 4)", "pad_width=[[1, 1], [1, 1]]", "float32");
+    pad("(0, 3)", "pad_width=[[1, 1], [0, 2]]");
+    pad("(0, 3)", "pad_width=[[0, 0], [1, 1]], pad_mode=\"edge\"");
+    pad("(5)", "pad_width=[[0, 0]]");
+    pad("()", "pad_width=[]");
+    return out;
+  }
   if (op == "split")
     return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
             {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
@@ -548,7 +568,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split", "take", "stack", "strided_slice")
+                      "split", "take", "stack", "strided_slice", "nn.pad")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -595,6 +615,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "take",
                                  "stack",
                                  "strided_slice",
+                                 "nn.pad",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

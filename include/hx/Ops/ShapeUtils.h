@@ -65,6 +65,8 @@ std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);
 struct AttrProblem {
   llvm::StringRef attr;
   std::string message;
+  /// The entry of a list attribute to blame, or -1 for the whole value.
+  int64_t entry = -1;
 };
 
 /// One dim of a strided_slice result: the source index of its first
@@ -110,6 +112,19 @@ std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank);
 Shape attrInts(const AttrValue &v);
 /// The same, nullopt for None.
 std::optional<Shape> attrOptInts(const AttrValue &v);
+using IntPair = std::pair<int64_t, int64_t>;
+/// A list-of-pairs attribute `attr` ([[before, after], ...]: nn.pad's
+/// pad_width) as exactly `count` pairs of non-negative integers; nullopt
+/// with `problem` (blaming the entry when one is wrong) otherwise.
+std::optional<llvm::SmallVector<IntPair, 4>>
+attrIntPairs(const AttrValue &v, size_t count, llvm::StringRef attr, AttrProblem &problem);
+/// nn.pad's result shape: each dim grown by its (before, after) pair of
+/// `pads` (a `?` dim stays `?`, as in TVM). `mode` is "constant", "edge"
+/// (which repeats the border element, so a padded dim must not be empty) or
+/// "reflect" (which mirrors the elements next to the border, so each pad must
+/// be below its dim's size, TVM's rule); nullopt with `problem` otherwise.
+std::optional<Shape> padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<IntPair> pads,
+                              llvm::StringRef mode, AttrProblem &problem);
 /// TVM's 2-D padding (1, 2 or 4 values) as (top, left, bottom, right);
 /// nullopt for another count.
 std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);

@@ -16,6 +16,9 @@
 //   split                          result i copied from the input's slice
 //                                  at its start index along `axis`
 //
+//   nn.pad                         one nest over the result computing each
+//                                  element's source index (or the pad value)
+//
 // bool moves as its byte. Each copy is its own parallel nest.
 //
 //===----------------------------------------------------------------------===//
@@ -134,6 +137,63 @@ static Error splitKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// nn.pad: one nest over the result. Per dim, the source index i = o -
+/// before is used as is inside the data; outside it is clamped ("edge"),
+/// mirrored without repeating the border ("reflect": -i, or 2(n-1) - i), or
+/// clamped only to keep the load in bounds while the pad value (operand 1,
+/// cast to the data's dtype) is selected ("constant"). Data with no
+/// elements is all padding.
+static Error padKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *value = spec.inputs[1], *out = spec.outputs[0];
+  AttrProblem problem;
+  std::optional<SmallVector<IntPair, 4>> pads =
+      attrIntPairs(spec.attr("pad_width"), in->rank(), "pad_width", problem);
+  std::string mode = spec.getString("pad_mode");
+  std::optional<Shape> shape;
+  if (pads)
+    shape = padShape(in->shape, *pads, mode, problem);
+  if (!shape)
+    return unsupported(kb, spec, problem.message);
+  if (*shape != Shape(out->shape.begin(), out->shape.end()) || value->rank() != 0)
+    return unsupported(kb, spec, "a result of another shape than the padded operand's");
+  DType t = in->dtype, vt = value->dtype;
+  bool empty = numElements(in->shape) == 0;
+  Shape inStrides = contiguousStrides(in->shape);
+  emitIndexLoops(
+      kb, out->shape, 4 * int64_t(in->rank()) + 2, [&](ArrayRef<Value *> o, Value *flat) {
+        Value *fill = kb.cast(kb.load(vt, kb.buffer(spec.inputBuffer(1)), kb.index(0)), vt, t);
+        if (empty) {
+          kb.store(t, kb.buffer(spec.outputBuffer(0)), flat, fill);
+          return;
+        }
+        Value *src = kb.index(0), *inside = nullptr;
+        for (size_t d = 0; d < in->rank(); ++d) {
+          auto [before, after] = (*pads)[d];
+          int64_t n = in->shape[d];
+          Value *i = kb.iadd(o[d], -before);
+          if (before || after) {
+            Value *zero = kb.index(0), *last = kb.index(n - 1);
+            if (mode == "reflect") {
+              i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.isub(zero, i), i);
+              i = kb.select(kb.icmp(CmpOp::GT, i, last), kb.isub(kb.index(2 * (n - 1)), i), i);
+            } else {
+              if (mode == "constant") {
+                Value *ok = kb.logicalAnd(kb.icmp(CmpOp::GE, i, zero), kb.icmp(CmpOp::LE, i, last));
+                inside = inside ? kb.logicalAnd(inside, ok) : ok;
+              }
+              i = kb.imin(kb.imax(i, zero), last);
+            }
+          }
+          src = kb.iadd(src, kb.imul(i, inStrides[d]));
+        }
+        Value *v = kb.load(t, kb.buffer(spec.inputBuffer(0)), src);
+        if (inside)
+          v = kb.select(inside, v, fill);
+        kb.store(t, kb.buffer(spec.outputBuffer(0)), flat, v);
+      });
+  return Error::success();
+}
+
 /// take: one strided nest over the result viewed as [pre, count, post],
 /// with the indices read at [0, 1, 0] and the data's row base at
 /// [n * post, 0, 1]; the index (clamped, or wrapped) selects the row.
@@ -179,6 +239,7 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
       {"take", takeKernel},
+      {"nn.pad", padKernel},
       {"reshape", copyKernel},
       {"nn.batch_flatten", copyKernel},
       {"squeeze", copyKernel},
