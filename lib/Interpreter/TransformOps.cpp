@@ -14,10 +14,13 @@
 //   take                            a row copy per index
 //   nn.pad                          an odometer over the result with a
 //                                   source index per dim (or the pad value)
+//   layout_transform                an odometer over the result, each primal
+//                                   axis's index re-split for the source
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "hx/Ops/DataLayout.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cstring>
@@ -394,6 +397,45 @@ static Expected<OpResults> padOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+/// layout_transform: an odometer over the result; per primal axis its index
+/// from the destination coordinates, split again by the source's factor.
+static Expected<OpResults> layoutTransformOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> shape = layoutTransformShape(a.shape(), ctx.getString("src_layout"),
+                                                    ctx.getString("dst_layout"), map, problem);
+  if (!shape)
+    return ctx.error(problem.message);
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  size_t eb = dtypeBytes(a.dtype());
+  Shape inStrides = stridesOf(a.shape()), idx(shape->size(), 0);
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+    int64_t pos = 0;
+    for (const LayoutMap::Axis &ax : map.axes) {
+      int64_t v = idx[ax.dst.primal] * ax.dst.factor + (ax.dst.sub >= 0 ? idx[ax.dst.sub] : 0);
+      pos += v / ax.src.factor * inStrides[ax.src.primal];
+      if (ax.src.sub >= 0)
+        pos += v % ax.src.factor * inStrides[ax.src.sub];
+    }
+    std::memcpy(dst + size_t(k) * eb, src + size_t(pos) * eb, eb);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < (*shape)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
 /// take: index i of an axis of n becomes clamp(i, 0, n-1) ("clip", and
 /// "fast", whose out-of-range indices TVM leaves undefined) or i mod n,
 /// non-negative ("wrap").
@@ -451,6 +493,7 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("split", splitOp)
       .Case("take", takeOp)
       .Case("nn.pad", padOp)
+      .Case("layout_transform", layoutTransformOp)
       .Default(nullptr);
 }
 

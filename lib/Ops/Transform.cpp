@@ -19,6 +19,10 @@
 //                                                    : Tensor[(3, 7)]
 //     (the pad value is operand 1, a scalar; pad_mode "constant" uses it,
 //     "edge" repeats the border, "reflect" mirrors: pads below the dim)
+//   layout_transform(Tensor[(1, 8, 5, 5)], src_layout="NCHW", dst_layout="NHWC4c")
+//                                                    : Tensor[(1, 5, 5, 2, 4)]
+//     (any permutation of the primal axes, each split into a block at most
+//     once; a split must divide the axis)
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
@@ -28,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TypeRelation.h"
+#include "hx/Ops/DataLayout.h"
 #include "llvm/ADT/BitVector.h"
 
 using namespace llvm;
@@ -348,6 +353,22 @@ static TypeRef padRel(TypeRelContext &ctx) {
   return makeTensorType(*out, data->dtype);
 }
 
+/// layout_transform: the shape TVM's BijectiveLayout gives (DataLayout.h).
+static TypeRef layoutTransformRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> out = layoutTransformShape(data->shape, ctx.getString("src_layout"),
+                                                  ctx.getString("dst_layout"), map, problem);
+  if (!out) {
+    ctx.attrError(problem);
+    return nullptr;
+  }
+  return makeTensorType(*out, data->dtype);
+}
+
 /// take(data, indices): with axis None, indices into the flattened data
 /// (the result has the indices' shape); else data.shape[:axis] +
 /// indices.shape + data.shape[axis+1:]. Indices are int32 or int64.
@@ -426,6 +447,10 @@ void addTransformOps(std::vector<OpDef> &ops) {
                    noneAttr("strides", AttrKind::OptIntList), stringAttr("slice_mode", "end"),
                    noneAttr("axes", AttrKind::OptIntList)},
                   stridedSliceRel));
+  ops.push_back(transformOp(
+      "layout_transform", "Reorder and block the axes of a layout (NCHW to NHWC or NCHW4c)",
+      {requiredAttr("src_layout", AttrKind::String), requiredAttr("dst_layout", AttrKind::String)},
+      layoutTransformRel));
   ops.push_back(transformOp(
       "split", "Split along an axis into equal sections or at indices",
       {requiredAttr("indices_or_sections", AttrKind::IntOrIntList), intAttr("axis", 0)}, splitRel));

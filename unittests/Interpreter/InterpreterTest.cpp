@@ -267,6 +267,8 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
   required.set("end", AttrValue::ofList({AttrValue::ofInt(-1)}));
   required.set("pad_width",
                AttrValue::ofList({AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofInt(2)})}));
+  required.set("src_layout", AttrValue::ofString("NC"));
+  required.set("dst_layout", AttrValue::ofString("CN2n"));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;

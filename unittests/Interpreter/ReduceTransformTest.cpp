@@ -166,6 +166,42 @@ TEST(TransformTest, Pad) {
       << msg;
 }
 
+TEST(TransformTest, LayoutTransform) {
+  // x[n, c, h, w] = 4c + 2h + w over (1, 4, 2, 2).
+  std::string p = "%x: Tensor[(1, 4, 2, 2), int32]";
+  auto x = [] { return iota(DType::Int32, {1, 4, 2, 2}); };
+  auto lt = [&](const std::string &dst) {
+    return runOne(p, "layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"" + dst + "\")",
+                  {x()});
+  };
+  // NHWC: out[n, h, w, c] = x[n, c, h, w].
+  EXPECT_TRUE(tensorIs(lt("NHWC"), DType::Int32, {1, 2, 2, 4},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  // NCHW2c: out[n, C, h, w, c] = x[n, 2C + c, h, w].
+  EXPECT_TRUE(tensorIs(lt("NCHW2c"), DType::Int32, {1, 2, 2, 2, 2},
+                       {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15}));
+  // NHWC2c: the block after the permutation.
+  EXPECT_TRUE(tensorIs(lt("NHWC2c"), DType::Int32, {1, 2, 2, 2, 2},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  // Back from the blocked layout, and from one block size to another.
+  std::string b = "%b: Tensor[(1, 2, 2, 2, 2), int32]";
+  HostTensor blocked = i32({1, 2, 2, 2, 2}, {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15});
+  EXPECT_TRUE(tensorIs(runOne(b,
+                              "layout_transform(%b, src_layout=\"NCHW2c\", "
+                              "dst_layout=\"NCHW\")",
+                              {blocked.clone()}),
+                       DType::Int32, {1, 4, 2, 2}, valuesOf(x())));
+  EXPECT_TRUE(tensorIs(runOne(b,
+                              "layout_transform(%b, src_layout=\"NCHW2c\", "
+                              "dst_layout=\"NCHW4c\")",
+                              {blocked.clone()}),
+                       DType::Int32, {1, 1, 2, 2, 4},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  std::string msg = errorOf(lt("NCHW3c"));
+  EXPECT_NE(msg.find("the axis C of size 4 cannot be split into blocks of 3"), std::string::npos)
+      << msg;
+}
+
 TEST(TransformTest, Concatenate) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]",
                               "concatenate((%x, %y), axis=1)",

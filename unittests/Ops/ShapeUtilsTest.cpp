@@ -1,12 +1,14 @@
 //===- ShapeUtilsTest.cpp - Broadcasting, reshape and slice arithmetic ----===//
 //
 // Pure shape functions: NumPy broadcasting with static and `?` dims and rank
-// mismatches, TVM's reshape special values (0, -1, -2, -3, -4) and TVM's
-// strided_slice canonicalization.
+// mismatches, TVM's reshape special values (0, -1, -2, -3, -4), TVM's
+// strided_slice canonicalization, and layout strings with layout_transform's
+// shapes (DataLayout.h).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/IR/Type.h"
+#include "hx/Ops/DataLayout.h"
 #include "gtest/gtest.h"
 #include <limits>
 
@@ -203,6 +205,44 @@ TEST(ShapeUtilsTest, StridedSlice) {
   EXPECT_EQ(slice({5}, {0}, {2}, Shape{0}), "error at strides: strides [0] has a 0 step");
   EXPECT_EQ(slice({5}, {0}, {2}, std::nullopt, Shape{0}, "other"),
             "error at slice_mode: slice_mode must be \"end\" or \"size\", got \"other\"");
+}
+
+} // namespace
+
+namespace {
+
+/// "(shape)" or "error at <attr>: <message>".
+std::string layout(llvm::ArrayRef<int64_t> shape, llvm::StringRef src, llvm::StringRef dst) {
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> out = layoutTransformShape(shape, src, dst, map, problem);
+  if (!out)
+    return "error at " + problem.attr.str() + ": " + problem.message;
+  return shapeToString(*out);
+}
+
+TEST(ShapeUtilsTest, DataLayouts) {
+  llvm::Expected<DataLayout> l = parseLayout("NCHW16c");
+  ASSERT_TRUE(bool(l)) << llvm::toString(l.takeError());
+  ASSERT_EQ(l->size(), 5u);
+  EXPECT_EQ((*l)[1].name, 'C');
+  EXPECT_TRUE((*l)[1].isPrimal());
+  EXPECT_EQ((*l)[4].name, 'c');
+  EXPECT_EQ((*l)[4].factor, 16);
+  EXPECT_EQ(llvm::toString(parseLayout("NCHW16", "src_layout").takeError()),
+            "src_layout \"NCHW16\" ends with a number that no sub-axis letter follows");
+
+  EXPECT_EQ(layout({1, 8, 5, 6}, "NCHW", "NHWC"), "(1, 5, 6, 8)");
+  EXPECT_EQ(layout({1, 8, 5, 6}, "NCHW", "NCHW4c"), "(1, 2, 5, 6, 4)");
+  EXPECT_EQ(layout({1, 2, 5, 6, 4}, "NCHW4c", "NHWC"), "(1, 5, 6, 8)");
+  EXPECT_EQ(layout({1, 2, 5, 6, 4}, "NCHW4c", "NCHW8c"), "(1, 1, 5, 6, 8)");
+  EXPECT_EQ(layout({Q, 8}, "NC", "C4cN"), "(2, 4, ?)");
+  EXPECT_EQ(layout({1, 6, 5, 6}, "NCHW", "NCHW4c"),
+            "error at dst_layout: the axis C of size 6 cannot be split into blocks of 4 "
+            "(dst_layout NCHW4c)");
+  EXPECT_EQ(layout({2, 3}, "NC", "CN2n"), "(3, 1, 2)");
+  EXPECT_EQ(layout({2, 3}, "NC", "NW"),
+            "error at dst_layout: cannot transform NC to NW: the primal axis C is not in both");
 }
 
 } // namespace

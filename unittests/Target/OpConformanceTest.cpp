@@ -192,6 +192,29 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     pad("()", "pad_width=[]");
     return out;
   }
+  if (op == "layout_transform") {
+    std::vector<OpCase> out;
+    auto lt = [&](const char *shape, const char *src, const char *dst) {
+      out.push_back({std::string("%a: Tensor[") + shape + ", {T}]",
+                     std::string("layout_transform(%a, src_layout=\"") + src + "\", dst_layout=\"" +
+                         dst + "\")"});
+    };
+    lt("(2, 3, 4, 5)", "NCHW", "NHWC");
+    lt("(2, 4, 5, 3)", "NHWC", "NCHW");
+    lt("(2, 3, 17)", "NCW", "NWC");
+    lt("(1, 8, 3, 5)", "NCHW", "NCHW4c");
+    lt("(1, 2, 3, 5, 4)", "NCHW4c", "NCHW");
+    lt("(1, 4, 2, 3, 4)", "NCHW4c", "NCHW8c");
+    lt("(1, 2, 2, 3, 8)", "NCHW8c", "NCHW4c");
+    lt("(1, 32, 2, 3)", "NCHW", "NHWC16c");
+    lt("(2, 3, 3, 5, 2)", "NCHW2c", "NHWC");
+    lt("(1, 8, 3, 5)", "NCHW", "NC4cHW");
+    lt("(2, 3, 4, 5)", "NCHW", "NCHW");
+    lt("(6)", "C", "C2c");
+    lt("(3, 1000)", "HW", "WH");
+    lt("(0, 4, 2, 2)", "NCHW", "NCHW4c");
+    return out;
+  }
   if (op == "split")
     return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
             {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
@@ -568,7 +591,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split", "take", "stack", "strided_slice", "nn.pad")
+                      "split", "take", "stack", "strided_slice", "nn.pad", "layout_transform")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -616,6 +639,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "stack",
                                  "strided_slice",
                                  "nn.pad",
+                                 "layout_transform",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

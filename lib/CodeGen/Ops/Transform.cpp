@@ -18,6 +18,7 @@
 //
 //   nn.pad                         one nest over the result computing each
 //                                  element's source index (or the pad value)
+//   layout_transform               the same, re-splitting each primal axis
 //
 // bool moves as its byte. Each copy is its own parallel nest.
 //
@@ -25,6 +26,7 @@
 
 #include "../LoopNest.h"
 #include "OpKernels.h"
+#include "hx/Ops/DataLayout.h"
 
 using namespace llvm;
 
@@ -194,6 +196,45 @@ static Error padKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// layout_transform: one nest over the result. Per primal axis, its index
+/// v = coord[primal] * factor + coord[sub] in the destination layout is
+/// split again by the source's factor (v / f, v % f); an axis split the
+/// same way in both (or in neither) keeps its coordinates.
+static Error layoutTransformKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> shape = layoutTransformShape(in->shape, spec.getString("src_layout"),
+                                                    spec.getString("dst_layout"), map, problem);
+  if (!shape)
+    return unsupported(kb, spec, problem.message);
+  if (*shape != Shape(out->shape.begin(), out->shape.end()))
+    return unsupported(kb, spec, "a result of another shape than the layout's");
+  DType moved = out->dtype == DType::Bool ? DType::Int8 : out->dtype;
+  Shape inStrides = contiguousStrides(in->shape);
+  int64_t work = 4 * int64_t(map.axes.size());
+  emitIndexLoops(kb, out->shape, work, [&](ArrayRef<Value *> o, Value *flat) {
+    Value *src = kb.index(0);
+    for (const LayoutMap::Axis &ax : map.axes) {
+      if (ax.src.factor == ax.dst.factor) {
+        src = kb.iadd(src, kb.imul(o[ax.dst.primal], inStrides[ax.src.primal]));
+        if (ax.src.sub >= 0 && ax.dst.sub >= 0)
+          src = kb.iadd(src, kb.imul(o[ax.dst.sub], inStrides[ax.src.sub]));
+        continue;
+      }
+      Value *v = o[ax.dst.primal];
+      if (ax.dst.sub >= 0)
+        v = kb.iadd(kb.imul(v, ax.dst.factor), o[ax.dst.sub]);
+      src = kb.iadd(src, kb.imul(kb.idiv(v, ax.src.factor), inStrides[ax.src.primal]));
+      if (ax.src.sub >= 0)
+        src = kb.iadd(src, kb.imul(kb.irem(v, ax.src.factor), inStrides[ax.src.sub]));
+    }
+    kb.store(moved, kb.buffer(spec.outputBuffer(0)), flat,
+             kb.load(moved, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
 /// take: one strided nest over the result viewed as [pre, count, post],
 /// with the indices read at [0, 1, 0] and the data's row base at
 /// [n * post, 0, 1]; the index (clamped, or wrapped) selects the row.
@@ -240,6 +281,7 @@ ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
       {"take", takeKernel},
       {"nn.pad", padKernel},
+      {"layout_transform", layoutTransformKernel},
       {"reshape", copyKernel},
       {"nn.batch_flatten", copyKernel},
       {"squeeze", copyKernel},
