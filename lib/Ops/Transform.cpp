@@ -26,6 +26,8 @@
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
+//   take(Tensor[(6, 4, 5)], Tensor[(2, 3), int64], axis=1) : Tensor[(6, 2, 3, 5)]
+//     (axis=None indexes the flattened data)
 //
 // All of them accept bool, int32, int64 and float32 tensors.
 //
