@@ -16,6 +16,9 @@
 //     coordinates by division, and run the innermost dim as a serial loop
 //     whose offsets step by each operand's (constant) innermost stride.
 //
+// emitIndexLoops is the same nest without steps 1 and 2, handing the body
+// every coordinate instead of operand offsets.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoopNest.h"
@@ -136,6 +139,37 @@ void emitStridedLoops(KernelBuilder &kb, ArrayRef<int64_t> shape, ArrayRef<Strid
       for (size_t k = 0; k < numOps; ++k)
         offs[k] = kb.iadd(bases[k], kb.imul(j, inner.strides[k]));
       body(offs);
+    });
+  });
+}
+
+void emitIndexLoops(KernelBuilder &kb, ArrayRef<int64_t> shape, int64_t workPerPoint,
+                    function_ref<void(ArrayRef<Value *>, Value *)> body) {
+  if (llvm::is_contained(shape, 0))
+    return;
+  if (shape.empty()) {
+    body({}, kb.index(0));
+    return;
+  }
+  int64_t inner = shape.back();
+  ArrayRef<int64_t> outerSizes = shape.drop_back();
+  int64_t blockLen = std::clamp<int64_t>(kb.innerBlockLength(inner, workPerPoint), 1, inner);
+  int64_t blocks = (inner + blockLen - 1) / blockLen;
+  kb.parallelFor(numElements(outerSizes) * blocks, blockLen * workPerPoint, [&](Value *p) {
+    Value *outer = blocks > 1 ? kb.idiv(p, blocks) : p;
+    SmallVector<Value *, 4> coords;
+    if (!outerSizes.empty())
+      coords = kb.unflatten(outer, outerSizes);
+    Value *rowBase = kb.imul(outer, inner);
+    Value *lo = kb.index(0), *hi = kb.index(inner);
+    if (blocks > 1) {
+      lo = kb.imul(kb.irem(p, blocks), blockLen);
+      hi = kb.imin(kb.iadd(lo, blockLen), hi);
+    }
+    kb.forRange(lo, hi, [&](Value *j) {
+      coords.push_back(j);
+      body(coords, kb.iadd(rowBase, j));
+      coords.pop_back();
     });
   });
 }

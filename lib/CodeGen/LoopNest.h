@@ -49,6 +49,17 @@ void emitStridedLoops(KernelBuilder &kb, llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<StridedOperand> operands, int64_t workPerPoint,
                       llvm::function_ref<void(llvm::ArrayRef<llvm::Value *> offsets)> body);
 
+/// Visits every point of `shape` once, for gathers whose source offset is
+/// not linear in the coordinates (nn.pad's borders, layout_transform's
+/// splits): calls body(coords, flat) with the point's int64 coordinates and
+/// its row-major element offset. The dims before the last run as one
+/// parallelFor (with blocks of a long last dim, as in emitStridedLoops), the
+/// last dim as a serial loop. An empty shape emits nothing; rank 0 calls
+/// body once with no coordinates. body runs inside the parallel region.
+void emitIndexLoops(
+    KernelBuilder &kb, llvm::ArrayRef<int64_t> shape, int64_t workPerPoint,
+    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *> coords, llvm::Value *flat)> body);
+
 /// Copies a strided view of buffer `src` into a strided view of buffer `dst`
 /// (both of dtype `t`) over `shape`.
 void emitStridedCopy(KernelBuilder &kb, DType t, llvm::ArrayRef<int64_t> shape, unsigned dst,

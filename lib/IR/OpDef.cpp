@@ -44,6 +44,8 @@ StringRef attrKindDescription(AttrKind k) {
     return "a list of integers or None";
   case AttrKind::IntOrIntList:
     return "an integer or a list of integers";
+  case AttrKind::IntListList:
+    return "a list of integer lists";
   case AttrKind::Device:
     return "a virtual device";
   case AttrKind::OptDevice:

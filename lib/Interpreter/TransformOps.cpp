@@ -1,4 +1,4 @@
-//===- TransformOps.cpp - Reference reshape, transpose, concat, split -----===//
+//===- TransformOps.cpp - Reference data-movement operators --------------===//
 //
 // These operators move elements without arithmetic, so they copy bytes and
 // work for every dtype. Result shapes are recomputed from the argument's
@@ -7,13 +7,20 @@
 // against the call's type by makeResult.
 //
 //   reshape, expand_dims, squeeze   the bytes unchanged, a new shape
-//   transpose                       one gather over the output index
+//   transpose, strided_slice        one strided gather over the output index
 //   concatenate                     per outer index, each part's block in turn
+//   stack                           the same, each field's block below `axis`
 //   split                           the reverse of concatenate
+//   take                            a row copy per index
+//   nn.pad                          an odometer over the result with a
+//                                   source index per dim (or the pad value)
+//   layout_transform                an odometer over the result, each primal
+//                                   axis's index re-split for the source
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "hx/Ops/DataLayout.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cstring>
@@ -89,6 +96,30 @@ static Expected<OpResults> squeezeOp(OpContext &ctx) {
   return withShape(ctx, a, shape);
 }
 
+/// Fills `out` (every element, in order) from `a`: the element at output
+/// index (i_0, ..., i_k) is a's flat element base + Σ i_d * readStrides[d]
+/// (an odometer over the output).
+static void gatherStrided(const HostTensor &a, HostTensor &out, ArrayRef<int64_t> readStrides,
+                          int64_t base) {
+  ArrayRef<int64_t> shape = out.shape();
+  size_t rank = shape.size(), eb = dtypeBytes(a.dtype());
+  auto *dst = static_cast<uint8_t *>(out.data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  Shape idx(rank, 0);
+  int64_t pos = base;
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    std::memcpy(dst + size_t(i) * eb, src + size_t(pos) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        pos += readStrides[d];
+        break;
+      }
+      pos -= readStrides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
 static Expected<OpResults> transposeOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
@@ -121,29 +152,43 @@ static Expected<OpResults> transposeOp(OpContext &ctx) {
     return out.takeError();
   if (out->dtype() != a.dtype())
     return ctx.error("the result dtype differs from the argument's");
-  // The input stride along each output dim; an odometer over the output.
+  // The input stride along each output dim.
   Shape inStrides = stridesOf(a.shape()), stride(rank);
   for (size_t d = 0; d < rank; ++d)
     stride[d] = inStrides[perm[d]];
-  size_t eb = dtypeBytes(a.dtype());
-  auto *dst = static_cast<uint8_t *>(out->data());
-  const auto *src = static_cast<const uint8_t *>(a.data());
-  Shape idx(rank, 0);
-  int64_t pos = 0;
-  for (int64_t i = 0, n = out->numElements(); i < n; ++i) {
-    std::memcpy(dst + size_t(i) * eb, src + size_t(pos) * eb, eb);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < shape[d]) {
-        pos += stride[d];
-        break;
-      }
-      pos -= stride[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  gatherStrided(a, *out, stride, 0);
   OpResults results;
   results.push_back(std::move(*out));
   return results;
+}
+
+/// strided_slice: a strided gather with the steps and first indices that
+/// stridedSlice (ShapeUtils.h) computes, as the type relation does.
+static Expected<OpResults> stridedSliceOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims =
+      stridedSlice(a.shape(), ctx.getInts("begin"), ctx.getInts("end"), ctx.getOptInts("strides"),
+                   ctx.getOptInts("axes"), ctx.getString("slice_mode"), problem);
+  if (!dims)
+    return ctx.error(problem.message);
+  Shape shape, readStrides, inStrides = stridesOf(a.shape());
+  int64_t base = 0;
+  for (size_t d = 0; d < dims->size(); ++d) {
+    const SliceDim &s = (*dims)[d];
+    shape.push_back(s.size);
+    readStrides.push_back(s.stride * inStrides[d]);
+    base += s.begin * inStrides[d];
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  gatherStrided(a, *out, readStrides, base);
+  return single(std::move(*out));
 }
 
 /// The product of the dims before and after `axis`.
@@ -194,6 +239,42 @@ static Expected<OpResults> concatenateOp(OpContext &ctx) {
   OpResults results;
   results.push_back(std::move(*out));
   return results;
+}
+
+/// stack: per outer index (the dims before `axis`), each field's block of
+/// the dims from `axis` on, in turn.
+static Expected<OpResults> stackOp(OpContext &ctx) {
+  if (ctx.args.empty())
+    return ctx.error("cannot stack an empty tuple");
+  const HostTensor &first = ctx.arg(0);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first.rank() + 1, "axis");
+  if (!axis)
+    return axis.takeError();
+  for (size_t i = 1; i < ctx.args.size(); ++i) {
+    const HostTensor &t = ctx.arg(i);
+    if (t.dtype() != first.dtype() || t.shape() != first.shape())
+      return ctx.error("tuple field " + Twine(i) + " " + t.typeString() +
+                       " does not match field 0 " + first.typeString());
+  }
+  Shape shape(first.shape().begin(), first.shape().end());
+  shape.insert(shape.begin() + *axis, int64_t(ctx.args.size()));
+  Expected<HostTensor> out = ctx.makeResult(0, shape, first.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != first.dtype())
+    return ctx.error("the result dtype differs from the arguments'");
+  int64_t outer = 1;
+  for (unsigned d = 0; d < *axis; ++d)
+    outer *= first.shape()[d];
+  size_t block = outer ? first.byteSize() / size_t(outer) : 0;
+  auto *dst = static_cast<uint8_t *>(out->data());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const HostTensor *t : ctx.args) {
+      std::memcpy(dst, static_cast<const uint8_t *>(t->data()) + size_t(o) * block, block);
+      dst += block;
+    }
+  }
+  return single(std::move(*out));
 }
 
 static Expected<OpResults> splitOp(OpContext &ctx) {
@@ -253,6 +334,108 @@ static Expected<OpResults> splitOp(OpContext &ctx) {
   return results;
 }
 
+/// nn.pad: per result dim, the source index of each position (-1 for the pad
+/// value); then an odometer over the result. The pad value is converted to
+/// the data's dtype as cast does.
+static Expected<OpResults> padOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &a = ctx.arg(0), &value = ctx.arg(1);
+  if (value.rank() != 0)
+    return ctx.error("the pad value must be a scalar, got " + value.typeString());
+  AttrProblem problem;
+  std::optional<SmallVector<IntPair, 4>> pads =
+      attrIntPairs(ctx.attr("pad_width"), a.rank(), "pad_width", problem);
+  std::string mode = ctx.getString("pad_mode");
+  std::optional<Shape> shape;
+  if (pads)
+    shape = padShape(a.shape(), *pads, mode, problem);
+  if (!shape)
+    return ctx.error(problem.message);
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  HostTensor fill(a.dtype(), {});
+  if (isIntegral(value.dtype()))
+    setInt64(fill, 0, getInt64(value, 0));
+  else
+    fill.setDouble(0, value.getDouble(0));
+
+  size_t rank = a.rank(), eb = dtypeBytes(a.dtype());
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = a.shape()[d], before = (*pads)[d].first;
+    for (int64_t o = 0; o < (*shape)[d]; ++o) {
+      int64_t i = o - before;
+      if (i < 0 || i >= n) {
+        if (mode == "edge")
+          i = i < 0 ? 0 : n - 1;
+        else if (mode == "reflect")
+          i = i < 0 ? -i : 2 * (n - 1) - i;
+        else
+          i = -1;
+      }
+      source[d].push_back(i);
+    }
+  }
+  Shape inStrides = stridesOf(a.shape()), idx(rank, 0);
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < rank && pos >= 0; ++d)
+      pos = source[d][idx[d]] < 0 ? -1 : pos + source[d][idx[d]] * inStrides[d];
+    std::memcpy(dst + size_t(k) * eb, pos < 0 ? fill.data() : src + size_t(pos) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < (*shape)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
+/// layout_transform: an odometer over the result; per primal axis its index
+/// from the destination coordinates, split again by the source's factor.
+static Expected<OpResults> layoutTransformOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> shape = layoutTransformShape(a.shape(), ctx.getString("src_layout"),
+                                                    ctx.getString("dst_layout"), map, problem);
+  if (!shape)
+    return ctx.error(problem.message);
+  Expected<HostTensor> out = ctx.makeResult(0, *shape, a.dtype());
+  if (!out)
+    return out.takeError();
+  if (out->dtype() != a.dtype())
+    return ctx.error("the result dtype differs from the argument's");
+  size_t eb = dtypeBytes(a.dtype());
+  Shape inStrides = stridesOf(a.shape()), idx(shape->size(), 0);
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+    int64_t pos = 0;
+    for (const LayoutMap::Axis &ax : map.axes) {
+      int64_t v = idx[ax.dst.primal] * ax.dst.factor + (ax.dst.sub >= 0 ? idx[ax.dst.sub] : 0);
+      pos += v / ax.src.factor * inStrides[ax.src.primal];
+      if (ax.src.sub >= 0)
+        pos += v % ax.src.factor * inStrides[ax.src.sub];
+    }
+    std::memcpy(dst + size_t(k) * eb, src + size_t(pos) * eb, eb);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < (*shape)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
 /// take: index i of an axis of n becomes clamp(i, 0, n-1) ("clip", and
 /// "fast", whose out-of-range indices TVM leaves undefined) or i mod n,
 /// non-negative ("wrap").
@@ -302,11 +485,15 @@ OpImplFn findTransformOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("reshape", reshapeOp)
       .Case("transpose", transposeOp)
+      .Case("strided_slice", stridedSliceOp)
       .Case("expand_dims", expandDimsOp)
       .Case("squeeze", squeezeOp)
       .Case("concatenate", concatenateOp)
+      .Case("stack", stackOp)
       .Case("split", splitOp)
       .Case("take", takeOp)
+      .Case("nn.pad", padOp)
+      .Case("layout_transform", layoutTransformOp)
       .Default(nullptr);
 }
 

@@ -135,6 +135,8 @@ static bool matchesKind(AttrKind kind, const AttrValue &v) {
     return v.kind == VK::Int || isIntList(v);
   case AttrKind::OptIntList:
     return v.kind == VK::Int || v.kind == VK::None || isIntList(v);
+  case AttrKind::IntListList:
+    return v.kind == VK::List && llvm::all_of(v.list, isIntList);
   case AttrKind::Device:
     return v.kind == VK::Device;
   case AttrKind::OptDevice:

@@ -1,9 +1,11 @@
-//===- ShapeUtils.cpp - Broadcasting and reshape arithmetic ---------------===//
+//===- ShapeUtils.cpp - Broadcasting, reshape and slice arithmetic --------===//
 //
 // Broadcasting walks both shapes from the right, one dim at a time. Reshape
 // follows TVM's ReshapeRel: a cursor into the input shape advances as each
 // newshape entry consumes input dims; the single -1 is solved last from the
-// element count, unless a dynamic dim makes the count unknown.
+// element count, unless a dynamic dim makes the count unknown. strided_slice
+// first completes begin, end and strides to one entry per sliced axis (as
+// StridedSliceRel pads them), then canonicalizes each axis on its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <limits>
 
 using namespace llvm;
 
@@ -189,6 +192,90 @@ Expected<Shape> inferReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> newshape, b
   return out;
 }
 
+std::optional<SmallVector<SliceDim, 4>> stridedSlice(ArrayRef<int64_t> shape,
+                                                     ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
+                                                     const std::optional<Shape> &strides,
+                                                     const std::optional<Shape> &axes,
+                                                     StringRef sliceMode, AttrProblem &problem) {
+  auto fail = [&](StringRef attr, const Twine &msg) -> std::optional<SmallVector<SliceDim, 4>> {
+    problem = {attr, msg.str()};
+    return std::nullopt;
+  };
+  bool sizeMode = sliceMode == "size";
+  if (!sizeMode && sliceMode != "end")
+    return fail("slice_mode", "slice_mode must be \"end\" or \"size\", got \"" + sliceMode + "\"");
+  const int64_t maxRange = std::numeric_limits<int64_t>::max();
+  using Named = std::pair<StringRef, ArrayRef<int64_t>>;
+  size_t rank = shape.size();
+  Shape b(begin.begin(), begin.end()), e(end.begin(), end.end()), s, sliced;
+  if (axes) {
+    ArrayRef<int64_t> given = strides ? ArrayRef<int64_t>(*strides) : ArrayRef<int64_t>(*axes);
+    for (auto [attr, list] : {Named{"begin", begin}, Named{"end", end}, Named{"strides", given}})
+      if (list.size() != axes->size())
+        return fail(attr, attr + " " + intListToString(list) + " must have one entry per axis in " +
+                              intListToString(*axes));
+    s = strides ? *strides : Shape(axes->size(), 1);
+    for (int64_t a : *axes) {
+      std::optional<unsigned> ax = normalizeAxis(a, rank);
+      if (!ax)
+        return fail("axes", "axis " + Twine(a) + " is out of range for rank " + Twine(rank));
+      if (is_contained(sliced, int64_t(*ax)))
+        return fail("axes",
+                    "axes " + intListToString(*axes) + " lists axis " + Twine(*ax) + " twice");
+      sliced.push_back(*ax);
+    }
+  } else {
+    if (strides)
+      s = *strides;
+    for (auto [attr, list] : {Named{"begin", begin}, Named{"end", end}, Named{"strides", s}})
+      if (list.size() > rank)
+        return fail(attr, attr + " " + intListToString(list) + " has more entries than the rank " +
+                              Twine(rank) + " of " + shapeToString(shape));
+    s.resize(rank, 1);
+    for (size_t i = b.size(); i < rank; ++i)
+      b.push_back(s[i] > 0 ? 0 : maxRange);
+    for (size_t i = e.size(); i < rank; ++i)
+      e.push_back(s[i] < 0 ? 0 : maxRange);
+    for (size_t i = 0; i < rank; ++i)
+      sliced.push_back(int64_t(i));
+  }
+
+  SmallVector<SliceDim, 4> out;
+  for (int64_t d : shape)
+    out.push_back({0, 1, d});
+  for (size_t i = 0; i < sliced.size(); ++i) {
+    int64_t stride = sizeMode ? 1 : s[i];
+    if (stride == 0)
+      return fail("strides", "strides " + intListToString(*strides) + " has a 0 step");
+    int64_t first = b[i], last = e[i];
+    if (sizeMode)
+      last = last < 0 ? maxRange : (first > maxRange - last ? maxRange : first + last);
+    int64_t n = shape[sliced[i]];
+    if (n == kDyn) {
+      out[sliced[i]] = {0, stride, kDyn};
+      continue;
+    }
+    int64_t lo = stride < 0 ? -1 : 0, hi = stride < 0 ? n - 1 : n;
+    auto canonical = [&](int64_t v) { return std::clamp(v < 0 ? v + n : v, lo, hi); };
+    int64_t from = canonical(first), to = canonical(last);
+    if (stride < 0 ? to > from : from > to) {
+      if (sizeMode)
+        return fail("begin", "begin " + Twine(first) + " with size " + Twine(e[i]) +
+                                 " ends before it starts on axis " + Twine(sliced[i]) +
+                                 " of size " + Twine(n) +
+                                 " (the size is added before a negative "
+                                 "begin wraps)");
+      return fail("begin", "begin " + Twine(first) + " and end " + Twine(last) + " slice axis " +
+                               Twine(sliced[i]) + " of size " + Twine(n) + " backwards for step " +
+                               Twine(stride));
+    }
+    uint64_t step = stride < 0 ? 0 - uint64_t(stride) : uint64_t(stride);
+    uint64_t interval = uint64_t(stride < 0 ? from - to : to - from);
+    out[sliced[i]] = {from, stride, int64_t(interval == 0 ? 0 : (interval - 1) / step + 1)};
+  }
+  return out;
+}
+
 } // namespace hx
 
 namespace hx {
@@ -213,6 +300,75 @@ std::optional<Shape> attrOptInts(const AttrValue &v) {
   if (v.isNone())
     return std::nullopt;
   return attrInts(v);
+}
+
+std::optional<SmallVector<IntPair, 4>> attrIntPairs(const AttrValue &v, size_t count,
+                                                    StringRef attr, AttrProblem &problem) {
+  auto fail = [&](const Twine &msg, int64_t entry) -> std::optional<SmallVector<IntPair, 4>> {
+    problem = {attr, msg.str(), entry};
+    return std::nullopt;
+  };
+  if (v.kind != AttrValue::Kind::List)
+    return fail(attr + " must be a list of [before, after] pairs", -1);
+  SmallVector<IntPair, 4> pairs;
+  for (size_t i = 0; i < v.list.size(); ++i) {
+    const AttrValue &e = v.list[i];
+    Shape pair = attrInts(e);
+    if (e.kind != AttrValue::Kind::List || pair.size() != 2)
+      return fail(attr + " entry " + Twine(i) + " " + intListToString(pair) +
+                      " is not a [before, after] pair",
+                  int64_t(i));
+    if (pair[0] < 0 || pair[1] < 0)
+      return fail(attr + " entry " + Twine(i) + " " + intListToString(pair) + " is negative",
+                  int64_t(i));
+    pairs.push_back({pair[0], pair[1]});
+  }
+  if (pairs.size() != count)
+    return fail(attr + " lists " + Twine(pairs.size()) + (pairs.size() == 1 ? " pair" : " pairs") +
+                    " for a tensor of rank " + Twine(count) + " (one pair per dim)",
+                -1);
+  return pairs;
+}
+
+std::optional<Shape> padShape(ArrayRef<int64_t> shape, ArrayRef<IntPair> pads, StringRef mode,
+                              AttrProblem &problem) {
+  auto fail = [&](StringRef attr, const Twine &msg, int64_t entry) -> std::optional<Shape> {
+    problem = {attr, msg.str(), entry};
+    return std::nullopt;
+  };
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return fail("pad_mode",
+                "pad_mode must be \"constant\", \"edge\" or \"reflect\", got \"" + mode + "\"", -1);
+  assert(pads.size() == shape.size() && "one pair per dim");
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    auto [before, after] = pads[d];
+    int64_t n = shape[d];
+    std::string pair = intListToString({before, after});
+    if (n == kDyn) {
+      out.push_back(kDyn);
+      continue;
+    }
+    if (mode == "edge" && n == 0 && (before || after))
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair + ": edge padding of the empty axis " +
+                      Twine(d),
+                  int64_t(d));
+    if (mode == "reflect" && ((before > 0 && before >= n) || (after > 0 && after >= n)))
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair +
+                      ": reflect padding needs pads below the size " + Twine(n) + " of axis " +
+                      Twine(d),
+                  int64_t(d));
+    if (before > std::numeric_limits<int64_t>::max() - n - after ||
+        after > std::numeric_limits<int64_t>::max() - n)
+      return fail("pad_width",
+                  "pad_width entry " + Twine(d) + " " + pair + " makes axis " + Twine(d) +
+                      " of size " + Twine(n) + " too large",
+                  int64_t(d));
+    out.push_back(n + before + after);
+  }
+  return out;
 }
 
 std::optional<std::array<int64_t, 4>> padding2d(ArrayRef<int64_t> p) {

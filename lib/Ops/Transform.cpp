@@ -9,15 +9,32 @@
 //   squeeze(Tensor[(1, 3, 1)], axis=None)            : Tensor[(3)]
 //     (None drops every static 1; listed axes must be 1 or `?`)
 //   concatenate((Tensor[(2, 3)], Tensor[(4, 3)]), axis=0) : Tensor[(6, 3)]
+//   stack((Tensor[(2, 3)], Tensor[(2, 3)]), axis=-1) : Tensor[(2, 3, 2)]
+//     (fields of one shape; axis in [-(rank+1), rank])
+//   strided_slice(Tensor[(4, 6)], begin=[3, 1], end=[0, 6], strides=[-1, 2])
+//                                                    : Tensor[(3, 3)]
+//     (TVM's canonicalization: negative indices wrap once, then clamp;
+//     slice_mode="size" reads end as sizes; axes picks the sliced dims)
+//   nn.pad(Tensor[(2, 3)], Tensor[()], pad_width=[[1, 0], [2, 2]])
+//                                                    : Tensor[(3, 7)]
+//     (the pad value is operand 1, a scalar; pad_mode "constant" uses it,
+//     "edge" repeats the border, "reflect" mirrors: pads below the dim)
+//   layout_transform(Tensor[(1, 8, 5, 5)], src_layout="NCHW", dst_layout="NHWC4c")
+//                                                    : Tensor[(1, 5, 5, 2, 4)]
+//     (any permutation of the primal axes, each split into a block at most
+//     once; a split must divide the axis)
 //   split(Tensor[(6, 4)], indices_or_sections=3)     : (Tensor[(2, 4)] x 3)
 //   split(Tensor[(6, 4)], indices_or_sections=[1, 4]) : (Tensor[(1, 4)],
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
+//   take(Tensor[(6, 4, 5)], Tensor[(2, 3), int64], axis=1) : Tensor[(6, 2, 3, 5)]
+//     (axis=None indexes the flattened data)
 //
 // All of them accept bool, int32, int64 and float32 tensors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TypeRelation.h"
+#include "hx/Ops/DataLayout.h"
 #include "llvm/ADT/BitVector.h"
 
 using namespace llvm;
@@ -126,13 +143,17 @@ static TypeRef squeezeRel(TypeRelContext &ctx) {
   return makeTensorType(out, data->dtype);
 }
 
-static TypeRef concatenateRel(TypeRelContext &ctx) {
+/// The fields of a tuple operand (concatenate, stack): at least one, each a
+/// tensor of a supported dtype; nullopt after an error (`verb` names the
+/// operation in "cannot <verb> an empty tuple").
+static std::optional<SmallVector<const TensorType *, 4>> tensorFields(TypeRelContext &ctx,
+                                                                      StringRef verb) {
   const TupleType *tuple = ctx.tupleArg(0);
   if (!tuple)
-    return nullptr;
+    return std::nullopt;
   if (tuple->fields.empty()) {
-    ctx.error("cannot concatenate an empty tuple", {0});
-    return nullptr;
+    ctx.error("cannot " + verb + " an empty tuple", {0});
+    return std::nullopt;
   }
   SmallVector<const TensorType *, 4> parts;
   for (size_t i = 0; i < tuple->fields.size(); ++i) {
@@ -141,16 +162,24 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       ctx.error("tuple field " + Twine(i) + " must be a tensor, got " +
                     typeToString(tuple->fields[i].get()),
                 {0});
-      return nullptr;
+      return std::nullopt;
     }
     if (!dtypeSetContains(ctx.def.dtypes, t->dtype)) {
       ctx.error("unsupported dtype " + dtypeName(t->dtype) +
                     " (supported: " + dtypeSetToString(ctx.def.dtypes) + ")",
                 {0});
-      return nullptr;
+      return std::nullopt;
     }
     parts.push_back(t);
   }
+  return parts;
+}
+
+static TypeRef concatenateRel(TypeRelContext &ctx) {
+  std::optional<SmallVector<const TensorType *, 4>> fields = tensorFields(ctx, "concatenate");
+  if (!fields)
+    return nullptr;
+  ArrayRef<const TensorType *> parts = *fields;
   const TensorType *first = parts[0];
   std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
   if (!axis)
@@ -179,6 +208,47 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
       }
     }
   }
+  return makeTensorType(out, first->dtype);
+}
+
+/// stack: every field has one shape and dtype (a `?` dim matches any); the
+/// result inserts a dim of the field count at `axis`, in [-(rank+1), rank].
+static TypeRef stackRel(TypeRelContext &ctx) {
+  std::optional<SmallVector<const TensorType *, 4>> fields = tensorFields(ctx, "stack");
+  if (!fields)
+    return nullptr;
+  ArrayRef<const TensorType *> parts = *fields;
+  const TensorType *first = parts[0];
+  int64_t axisAttr = ctx.getInt("axis"), rank = int64_t(first->rank());
+  std::optional<unsigned> axis = normalizeAxis(axisAttr, first->rank() + 1);
+  if (!axis) {
+    ctx.attrError("axis", "axis " + Twine(axisAttr) + " is out of range for stacking rank-" +
+                              Twine(rank) + " tensors (expected " + Twine(-rank - 1) + " to " +
+                              Twine(rank) + ")");
+    return nullptr;
+  }
+  Shape out(first->shape.begin(), first->shape.end());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const TensorType *t = parts[i];
+    if (t->dtype != first->dtype || t->rank() != first->rank()) {
+      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
+                    typeToString(first) + " in dtype and rank",
+                {0});
+      return nullptr;
+    }
+    for (size_t d = 0; d < out.size(); ++d) {
+      int64_t a = out[d], b = t->shape[d];
+      if (a == kDyn) {
+        out[d] = b;
+      } else if (b != kDyn && a != b) {
+        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
+                      " (fields 0 and " + Twine(i) + ") differ: stacked tensors have one shape",
+                  {0});
+        return nullptr;
+      }
+    }
+  }
+  out.insert(out.begin() + *axis, int64_t(parts.size()));
   return makeTensorType(out, first->dtype);
 }
 
@@ -239,6 +309,68 @@ static TypeRef splitRel(TypeRelContext &ctx) {
   return make<TupleType>(std::move(fields));
 }
 
+/// strided_slice: the sizes stridedSlice (ShapeUtils.h) computes by TVM's
+/// rules; an attribute at fault is blamed at its value.
+static TypeRef stridedSliceRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims =
+      stridedSlice(data->shape, ctx.getInts("begin"), ctx.getInts("end"), ctx.getOptInts("strides"),
+                   ctx.getOptInts("axes"), ctx.getString("slice_mode"), problem);
+  if (!dims) {
+    ctx.attrError(problem);
+    return nullptr;
+  }
+  Shape out;
+  for (const SliceDim &d : *dims)
+    out.push_back(d.size);
+  return makeTensorType(out, data->dtype);
+}
+
+/// nn.pad(data, pad_value): pad_width holds one [before, after] pair of
+/// non-negative sizes per dim (TVM's PadRel); the result grows each dim by
+/// its pair, as padShape (ShapeUtils.h) computes, with pad_mode's rules.
+/// pad_value is a scalar of any supported dtype: the kernels cast it to the
+/// data's dtype, as TVM's PadCompute does.
+static TypeRef padRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *value = data ? ctx.tensorArg(1) : nullptr;
+  if (!value)
+    return nullptr;
+  if (value->rank() != 0) {
+    ctx.error("the pad value (operand 1) must be a scalar, got " + typeToString(value), {1});
+    return nullptr;
+  }
+  std::optional<SmallVector<IntPair, 4>> pads = ctx.getIntPairs("pad_width", data->rank());
+  if (!pads)
+    return nullptr;
+  AttrProblem problem;
+  std::optional<Shape> out = padShape(data->shape, *pads, ctx.getString("pad_mode"), problem);
+  if (!out) {
+    ctx.attrError(problem);
+    return nullptr;
+  }
+  return makeTensorType(*out, data->dtype);
+}
+
+/// layout_transform: the shape TVM's BijectiveLayout gives (DataLayout.h).
+static TypeRef layoutTransformRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> out = layoutTransformShape(data->shape, ctx.getString("src_layout"),
+                                                  ctx.getString("dst_layout"), map, problem);
+  if (!out) {
+    ctx.attrError(problem);
+    return nullptr;
+  }
+  return makeTensorType(*out, data->dtype);
+}
+
 /// take(data, indices): with axis None, indices into the flattened data
 /// (the result has the indices' shape); else data.shape[:axis] +
 /// indices.shape + data.shape[axis+1:]. Indices are int32 or int64.
@@ -287,6 +419,12 @@ void addTransformOps(std::vector<OpDef> &ops) {
       takeRel);
   take.numArgs = 2;
   ops.push_back(std::move(take));
+  OpDef pad = transformOp(
+      "nn.pad", "Pad each dim with a value, the edge or a reflection",
+      {requiredAttr("pad_width", AttrKind::IntListList), stringAttr("pad_mode", "constant")},
+      padRel);
+  pad.numArgs = 2;
+  ops.push_back(std::move(pad));
   ops.push_back(transformOp(
       "reshape", "Reshape (newshape may use 0, -1, -2, -3, -4)",
       {requiredAttr("newshape", AttrKind::IntList), boolAttr("allowzero", false)}, reshapeRel));
@@ -301,6 +439,20 @@ void addTransformOps(std::vector<OpDef> &ops) {
                              {intAttr("axis", 0)}, concatenateRel);
   concat.takesTuple = true;
   ops.push_back(std::move(concat));
+  OpDef stack = transformOp("stack", "Join a tuple of same-shaped tensors along a new axis",
+                            {intAttr("axis", 0)}, stackRel);
+  stack.takesTuple = true;
+  ops.push_back(std::move(stack));
+  ops.push_back(
+      transformOp("strided_slice", "Slice with steps along some or all axes",
+                  {requiredAttr("begin", AttrKind::IntList), requiredAttr("end", AttrKind::IntList),
+                   noneAttr("strides", AttrKind::OptIntList), stringAttr("slice_mode", "end"),
+                   noneAttr("axes", AttrKind::OptIntList)},
+                  stridedSliceRel));
+  ops.push_back(transformOp(
+      "layout_transform", "Reorder and block the axes of a layout (NCHW to NHWC or NCHW4c)",
+      {requiredAttr("src_layout", AttrKind::String), requiredAttr("dst_layout", AttrKind::String)},
+      layoutTransformRel));
   ops.push_back(transformOp(
       "split", "Split along an axis into equal sections or at indices",
       {requiredAttr("indices_or_sections", AttrKind::IntOrIntList), intAttr("axis", 0)}, splitRel));

@@ -31,6 +31,17 @@ InFlightDiagnostic TypeRelContext::attrError(StringRef name, const Twine &msg) {
   return d;
 }
 
+InFlightDiagnostic TypeRelContext::attrError(const AttrProblem &problem) {
+  const AttrValue *v = call.attrs.get(problem.attr);
+  if (!v || problem.entry < 0 || v->kind != AttrValue::Kind::List ||
+      size_t(problem.entry) >= v->list.size() || !v->list[problem.entry].loc.isValid())
+    return attrError(problem.attr, problem.message);
+  InFlightDiagnostic d = diags.error(v->list[problem.entry].loc, def.name + ": " + problem.message);
+  if (!call.args.empty())
+    noteOperand(d, 0);
+  return d;
+}
+
 void TypeRelContext::noteOperand(InFlightDiagnostic &d, unsigned i) {
   if (i >= call.args.size() || i >= argTypes.size() || !argTypes[i])
     return;
@@ -118,6 +129,14 @@ Shape TypeRelContext::getInts(StringRef name) const { return attrInts(attr(name)
 
 std::optional<Shape> TypeRelContext::getOptInts(StringRef name) const {
   return attrOptInts(attr(name));
+}
+
+std::optional<SmallVector<IntPair, 4>> TypeRelContext::getIntPairs(StringRef name, size_t count) {
+  AttrProblem problem;
+  std::optional<SmallVector<IntPair, 4>> pairs = attrIntPairs(attr(name), count, name, problem);
+  if (!pairs)
+    attrError(problem);
+  return pairs;
 }
 
 std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank, StringRef name) {

@@ -44,6 +44,9 @@ public:
   /// An error at attribute `attr` (its value when written, else the call),
   /// with a note at operand 0 when the call has one.
   InFlightDiagnostic attrError(llvm::StringRef attr, const llvm::Twine &msg);
+  /// The same for a problem a shared helper found (ShapeUtils.h), located at
+  /// the entry it blames when that entry was written.
+  InFlightDiagnostic attrError(const AttrProblem &problem);
   /// Adds "%x defined here with type T" / "operand i defined here ...".
   void noteOperand(InFlightDiagnostic &d, unsigned i);
 
@@ -73,6 +76,10 @@ public:
   Shape getInts(llvm::StringRef name) const;
   /// Nullopt for None.
   std::optional<Shape> getOptInts(llvm::StringRef name) const;
+  /// A list-of-pairs attribute ([[before, after], ...]) as exactly `count`
+  /// pairs of non-negative integers; nullopt after a located error (at the
+  /// offending pair when it is one: not a pair, negative).
+  std::optional<llvm::SmallVector<IntPair, 4>> getIntPairs(llvm::StringRef name, size_t count);
 
   /// Maps `axis` in [-rank, rank) to [0, rank); reports an error at `attr`
   /// otherwise.

@@ -263,12 +263,22 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
   required.set("indices_or_sections", AttrValue::ofInt(2));
   required.set("src_virtual_device", AttrValue::ofDevice(0));
   required.set("dst_virtual_device", AttrValue::ofDevice(0));
+  required.set("begin", AttrValue::ofList({AttrValue::ofInt(1)}));
+  required.set("end", AttrValue::ofList({AttrValue::ofInt(-1)}));
+  required.set("pad_width",
+               AttrValue::ofList({AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofInt(2)})}));
+  required.set("src_layout", AttrValue::ofString("NC"));
+  required.set("dst_layout", AttrValue::ofString("CN2n"));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;
-    for (const AttrSpec &s : def.attrs)
-      if (s.required)
-        attrs.set(s.name, *required.get(s.name));
+    for (const AttrSpec &s : def.attrs) {
+      if (!s.required)
+        continue;
+      const AttrValue *v = required.get(s.name);
+      ASSERT_TRUE(v) << def.name.str() << ": no value for the required attribute " << s.name.str();
+      attrs.set(s.name, *v);
+    }
     Ref<Call> call = makeCall(m, def.name, def.numArgs, attrs);
     size_t n = def.numArgs;
     size_t combos = 1;

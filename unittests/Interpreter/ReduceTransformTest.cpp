@@ -101,6 +101,107 @@ TEST(TransformTest, ExpandDimsAndSqueeze) {
                        DType::Int32, {3, 1}, {7, 8, 9}));
 }
 
+TEST(TransformTest, StridedSlice) {
+  // x[i, j] = 4i + j.
+  std::string p = "%x: Tensor[(3, 4), int32]";
+  auto x = [] { return iota(DType::Int32, {3, 4}); };
+  auto slice = [&](const std::string &attrs) {
+    return runOne(p, "strided_slice(%x, " + attrs + ")", {x()});
+  };
+  EXPECT_TRUE(tensorIs(slice("begin=[0, 1], end=[2, 3]"), DType::Int32, {2, 2}, {1, 2, 5, 6}));
+  // Negative steps: rows 2, 1 and columns 3, 1.
+  EXPECT_TRUE(tensorIs(slice("begin=[2, 3], end=[0, 0], strides=[-1, -2]"), DType::Int32, {2, 2},
+                       {11, 9, 7, 5}));
+  // -1 wraps to 2; -4 wraps to -1, the clamp below 0 of a backward walk: every row.
+  EXPECT_TRUE(tensorIs(slice("begin=[-1], end=[-4], strides=[-1]"), DType::Int32, {3, 4},
+                       {8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3}));
+  // TVM completes a missing end of a negative step with 0, which is excluded.
+  EXPECT_TRUE(tensorIs(slice("begin=[2], end=[], strides=[-1]"), DType::Int32, {2, 4},
+                       {8, 9, 10, 11, 4, 5, 6, 7}));
+  // Out-of-range indices clamp.
+  EXPECT_TRUE(tensorIs(slice("begin=[-10, 1], end=[10, 100], strides=[2, 2]"), DType::Int32, {2, 2},
+                       {1, 3, 9, 11}));
+  // slice_mode="size": sizes, -1 to the end, strides ignored.
+  EXPECT_TRUE(tensorIs(slice("begin=[1, 1], end=[-1, 2], strides=[5, 5], slice_mode=\"size\""),
+                       DType::Int32, {2, 2}, {5, 6, 9, 10}));
+  // axes: only the last dim, walked backwards by 2.
+  EXPECT_TRUE(tensorIs(slice("begin=[3], end=[0], strides=[-2], axes=[-1]"), DType::Int32, {3, 2},
+                       {3, 1, 7, 5, 11, 9}));
+  EXPECT_TRUE(tensorIs(slice("begin=[3], end=[3]"), DType::Int32, {0, 4}, {}));
+  std::string msg = errorOf(slice("begin=[2], end=[1]"));
+  EXPECT_NE(msg.find("begin 2 and end 1 slice axis 0 of size 3 backwards"), std::string::npos)
+      << msg;
+}
+
+TEST(TransformTest, Pad) {
+  // x = [[1, 2, 3], [4, 5, 6]]; the pad value is operand 1.
+  std::string p = "%x: Tensor[(2, 3), float32], %v: Tensor[(), float32]";
+  auto pad = [&](const std::string &attrs, double value = 9) {
+    return runOne(p, "nn.pad(%x, %v, " + attrs + ")", {a23(), f32({}, {value})});
+  };
+  EXPECT_TRUE(tensorIs(pad("pad_width=[[1, 0], [0, 2]]"), DType::Float32, {3, 5},
+                       {9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9}));
+  // edge repeats the border element.
+  EXPECT_TRUE(tensorIs(pad("pad_width=[[0, 1], [2, 1]], pad_mode=\"edge\""), DType::Float32, {3, 6},
+                       {1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 4, 4, 4, 5, 6, 6}));
+  // reflect mirrors around the border element, which is not repeated.
+  EXPECT_TRUE(tensorIs(
+      pad("pad_width=[[1, 1], [2, 2]], pad_mode=\"reflect\""), DType::Float32, {4, 7},
+      {6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1}));
+  // The pad value is cast to the data's dtype (truncated toward zero).
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(2), int32], %v: Tensor[(), float32]",
+                      "nn.pad(%x, %v, pad_width=[[1, 1]])", {i32({2}, {7, 8}), f32({}, {-2.75})}),
+               DType::Int32, {4}, {-2, 7, 8, -2}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1), bool]", "nn.pad(%x, 3, pad_width=[[2, 0]])",
+                              {makeTensor(DType::Bool, {1}, {0})}),
+                       DType::Bool, {3}, {1, 1, 0}));
+  // Empty data: everything is the pad value.
+  EXPECT_TRUE(
+      tensorIs(runOne("%x: Tensor[(0, 2), float32]", "nn.pad(%x, 0.5f, pad_width=[[1, 0], [0, 1]])",
+                      {HostTensor(DType::Float32, {0, 2})}),
+               DType::Float32, {1, 3}, {0.5, 0.5, 0.5}));
+  std::string msg = errorOf(pad("pad_width=[[0, 0], [3, 0]], pad_mode=\"reflect\""));
+  EXPECT_NE(msg.find("reflect padding needs pads below the size 3 of axis 1"), std::string::npos)
+      << msg;
+}
+
+TEST(TransformTest, LayoutTransform) {
+  // x[n, c, h, w] = 4c + 2h + w over (1, 4, 2, 2).
+  std::string p = "%x: Tensor[(1, 4, 2, 2), int32]";
+  auto x = [] { return iota(DType::Int32, {1, 4, 2, 2}); };
+  auto lt = [&](const std::string &dst) {
+    return runOne(p, "layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"" + dst + "\")",
+                  {x()});
+  };
+  // NHWC: out[n, h, w, c] = x[n, c, h, w].
+  EXPECT_TRUE(tensorIs(lt("NHWC"), DType::Int32, {1, 2, 2, 4},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  // NCHW2c: out[n, C, h, w, c] = x[n, 2C + c, h, w].
+  EXPECT_TRUE(tensorIs(lt("NCHW2c"), DType::Int32, {1, 2, 2, 2, 2},
+                       {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15}));
+  // NHWC2c: the block after the permutation.
+  EXPECT_TRUE(tensorIs(lt("NHWC2c"), DType::Int32, {1, 2, 2, 2, 2},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  // Back from the blocked layout, and from one block size to another.
+  std::string b = "%b: Tensor[(1, 2, 2, 2, 2), int32]";
+  HostTensor blocked = i32({1, 2, 2, 2, 2}, {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15});
+  EXPECT_TRUE(tensorIs(runOne(b,
+                              "layout_transform(%b, src_layout=\"NCHW2c\", "
+                              "dst_layout=\"NCHW\")",
+                              {blocked.clone()}),
+                       DType::Int32, {1, 4, 2, 2}, valuesOf(x())));
+  EXPECT_TRUE(tensorIs(runOne(b,
+                              "layout_transform(%b, src_layout=\"NCHW2c\", "
+                              "dst_layout=\"NCHW4c\")",
+                              {blocked.clone()}),
+                       DType::Int32, {1, 1, 2, 2, 4},
+                       {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  std::string msg = errorOf(lt("NCHW3c"));
+  EXPECT_NE(msg.find("the axis C of size 4 cannot be split into blocks of 3"), std::string::npos)
+      << msg;
+}
+
 TEST(TransformTest, Concatenate) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]",
                               "concatenate((%x, %y), axis=1)",
@@ -114,6 +215,27 @@ TEST(TransformTest, Concatenate) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), bool]", "let %t = (%x, %x); concatenate(%t)",
                               {makeTensor(DType::Bool, {2}, {1, 0})}),
                        DType::Bool, {4}, {1, 0, 1, 0}));
+}
+
+TEST(TransformTest, Stack) {
+  std::string p = "%x: Tensor[(2, 2), int32], %y: Tensor[(2, 2), int32]";
+  auto x = [] { return i32({2, 2}, {1, 2, 3, 4}); };
+  auto y = [] { return i32({2, 2}, {5, 6, 7, 8}); };
+  // axis 0: the fields one after the other.
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y))", {x(), y()}), DType::Int32, {2, 2, 2},
+                       {1, 2, 3, 4, 5, 6, 7, 8}));
+  // axis 1: out[i, k, j] = field_k[i, j].
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y), axis=1)", {x(), y()}), DType::Int32, {2, 2, 2},
+                       {1, 2, 5, 6, 3, 4, 7, 8}));
+  // axis -1 (the new last dim): out[i, j, k] = field_k[i, j].
+  EXPECT_TRUE(tensorIs(runOne(p, "stack((%x, %y, %x), axis=-1)", {x(), y()}), DType::Int32,
+                       {2, 2, 3}, {1, 5, 1, 2, 6, 2, 3, 7, 3, 4, 8, 4}));
+  // Scalars become a vector; a zero-size field gives a zero-size result.
+  EXPECT_TRUE(tensorIs(runOne("%s: Tensor[(), float32]", "stack((%s, %s))", {f32({}, {2.5})}),
+                       DType::Float32, {2}, {2.5, 2.5}));
+  EXPECT_TRUE(tensorIs(runOne("%e: Tensor[(0, 2), bool]", "stack((%e, %e), axis=2)",
+                              {HostTensor(DType::Bool, {0, 2})}),
+                       DType::Bool, {0, 2, 2}, {}));
 }
 
 TEST(TransformTest, Split) {

@@ -326,6 +326,24 @@ TEST_F(OpRelationsTest, VerifyAttributes) {
   EXPECT_EQ(got[1].message, "add: unknown attribute 'axis' (add takes no attributes)");
 }
 
+TEST_F(OpRelationsTest, IntListListAttributes) {
+  // nn.pad's pad_width: a list of integer lists; the relation wants pairs.
+  auto pairs = [](std::vector<AttrValue> items) { return AttrValue::ofList(std::move(items)); };
+  EXPECT_EQ(
+      infer("nn.pad", {f32({2, 3}), f32({})}, {{"pad_width", pairs({ints({1, 0}), ints({2, 2})})}}),
+      "Tensor[(3, 7), float32]");
+  EXPECT_EQ(infer("nn.pad", {f32({}), tensor({}, DType::Int32)}, {{"pad_width", pairs({})}}),
+            "float32");
+  EXPECT_EQ(infer("nn.pad", {f32({2, 3}), f32({})}, {{"pad_width", ints({1, 2})}}),
+            "error: nn.pad: attribute 'pad_width' must be a list of integer lists, got a list");
+  EXPECT_EQ(infer("nn.pad", {f32({2}), f32({})}, {{"pad_width", pairs({ints({1})})}}),
+            "error: nn.pad: pad_width entry 0 [1] is not a [before, after] pair");
+  EXPECT_EQ(infer("nn.pad", {f32({2}), f32({})}, {{"pad_width", pairs({ints({0, -2})})}}),
+            "error: nn.pad: pad_width entry 0 [0, -2] is negative");
+  EXPECT_EQ(infer("nn.pad", {f32({2}), f32({})}, {{"pad_width", pairs({})}}),
+            "error: nn.pad: pad_width lists 0 pairs for a tensor of rank 1 (one pair per dim)");
+}
+
 TEST_F(OpRelationsTest, AttrDefaultsAndCanonicalForms) {
   Ref<Call> c = makeCall("sum", {f32({2, 3})}, {{"axis", i(1)}});
   AttrValue axis = getAttrOrDefault(*c, "axis");

@@ -1,12 +1,16 @@
-//===- ShapeUtilsTest.cpp - Broadcasting and reshape arithmetic -----------===//
+//===- ShapeUtilsTest.cpp - Broadcasting, reshape and slice arithmetic ----===//
 //
 // Pure shape functions: NumPy broadcasting with static and `?` dims and rank
-// mismatches, and TVM's reshape special values (0, -1, -2, -3, -4).
+// mismatches, TVM's reshape special values (0, -1, -2, -3, -4), TVM's
+// strided_slice canonicalization, and layout strings with layout_transform's
+// shapes (DataLayout.h).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/IR/Type.h"
+#include "hx/Ops/DataLayout.h"
 #include "gtest/gtest.h"
+#include <limits>
 
 using namespace hx;
 
@@ -157,3 +161,88 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_FALSE(normalizeAxis(-4, 3));
   EXPECT_FALSE(normalizeAxis(0, 0));
 }
+
+namespace {
+
+/// "(sizes) begins=... strides=..." or "error at <attr>: <message>".
+std::string slice(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> begin,
+                  llvm::ArrayRef<int64_t> end, std::optional<Shape> strides = std::nullopt,
+                  std::optional<Shape> axes = std::nullopt, llvm::StringRef mode = "end") {
+  AttrProblem problem;
+  std::optional<llvm::SmallVector<SliceDim, 4>> dims =
+      stridedSlice(shape, begin, end, strides, axes, mode, problem);
+  if (!dims)
+    return "error at " + problem.attr.str() + ": " + problem.message;
+  Shape sizes, begins, steps;
+  for (const SliceDim &d : *dims) {
+    sizes.push_back(d.size);
+    begins.push_back(d.begin);
+    steps.push_back(d.stride);
+  }
+  return shapeToString(sizes) + " begins=" + intListToString(begins) +
+         " strides=" + intListToString(steps);
+}
+
+TEST(ShapeUtilsTest, StridedSlice) {
+  EXPECT_EQ(slice({4, 6}, {0, 1}, {2, 3}), "(2, 2) begins=[0, 1] strides=[1, 1]");
+  EXPECT_EQ(slice({4, 6}, {3, 1}, {0, 6}, Shape{-1, 2}), "(3, 3) begins=[3, 1] strides=[-1, 2]");
+  // A missing begin of a negative step starts at the last index.
+  EXPECT_EQ(slice({4}, {}, {}, Shape{-1}), "(3) begins=[3] strides=[-1]");
+  EXPECT_EQ(slice({4, 6}, {1, 2}, {2, -1}, Shape{-1, 3}, std::nullopt, "size"),
+            "(2, 4) begins=[1, 2] strides=[1, 1]");
+  EXPECT_EQ(slice({4, 6}, {-2}, {100}, std::nullopt, Shape{-1}),
+            "(4, 2) begins=[0, 4] strides=[1, 1]");
+  EXPECT_EQ(slice({Q, 5}, {1, 1}, {2, 3}), "(?, 2) begins=[0, 1] strides=[1, 1]");
+  EXPECT_EQ(slice({0, 3}, {0}, {0}, Shape{-1}), "(0, 3) begins=[-1, 0] strides=[-1, 1]");
+  EXPECT_EQ(slice({5}, {0}, {5}, Shape{std::numeric_limits<int64_t>::min()}),
+            "error at begin: begin 0 and end 5 slice axis 0 of size 5 backwards for step "
+            "-9223372036854775808");
+  EXPECT_EQ(slice({5}, {4}, {-6}, Shape{std::numeric_limits<int64_t>::min()}),
+            "(1) begins=[4] strides=[-9223372036854775808]");
+  EXPECT_EQ(
+      slice({5}, {std::numeric_limits<int64_t>::max()}, {7}, std::nullopt, std::nullopt, "size"),
+      "(0) begins=[5] strides=[1]");
+  EXPECT_EQ(slice({5}, {0}, {2}, Shape{0}), "error at strides: strides [0] has a 0 step");
+  EXPECT_EQ(slice({5}, {0}, {2}, std::nullopt, Shape{0}, "other"),
+            "error at slice_mode: slice_mode must be \"end\" or \"size\", got \"other\"");
+}
+
+} // namespace
+
+namespace {
+
+/// "(shape)" or "error at <attr>: <message>".
+std::string layout(llvm::ArrayRef<int64_t> shape, llvm::StringRef src, llvm::StringRef dst) {
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> out = layoutTransformShape(shape, src, dst, map, problem);
+  if (!out)
+    return "error at " + problem.attr.str() + ": " + problem.message;
+  return shapeToString(*out);
+}
+
+TEST(ShapeUtilsTest, DataLayouts) {
+  llvm::Expected<DataLayout> l = parseLayout("NCHW16c");
+  ASSERT_TRUE(bool(l)) << llvm::toString(l.takeError());
+  ASSERT_EQ(l->size(), 5u);
+  EXPECT_EQ((*l)[1].name, 'C');
+  EXPECT_TRUE((*l)[1].isPrimal());
+  EXPECT_EQ((*l)[4].name, 'c');
+  EXPECT_EQ((*l)[4].factor, 16);
+  EXPECT_EQ(llvm::toString(parseLayout("NCHW16", "src_layout").takeError()),
+            "src_layout \"NCHW16\" ends with a number that no sub-axis letter follows");
+
+  EXPECT_EQ(layout({1, 8, 5, 6}, "NCHW", "NHWC"), "(1, 5, 6, 8)");
+  EXPECT_EQ(layout({1, 8, 5, 6}, "NCHW", "NCHW4c"), "(1, 2, 5, 6, 4)");
+  EXPECT_EQ(layout({1, 2, 5, 6, 4}, "NCHW4c", "NHWC"), "(1, 5, 6, 8)");
+  EXPECT_EQ(layout({1, 2, 5, 6, 4}, "NCHW4c", "NCHW8c"), "(1, 1, 5, 6, 8)");
+  EXPECT_EQ(layout({Q, 8}, "NC", "C4cN"), "(2, 4, ?)");
+  EXPECT_EQ(layout({1, 6, 5, 6}, "NCHW", "NCHW4c"),
+            "error at dst_layout: the axis C of size 6 cannot be split into blocks of 4 "
+            "(dst_layout NCHW4c)");
+  EXPECT_EQ(layout({2, 3}, "NC", "CN2n"), "(3, 1, 2)");
+  EXPECT_EQ(layout({2, 3}, "NC", "NW"),
+            "error at dst_layout: cannot transform NC to NW: the primal axis C is not in both");
+}
+
+} // namespace

@@ -146,6 +146,75 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     return {{"%a: Tensor[(2, 3), {T}], %b: Tensor[(4, 3), {T}]", "concatenate((%a, %b))"},
             {"%a: Tensor[(2, 3), {T}], %b: Tensor[(2, 1), {T}], %c: Tensor[(2, 5), {T}]",
              "concatenate((%a, %b, %c), axis=-1)"}};
+  if (op == "stack")
+    return {{"%a: Tensor[(2, 3), {T}], %b: Tensor[(2, 3), {T}]", "stack((%a, %b))"},
+            {"%a: Tensor[(4, 5), {T}], %b: Tensor[(4, 5), {T}], %c: Tensor[(4, 5), {T}]",
+             "stack((%a, %b, %c), axis=-1)"},
+            {"%a: Tensor[(2, 3, 4), {T}], %b: Tensor[(2, 3, 4), {T}]", "stack((%a, %b), axis=2)"},
+            {"%a: Tensor[(3, 17), {T}], %b: Tensor[(3, 17), {T}]", "stack((%a, %b), axis=-2)"},
+            {"%a: Tensor[(), {T}], %b: Tensor[(), {T}]", "stack((%a, %b))"},
+            {"%a: Tensor[(5), {T}]", "stack((%a,), axis=1)"},
+            {"%a: Tensor[(0, 3), {T}], %b: Tensor[(0, 3), {T}]", "stack((%a, %b), axis=1)"}};
+  if (op == "strided_slice")
+    return {
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[0, 1], end=[2, 3])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[3, 1], end=[0, 6], strides=[-1, 2])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[-1], end=[-5], strides=[-1])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[3], end=[], strides=[-1])"},
+        {"%a: Tensor[(4, 6), {T}]",
+         "strided_slice(%a, begin=[1, 2], end=[2, -1], strides=[-1, 3], slice_mode=\"size\")"},
+        {"%a: Tensor[(2, 5, 7), {T}]",
+         "strided_slice(%a, begin=[-2, 1], end=[100, 6], strides=[1, 2], axes=[-1, 1])"},
+        {"%a: Tensor[(2, 5, 7), {T}]",
+         "strided_slice(%a, begin=[4], end=[0], strides=[-3], axes=[1])"},
+        {"%a: Tensor[(3, 1000), {T}]",
+         "strided_slice(%a, begin=[0, 999], end=[3, 0], strides=[2, -3])"},
+        {"%a: Tensor[(4, 6), {T}]", "strided_slice(%a, begin=[2], end=[2])"},
+        {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0, 1], end=[0, 3])"},
+        {"%a: Tensor[(0, 3), {T}]", "strided_slice(%a, begin=[0], end=[0], strides=[-1])"}};
+  if (op == "nn.pad") {
+    std::vector<OpCase> out;
+    auto pad = [&](const char *data, const char *attrs, const char *value = "{T}") {
+      out.push_back({std::string("%a: Tensor[") + data + ", {T}], %v: Tensor[(), " + value + "]",
+                     std::string("nn.pad(%a, %v, ") + attrs + ")", -3, 3,
+                     std::make_pair(-5.5, 5.5)});
+    };
+    pad("(3, 4)", "pad_width=[[1, 2], [0, 3]]");
+    pad("(3, 4)", "pad_width=[[2, 1], [3, 0]], pad_mode=\"edge\"");
+    pad("(3, 4)", "pad_width=[[2, 2], [1, 3]], pad_mode=\"reflect\"");
+    pad("(1, 2, 5, 5)", "pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]]");
+    pad("(2, 1000)", "pad_width=[[1, 0], [5, 7]], pad_mode=\"reflect\"");
+    pad("(2, 7, 3)", "pad_width=[[1, 1], [0, 0], [2, 0]], pad_mode=\"edge\"");
+    pad("(3, 4)", "pad_width=[[1, 1], [1, 1]]", "float32");
+    pad("(0, 3)", "pad_width=[[1, 1], [0, 2]]");
+    pad("(0, 3)", "pad_width=[[0, 0], [1, 1]], pad_mode=\"edge\"");
+    pad("(5)", "pad_width=[[0, 0]]");
+    pad("()", "pad_width=[]");
+    return out;
+  }
+  if (op == "layout_transform") {
+    std::vector<OpCase> out;
+    auto lt = [&](const char *shape, const char *src, const char *dst) {
+      out.push_back({std::string("%a: Tensor[") + shape + ", {T}]",
+                     std::string("layout_transform(%a, src_layout=\"") + src + "\", dst_layout=\"" +
+                         dst + "\")"});
+    };
+    lt("(2, 3, 4, 5)", "NCHW", "NHWC");
+    lt("(2, 4, 5, 3)", "NHWC", "NCHW");
+    lt("(2, 3, 17)", "NCW", "NWC");
+    lt("(1, 8, 3, 5)", "NCHW", "NCHW4c");
+    lt("(1, 2, 3, 5, 4)", "NCHW4c", "NCHW");
+    lt("(1, 4, 2, 3, 4)", "NCHW4c", "NCHW8c");
+    lt("(1, 2, 2, 3, 8)", "NCHW8c", "NCHW4c");
+    lt("(1, 32, 2, 3)", "NCHW", "NHWC16c");
+    lt("(2, 3, 3, 5, 2)", "NCHW2c", "NHWC");
+    lt("(1, 8, 3, 5)", "NCHW", "NC4cHW");
+    lt("(2, 3, 4, 5)", "NCHW", "NCHW");
+    lt("(6)", "C", "C2c");
+    lt("(3, 1000)", "HW", "WH");
+    lt("(0, 4, 2, 2)", "NCHW", "NCHW4c");
+    return out;
+  }
   if (op == "split")
     return {{"%a: Tensor[(6, 4), {T}]", "split(%a, indices_or_sections=3)"},
             {"%a: Tensor[(6, 5), {T}]", "split(%a, indices_or_sections=[1, 4], axis=1)"}};
@@ -522,7 +591,7 @@ HX_CONFORMANCE_FAMILY(Elementwise, "add", "subtract", "multiply", "divide", "max
                       "copy", "nn.leaky_relu")
 HX_CONFORMANCE_FAMILY(Reduce, "sum", "mean", "max", "min")
 HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze", "concatenate",
-                      "split", "take")
+                      "split", "take", "stack", "strided_slice", "nn.pad", "layout_transform")
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
@@ -567,6 +636,10 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "concatenate",
                                  "split",
                                  "take",
+                                 "stack",
+                                 "strided_slice",
+                                 "nn.pad",
+                                 "layout_transform",
                                  "nn.dense",
                                  "nn.batch_matmul",
                                  "nn.bias_add",

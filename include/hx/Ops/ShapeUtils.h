@@ -58,6 +58,48 @@ llvm::Expected<Shape> inferReshape(llvm::ArrayRef<int64_t> inShape,
 /// Product of the dims, or nullopt if one is dynamic or it overflows.
 std::optional<int64_t> shapeProduct(llvm::ArrayRef<int64_t> shape);
 
+/// What is wrong with an operator's attributes: the attribute to blame and
+/// the message (no operator prefix). Shared helpers that check several
+/// attributes report this, so that a type relation can locate the error at
+/// the attribute while the interpreter and the kernels just print it.
+struct AttrProblem {
+  llvm::StringRef attr;
+  std::string message;
+  /// The entry of a list attribute to blame, or -1 for the whole value.
+  int64_t entry = -1;
+};
+
+/// One dim of a strided_slice result: the source index of its first
+/// element, the step to the next one, and the element count (`?` for a
+/// sliced `?` dim, whose begin is then unknown).
+struct SliceDim {
+  int64_t begin = 0;
+  int64_t stride = 1;
+  int64_t size = 0;
+};
+
+/// TVM's strided_slice (relay's StridedSliceRel, topi's ConvertToVec and
+/// CanonicalizeIndex) over a tensor of `shape`:
+///  - axes None: begin, end and strides apply to the leading dims (at most
+///    one entry per dim); a missing stride is 1, a missing begin 0
+///    (INT64_MAX for a negative stride), a missing end INT64_MAX (0 for a
+///    negative stride, so that index 0 is excluded, as in TVM);
+///  - axes given (negative counts from the end, no repeats): begin, end and
+///    strides (when given) have one entry per listed axis; other dims are
+///    whole;
+///  - strides None means every stride 1; a stride is never 0;
+///  - slice_mode "size": strides are ignored (1) and end[i] is the size of
+///    the slice from begin[i], a negative size meaning "to the end";
+///  - a negative begin or end counts from the end of its dim; then both
+///    clamp to [0, dim] ([-1, dim - 1] for a negative stride), and the slice
+///    must not run backwards (begin <= end for a positive stride, begin >=
+///    end for a negative one): TVM rejects it.
+/// One SliceDim per dim of `shape`, or nullopt with `problem` set.
+std::optional<llvm::SmallVector<SliceDim, 4>>
+stridedSlice(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> begin,
+             llvm::ArrayRef<int64_t> end, const std::optional<Shape> &strides,
+             const std::optional<Shape> &axes, llvm::StringRef sliceMode, AttrProblem &problem);
+
 // Readers of attribute values that the type relations, the interpreter and
 // the code generators share, so an attribute means the same to all three.
 
@@ -70,6 +112,19 @@ std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank);
 Shape attrInts(const AttrValue &v);
 /// The same, nullopt for None.
 std::optional<Shape> attrOptInts(const AttrValue &v);
+using IntPair = std::pair<int64_t, int64_t>;
+/// A list-of-pairs attribute `attr` ([[before, after], ...]: nn.pad's
+/// pad_width) as exactly `count` pairs of non-negative integers; nullopt
+/// with `problem` (blaming the entry when one is wrong) otherwise.
+std::optional<llvm::SmallVector<IntPair, 4>>
+attrIntPairs(const AttrValue &v, size_t count, llvm::StringRef attr, AttrProblem &problem);
+/// nn.pad's result shape: each dim grown by its (before, after) pair of
+/// `pads` (a `?` dim stays `?`, as in TVM). `mode` is "constant", "edge"
+/// (which repeats the border element, so a padded dim must not be empty) or
+/// "reflect" (which mirrors the elements next to the border, so each pad must
+/// be below its dim's size, TVM's rule); nullopt with `problem` otherwise.
+std::optional<Shape> padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<IntPair> pads,
+                              llvm::StringRef mode, AttrProblem &problem);
 /// TVM's 2-D padding (1, 2 or 4 values) as (top, left, bottom, right);
 /// nullopt for another count.
 std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);

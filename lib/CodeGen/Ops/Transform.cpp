@@ -6,11 +6,19 @@
 //                                  runtime usually aliases them instead)
 //   transpose                      result contiguous, input read through
 //                                  its strides permuted by `axes`
+//   strided_slice                  input read with its strides times the
+//                                  slice's steps, from the first element
 //   concatenate                    field i copied into the result's slice
 //                                  starting at the sum of the earlier
 //                                  fields' sizes along `axis`
+//   stack                          field i copied into the result viewed
+//                                  without `axis`, offset by i along it
 //   split                          result i copied from the input's slice
 //                                  at its start index along `axis`
+//
+//   nn.pad                         one nest over the result computing each
+//                                  element's source index (or the pad value)
+//   layout_transform               the same, re-splitting each primal axis
 //
 // bool moves as its byte. Each copy is its own parallel nest.
 //
@@ -18,6 +26,7 @@
 
 #include "../LoopNest.h"
 #include "OpKernels.h"
+#include "hx/Ops/DataLayout.h"
 
 using namespace llvm;
 
@@ -57,6 +66,29 @@ static Error transposeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+static Error stridedSliceKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
+  AttrProblem problem;
+  std::optional<SmallVector<SliceDim, 4>> dims = stridedSlice(
+      in->shape, spec.getInts("begin"), spec.getInts("end"), spec.getOptInts("strides"),
+      spec.getOptInts("axes"), spec.getString("slice_mode"), problem);
+  if (!dims)
+    return unsupported(kb, spec, problem.message);
+  if (dims->size() != out->rank())
+    return unsupported(kb, spec, "a result of another rank than the operand");
+  Shape inStrides = contiguousStrides(in->shape), readStrides;
+  int64_t base = 0;
+  for (size_t d = 0; d < dims->size(); ++d) {
+    if ((*dims)[d].size != out->shape[d])
+      return unsupported(kb, spec, "a result of another shape than the slice's");
+    readStrides.push_back((*dims)[d].stride * inStrides[d]);
+    base += (*dims)[d].begin * inStrides[d];
+  }
+  emitStridedCopy(kb, out->dtype, out->shape, spec.outputBuffer(0),
+                  {contiguousStrides(out->shape), 0}, spec.inputBuffer(0), {readStrides, base});
+  return Error::success();
+}
+
 static Error concatenateKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *out = spec.outputs[0];
   std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), out->rank());
@@ -70,6 +102,22 @@ static Error concatenateKernel(KernelBuilder &kb, const KernelSpec &spec) {
                     {outStrides, start * outStrides[*axis]}, spec.inputBuffer(i),
                     {contiguousStrides(field->shape), 0});
     start += field->shape[*axis];
+  }
+  return Error::success();
+}
+
+static Error stackKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *out = spec.outputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), out->rank());
+  if (!axis || out->shape[*axis] != int64_t(spec.inputs.size()))
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  Shape outStrides = contiguousStrides(out->shape), fieldStrides = outStrides;
+  fieldStrides.erase(fieldStrides.begin() + *axis);
+  for (unsigned i = 0; i < spec.inputs.size(); ++i) {
+    const TensorType *field = spec.inputs[i];
+    emitStridedCopy(kb, out->dtype, field->shape, spec.outputBuffer(0),
+                    {fieldStrides, i * outStrides[*axis]}, spec.inputBuffer(i),
+                    {contiguousStrides(field->shape), 0});
   }
   return Error::success();
 }
@@ -88,6 +136,102 @@ static Error splitKernel(KernelBuilder &kb, const KernelSpec &spec) {
                     {inStrides, start * inStrides[*axis]});
     start += piece->shape[*axis];
   }
+  return Error::success();
+}
+
+/// nn.pad: one nest over the result. Per dim, the source index i = o -
+/// before is used as is inside the data; outside it is clamped ("edge"),
+/// mirrored without repeating the border ("reflect": -i, or 2(n-1) - i), or
+/// clamped only to keep the load in bounds while the pad value (operand 1,
+/// cast to the data's dtype) is selected ("constant"). Data with no
+/// elements is all padding.
+static Error padKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *value = spec.inputs[1], *out = spec.outputs[0];
+  AttrProblem problem;
+  std::optional<SmallVector<IntPair, 4>> pads =
+      attrIntPairs(spec.attr("pad_width"), in->rank(), "pad_width", problem);
+  std::string mode = spec.getString("pad_mode");
+  std::optional<Shape> shape;
+  if (pads)
+    shape = padShape(in->shape, *pads, mode, problem);
+  if (!shape)
+    return unsupported(kb, spec, problem.message);
+  if (*shape != Shape(out->shape.begin(), out->shape.end()) || value->rank() != 0)
+    return unsupported(kb, spec, "a result of another shape than the padded operand's");
+  DType t = in->dtype, vt = value->dtype;
+  bool empty = numElements(in->shape) == 0;
+  Shape inStrides = contiguousStrides(in->shape);
+  emitIndexLoops(
+      kb, out->shape, 4 * int64_t(in->rank()) + 2, [&](ArrayRef<Value *> o, Value *flat) {
+        Value *fill = kb.cast(kb.load(vt, kb.buffer(spec.inputBuffer(1)), kb.index(0)), vt, t);
+        if (empty) {
+          kb.store(t, kb.buffer(spec.outputBuffer(0)), flat, fill);
+          return;
+        }
+        Value *src = kb.index(0), *inside = nullptr;
+        for (size_t d = 0; d < in->rank(); ++d) {
+          auto [before, after] = (*pads)[d];
+          int64_t n = in->shape[d];
+          Value *i = kb.iadd(o[d], -before);
+          if (before || after) {
+            Value *zero = kb.index(0), *last = kb.index(n - 1);
+            if (mode == "reflect") {
+              i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.isub(zero, i), i);
+              i = kb.select(kb.icmp(CmpOp::GT, i, last), kb.isub(kb.index(2 * (n - 1)), i), i);
+            } else {
+              if (mode == "constant") {
+                Value *ok = kb.logicalAnd(kb.icmp(CmpOp::GE, i, zero), kb.icmp(CmpOp::LE, i, last));
+                inside = inside ? kb.logicalAnd(inside, ok) : ok;
+              }
+              i = kb.imin(kb.imax(i, zero), last);
+            }
+          }
+          src = kb.iadd(src, kb.imul(i, inStrides[d]));
+        }
+        Value *v = kb.load(t, kb.buffer(spec.inputBuffer(0)), src);
+        if (inside)
+          v = kb.select(inside, v, fill);
+        kb.store(t, kb.buffer(spec.outputBuffer(0)), flat, v);
+      });
+  return Error::success();
+}
+
+/// layout_transform: one nest over the result. Per primal axis, its index
+/// v = coord[primal] * factor + coord[sub] in the destination layout is
+/// split again by the source's factor (v / f, v % f); an axis split the
+/// same way in both (or in neither) keeps its coordinates.
+static Error layoutTransformKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
+  LayoutMap map;
+  AttrProblem problem;
+  std::optional<Shape> shape = layoutTransformShape(in->shape, spec.getString("src_layout"),
+                                                    spec.getString("dst_layout"), map, problem);
+  if (!shape)
+    return unsupported(kb, spec, problem.message);
+  if (*shape != Shape(out->shape.begin(), out->shape.end()))
+    return unsupported(kb, spec, "a result of another shape than the layout's");
+  DType moved = out->dtype == DType::Bool ? DType::Int8 : out->dtype;
+  Shape inStrides = contiguousStrides(in->shape);
+  int64_t work = 4 * int64_t(map.axes.size());
+  emitIndexLoops(kb, out->shape, work, [&](ArrayRef<Value *> o, Value *flat) {
+    Value *src = kb.index(0);
+    for (const LayoutMap::Axis &ax : map.axes) {
+      if (ax.src.factor == ax.dst.factor) {
+        src = kb.iadd(src, kb.imul(o[ax.dst.primal], inStrides[ax.src.primal]));
+        if (ax.src.sub >= 0 && ax.dst.sub >= 0)
+          src = kb.iadd(src, kb.imul(o[ax.dst.sub], inStrides[ax.src.sub]));
+        continue;
+      }
+      Value *v = o[ax.dst.primal];
+      if (ax.dst.sub >= 0)
+        v = kb.iadd(kb.imul(v, ax.dst.factor), o[ax.dst.sub]);
+      src = kb.iadd(src, kb.imul(kb.idiv(v, ax.src.factor), inStrides[ax.src.primal]));
+      if (ax.src.sub >= 0)
+        src = kb.iadd(src, kb.imul(kb.irem(v, ax.src.factor), inStrides[ax.src.sub]));
+    }
+    kb.store(moved, kb.buffer(spec.outputBuffer(0)), flat,
+             kb.load(moved, kb.buffer(spec.inputBuffer(0)), src));
+  });
   return Error::success();
 }
 
@@ -136,12 +280,16 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
       {"take", takeKernel},
+      {"nn.pad", padKernel},
+      {"layout_transform", layoutTransformKernel},
       {"reshape", copyKernel},
       {"nn.batch_flatten", copyKernel},
       {"squeeze", copyKernel},
       {"expand_dims", copyKernel},
       {"transpose", transposeKernel},
+      {"strided_slice", stridedSliceKernel},
       {"concatenate", concatenateKernel},
+      {"stack", stackKernel},
       {"split", splitKernel},
   };
   return table;
