@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Real-network benchmark: the full-size ResNet-18-style and GPT-style networks
+of utils/gen-network.py through hx on the CPU, next to PyTorch eager running
+the same network on the same weights (read from the same .npy files) in the
+same run — a second, independent oracle.
+
+For each network it prints parse, infer-type + plan-devices, compile and one
+run (median of --repeat) for hx, PyTorch's time per run, and the max
+relative error of hx's output against PyTorch's.
+
+    python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only resnet|gpt]
+
+Needs Debian's python3-torch (and python3-numpy); without it the PyTorch
+column says so. Every virtual device is mapped to one cpu instance, so
+this measures the CPU backend (copies between the two virtual devices remain
+as steps).
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def hx_times(build, ir, data, repeat, outdir):
+    cmd = [os.path.join(build, "bin", "hx-run"), ir, "--params", data, "--device=cpu:0",
+           "--device=cpu:0", "--time-passes", f"--repeat={repeat}", "--output-dir", outdir]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"hx-run failed:\n{p.stderr}")
+    t = {}
+    for line in p.stderr.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*)$", line)
+        if m:
+            name = m.group(2).strip()
+            t[name] = t.get(name, 0.0) + float(m.group(1))
+    return t
+
+
+def torch_net(kind, data):
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    def w(name):
+        return torch.from_numpy(np.load(os.path.join(data, name + ".npy")))
+
+    def conv_bn(x, name, stride, groups=1, relu="relu"):
+        weight = w(name + "_weight")
+        k = weight.shape[-1]
+        x = F.conv2d(x, weight, stride=stride, padding=k // 2, groups=groups)
+        x = F.batch_norm(x, w(name + "_mean"), w(name + "_var"), w(name + "_gamma"),
+                         w(name + "_beta"), training=False, eps=1e-5)
+        if relu == "relu":
+            x = F.relu(x)
+        elif relu == "relu6":
+            x = torch.clamp(x, 0, 6)
+        return x
+
+    def classifier(x):
+        x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)
+        return F.softmax(F.linear(x, w("fc_weight"), w("fc_bias")), dim=-1)
+
+    if kind == "resnet":
+        def run():
+            x = conv_bn(w("data"), "stem", 2)
+            x = F.max_pool2d(x, 3, 2, 1)
+            stage_in = x.shape[1]
+            for s in range(4):
+                for b in range(2):
+                    name = f"layer{s + 1}_{b}"
+                    stride = 2 if s > 0 and b == 0 else 1
+                    y = conv_bn(x, name + "_conv1", stride)
+                    y = conv_bn(y, name + "_conv2", 1, relu=None)
+                    if os.path.exists(os.path.join(data, name + "_down_weight.npy")):
+                        x = conv_bn(x, name + "_down", stride, relu=None)
+                    x = F.relu(y + x)
+            return classifier(x)
+        return run
+
+    def layer_norm(x, name):
+        g = w(name + "_gamma")
+        return F.layer_norm(x, g.shape, g, w(name + "_beta"), eps=1e-5)
+
+    def dense(x, name):
+        return F.linear(x, w(name + "_weight"), w(name + "_bias"))
+
+    def run():
+        tokens = w("tokens").long()
+        t = tokens.shape[1]
+        wte = w("wte")
+        d = wte.shape[1]
+        x = (wte[tokens[0]] + w("wpe")[:t]).reshape(t, d)
+        mask = w("causal_mask")
+        layer = 0
+        while os.path.exists(os.path.join(data, f"h{layer}_ln1_gamma.npy")):
+            h = layer_norm(x, f"h{layer}_ln1")
+            qkv = dense(h, f"h{layer}_attn")
+            heads = 4 if d == 256 else 2  # as gen-network.py: full and ci sizes
+            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(t, heads, d // heads).transpose(0, 1)
+                       for i in range(3))
+            att = torch.softmax(q @ k.transpose(1, 2) * (1 / (d // heads) ** 0.5) + mask, -1)
+            o = (att @ v).transpose(0, 1).reshape(t, d)
+            x = x + dense(o, f"h{layer}_proj")
+            h = dense(layer_norm(x, f"h{layer}_ln2"), f"h{layer}_fc")
+            h = h * 0.5 * (1 + torch.erf(h * 0.70710678))
+            x = x + dense(h, f"h{layer}_out")
+            layer += 1
+        return F.linear(layer_norm(x, "ln_f"), wte)
+    return run
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--only", choices=["resnet", "gpt"])
+    a = p.parse_args()
+    out = os.path.join(ROOT, "bench", "out", "networks")
+    os.makedirs(out, exist_ok=True)
+    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                  if l.startswith("model name")), "?")
+    print(f"machine: {model}, {os.cpu_count()} cpus")
+    try:
+        import numpy as np
+        import torch
+        torch.set_num_threads(os.cpu_count())
+        have_torch = True
+    except ImportError:
+        have_torch = False
+        print("PyTorch: not installed (apt-get install python3-torch): no reference column")
+    for kind in ["resnet", "gpt"]:
+        if a.only and kind != a.only:
+            continue
+        ir, data = os.path.join(out, kind + ".ir"), os.path.join(out, kind)
+        if not os.path.exists(ir):
+            subprocess.run([sys.executable, os.path.join(ROOT, "utils", "gen-network.py"), kind,
+                            ir, "--form", "params", "--size", "full", "--data-dir", data],
+                           check=True)
+        t = hx_times(a.build_dir, ir, data, a.repeat, os.path.join(out, kind + "-hx"))
+        plan = t.get("infer-type", 0) + t.get("plan-devices", 0)
+        run = t.get("(run)", 0) / a.repeat
+        print(f"{kind}: hx parse {t.get('(parse)', 0) * 1e3:.0f} ms, infer-type + plan-devices "
+              f"{plan * 1e3:.1f} ms, compile {t.get('(compile)', 0):.2f} s, "
+              f"run {run * 1e3:.1f} ms (mean of {a.repeat})")
+        if not have_torch:
+            continue
+        net = torch_net(kind, data)
+        with torch.no_grad():
+            ref = net()
+            times = []
+            for _ in range(a.repeat):
+                s = time.perf_counter()
+                net()
+                times.append(time.perf_counter() - s)
+        got = np.load(os.path.join(out, kind + "-hx", "output_0.npy"))
+        want = ref.numpy()
+        err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-6)))
+        aerr = float(np.max(np.abs(got - want)))
+        print(f"{kind}: PyTorch {torch.__version__} eager run {statistics.median(times) * 1e3:.1f} ms "
+              f"(median of {a.repeat}); hx vs PyTorch: max abs error {aerr:.2e}, "
+              f"max rel error {err:.2e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
