@@ -1,4 +1,4 @@
-//===- ConvPoolOps.cpp - Reference conv2d, max_pool2d, global_avg_pool2d --===//
+//===- ConvPoolOps.cpp - Reference convolutions and pools -----------------===//
 //
 // Layouts are permutations of NCHW (data, output) and OIHW (kernel), as the
 // type relations in lib/Ops/ConvPool.cpp accept. Nothing is transposed: each
@@ -11,11 +11,16 @@
 //
 //   out = (in + top + bottom - (d * (k - 1) + 1)) / s + 1
 //
-// (max_pool2d's ceil_mode rounds the division up). Input positions that fall
-// in the padding contribute nothing: zero to a convolution, and they never
-// win a max (a window entirely in the padding gives -inf, TVM's padding
-// value). Convolution groups split C and O into `groups` equal slices;
-// output channel o reads the input channels of its group,
+// (the pools' ceil_mode rounds the division up). Input positions that fall
+// in the padding contribute nothing: zero to a convolution and to an
+// average's sum, and they never win a max (a window entirely in the padding
+// gives -inf, TVM's padding value). nn.avg_pool2d divides as TVM's
+// pool_impl_nd does: by the window positions inside the input, or with
+// count_include_pad inside the input and its explicit padding (the room
+// ceil_mode adds never counts), per dim, with TVM's truncating divisions.
+//
+// Convolution groups split C and O into `groups` equal slices; output
+// channel o reads the input channels of its group,
 // o / (O / groups) * (C / groups) + i. Depthwise is groups = C.
 //
 // All arithmetic is in double, one rounding into the result dtype. Sizes
@@ -229,12 +234,9 @@ static Expected<std::pair<Layout, Layout>> poolLayouts(OpContext &ctx) {
   return std::make_pair(*l, *ol);
 }
 
-static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
-  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
-  if (!layouts)
-    return layouts.takeError();
-  const HostTensor &data = ctx.arg(0);
-  const Layout *l = &layouts->first, *ol = &layouts->second;
+/// The H and W windows of a pooling operator (pool_size, strides, dilation,
+/// padding) over an input viewed as `d`, their output sizes filled in.
+static Expected<std::pair<Window, Window>> poolWindows(OpContext &ctx, const View &d) {
   auto pool = getPair(ctx, "pool_size", 1);
   if (!pool)
     return pool.takeError();
@@ -248,13 +250,43 @@ static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
   if (!pad)
     return pad.takeError();
   bool ceilMode = ctx.getBool("ceil_mode");
-  View d = viewOf(data.shape(), *l);
   Window wh{pool->first, strides->first, dilation->first, (*pad)[0], (*pad)[2], 0};
   Window ww{pool->second, strides->second, dilation->second, (*pad)[1], (*pad)[3], 0};
   if (Error e = windowOut(ctx, wh, d.dim[2], ceilMode))
     return e;
   if (Error e = windowOut(ctx, ww, d.dim[3], ceilMode))
     return e;
+  return std::make_pair(wh, ww);
+}
+
+/// Calls fn(i) with the element index i of each position of the window of
+/// output (b, c, y, x) that lies inside the input.
+template <typename Fn>
+static void forEachInWindow(const View &d, const Window &wh, const Window &ww, int64_t b, int64_t c,
+                            int64_t y, int64_t x, Fn fn) {
+  for (int64_t ky = 0; ky < wh.size; ++ky) {
+    int64_t iy = y * wh.stride - wh.padBefore + ky * wh.dilation;
+    if (iy < 0 || iy >= d.dim[2])
+      continue;
+    for (int64_t kx = 0; kx < ww.size; ++kx) {
+      int64_t ix = x * ww.stride - ww.padBefore + kx * ww.dilation;
+      if (ix >= 0 && ix < d.dim[3])
+        fn(size_t(d.at(b, c, iy, ix)));
+    }
+  }
+}
+
+static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
+  if (!layouts)
+    return layouts.takeError();
+  const HostTensor &data = ctx.arg(0);
+  const Layout *l = &layouts->first, *ol = &layouts->second;
+  View d = viewOf(data.shape(), *l);
+  Expected<std::pair<Window, Window>> windows = poolWindows(ctx, d);
+  if (!windows)
+    return windows.takeError();
+  const Window &wh = windows->first, &ww = windows->second;
   Expected<HostTensor> out =
       ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], wh.out, ww.out}), data.dtype());
   if (!out)
@@ -266,20 +298,57 @@ static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
       for (int64_t y = 0; y < wh.out; ++y)
         for (int64_t x = 0; x < ww.out; ++x) {
           double mx = -INFINITY;
-          for (int64_t ky = 0; ky < wh.size; ++ky) {
-            int64_t iy = y * wh.stride - wh.padBefore + ky * wh.dilation;
-            if (iy < 0 || iy >= d.dim[2])
-              continue;
-            for (int64_t kx = 0; kx < ww.size; ++kx) {
-              int64_t ix = x * ww.stride - ww.padBefore + kx * ww.dilation;
-              if (ix < 0 || ix >= d.dim[3])
-                continue;
-              double v = vd[size_t(d.at(b, c, iy, ix))];
-              if (!std::isnan(mx) && (std::isnan(v) || v > mx))
-                mx = v; // NaN propagates
-            }
-          }
+          forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) {
+            if (!std::isnan(mx) && (std::isnan(vd[i]) || vd[i] > mx))
+              mx = vd[i]; // NaN propagates
+          });
           out->setDouble(ov.at(b, c, y, x), mx);
+        }
+  return single(std::move(*out));
+}
+
+/// TVM's count of window `o`'s positions along one dim of size `in`: those
+/// inside the input, or with `includePad` those inside the input and its
+/// explicit padding (never the room ceil_mode adds). Divisions truncate
+/// toward zero as TVM's do (a window past the end can count 0 or less).
+static int64_t windowCount(const Window &w, int64_t o, int64_t in, bool includePad) {
+  int64_t start = o * w.stride - w.padBefore;
+  int64_t end = start + (w.size - 1) * w.dilation;
+  if (includePad)
+    return (std::min(end, in + w.padAfter - 1) - start) / w.dilation + 1;
+  int64_t skipped = std::max<int64_t>((w.dilation - 1 - start) / w.dilation, 0);
+  return (std::min(end, in - 1) - (start + skipped * w.dilation)) / w.dilation + 1;
+}
+
+static Expected<OpResults> avgPool2dOp(OpContext &ctx) {
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
+  if (!layouts)
+    return layouts.takeError();
+  const HostTensor &data = ctx.arg(0);
+  const Layout *l = &layouts->first, *ol = &layouts->second;
+  View d = viewOf(data.shape(), *l);
+  Expected<std::pair<Window, Window>> windows = poolWindows(ctx, d);
+  if (!windows)
+    return windows.takeError();
+  const Window &wh = windows->first, &ww = windows->second;
+  bool includePad = ctx.getBool("count_include_pad");
+  Expected<HostTensor> out =
+      ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], wh.out, ww.out}), data.dtype());
+  if (!out)
+    return out.takeError();
+  View ov = viewOf(out->shape(), *ol);
+  std::vector<double> vd = toDoubles(data);
+  for (int64_t b = 0; b < d.dim[0]; ++b)
+    for (int64_t c = 0; c < d.dim[1]; ++c)
+      for (int64_t y = 0; y < wh.out; ++y)
+        for (int64_t x = 0; x < ww.out; ++x) {
+          double sum = 0;
+          forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) { sum += vd[i]; });
+          int64_t count =
+              windowCount(wh, y, d.dim[2], includePad) * windowCount(ww, x, d.dim[3], includePad);
+          if (!includePad)
+            count = std::max<int64_t>(count, 1);
+          out->setDouble(ov.at(b, c, y, x), sum / double(count));
         }
   return single(std::move(*out));
 }
@@ -313,6 +382,7 @@ OpImplFn findConvPoolOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nn.conv2d", conv2dOp)
       .Case("nn.max_pool2d", maxPool2dOp)
+      .Case("nn.avg_pool2d", avgPool2dOp)
       .Case("nn.global_avg_pool2d", globalAvgPool2dOp)
       .Default(nullptr);
 }

@@ -6,9 +6,10 @@
 //
 //   out = (in + top + bottom - (d * (k - 1) + 1)) / stride + 1
 //
-// (pooling with ceil_mode rounds the division up). Padding is written with 1
-// value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom,
-// right). A `?` input dim gives a `?` output dim.
+// (pooling with ceil_mode rounds the division up; nn.max_pool2d and
+// nn.avg_pool2d share one relation). Padding is written with 1 value (all
+// sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right). A `?`
+// input dim gives a `?` output dim.
 //
 //   nn.conv2d(Tensor[(1, 3, 32, 32)], Tensor[(16, 3, 3, 3)], padding=[1, 1])
 //     : Tensor[(1, 16, 32, 32), float32]
@@ -207,7 +208,8 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   return makeLayoutType(*ol, n, o, *oh, *ow, dt.value_or(data->dtype));
 }
 
-static TypeRef maxPool2dRel(TypeRelContext &ctx) {
+/// TVM's Pool2DRel, shared by nn.max_pool2d and nn.avg_pool2d.
+static TypeRef pool2dRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
   if (!data)
     return nullptr;
@@ -272,8 +274,19 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                    intListAttr("dilation", {1, 1}),  intListAttr("padding", {0, 0}),
                    stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
                    boolAttr("ceil_mode", false)};
-  maxPool.relation = maxPool2dRel;
+  maxPool.relation = pool2dRel;
   ops.push_back(std::move(maxPool));
+
+  OpDef avgPool;
+  avgPool.name = "nn.avg_pool2d";
+  avgPool.summary = "2-D average pooling";
+  avgPool.numArgs = 1;
+  avgPool.attrs = {intListAttr("pool_size", {1, 1}), intListAttr("strides", {1, 1}),
+                   intListAttr("dilation", {1, 1}),  intListAttr("padding", {0, 0}),
+                   stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
+                   boolAttr("ceil_mode", false),     boolAttr("count_include_pad", false)};
+  avgPool.relation = pool2dRel;
+  ops.push_back(std::move(avgPool));
 
   OpDef gap;
   gap.name = "nn.global_avg_pool2d";

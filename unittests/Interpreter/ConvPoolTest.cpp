@@ -1,4 +1,4 @@
-//===- ConvPoolTest.cpp - conv2d, max_pool2d, global_avg_pool2d -----------===//
+//===- ConvPoolTest.cpp - The convolutions and pools ----------------------===//
 //
 // The 3x3 input 1..9 is used throughout; with zero padding of 1 it reads
 //
@@ -116,6 +116,59 @@ TEST(ConvPoolTest, MaxPoolPaddingDoesNotCount) {
                               "nn.max_pool2d(%x, pool_size=[2, 2], padding=[1, 1])",
                               {f32({1, 1, 2, 2}, {-1, -2, -3, -4})}),
                        DType::Float32, {1, 1, 3, 3}, {-1, -1, -2, -1, -1, -2, -3, -3, -4}));
+}
+
+TEST(ConvPoolTest, AvgPool) {
+  std::string p = "%x: Tensor[(1, 1, 3, 3), float32]";
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.avg_pool2d(%x, pool_size=[2, 2])", {image()}), DType::Float32,
+                       {1, 1, 2, 2}, {3, 4, 6, 7}));
+  // Dilation 2 reads the four corners.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.avg_pool2d(%x, pool_size=[2, 2], dilation=[2, 2])", {image()}),
+                       DType::Float32, {1, 1, 1, 1}, {5}));
+  // NHWC: the two channels averaged separately.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32]",
+                              "nn.avg_pool2d(%x, pool_size=[2, 2], layout=\"NHWC\")",
+                              {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8})}),
+                       DType::Float32, {1, 1, 1, 2}, {2.5, 6.5}));
+}
+
+TEST(ConvPoolTest, AvgPoolCountIncludePad) {
+  std::string p = "%x: Tensor[(1, 1, 3, 3), float32]";
+  // The window sums are conv2d's with a 2x2 kernel of ones and padding 1;
+  // without count_include_pad each is divided by its positions inside the
+  // input (1 in the corners, 2 on the edges, 4 inside).
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.avg_pool2d(%x, pool_size=[2, 2], padding=[1, 1])", {image()}),
+                       DType::Float32, {1, 1, 4, 4},
+                       {1, 1.5, 2.5, 3, 2.5, 3, 4, 4.5, 5.5, 6, 7, 7.5, 7, 7.5, 8.5, 9}));
+  // With it, every window counts its 4 positions.
+  EXPECT_TRUE(tensorIs(
+      runOne(p, "nn.avg_pool2d(%x, pool_size=[2, 2], padding=[1, 1], count_include_pad=True)",
+             {image()}),
+      DType::Float32, {1, 1, 4, 4},
+      {0.25, 0.75, 1.25, 0.75, 1.25, 3, 4, 2.25, 2.75, 6, 7, 3.75, 1.75, 3.75, 4.25, 2.25}));
+}
+
+TEST(ConvPoolTest, AvgPoolCeilMode) {
+  std::string p = "%x: Tensor[(1, 1, 3, 3), float32]";
+  // The partial windows {3, 6}, {7, 8} and {9} divide by their size, with or
+  // without count_include_pad: the room ceil_mode adds never counts.
+  for (const char *include : {"False", "True"})
+    EXPECT_TRUE(tensorIs(runOne(p,
+                                std::string("nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], "
+                                            "ceil_mode=True, count_include_pad=") +
+                                    include + ")",
+                                {image()}),
+                         DType::Float32, {1, 1, 2, 2}, {3, 4.5, 7.5, 9}));
+  // Padding 1 on every side: rows (and columns) {-1, 0}, {1, 2}, {3, 4}, where
+  // 3 is padding and 4 the room ceil_mode adds. The last window holds no
+  // input: its sum is 0. count_include_pad counts the padding (2, 2, 1 per
+  // dim), else only the input (1, 2, and 0 raised to 1 for the product).
+  std::string call = "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1], "
+                     "ceil_mode=True";
+  EXPECT_TRUE(tensorIs(runOne(p, call + ", count_include_pad=True)", {image()}), DType::Float32,
+                       {1, 1, 3, 3}, {0.25, 1.25, 0, 2.75, 7, 0, 0, 0, 0}));
+  EXPECT_TRUE(tensorIs(runOne(p, call + ")", {image()}), DType::Float32, {1, 1, 3, 3},
+                       {1, 2.5, 0, 5.5, 7, 0, 0, 0, 0}));
 }
 
 TEST(ConvPoolTest, GlobalAvgPool) {

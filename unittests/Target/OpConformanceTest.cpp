@@ -213,6 +213,25 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
         {"%x: Tensor[(1, 8, 8, 3), {T}]",
          "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"}};
+  if (op == "nn.avg_pool2d")
+    return {
+        {"%x: Tensor[(1, 3, 5, 5), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"},
+        {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
+        {"%x: Tensor[(2, 3, 8, 8), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], count_include_pad=True)"},
+        {"%x: Tensor[(1, 2, 7, 6), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 2], strides=[2, 2], padding=[1, 2, 0, 1], "
+         "ceil_mode=True, count_include_pad=True)"},
+        {"%x: Tensor[(1, 2, 9, 9), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 3], dilation=[2, 2], padding=[1, 1])"},
+        {"%x: Tensor[(1, 1, 5, 5), {T}]",
+         "nn.avg_pool2d(%x, strides=[3, 3], ceil_mode=True, count_include_pad=True)"},
+        {"%x: Tensor[(1, 8, 8, 3), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"},
+        {"%x: Tensor[(1, 7, 7, 3), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], layout=\"NHWC\", "
+         "out_layout=\"NCHW\")"}};
   if (op == "nn.global_avg_pool2d")
     return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
             {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
@@ -526,7 +545,8 @@ HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
-HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
+HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
+                      "nn.global_avg_pool2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
 TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
@@ -578,6 +598,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.layer_norm",
                                  "nn.conv2d",
                                  "nn.max_pool2d",
+                                 "nn.avg_pool2d",
                                  "nn.global_avg_pool2d",
                                  "argsort",
                                  "topk"};

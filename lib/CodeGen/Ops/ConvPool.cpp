@@ -1,4 +1,4 @@
-//===- ConvPool.cpp - Kernels of conv2d, max_pool2d, global_avg_pool2d ----===//
+//===- ConvPool.cpp - Kernels of the convolutions and pools ---------------===//
 //
 // Layouts are any permutation of NCHW (data, result) and OIHW (kernel), as
 // lib/Ops/ConvPool.cpp accepts: each layout becomes the element strides of
@@ -26,7 +26,11 @@
 // nn.max_pool2d: per output row, per column, the max over the window's
 // positions inside the input (padding never counts; ceil_mode's partial
 // windows just have fewer positions); a window with none gives -inf.
-// nn.global_avg_pool2d: per (n, c), the sum over H x W divided by H * W.
+// nn.avg_pool2d: the same loops summing the positions inside the input,
+// divided by TVM's count per window (the positions inside the input, or with
+// count_include_pad inside the input and its explicit padding; see the
+// interpreter). nn.global_avg_pool2d: per (n, c), the sum over H x W divided
+// by H * W.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,10 +97,10 @@ static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
   return unsupported(kb, spec, "padding " + intListToString(p));
 }
 
-/// The geometry of a 2-D window: padding (top and left; bottom and right
-/// follow from the result's size), strides and dilation.
+/// The geometry of a 2-D window: padding (top, left, bottom, right), strides
+/// and dilation.
 struct Window2d {
-  int64_t top, left, sh, sw, dh, dw;
+  int64_t top, left, bottom, right, sh, sw, dh, dw;
 };
 
 static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec) {
@@ -109,8 +113,9 @@ static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &s
   Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
   if (!dilation)
     return dilation.takeError();
-  return Window2d{(*pad)[0],       (*pad)[1],       strides->first,
-                  strides->second, dilation->first, dilation->second};
+  auto [top, left, bottom, right] = *pad;
+  return Window2d{
+      top, left, bottom, right, strides->first, strides->second, dilation->first, dilation->second};
 }
 
 /// The data and result views of a pooling operator (`layout`, and
@@ -142,7 +147,7 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   Expected<Window2d> window = getWindow(kb, spec);
   if (!window)
     return window.takeError();
-  auto [top, left, sh, sw, dh, dw] = *window;
+  auto [top, left, bottom, right, sh, sw, dh, dw] = *window;
   int64_t groups = spec.getInt("groups");
   auto [n, c, h, w] = data->size;
   auto [o, icg, kh, kw] = weight->size;
@@ -251,22 +256,51 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
-  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+/// A windowed pool's data and result views and its window.
+struct Pool2d {
+  LayoutView data, out;
+  Window2d window;
+  int64_t ph, pw; // pool_size
+};
+
+static Expected<Pool2d> getPool(const KernelBuilder &kb, const KernelSpec &spec) {
   Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
   if (!layouts)
     return layouts.takeError();
   Expected<Window2d> window = getWindow(kb, spec);
   if (!window)
     return window.takeError();
-  Expected<std::pair<int64_t, int64_t>> pool = getPair(kb, spec, "pool_size");
-  if (!pool)
-    return pool.takeError();
-  auto [ph, pw] = *pool;
-  auto [top, left, sh, sw, dh, dw] = *window;
-  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  Expected<std::pair<int64_t, int64_t>> size = getPair(kb, spec, "pool_size");
+  if (!size)
+    return size.takeError();
+  return Pool2d{layouts->first, layouts->second, *window, size->first, size->second};
+}
+
+/// The loop nest of the windowed pools (nn.max_pool2d, nn.avg_pool2d): one
+/// parallel iteration per output row (n, c, oh), a serial loop over its
+/// columns, and per output element
+///
+///   acc = init(); for each window position: acc = visit(acc, valid, v);
+///   out[n, c, oh, ow] = finish(acc, oh, ow)
+///
+/// where v is the element at the position clamped into the input and valid
+/// whether the position is inside it (padding and ceil_mode's room are not).
+/// `acc` has dtype `accType`; finish gives a value of the result's dtype.
+/// The callbacks run inside the parallel loop.
+struct PoolNest {
+  DType accType;
+  function_ref<Value *()> init;
+  function_ref<Value *(Value *acc, Value *valid, Value *v)> visit;
+  function_ref<Value *(Value *acc, Value *oh, Value *ow)> finish;
+};
+
+static Error emitPool(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool,
+                      const PoolNest &nest) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
+  const LayoutView &dv = pool.data, &ov = pool.out;
   auto [n, c, h, w] = dv.size;
-  int64_t oh = ov.size[2], ow = ov.size[3];
+  int64_t oh = ov.size[2], ow = ov.size[3], ph = pool.ph, pw = pool.pw;
   if (anyZero(outT->shape))
     return Error::success();
   if (anyZero(dataT->shape))
@@ -280,7 +314,7 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
     Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
     Value *zero = kb.index(0);
     kb.forRange(0, ow, [&](Value *x) {
-      KernelBuilder::LocalVar m = kb.localVar(t, kb.lowest(t));
+      KernelBuilder::LocalVar acc = kb.localVar(nest.accType, nest.init());
       kb.forRange(0, ph, [&](Value *r) {
         Value *ih = kb.iadd(kb.iadd(kb.imul(idx[2], sh), kb.imul(r, dh)), -top);
         Value *inH =
@@ -293,14 +327,71 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
           Value *iwc = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
           Value *v =
               kb.load(t, in, kb.linearOffset({ihc, iwc}, {dv.stride[2], dv.stride[3]}, planeBase));
-          Value *cur = kb.get(m);
-          kb.set(m, kb.select(valid, kb.max(t, cur, v), cur));
+          kb.set(acc, nest.visit(kb.get(acc), valid, v));
         });
       });
-      kb.store(t, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])), kb.get(m));
+      kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+               nest.finish(kb.get(acc), idx[2], x));
     });
   });
   return Error::success();
+}
+
+static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  Expected<Pool2d> pool = getPool(kb, spec);
+  if (!pool)
+    return pool.takeError();
+  DType t = spec.inputs[0]->dtype;
+  auto init = [&] { return kb.lowest(t); };
+  auto visit = [&](Value *m, Value *valid, Value *v) {
+    return kb.select(valid, kb.max(t, m, v), m);
+  };
+  auto finish = [](Value *m, Value *, Value *) { return m; };
+  return emitPool(kb, spec, *pool, {t, init, visit, finish});
+}
+
+/// TVM's count of the positions of window `o` (an index) along one dim of
+/// size `in` (see the interpreter): those inside the input, or with
+/// `includePad` inside the input and its explicit padding (`padAfter`),
+/// with truncating divisions.
+static Value *windowCount(KernelBuilder &kb, Value *o, int64_t size, int64_t stride,
+                          int64_t dilation, int64_t padBefore, int64_t padAfter, int64_t in,
+                          bool includePad) {
+  Value *start = kb.iadd(kb.imul(o, stride), -padBefore);
+  Value *end = kb.iadd(start, (size - 1) * dilation);
+  Value *d = kb.index(dilation);
+  if (includePad) {
+    Value *last = kb.imin(end, kb.index(in + padAfter - 1));
+    return kb.iadd(kb.div(DType::Int64, kb.isub(last, start), d), 1);
+  }
+  Value *skipped =
+      kb.imax(kb.div(DType::Int64, kb.isub(kb.index(dilation - 1), start), d), kb.index(0));
+  Value *first = kb.iadd(start, kb.imul(skipped, dilation));
+  Value *last = kb.imin(end, kb.index(in - 1));
+  return kb.iadd(kb.div(DType::Int64, kb.isub(last, first), d), 1);
+}
+
+static Error avgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  Expected<Pool2d> pool = getPool(kb, spec);
+  if (!pool)
+    return pool.takeError();
+  const Window2d &win = pool->window;
+  int64_t h = pool->data.size[2], w = pool->data.size[3];
+  bool includePad = spec.getBool("count_include_pad");
+  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t), rt = spec.outputs[0]->dtype;
+  auto init = [&] { return kb.constant(acc, 0); };
+  auto visit = [&](Value *sum, Value *valid, Value *v) {
+    return kb.accumulate(acc, sum, kb.select(valid, kb.cast(v, t, acc), kb.constant(acc, 0)));
+  };
+  auto finish = [&](Value *sum, Value *oh, Value *ow) {
+    Value *count =
+        kb.imul(windowCount(kb, oh, pool->ph, win.sh, win.dh, win.top, win.bottom, h, includePad),
+                windowCount(kb, ow, pool->pw, win.sw, win.dw, win.left, win.right, w, includePad));
+    if (!includePad)
+      count = kb.imax(count, kb.index(1));
+    return kb.cast(kb.div(acc, sum, kb.cast(count, DType::Int64, acc)), acc, rt);
+  };
+  return emitPool(kb, spec, *pool, {acc, init, visit, finish});
 }
 
 static Error globalAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
@@ -336,6 +427,7 @@ ArrayRef<KernelEntry> convPoolKernels() {
   static const KernelEntry table[] = {
       {"nn.conv2d", conv2dKernel},
       {"nn.max_pool2d", maxPool2dKernel},
+      {"nn.avg_pool2d", avgPool2dKernel},
       {"nn.global_avg_pool2d", globalAvgPool2dKernel},
   };
   return table;
