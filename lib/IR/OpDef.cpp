@@ -44,6 +44,8 @@ StringRef attrKindDescription(AttrKind k) {
     return "a list of integers or None";
   case AttrKind::IntOrIntList:
     return "an integer or a list of integers";
+  case AttrKind::SizeList:
+    return "a list of integers and Nones";
   case AttrKind::Device:
     return "a virtual device";
   case AttrKind::OptDevice:

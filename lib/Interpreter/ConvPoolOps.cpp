@@ -18,6 +18,9 @@
 // pool_impl_nd does: by the window positions inside the input, or with
 // count_include_pad inside the input and its explicit padding (the room
 // ceil_mode adds never counts), per dim, with TVM's truncating divisions.
+// nn.adaptive_avg_pool2d averages, for output index i of o along an input
+// dim of size n, the bin [floor(i * n / o), ceil((i + 1) * n / o)) (TVM's
+// adaptive_pool_impl; bins may overlap).
 //
 // Convolution groups split C and O into `groups` equal slices; output
 // channel o reads the input channels of its group,
@@ -353,6 +356,46 @@ static Expected<OpResults> avgPool2dOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+static Expected<OpResults> adaptiveAvgPool2dOp(OpContext &ctx) {
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
+  if (!layouts)
+    return layouts.takeError();
+  const HostTensor &data = ctx.arg(0);
+  const Layout *l = &layouts->first, *ol = &layouts->second;
+  View d = viewOf(data.shape(), *l);
+  std::optional<std::array<int64_t, 2>> size =
+      adaptiveOutputSize(ctx.attr("output_size"), d.dim[2], d.dim[3]);
+  if (!size)
+    return ctx.error("output_size must have at most 2 values, all non-negative");
+  auto [oh, ow] = *size;
+  int64_t product;
+  if (MulOverflow(oh, d.dim[2], product) || MulOverflow(ow, d.dim[3], product))
+    return ctx.error("output_size is too large");
+  Expected<HostTensor> out =
+      ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], oh, ow}), data.dtype());
+  if (!out)
+    return out.takeError();
+  View ov = viewOf(out->shape(), *ol);
+  std::vector<double> vd = toDoubles(data);
+  // Bin i of `o` over `in`: [floor(i * in / o), ceil((i + 1) * in / o)).
+  auto bin = [](int64_t i, int64_t in, int64_t o) {
+    return std::make_pair(i * in / o, ((i + 1) * in + o - 1) / o);
+  };
+  for (int64_t b = 0; b < d.dim[0]; ++b)
+    for (int64_t c = 0; c < d.dim[1]; ++c)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          auto [y0, y1] = bin(y, d.dim[2], oh);
+          auto [x0, x1] = bin(x, d.dim[3], ow);
+          double sum = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix)
+              sum += vd[size_t(d.at(b, c, iy, ix))];
+          out->setDouble(ov.at(b, c, y, x), sum / double((y1 - y0) * (x1 - x0)));
+        }
+  return single(std::move(*out));
+}
+
 static Expected<OpResults> globalAvgPool2dOp(OpContext &ctx) {
   Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
   if (!layouts)
@@ -383,6 +426,7 @@ OpImplFn findConvPoolOp(StringRef name) {
       .Case("nn.conv2d", conv2dOp)
       .Case("nn.max_pool2d", maxPool2dOp)
       .Case("nn.avg_pool2d", avgPool2dOp)
+      .Case("nn.adaptive_avg_pool2d", adaptiveAvgPool2dOp)
       .Case("nn.global_avg_pool2d", globalAvgPool2dOp)
       .Default(nullptr);
 }

@@ -9,7 +9,9 @@
 // (pooling with ceil_mode rounds the division up; nn.max_pool2d and
 // nn.avg_pool2d share one relation). Padding is written with 1 value (all
 // sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right). A `?`
-// input dim gives a `?` output dim.
+// input dim gives a `?` output dim. nn.adaptive_avg_pool2d's output_size is
+// None or [] (the input's H and W), one value (both) or two, where a None
+// item keeps that input dim.
 //
 //   nn.conv2d(Tensor[(1, 3, 32, 32)], Tensor[(16, 3, 3, 3)], padding=[1, 1])
 //     : Tensor[(1, 16, 32, 32), float32]
@@ -252,6 +254,33 @@ static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
   return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], 1, 1, data->dtype);
 }
 
+static TypeRef adaptiveAvgPool2dRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
+    return nullptr;
+  }
+  auto l = parseLayout(ctx, "layout", "NCHW");
+  auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
+  if (!ol)
+    return nullptr;
+  AttrValue size = ctx.attr("output_size");
+  std::optional<std::array<int64_t, 2>> out =
+      adaptiveOutputSize(size, data->shape[l->pos[2]], data->shape[l->pos[3]]);
+  if (!out) {
+    if (size.list.size() > 2)
+      ctx.attrError("output_size",
+                    "output_size must have at most 2 values, got " + Twine(size.list.size()));
+    else
+      ctx.attrError("output_size", "output_size values must be non-negative");
+    return nullptr;
+  }
+  return makeLayoutType(*ol, data->shape[l->pos[0]], data->shape[l->pos[1]], (*out)[0], (*out)[1],
+                        data->dtype);
+}
+
 void addConvPoolOps(std::vector<OpDef> &ops) {
   OpDef conv;
   conv.name = "nn.conv2d";
@@ -287,6 +316,16 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                    boolAttr("ceil_mode", false),     boolAttr("count_include_pad", false)};
   avgPool.relation = pool2dRel;
   ops.push_back(std::move(avgPool));
+
+  OpDef adaptive;
+  adaptive.name = "nn.adaptive_avg_pool2d";
+  adaptive.summary = "2-D average pooling to a given output size";
+  adaptive.numArgs = 1;
+  AttrSpec outputSize = intListAttr("output_size", {});
+  outputSize.kind = AttrKind::SizeList;
+  adaptive.attrs = {outputSize, stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
+  adaptive.relation = adaptiveAvgPool2dRel;
+  ops.push_back(std::move(adaptive));
 
   OpDef gap;
   gap.name = "nn.global_avg_pool2d";

@@ -107,11 +107,11 @@ static StringRef valueDescription(const AttrValue &v) {
 
 using VK = AttrValue::Kind;
 
-static bool isIntList(const AttrValue &v) {
+static bool isIntList(const AttrValue &v, bool noneItems = false) {
   if (v.kind != VK::List)
     return false;
   for (const AttrValue &e : v.list)
-    if (e.kind != VK::Int)
+    if (e.kind != VK::Int && !(noneItems && e.kind == VK::None))
       return false;
   return true;
 }
@@ -135,6 +135,8 @@ static bool matchesKind(AttrKind kind, const AttrValue &v) {
     return v.kind == VK::Int || isIntList(v);
   case AttrKind::OptIntList:
     return v.kind == VK::Int || v.kind == VK::None || isIntList(v);
+  case AttrKind::SizeList:
+    return v.kind == VK::Int || v.kind == VK::None || isIntList(v, /*noneItems=*/true);
   case AttrKind::Device:
     return v.kind == VK::Device;
   case AttrKind::OptDevice:
@@ -162,6 +164,7 @@ static AttrValue canonicalize(AttrKind kind, AttrValue v) {
     break;
   case AttrKind::IntList:
   case AttrKind::OptIntList:
+  case AttrKind::SizeList:
     if (v.kind == VK::Int) {
       std::vector<AttrValue> items{v};
       v = AttrValue::ofList(std::move(items));

@@ -225,6 +225,28 @@ std::optional<std::array<int64_t, 4>> padding2d(ArrayRef<int64_t> p) {
   return std::nullopt;
 }
 
+std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int64_t h, int64_t w) {
+  std::vector<AttrValue> items =
+      v.kind == AttrValue::Kind::List ? v.list : std::vector<AttrValue>{};
+  if (v.kind == AttrValue::Kind::Int)
+    items = {v, v};
+  else if (items.size() == 1)
+    items.push_back(items[0]);
+  if (items.empty())
+    return std::array<int64_t, 2>{h, w};
+  if (items.size() != 2)
+    return std::nullopt;
+  std::array<int64_t, 2> out{h, w};
+  for (unsigned i = 0; i < 2; ++i) {
+    if (items[i].isNone())
+      continue;
+    if (items[i].intValue < 0)
+      return std::nullopt;
+    out[i] = items[i].intValue;
+  }
+  return out;
+}
+
 std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
   if (layout.size() != 4 || letters.size() != 4)
     return std::nullopt;

@@ -171,6 +171,29 @@ TEST(ConvPoolTest, AvgPoolCeilMode) {
                        {1, 2.5, 0, 5.5, 7, 0, 0, 0, 0}));
 }
 
+TEST(ConvPoolTest, AdaptiveAvgPool) {
+  std::string p = "%x: Tensor[(1, 1, 3, 3), float32]";
+  // 3 into 2 bins: [0, 2) and [1, 3), overlapping in the middle row/column.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.adaptive_avg_pool2d(%x, output_size=[2, 2])", {image()}),
+                       DType::Float32, {1, 1, 2, 2}, {3, 4, 6, 7}));
+  // One value is both dims; output_size 1 is the global average.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.adaptive_avg_pool2d(%x, output_size=1)", {image()}),
+                       DType::Float32, {1, 1, 1, 1}, {5}));
+  // No output_size (or None) keeps the input's size: the identity.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.adaptive_avg_pool2d(%x)", {image()}), DType::Float32,
+                       {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  // A None item keeps that dim: rows kept, the columns averaged.
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.adaptive_avg_pool2d(%x, output_size=[None, 1])", {image()}),
+                       DType::Float32, {1, 1, 3, 1}, {2, 5, 8}));
+  // More outputs than inputs: 3 into 4 bins [0, 1), [0, 2), [1, 3), [2, 3).
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.adaptive_avg_pool2d(%x, output_size=[1, 4])", {image()}),
+                       DType::Float32, {1, 1, 1, 4}, {4, 4.5, 5.5, 6}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32]",
+                              "nn.adaptive_avg_pool2d(%x, output_size=[1, 1], layout=\"NHWC\")",
+                              {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8})}),
+                       DType::Float32, {1, 1, 1, 2}, {2.5, 6.5}));
+}
+
 TEST(ConvPoolTest, GlobalAvgPool) {
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 2, 2), float32]", "nn.global_avg_pool2d(%x)",
                               {f32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}),

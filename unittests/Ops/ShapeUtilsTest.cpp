@@ -146,6 +146,14 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_EQ(*padding2d(Shape{1, 2}), (Pad{1, 2, 1, 2}));
   EXPECT_EQ(*padding2d(Shape{1, 2, 3, 4}), (Pad{1, 2, 3, 4}));
   EXPECT_FALSE(padding2d(Shape{1, 2, 3}));
+  using Size = std::array<int64_t, 2>;
+  AttrValue none = AttrValue::none(), three = AttrValue::ofInt(3);
+  EXPECT_EQ(*adaptiveOutputSize(none, 7, 9), (Size{7, 9}));
+  EXPECT_EQ(*adaptiveOutputSize(AttrValue::ofList({}), 7, 9), (Size{7, 9}));
+  EXPECT_EQ(*adaptiveOutputSize(three, 7, 9), (Size{3, 3}));
+  EXPECT_EQ(*adaptiveOutputSize(AttrValue::ofList({none, three}), 7, 9), (Size{7, 3}));
+  EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofList({three, three, three}), 7, 9));
+  EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofInt(-1), 7, 9));
   using Pos = std::array<unsigned, 4>;
   EXPECT_EQ(*layoutPositions("NCHW", "NCHW"), (Pos{0, 1, 2, 3}));
   EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));

@@ -232,6 +232,15 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {"%x: Tensor[(1, 7, 7, 3), {T}]",
          "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], layout=\"NHWC\", "
          "out_layout=\"NCHW\")"}};
+  if (op == "nn.adaptive_avg_pool2d")
+    return {{"%x: Tensor[(2, 3, 7, 7), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[3, 3])"},
+            {"%x: Tensor[(1, 4, 10, 6), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[4, 5])"},
+            {"%x: Tensor[(1, 3, 8, 8), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=1)"},
+            {"%x: Tensor[(2, 3, 5, 9), {T}]", "nn.adaptive_avg_pool2d(%x)"},
+            {"%x: Tensor[(1, 3, 6, 10), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[None, 3])"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[5, 7])"},
+            {"%x: Tensor[(1, 9, 9, 4), {T}]",
+             "nn.adaptive_avg_pool2d(%x, output_size=[4, 2], layout=\"NHWC\")"}};
   if (op == "nn.global_avg_pool2d")
     return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
             {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
@@ -546,7 +555,7 @@ HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.soft
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
-                      "nn.global_avg_pool2d")
+                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
 TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
@@ -599,6 +608,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.conv2d",
                                  "nn.max_pool2d",
                                  "nn.avg_pool2d",
+                                 "nn.adaptive_avg_pool2d",
                                  "nn.global_avg_pool2d",
                                  "argsort",
                                  "topk"};

@@ -73,6 +73,11 @@ std::optional<Shape> attrOptInts(const AttrValue &v);
 /// TVM's 2-D padding (1, 2 or 4 values) as (top, left, bottom, right);
 /// nullopt for another count.
 std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);
+/// An adaptive pool's output_size (TVM's AdaptivePool2DAttrs) for an input
+/// of spatial dims (h, w): None or [] keeps (h, w), one value is both dims,
+/// two are (height, width), and a None item keeps that input dim. Nullopt
+/// for more than two values or a negative one.
+std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int64_t h, int64_t w);
 /// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
 /// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
 /// permutation of `letters`.

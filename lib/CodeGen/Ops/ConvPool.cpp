@@ -29,8 +29,9 @@
 // nn.avg_pool2d: the same loops summing the positions inside the input,
 // divided by TVM's count per window (the positions inside the input, or with
 // count_include_pad inside the input and its explicit padding; see the
-// interpreter). nn.global_avg_pool2d: per (n, c), the sum over H x W divided
-// by H * W.
+// interpreter). nn.adaptive_avg_pool2d: per output row, per column, the mean
+// of its bin, [floor(i * in / out), ceil((i + 1) * in / out)) along each
+// dim. nn.global_avg_pool2d: per (n, c), the sum over H x W divided by H * W.
 //
 //===----------------------------------------------------------------------===//
 
@@ -394,6 +395,48 @@ static Error avgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return emitPool(kb, spec, *pool, {acc, init, visit, finish});
 }
 
+static Error adaptiveAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
+  if (!layouts)
+    return layouts.takeError();
+  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  if (anyZero(outT->shape))
+    return Error::success();
+  DType t = dataT->dtype, acc = kb.accumulatorType(t);
+  // Bin i of `o` over `in`: [floor(i * in / o), ceil((i + 1) * in / o)).
+  auto bin = [&](Value *i, int64_t in, int64_t o) {
+    Value *end = kb.imul(kb.iadd(i, 1), in);
+    return std::make_pair(kb.idiv(kb.imul(i, in), o), kb.idiv(kb.iadd(end, o - 1), o));
+  };
+  int64_t work = std::max<int64_t>((h + oh - 1) / oh * ((w + ow - 1) / ow), 1) * ow;
+  kb.parallelFor(n * c * oh, work, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    auto [y0, y1] = bin(idx[2], h, oh);
+    kb.forRange(0, ow, [&](Value *x) {
+      auto [x0, x1] = bin(x, w, ow);
+      KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+      kb.forRange(y0, y1, [&](Value *iy) {
+        Value *rowBase = kb.iadd(planeBase, kb.imul(iy, dv.stride[2]));
+        kb.forRange(x0, x1, [&](Value *ix) {
+          Value *v = kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(ix, dv.stride[3]))), t, acc);
+          kb.set(sum, kb.accumulate(acc, kb.get(sum), v));
+        });
+      });
+      Value *count = kb.imul(kb.isub(y1, y0), kb.isub(x1, x0));
+      Value *mean = kb.div(acc, kb.get(sum), kb.cast(count, DType::Int64, acc));
+      kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+               kb.cast(mean, acc, outT->dtype));
+    });
+  });
+  return Error::success();
+}
+
 static Error globalAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
   Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
@@ -428,6 +471,7 @@ ArrayRef<KernelEntry> convPoolKernels() {
       {"nn.conv2d", conv2dKernel},
       {"nn.max_pool2d", maxPool2dKernel},
       {"nn.avg_pool2d", avgPool2dKernel},
+      {"nn.adaptive_avg_pool2d", adaptiveAvgPool2dKernel},
       {"nn.global_avg_pool2d", globalAvgPool2dKernel},
   };
   return table;
