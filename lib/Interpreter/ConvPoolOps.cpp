@@ -22,6 +22,16 @@
 // dim of size n, the bin [floor(i * n / o), ceil((i + 1) * n / o)) (TVM's
 // adaptive_pool_impl; bins may overlap).
 //
+// image.resize2d samples as TVM's topi/image/resize.py: each output index
+// maps to an input coordinate (coordinate_transformation_mode), computed in
+// float32 exactly as TVM does (constant factors folded in double, then
+// float32 operations in TVM's order) so that nearest_neighbor's rounding
+// picks TVM's pixel; nearest_neighbor reads one tap (rounding_method, and
+// TVM's exact integer path for asymmetric integral upscaling), linear two
+// per dim and cubic four (cubic_alpha, cubic_exclude), the taps clamped into
+// the input; tf_crop_and_resize reads roi and gives extrapolation_value
+// outside the input.
+//
 // Convolution groups split C and O into `groups` equal slices; output
 // channel o reads the input channels of its group,
 // o / (O / groups) * (C / groups) + i. Depthwise is groups = C.
@@ -220,9 +230,10 @@ static Expected<OpResults> conv2dOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
-/// The one operand of a pooling operator, of rank 4, and its `layout` and
-/// `out_layout` (defaulting to `layout`).
-static Expected<std::pair<Layout, Layout>> poolLayouts(OpContext &ctx) {
+/// The one operand of a pooling (or resizing) operator, of rank 4, and its
+/// `layout` and `out_layout` (defaulting to `layout`; the resizing operators
+/// have none: `hasOutLayout` false).
+static Expected<std::pair<Layout, Layout>> poolLayouts(OpContext &ctx, bool hasOutLayout = true) {
   if (Error e = ctx.expectArgs(1))
     return e;
   const HostTensor &data = ctx.arg(0);
@@ -231,6 +242,8 @@ static Expected<std::pair<Layout, Layout>> poolLayouts(OpContext &ctx) {
   Expected<Layout> l = parseLayout(ctx, "layout", "NCHW");
   if (!l)
     return l.takeError();
+  if (!hasOutLayout)
+    return std::make_pair(*l, *l);
   Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "layout");
   if (!ol)
     return ol.takeError();
@@ -421,6 +434,208 @@ static Expected<OpResults> globalAvgPool2dOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+namespace {
+/// image.resize2d's sampling (see ShapeUtils.h and the file comment).
+struct Sampling {
+  ResizeMethod method;
+  ResizeCoord coord;
+  ResizeRounding rounding;
+  float alpha;  // cubic_alpha
+  bool exclude; // cubic_exclude
+  /// roi (start_h, start_w, end_h, end_w), for tf_crop_and_resize.
+  std::array<double, 4> roi;
+  float extrapolation;
+};
+
+/// The taps of one output index along one dim: input indices (clamped into
+/// the input) and weights; `outside` when tf_crop_and_resize extrapolates.
+struct Taps {
+  std::array<int64_t, 4> index;
+  std::array<float, 4> weight;
+  unsigned count = 0;
+  bool outside = false;
+};
+} // namespace
+
+/// TVM's input coordinate of output index x (get_inx) in float32, as TVM
+/// computes it: constant factors folded in double and rounded to float,
+/// the rest float32 arithmetic. align_corners with one output (a division
+/// by zero TVM rejects) samples at 0, as PyTorch does.
+static float resizeCoord(const Sampling &s, int64_t x, int64_t in, int64_t out, double roiStart,
+                         double roiEnd) {
+  float fx = float(x), scale = float(double(in) / double(out));
+  switch (s.coord) {
+  case ResizeCoord::HalfPixel:
+    return (fx + 0.5f) * scale - 0.5f;
+  case ResizeCoord::AlignCorners:
+    return out > 1 ? float(double(in - 1) / double(out - 1)) * fx : 0.0f;
+  case ResizeCoord::Asymmetric:
+    return scale * fx;
+  case ResizeCoord::PytorchHalfPixel:
+    return out > 1 ? (fx + 0.5f) * scale - 0.5f : 0.0f;
+  case ResizeCoord::TfHalfPixelForNN:
+    return (fx + 0.5f) * scale;
+  case ResizeCoord::TfCropAndResize:
+    if (out > 1)
+      return float(roiStart * double(in - 1)) +
+             fx * float(roiEnd - roiStart) * float(in - 1) / float(out - 1);
+    return float(0.5 * (roiStart + roiEnd) * double(in - 1));
+  }
+  return 0;
+}
+
+/// TVM's cubic spline weights of the taps at floor(c) - 1 .. floor(c) + 2
+/// for the fraction t.
+static std::array<float, 4> cubicWeights(float t, float a) {
+  float t2 = t * t, t3 = t * t * t;
+  return {a * (t3 - 2 * t2 + t), (a + 2) * t3 - (3 + a) * t2 + 1,
+          -(a + 2) * t3 + (3 + 2 * a) * t2 - a * t, -a * t3 + a * t2};
+}
+
+/// The taps of output index o along a dim of `in` inputs and `out` outputs
+/// (TVM's _resize_2d). `roiStart`, `roiEnd` are this dim's roi values.
+static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, double roiStart,
+                       double roiEnd) {
+  Taps t;
+  auto clamp = [&](int64_t i) { return std::min(std::max(i, int64_t(0)), in - 1); };
+  float c = resizeCoord(s, o, in, out, roiStart, roiEnd);
+  if (s.coord == ResizeCoord::TfCropAndResize)
+    t.outside = c < 0 || c > float(in - 1);
+  switch (s.method) {
+  case ResizeMethod::NearestNeighbor: {
+    int64_t i;
+    if (s.coord == ResizeCoord::Asymmetric && out % in == 0 &&
+        double(out / in) <= 1 / (1e-5 * double(in) + 1e-5)) {
+      i = o / (out / in); // TVM's exact integer path for integral upscaling
+    } else {
+      float r = 0;
+      switch (s.rounding) {
+      case ResizeRounding::Round:
+        r = std::round(c);
+        break;
+      case ResizeRounding::RoundPreferFloor:
+        r = std::ceil(c - 0.5f);
+        break;
+      case ResizeRounding::RoundPreferCeil:
+        r = std::floor(c + 0.5f);
+        break;
+      case ResizeRounding::Floor: // the epsilons are TVM's
+        r = std::floor(c + 1e-5f);
+        break;
+      case ResizeRounding::Ceil:
+        r = std::ceil(c - 1e-5f);
+        break;
+      }
+      i = int64_t(r);
+    }
+    t.index[0] = clamp(i);
+    t.weight[0] = 1;
+    t.count = 1;
+    return t;
+  }
+  case ResizeMethod::Linear: {
+    int64_t i = int64_t(std::floor(c));
+    float frac = c - float(i);
+    t.index = {clamp(i), clamp(i + 1), 0, 0};
+    t.weight = {1.0f - frac, frac, 0, 0};
+    t.count = 2;
+    return t;
+  }
+  case ResizeMethod::Cubic: {
+    float f = std::floor(c);
+    int64_t i = int64_t(f);
+    t.weight = cubicWeights(c - f, s.alpha);
+    if (s.exclude) {
+      float sum = 0;
+      for (int64_t k = 0; k < 4; ++k) {
+        if (i - 1 + k < 0 || i + k > in)
+          t.weight[k] = 0;
+        sum += t.weight[k];
+      }
+      for (float &w : t.weight)
+        w /= sum;
+    }
+    for (int64_t k = 0; k < 4; ++k)
+      t.index[k] = clamp(i - 1 + k);
+    t.count = 4;
+    return t;
+  }
+  }
+  return t;
+}
+
+/// image.resize2d's implementation, also nn.upsampling's: the output's H
+/// and W are `oh`, `ow`, its dtype `dtype` (else the input's).
+static Expected<OpResults> resize(OpContext &ctx, const Sampling &s, int64_t oh, int64_t ow,
+                                  std::optional<DType> dtype) {
+  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx, /*hasOutLayout=*/false);
+  if (!layouts)
+    return layouts.takeError();
+  const HostTensor &data = ctx.arg(0);
+  View d = viewOf(data.shape(), layouts->first);
+  int64_t h = d.dim[2], w = d.dim[3];
+  if ((h == 0 && oh > 0) || (w == 0 && ow > 0))
+    return ctx.error("cannot resize an empty " + shapeStr(data.shape()) + " input");
+  Expected<HostTensor> out = ctx.makeResult(
+      0, layoutShape(layouts->second, {d.dim[0], d.dim[1], oh, ow}), dtype.value_or(data.dtype()));
+  if (!out)
+    return out.takeError();
+  if (out->numElements() == 0)
+    return single(std::move(*out));
+  View ov = viewOf(out->shape(), layouts->second);
+  std::vector<double> vd = toDoubles(data);
+  std::vector<Taps> cols;
+  for (int64_t x = 0; x < ow; ++x)
+    cols.push_back(resizeTaps(s, x, w, ow, s.roi[1], s.roi[3]));
+  for (int64_t y = 0; y < oh; ++y) {
+    Taps row = resizeTaps(s, y, h, oh, s.roi[0], s.roi[2]);
+    for (int64_t x = 0; x < ow; ++x) {
+      const Taps &col = cols[size_t(x)];
+      for (int64_t b = 0; b < d.dim[0]; ++b)
+        for (int64_t c = 0; c < d.dim[1]; ++c) {
+          double v = 0;
+          for (unsigned j = 0; j < row.count; ++j) {
+            double sum = 0;
+            for (unsigned i = 0; i < col.count; ++i)
+              sum += col.weight[i] * vd[size_t(d.at(b, c, row.index[j], col.index[i]))];
+            v += row.weight[j] * sum;
+          }
+          out->setDouble(ov.at(b, c, y, x),
+                         row.outside || col.outside ? double(s.extrapolation) : v);
+        }
+    }
+  }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> resize2dOp(OpContext &ctx) {
+  std::string method = ctx.getString("method"),
+              mode = ctx.getString("coordinate_transformation_mode");
+  std::optional<ResizeMethod> m = parseResizeMethod(method);
+  std::optional<ResizeCoord> coord = parseResizeCoord(mode);
+  if (!m || !coord)
+    return ctx.error("unsupported method '" + method + "' or coordinate_transformation_mode '" +
+                     mode + "'");
+  std::string rounding = ctx.getString("rounding_method");
+  std::optional<ResizeRounding> r = parseResizeRounding(rounding, *coord);
+  if (!r && *m == ResizeMethod::NearestNeighbor)
+    return ctx.error("unsupported rounding_method '" + rounding + "'");
+  Sampling s{*m,
+             *coord,
+             r.value_or(ResizeRounding::Round),
+             float(ctx.getFloat("cubic_alpha")),
+             ctx.getInt("cubic_exclude") != 0,
+             {0, 0, 0, 0},
+             float(ctx.getFloat("extrapolation_value"))};
+  SmallVector<double, 4> roi = attrFloats(ctx.attr("roi"));
+  if (roi.size() == 4)
+    std::copy(roi.begin(), roi.end(), s.roi.begin());
+  std::optional<Shape> size = ctx.getOptInts("size");
+  if (!size || size->size() != 2 || (*size)[0] < 0 || (*size)[1] < 0)
+    return ctx.error("size must be 2 non-negative values");
+  return resize(ctx, s, (*size)[0], (*size)[1], ctx.getDType("out_dtype"));
+}
+
 OpImplFn findConvPoolOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nn.conv2d", conv2dOp)
@@ -428,6 +643,7 @@ OpImplFn findConvPoolOp(StringRef name) {
       .Case("nn.avg_pool2d", avgPool2dOp)
       .Case("nn.adaptive_avg_pool2d", adaptiveAvgPool2dOp)
       .Case("nn.global_avg_pool2d", globalAvgPool2dOp)
+      .Case("image.resize2d", resize2dOp)
       .Default(nullptr);
 }
 

@@ -11,7 +11,10 @@
 // sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right). A `?`
 // input dim gives a `?` output dim. nn.adaptive_avg_pool2d's output_size is
 // None or [] (the input's H and W), one value (both) or two, where a None
-// item keeps that input dim.
+// item keeps that input dim. image.resize2d's output H and W are its `size`
+// (TVM's Resize2DRel); its method, coordinate_transformation_mode and
+// rounding_method (for nearest_neighbor) are checked here, where TVM's
+// topi would reject them.
 //
 //   nn.conv2d(Tensor[(1, 3, 32, 32)], Tensor[(16, 3, 3, 3)], padding=[1, 1])
 //     : Tensor[(1, 16, 32, 32), float32]
@@ -281,6 +284,65 @@ static TypeRef adaptiveAvgPool2dRel(TypeRelContext &ctx) {
                         data->dtype);
 }
 
+/// TVM's Resize2DRel, and the sampling attributes topi's resize2d rejects.
+static TypeRef resize2dRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
+    return nullptr;
+  }
+  auto l = parseLayout(ctx, "layout", "NCHW");
+  if (!l)
+    return nullptr;
+  std::optional<Shape> size = ctx.getOptInts("size");
+  if (!size || size->size() != 2) {
+    ctx.attrError("size", "size must have 2 values (height, width), got " +
+                              (size ? Twine(size->size()) : Twine("None")));
+    return nullptr;
+  }
+  if ((*size)[0] < 0 || (*size)[1] < 0) {
+    ctx.attrError("size", "size values must be non-negative, got " + intListToString(*size));
+    return nullptr;
+  }
+  AttrValue roi = ctx.attr("roi");
+  if (!roi.isNone() && roi.list.size() != 4) {
+    ctx.attrError("roi", "roi must have 4 values (start_h, start_w, end_h, end_w), got " +
+                             Twine(roi.list.size()));
+    return nullptr;
+  }
+  std::string method = ctx.getString("method"),
+              mode = ctx.getString("coordinate_transformation_mode");
+  std::optional<ResizeMethod> m = parseResizeMethod(method);
+  if (!m) {
+    ctx.attrError("method", "unsupported method '" + method +
+                                "' (expected nearest_neighbor, linear or cubic)");
+    return nullptr;
+  }
+  std::optional<ResizeCoord> coord = parseResizeCoord(mode);
+  if (!coord) {
+    ctx.attrError("coordinate_transformation_mode",
+                  "unsupported coordinate_transformation_mode '" + mode +
+                      "' (expected half_pixel, align_corners, asymmetric, pytorch_half_pixel, "
+                      "tf_half_pixel_for_nn or tf_crop_and_resize)");
+    return nullptr;
+  }
+  // Only nearest_neighbor rounds (TVM ignores rounding_method otherwise).
+  std::string rounding = ctx.getString("rounding_method");
+  if (*m == ResizeMethod::NearestNeighbor && !parseResizeRounding(rounding, *coord)) {
+    ctx.attrError("rounding_method", "unsupported rounding_method '" + rounding +
+                                         "' (expected \"\", round, floor, ceil, "
+                                         "round_prefer_floor or round_prefer_ceil)");
+    return nullptr;
+  }
+  std::optional<DType> dt = ctx.getDType("out_dtype");
+  if (dt && !ctx.checkAttrDType("out_dtype", *dt, ctx.def.dtypes))
+    return nullptr;
+  return makeLayoutType(*l, data->shape[l->pos[0]], data->shape[l->pos[1]], (*size)[0], (*size)[1],
+                        dt.value_or(data->dtype));
+}
+
 void addConvPoolOps(std::vector<OpDef> &ops) {
   OpDef conv;
   conv.name = "nn.conv2d";
@@ -334,6 +396,23 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   gap.attrs = {stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
   gap.relation = globalAvgPool2dRel;
   ops.push_back(std::move(gap));
+
+  OpDef resize;
+  resize.name = "image.resize2d";
+  resize.summary = "Resizes the spatial dims (nearest, linear or cubic sampling)";
+  resize.numArgs = 1;
+  resize.attrs = {noneAttr("size", AttrKind::OptIntList),
+                  noneAttr("roi", AttrKind::OptFloatList),
+                  stringAttr("layout", "NCHW"),
+                  stringAttr("method", "linear"),
+                  stringAttr("coordinate_transformation_mode", "half_pixel"),
+                  stringAttr("rounding_method", "round"),
+                  floatAttr("cubic_alpha", -0.5),
+                  intAttr("cubic_exclude", 0),
+                  floatAttr("extrapolation_value", 0.0),
+                  dtypeAttr("out_dtype", "")};
+  resize.relation = resize2dRel;
+  ops.push_back(std::move(resize));
 }
 
 } // namespace hx

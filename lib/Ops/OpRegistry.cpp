@@ -15,6 +15,7 @@
 
 #include "TypeRelation.h"
 #include "hx/IR/Expr.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -137,6 +138,11 @@ static bool matchesKind(AttrKind kind, const AttrValue &v) {
     return v.kind == VK::Int || v.kind == VK::None || isIntList(v);
   case AttrKind::SizeList:
     return v.kind == VK::Int || v.kind == VK::None || isIntList(v, /*noneItems=*/true);
+  case AttrKind::OptFloatList:
+    return v.kind == VK::None ||
+           (v.kind == VK::List && llvm::all_of(v.list, [](const AttrValue &e) {
+              return e.kind == VK::Float || e.kind == VK::Int;
+            }));
   case AttrKind::Device:
     return v.kind == VK::Device;
   case AttrKind::OptDevice:
@@ -156,6 +162,11 @@ static AttrValue canonicalize(AttrKind kind, AttrValue v) {
   case AttrKind::Float:
     if (v.kind == VK::Int)
       v = AttrValue::ofFloat(double(v.intValue));
+    break;
+  case AttrKind::OptFloatList:
+    for (AttrValue &e : v.list)
+      if (e.kind == VK::Int)
+        e = AttrValue::ofFloat(double(e.intValue));
     break;
   case AttrKind::String:
   case AttrKind::DType:

@@ -10,8 +10,10 @@
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/IR/Type.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 
 using namespace llvm;
 
@@ -245,6 +247,47 @@ std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int
     out[i] = items[i].intValue;
   }
   return out;
+}
+
+SmallVector<double, 4> attrFloats(const AttrValue &v) {
+  SmallVector<double, 4> out;
+  for (const AttrValue &e : v.list)
+    out.push_back(e.kind == AttrValue::Kind::Int ? double(e.intValue) : e.floatValue);
+  return out;
+}
+
+std::optional<ResizeMethod> parseResizeMethod(StringRef method) {
+  std::string m = method.lower();
+  if (m == "nearest_neighbor")
+    return ResizeMethod::NearestNeighbor;
+  if (m == "linear")
+    return ResizeMethod::Linear;
+  if (m == "cubic")
+    return ResizeMethod::Cubic;
+  return std::nullopt;
+}
+
+std::optional<ResizeCoord> parseResizeCoord(StringRef mode) {
+  return StringSwitch<std::optional<ResizeCoord>>(mode)
+      .Case("half_pixel", ResizeCoord::HalfPixel)
+      .Case("align_corners", ResizeCoord::AlignCorners)
+      .Case("asymmetric", ResizeCoord::Asymmetric)
+      .Case("pytorch_half_pixel", ResizeCoord::PytorchHalfPixel)
+      .Case("tf_half_pixel_for_nn", ResizeCoord::TfHalfPixelForNN)
+      .Case("tf_crop_and_resize", ResizeCoord::TfCropAndResize)
+      .Default(std::nullopt);
+}
+
+std::optional<ResizeRounding> parseResizeRounding(StringRef rounding, ResizeCoord coord) {
+  if (rounding.empty())
+    return coord == ResizeCoord::AlignCorners ? ResizeRounding::Round : ResizeRounding::Floor;
+  return StringSwitch<std::optional<ResizeRounding>>(rounding)
+      .Case("round", ResizeRounding::Round)
+      .Case("floor", ResizeRounding::Floor)
+      .Case("ceil", ResizeRounding::Ceil)
+      .Case("round_prefer_floor", ResizeRounding::RoundPreferFloor)
+      .Case("round_prefer_ceil", ResizeRounding::RoundPreferCeil)
+      .Default(std::nullopt);
 }
 
 std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {

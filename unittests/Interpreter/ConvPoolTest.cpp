@@ -204,4 +204,93 @@ TEST(ConvPoolTest, GlobalAvgPool) {
                        DType::Float32, {1, 1, 1, 2}, {2.5, 6.5}));
 }
 
+HostTensor square() { return f32({1, 1, 2, 2}, {1, 2, 3, 4}); }
+const char *kSquare = "%x: Tensor[(1, 1, 2, 2), float32]";
+/// A 1-D signal as a (1, 1, 1, n) image.
+HostTensor row(std::vector<double> v) { return f32({1, 1, 1, int64_t(v.size())}, v); }
+std::string rowParams(size_t n) {
+  return "%x: Tensor[(1, 1, 1, " + std::to_string(n) + "), float32]";
+}
+
+TEST(ConvPoolTest, Resize2dLinear) {
+  // half_pixel (the default) maps 2 -> 4 to the coordinates -0.25, 0.25,
+  // 0.75, 1.25: along each dim [a, b] becomes [a, a/4*3 + b/4, ..., b].
+  EXPECT_TRUE(tensorIs(
+      runOne(kSquare, "image.resize2d(%x, size=[4, 4])", {square()}), DType::Float32, {1, 1, 4, 4},
+      {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4}));
+  EXPECT_TRUE(tensorIs(
+      runOne(kSquare,
+             "image.resize2d(%x, size=[3, 3], coordinate_transformation_mode=\"align_corners\")",
+             {square()}),
+      DType::Float32, {1, 1, 3, 3}, {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}));
+  // NHWC: channels [1, 2] and [5, 6] interleaved.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 1, 2, 2), float32]",
+                              "image.resize2d(%x, size=[1, 3], layout=\"NHWC\", "
+                              "coordinate_transformation_mode=\"align_corners\")",
+                              {f32({1, 1, 2, 2}, {1, 5, 2, 6})}),
+                       DType::Float32, {1, 1, 3, 2}, {1, 5, 1.5, 5.5, 2, 6}));
+}
+
+TEST(ConvPoolTest, Resize2dNearest) {
+  std::string nn = "image.resize2d(%x, method=\"nearest_neighbor\", ";
+  // asymmetric 2x: TVM's integer path, x / 2.
+  EXPECT_TRUE(
+      tensorIs(runOne(kSquare, nn + "size=[4, 4], coordinate_transformation_mode=\"asymmetric\")",
+                      {square()}),
+               DType::Float32, {1, 1, 4, 4}, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  // half_pixel 3 -> 2 samples at 0.25 and 1.75: rounding_method's default
+  // "round" gives 0 and 2, "" (floor for half_pixel) 0 and 1, ceil 1 and 2.
+  std::string p = rowParams(3);
+  auto half = [&](const std::string &rounding) {
+    return runOne(p, nn + "size=[1, 2], rounding_method=\"" + rounding + "\")", {row({1, 2, 3})});
+  };
+  EXPECT_TRUE(tensorIs(runOne(p, nn + "size=[1, 2])", {row({1, 2, 3})}), DType::Float32,
+                       {1, 1, 1, 2}, {1, 3}));
+  EXPECT_TRUE(tensorIs(half(""), DType::Float32, {1, 1, 1, 2}, {1, 2}));
+  EXPECT_TRUE(tensorIs(half("floor"), DType::Float32, {1, 1, 1, 2}, {1, 2}));
+  EXPECT_TRUE(tensorIs(half("ceil"), DType::Float32, {1, 1, 1, 2}, {2, 3}));
+  // align_corners 2 -> 3 samples at 0, 0.5, 1: the half rounds away from
+  // zero (round and "", align_corners' default), down with
+  // round_prefer_floor, up with round_prefer_ceil.
+  auto corners = [&](const std::string &rounding) {
+    return runOne(rowParams(2),
+                  nn +
+                      "size=[1, 3], coordinate_transformation_mode=\"align_corners\", "
+                      "rounding_method=\"" +
+                      rounding + "\")",
+                  {row({1, 2})});
+  };
+  EXPECT_TRUE(tensorIs(corners(""), DType::Float32, {1, 1, 1, 3}, {1, 2, 2}));
+  EXPECT_TRUE(tensorIs(corners("round"), DType::Float32, {1, 1, 1, 3}, {1, 2, 2}));
+  EXPECT_TRUE(tensorIs(corners("round_prefer_floor"), DType::Float32, {1, 1, 1, 3}, {1, 1, 2}));
+  EXPECT_TRUE(tensorIs(corners("round_prefer_ceil"), DType::Float32, {1, 1, 1, 3}, {1, 2, 2}));
+}
+
+TEST(ConvPoolTest, Resize2dCubic) {
+  // asymmetric 2x: coordinates 0, 0.5, ..., 3.5. At the halves the weights
+  // (alpha -0.5) are -1/16, 9/16, 9/16, -1/16; inside, a ramp stays a ramp,
+  // at the ends the clamped taps bend it.
+  std::string call = "image.resize2d(%x, size=[1, 8], method=\"cubic\", "
+                     "coordinate_transformation_mode=\"asymmetric\"";
+  EXPECT_TRUE(tensorIs(runOne(rowParams(4), call + ")", {row({1, 2, 3, 4})}), DType::Float32,
+                       {1, 1, 1, 8}, {1, 1.4375, 2, 2.5, 3, 3.5625, 4, 4.0625}));
+  // cubic_exclude drops the taps outside the input and renormalizes: at 0.5
+  // (9 + 9 * 2 - 3) / 17, at 2.5 (-2 + 9 * 3 + 9 * 4) / 17, at 3.5
+  // (-3 + 9 * 4) / 8 (in sixteenths).
+  Expected<HostTensor> r = runOne(rowParams(4), call + ", cubic_exclude=1)", {row({1, 2, 3, 4})});
+  EXPECT_TRUE(tensorIs(std::move(r), DType::Float32, {1, 1, 1, 8},
+                       {1, 24.0 / 17, 2, 2.5, 3, 61.0 / 17, 4, 4.125}));
+}
+
+TEST(ConvPoolTest, Resize2dCropAndResize) {
+  // W: roi 0.25 .. 1.25 of the 3 steps: 0.75, 2.25 and 3.75, outside the
+  // input, which gives extrapolation_value. H: one output samples the middle.
+  EXPECT_TRUE(tensorIs(runOne(rowParams(4),
+                              "image.resize2d(%x, size=[1, 3], roi=[0, 0.25f, 0, 1.25f], "
+                              "coordinate_transformation_mode=\"tf_crop_and_resize\", "
+                              "extrapolation_value=-7f)",
+                              {row({1, 2, 3, 4})}),
+                       DType::Float32, {1, 1, 1, 3}, {1.75, 3.25, -7}));
+}
+
 } // namespace

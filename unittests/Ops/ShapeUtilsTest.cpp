@@ -154,6 +154,18 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_EQ(*adaptiveOutputSize(AttrValue::ofList({none, three}), 7, 9), (Size{7, 3}));
   EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofList({three, three, three}), 7, 9));
   EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofInt(-1), 7, 9));
+  EXPECT_EQ(attrFloats(AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofFloat(0.5)})),
+            (llvm::SmallVector<double, 4>{1, 0.5}));
+  EXPECT_TRUE(attrFloats(none).empty());
+  EXPECT_EQ(parseResizeMethod("Nearest_Neighbor"), ResizeMethod::NearestNeighbor);
+  EXPECT_FALSE(parseResizeMethod("bilinear"));
+  EXPECT_EQ(parseResizeCoord("tf_crop_and_resize"), ResizeCoord::TfCropAndResize);
+  EXPECT_FALSE(parseResizeCoord("HALF_PIXEL"));
+  EXPECT_EQ(parseResizeRounding("", ResizeCoord::AlignCorners), ResizeRounding::Round);
+  EXPECT_EQ(parseResizeRounding("", ResizeCoord::HalfPixel), ResizeRounding::Floor);
+  EXPECT_EQ(parseResizeRounding("round_prefer_ceil", ResizeCoord::HalfPixel),
+            ResizeRounding::RoundPreferCeil);
+  EXPECT_FALSE(parseResizeRounding("nearest", ResizeCoord::HalfPixel));
   using Pos = std::array<unsigned, 4>;
   EXPECT_EQ(*layoutPositions("NCHW", "NCHW"), (Pos{0, 1, 2, 3}));
   EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));

@@ -244,6 +244,36 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.global_avg_pool2d")
     return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
             {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
+  if (op == "image.resize2d") {
+    const char *x = "%x: Tensor[(1, 3, 5, 5), {T}]";
+    std::vector<OpCase> out = {
+        {"%x: Tensor[(1, 3, 4, 5), {T}]", "image.resize2d(%x, size=[8, 10])"},
+        {"%x: Tensor[(1, 2, 7, 6), {T}]",
+         "image.resize2d(%x, size=[3, 4], coordinate_transformation_mode=\"align_corners\")"},
+        {"%x: Tensor[(2, 3, 4, 4), {T}]",
+         "image.resize2d(%x, size=[1, 6], coordinate_transformation_mode=\"pytorch_half_pixel\")"},
+        {"%x: Tensor[(1, 9, 9, 2), {T}]", "image.resize2d(%x, size=[4, 13], layout=\"NHWC\")"},
+        {x, "image.resize2d(%x, size=[7, 6], method=\"cubic\")"},
+        {x, "image.resize2d(%x, size=[8, 3], method=\"cubic\", cubic_alpha=-0.75f, "
+            "cubic_exclude=1, coordinate_transformation_mode=\"asymmetric\")"},
+        {x, "image.resize2d(%x, size=[6, 9], roi=[0.1f, 0.2f, 0.9f, 1.2f], "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=-1f)"},
+        {x, "image.resize2d(%x, size=[3, 1], roi=[0.1f, 0.2f, 0.9f, 1.2f], "
+            "method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", rounding_method=\"\")"},
+        {x, "image.resize2d(%x, size=[10, 15], method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"\")"},
+        {x, "image.resize2d(%x, size=[4, 9], method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"tf_half_pixel_for_nn\", out_dtype=\"float32\")"}};
+    for (const char *mode : {"half_pixel", "align_corners", "asymmetric"})
+      for (const char *rounding :
+           {"", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"})
+        out.push_back(
+            {x, std::string("image.resize2d(%x, size=[9, 7], method=\"nearest_neighbor\", "
+                            "coordinate_transformation_mode=\"") +
+                    mode + "\", rounding_method=\"" + rounding + "\")"});
+    return out;
+  }
   if (op == "argsort")
     return {{"%a: Tensor[(4, 17), {T}]", "argsort(%a)"},
             {"%a: Tensor[(5, 3), {T}]", "argsort(%a, axis=0, is_ascend=False, dtype=\"int64\")"},
@@ -555,7 +585,7 @@ HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.soft
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
-                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d")
+                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d", "image.resize2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
 TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
@@ -610,6 +640,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.avg_pool2d",
                                  "nn.adaptive_avg_pool2d",
                                  "nn.global_avg_pool2d",
+                                 "image.resize2d",
                                  "argsort",
                                  "topk"};
   for (const OpDef &def : allOps()) {

@@ -53,6 +53,7 @@ enum class AttrKind : uint8_t {
   OptIntList,   ///< a list of integers, one integer, or None
   IntOrIntList, ///< an integer or a list of integers (kept apart)
   SizeList,     ///< a list of integers and Nones, one integer, or None
+  OptFloatList, ///< a list of numbers, or None
   Device,       ///< meta[VirtualDevice][i]
   OptDevice,    ///< a device or None
 };

@@ -78,6 +78,28 @@ std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);
 /// two are (height, width), and a None item keeps that input dim. Nullopt
 /// for more than two values or a negative one.
 std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int64_t h, int64_t w);
+/// A number-list attribute's values (integers as doubles); empty for None.
+llvm::SmallVector<double, 4> attrFloats(const AttrValue &v);
+
+/// How image.resize2d samples (and nn.upsampling, which TVM lowers to it):
+/// topi/image/resize.py's method, coordinate_transformation_mode and
+/// rounding_method.
+enum class ResizeMethod : uint8_t { NearestNeighbor, Linear, Cubic };
+enum class ResizeCoord : uint8_t {
+  HalfPixel,
+  AlignCorners,
+  Asymmetric,
+  PytorchHalfPixel,
+  TfHalfPixelForNN,
+  TfCropAndResize,
+};
+enum class ResizeRounding : uint8_t { Round, Floor, Ceil, RoundPreferFloor, RoundPreferCeil };
+/// "nearest_neighbor", "linear", "cubic", in any case (TVM lowers it).
+std::optional<ResizeMethod> parseResizeMethod(llvm::StringRef method);
+std::optional<ResizeCoord> parseResizeCoord(llvm::StringRef mode);
+/// "" is TVM's default for `coord`: round for align_corners, else floor.
+std::optional<ResizeRounding> parseResizeRounding(llvm::StringRef rounding, ResizeCoord coord);
+
 /// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
 /// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
 /// permutation of `letters`.
