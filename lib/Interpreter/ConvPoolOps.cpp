@@ -30,7 +30,8 @@
 // TVM's exact integer path for asymmetric integral upscaling), linear two
 // per dim and cubic four (cubic_alpha, cubic_exclude), the taps clamped into
 // the input; tf_crop_and_resize reads roi and gives extrapolation_value
-// outside the input.
+// outside the input. nn.upsampling is TVM's topi upsampling: resize2d to
+// round(in * scale) with align_corners or asymmetric coordinates.
 //
 // Convolution groups split C and O into `groups` equal slices; output
 // channel o reads the input channels of its group,
@@ -564,9 +565,12 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
   return t;
 }
 
+/// The output H and W of a resizing operator from the input's.
+using ResizeSize = function_ref<Expected<std::pair<int64_t, int64_t>>(int64_t h, int64_t w)>;
+
 /// image.resize2d's implementation, also nn.upsampling's: the output's H
-/// and W are `oh`, `ow`, its dtype `dtype` (else the input's).
-static Expected<OpResults> resize(OpContext &ctx, const Sampling &s, int64_t oh, int64_t ow,
+/// and W are size(H, W), its dtype `dtype` (else the input's).
+static Expected<OpResults> resize(OpContext &ctx, const Sampling &s, ResizeSize size,
                                   std::optional<DType> dtype) {
   Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx, /*hasOutLayout=*/false);
   if (!layouts)
@@ -574,6 +578,10 @@ static Expected<OpResults> resize(OpContext &ctx, const Sampling &s, int64_t oh,
   const HostTensor &data = ctx.arg(0);
   View d = viewOf(data.shape(), layouts->first);
   int64_t h = d.dim[2], w = d.dim[3];
+  Expected<std::pair<int64_t, int64_t>> outSize = size(h, w);
+  if (!outSize)
+    return outSize.takeError();
+  auto [oh, ow] = *outSize;
   if ((h == 0 && oh > 0) || (w == 0 && ow > 0))
     return ctx.error("cannot resize an empty " + shapeStr(data.shape()) + " input");
   Expected<HostTensor> out = ctx.makeResult(
@@ -630,10 +638,33 @@ static Expected<OpResults> resize2dOp(OpContext &ctx) {
   SmallVector<double, 4> roi = attrFloats(ctx.attr("roi"));
   if (roi.size() == 4)
     std::copy(roi.begin(), roi.end(), s.roi.begin());
-  std::optional<Shape> size = ctx.getOptInts("size");
-  if (!size || size->size() != 2 || (*size)[0] < 0 || (*size)[1] < 0)
-    return ctx.error("size must be 2 non-negative values");
-  return resize(ctx, s, (*size)[0], (*size)[1], ctx.getDType("out_dtype"));
+  auto size = [&](int64_t, int64_t) -> Expected<std::pair<int64_t, int64_t>> {
+    std::optional<Shape> v = ctx.getOptInts("size");
+    if (!v || v->size() != 2 || (*v)[0] < 0 || (*v)[1] < 0)
+      return ctx.error("size must be 2 non-negative values");
+    return std::make_pair((*v)[0], (*v)[1]);
+  };
+  return resize(ctx, s, size, ctx.getDType("out_dtype"));
+}
+
+/// TVM's topi upsampling: resize2d to round(in * scale) with
+/// align_corners or asymmetric coordinates and the default rounding.
+static Expected<OpResults> upsamplingOp(OpContext &ctx) {
+  std::string method = ctx.getString("method");
+  std::optional<ResizeMethod> m = parseUpsamplingMethod(method);
+  if (!m)
+    return ctx.error("unsupported method '" + method + "'");
+  ResizeCoord coord =
+      ctx.getBool("align_corners") ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
+  Sampling s{*m, coord, *parseResizeRounding("", coord), -0.5f, false, {0, 0, 0, 0}, 0};
+  auto size = [&](int64_t h, int64_t w) -> Expected<std::pair<int64_t, int64_t>> {
+    std::optional<int64_t> oh = upsampledDim(h, ctx.getFloat("scale_h"));
+    std::optional<int64_t> ow = upsampledDim(w, ctx.getFloat("scale_w"));
+    if (!oh || !ow)
+      return ctx.error("scale_h and scale_w must scale the input to valid sizes");
+    return std::make_pair(*oh, *ow);
+  };
+  return resize(ctx, s, size, std::nullopt);
 }
 
 OpImplFn findConvPoolOp(StringRef name) {
@@ -643,6 +674,7 @@ OpImplFn findConvPoolOp(StringRef name) {
       .Case("nn.avg_pool2d", avgPool2dOp)
       .Case("nn.adaptive_avg_pool2d", adaptiveAvgPool2dOp)
       .Case("nn.global_avg_pool2d", globalAvgPool2dOp)
+      .Case("nn.upsampling", upsamplingOp)
       .Case("image.resize2d", resize2dOp)
       .Default(nullptr);
 }

@@ -11,7 +11,9 @@
 // sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right). A `?`
 // input dim gives a `?` output dim. nn.adaptive_avg_pool2d's output_size is
 // None or [] (the input's H and W), one value (both) or two, where a None
-// item keeps that input dim. image.resize2d's output H and W are its `size`
+// item keeps that input dim. nn.upsampling's output H and W are
+// round(in * scale), halves to even (TVM's UpSamplingRel, folded with
+// nearbyint). image.resize2d's output H and W are its `size`
 // (TVM's Resize2DRel); its method, coordinate_transformation_mode and
 // rounding_method (for nearest_neighbor) are checked here, where TVM's
 // topi would reject them.
@@ -284,6 +286,41 @@ static TypeRef adaptiveAvgPool2dRel(TypeRelContext &ctx) {
                         data->dtype);
 }
 
+/// TVM's UpSamplingRel: H and W scaled (rounded to the nearest integer).
+static TypeRef upsamplingRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
+    return nullptr;
+  }
+  auto l = parseLayout(ctx, "layout", "NCHW");
+  if (!l)
+    return nullptr;
+  std::string method = ctx.getString("method");
+  if (!parseUpsamplingMethod(method)) {
+    ctx.attrError("method", "unsupported method '" + method +
+                                "' (expected nearest_neighbor, bilinear or bicubic)");
+    return nullptr;
+  }
+  int64_t out[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    StringRef attr = i ? "scale_w" : "scale_h";
+    int64_t in = data->shape[l->pos[2 + i]];
+    double scale = ctx.getFloat(attr);
+    std::optional<int64_t> dim = in == kDyn ? kDyn : upsampledDim(in, scale);
+    if (!dim) {
+      ctx.attrError(attr, attr + "=" + formatNumber(scale) + " scales " + Twine(in) +
+                              " to no valid size");
+      return nullptr;
+    }
+    out[i] = *dim;
+  }
+  return makeLayoutType(*l, data->shape[l->pos[0]], data->shape[l->pos[1]], out[0], out[1],
+                        data->dtype);
+}
+
 /// TVM's Resize2DRel, and the sampling attributes topi's resize2d rejects.
 static TypeRef resize2dRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
@@ -396,6 +433,16 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   gap.attrs = {stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
   gap.relation = globalAvgPool2dRel;
   ops.push_back(std::move(gap));
+
+  OpDef upsampling;
+  upsampling.name = "nn.upsampling";
+  upsampling.summary = "Scales the spatial dims (nearest, bilinear or bicubic sampling)";
+  upsampling.numArgs = 1;
+  upsampling.attrs = {requiredAttr("scale_h", AttrKind::Float),
+                      requiredAttr("scale_w", AttrKind::Float), stringAttr("layout", "NCHW"),
+                      stringAttr("method", "nearest_neighbor"), boolAttr("align_corners", false)};
+  upsampling.relation = upsamplingRel;
+  ops.push_back(std::move(upsampling));
 
   OpDef resize;
   resize.name = "image.resize2d";

@@ -290,6 +290,19 @@ std::optional<ResizeRounding> parseResizeRounding(StringRef rounding, ResizeCoor
       .Default(std::nullopt);
 }
 
+std::optional<ResizeMethod> parseUpsamplingMethod(StringRef method) {
+  method.consume_front("bi");
+  return parseResizeMethod(method);
+}
+
+std::optional<int64_t> upsampledDim(int64_t in, double scale) {
+  double out = std::nearbyint(double(in) * scale);
+  // 2^62 keeps later products of dims from overflowing.
+  if (!std::isfinite(out) || out < 0 || out > 0x1p62)
+    return std::nullopt;
+  return int64_t(out);
+}
+
 std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
   if (layout.size() != 4 || letters.size() != 4)
     return std::nullopt;

@@ -293,4 +293,35 @@ TEST(ConvPoolTest, Resize2dCropAndResize) {
                        DType::Float32, {1, 1, 1, 3}, {1.75, 3.25, -7}));
 }
 
+TEST(ConvPoolTest, Upsampling) {
+  // nearest_neighbor (the default) at 2x repeats each pixel.
+  EXPECT_TRUE(tensorIs(runOne(kSquare, "nn.upsampling(%x, scale_h=2f, scale_w=2f)", {square()}),
+                       DType::Float32, {1, 1, 4, 4},
+                       {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  // 2 * 1.5 = 3 outputs at the asymmetric coordinates 0, 2/3, 4/3 (floor).
+  EXPECT_TRUE(
+      tensorIs(runOne(rowParams(2), "nn.upsampling(%x, scale_h=1f, scale_w=1.5f)", {row({1, 2})}),
+               DType::Float32, {1, 1, 1, 3}, {1, 1, 2}));
+  // bilinear: asymmetric samples 0, 0.5, 1, 1.5 (clamped); align_corners
+  // puts the ends on the corners.
+  EXPECT_TRUE(tensorIs(runOne(rowParams(2),
+                              "nn.upsampling(%x, scale_h=1f, scale_w=2f, method=\"bilinear\")",
+                              {row({1, 2})}),
+                       DType::Float32, {1, 1, 1, 4}, {1, 1.5, 2, 2}));
+  EXPECT_TRUE(tensorIs(runOne(rowParams(2),
+                              "nn.upsampling(%x, scale_h=1f, scale_w=1.5f, method=\"bilinear\", "
+                              "align_corners=True)",
+                              {row({1, 2})}),
+                       DType::Float32, {1, 1, 1, 3}, {1, 1.5, 2}));
+  // bicubic is resize2d's cubic (alpha -0.5) on the asymmetric coordinates.
+  EXPECT_TRUE(
+      tensorIs(runOne(rowParams(4), "nn.upsampling(%x, scale_h=1f, scale_w=2f, method=\"bicubic\")",
+                      {row({1, 2, 3, 4})}),
+               DType::Float32, {1, 1, 1, 8}, {1, 1.4375, 2, 2.5, 3, 3.5625, 4, 4.0625}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 1, 2, 2), float32]",
+                              "nn.upsampling(%x, scale_h=1f, scale_w=2f, layout=\"NHWC\")",
+                              {f32({1, 1, 2, 2}, {1, 5, 2, 6})}),
+                       DType::Float32, {1, 1, 4, 2}, {1, 5, 1, 5, 2, 6, 2, 6}));
+}
+
 } // namespace

@@ -263,6 +263,8 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
   required.set("indices_or_sections", AttrValue::ofInt(2));
   required.set("src_virtual_device", AttrValue::ofDevice(0));
   required.set("dst_virtual_device", AttrValue::ofDevice(0));
+  required.set("scale_h", AttrValue::ofFloat(2));
+  required.set("scale_w", AttrValue::ofFloat(1.5));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;

@@ -244,6 +244,23 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.global_avg_pool2d")
     return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
             {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
+  if (op == "nn.upsampling")
+    return {{"%x: Tensor[(1, 3, 4, 5), {T}]", "nn.upsampling(%x, scale_h=2f, scale_w=2f)"},
+            {"%x: Tensor[(1, 3, 5, 4), {T}]", "nn.upsampling(%x, scale_h=1.5f, scale_w=2.5f)"},
+            {"%x: Tensor[(1, 2, 6, 6), {T}]", "nn.upsampling(%x, scale_h=0.5f, scale_w=0.7f)"},
+            {"%x: Tensor[(1, 2, 3, 5), {T}]",
+             "nn.upsampling(%x, scale_h=3f, scale_w=2f, align_corners=True)"},
+            {"%x: Tensor[(2, 2, 3, 3), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=3f, method=\"bilinear\")"},
+            {"%x: Tensor[(1, 2, 4, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=1.5f, method=\"bilinear\", "
+             "align_corners=True)"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bicubic\")"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bicubic\", align_corners=True)"},
+            {"%x: Tensor[(1, 3, 3, 2), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, layout=\"NHWC\", method=\"bilinear\")"}};
   if (op == "image.resize2d") {
     const char *x = "%x: Tensor[(1, 3, 5, 5), {T}]";
     std::vector<OpCase> out = {
@@ -585,7 +602,8 @@ HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.soft
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
 HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
-                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d", "image.resize2d")
+                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d", "nn.upsampling",
+                      "image.resize2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
 TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
@@ -640,6 +658,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.avg_pool2d",
                                  "nn.adaptive_avg_pool2d",
                                  "nn.global_avg_pool2d",
+                                 "nn.upsampling",
                                  "image.resize2d",
                                  "argsort",
                                  "topk"};

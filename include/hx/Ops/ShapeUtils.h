@@ -100,6 +100,14 @@ std::optional<ResizeCoord> parseResizeCoord(llvm::StringRef mode);
 /// "" is TVM's default for `coord`: round for align_corners, else floor.
 std::optional<ResizeRounding> parseResizeRounding(llvm::StringRef rounding, ResizeCoord coord);
 
+/// nn.upsampling's method as TVM maps it to resize2d's: a leading "bi" is
+/// dropped (bilinear is linear, bicubic is cubic).
+std::optional<ResizeMethod> parseUpsamplingMethod(llvm::StringRef method);
+/// The output size nn.upsampling gives an input dim: in * scale rounded to
+/// the nearest integer, halves to even (TVM folds round(in * scale) with
+/// nearbyint); nullopt when it is negative, not finite or too large.
+std::optional<int64_t> upsampledDim(int64_t in, double scale);
+
 /// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
 /// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
 /// permutation of `letters`.

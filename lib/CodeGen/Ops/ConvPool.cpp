@@ -37,7 +37,8 @@
 // weights), per column the column's taps, and the weighted sum of the tap
 // grid, in float32 with the coordinate arithmetic and rounding operation for
 // operation as the interpreter's (TVM's topi/image/resize.py): 1 tap per dim
-// for nearest_neighbor, 2 for linear, 4 for cubic.
+// for nearest_neighbor, 2 for linear, 4 for cubic. nn.upsampling is that
+// kernel with TVM's topi upsampling's sampling (align_corners or asymmetric).
 //
 //===----------------------------------------------------------------------===//
 
@@ -676,6 +677,18 @@ static Error resize2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return emitResize(kb, spec, s);
 }
 
+/// TVM's topi upsampling: resize2d (to the result's size, round(in * scale))
+/// with align_corners or asymmetric coordinates and the default rounding.
+static Error upsamplingKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  std::optional<ResizeMethod> method = parseUpsamplingMethod(spec.getString("method"));
+  if (!method)
+    return unsupported(kb, spec, "method " + spec.getString("method"));
+  ResizeCoord coord =
+      spec.getBool("align_corners") ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
+  Sampling s{*method, coord, *parseResizeRounding("", coord), -0.5f, false, {0, 0, 0, 0}, 0};
+  return emitResize(kb, spec, s);
+}
+
 ArrayRef<KernelEntry> convPoolKernels() {
   static const KernelEntry table[] = {
       {"nn.conv2d", conv2dKernel},
@@ -683,6 +696,7 @@ ArrayRef<KernelEntry> convPoolKernels() {
       {"nn.avg_pool2d", avgPool2dKernel},
       {"nn.adaptive_avg_pool2d", adaptiveAvgPool2dKernel},
       {"nn.global_avg_pool2d", globalAvgPool2dKernel},
+      {"nn.upsampling", upsamplingKernel},
       {"image.resize2d", resize2dKernel},
   };
   return table;
