@@ -1,13 +1,16 @@
 //===- ConvPoolOps.cpp - Reference convolutions and pools -----------------===//
 //
-// Layouts are permutations of NCHW (data, output) and OIHW (kernel), as the
-// type relations in lib/Ops/ConvPool.cpp accept. Nothing is transposed: each
-// logical dim (n, c, h, w) is read through the stride of its position in the
-// actual layout, and results are written the same way into out_layout (which
-// defaults to the data layout).
+// Layouts are permutations of NCHW (data, output) and OIHW (kernel), or NCW
+// and OIW for nn.conv1d, as the type relations in lib/Ops/ConvPool.cpp
+// accept. Nothing is transposed: each logical dim (n, c, h, w) is read
+// through the stride of its position in the actual layout, and results are
+// written the same way into out_layout (which defaults to the data layout).
+// A 1-D layout reads as a 2-D one with H = 1, so nn.conv1d is nn.conv2d's
+// loop nest.
 //
-// With padding (top, left, bottom, right) — 1, 2 or 4 values as in TVM —,
-// dilation d and stride s, the output size is
+// With padding (top, left, bottom, right) — 1, 2 or 4 values as in TVM;
+// nn.conv1d's 1 or 2 are (left, right) —, dilation d and stride s, the
+// output size is
 //
 //   out = (in + top + bottom - (d * (k - 1) + 1)) / s + 1
 //
@@ -54,13 +57,13 @@ namespace hx::interp {
 
 namespace {
 /// Where each logical dim (in the order of the letters, e.g. N, C, H, W)
-/// sits in the actual layout.
+/// sits in the actual layout. A 1-D layout (N, C, W) has 3.
 struct Layout {
-  std::array<unsigned, 4> pos;
+  SmallVector<unsigned, 4> pos;
 };
 
 /// A tensor read or written through a layout: the element stride of each
-/// logical dim.
+/// logical dim. A 1-D layout is viewed as 2-D with H = 1 (stride 0).
 struct View {
   std::array<int64_t, 4> dim, stride;
   int64_t at(int64_t a, int64_t b, int64_t c, int64_t d) const {
@@ -78,53 +81,73 @@ static Expected<Layout> parseLayout(OpContext &ctx, StringRef attr, StringRef le
   std::string text = ctx.getString(attr);
   if (text.empty() && !fallbackAttr.empty())
     text = ctx.getString(fallbackAttr);
-  Layout l;
-  std::optional<std::array<unsigned, 4>> pos = layoutPositions(text, letters);
-  if (pos)
-    for (unsigned i = 0; i < 4; ++i)
-      l.pos[i] = (*pos)[i];
-  if (!pos)
-    return ctx.error("unsupported " + attr + " '" + text + "' (expected a permutation of " +
-                     letters + ")");
-  return l;
+  if (std::optional<SmallVector<unsigned, 4>> pos = layoutPositions(text, letters))
+    return Layout{std::move(*pos)};
+  return ctx.error("unsupported " + attr + " '" + text + "' (expected a permutation of " + letters +
+                   ")");
 }
 
 static View viewOf(ArrayRef<int64_t> shape, const Layout &l) {
   Shape strides = stridesOf(shape);
   View v;
-  for (unsigned i = 0; i < 4; ++i) {
-    v.dim[i] = shape[l.pos[i]];
-    v.stride[i] = strides[l.pos[i]];
+  for (unsigned i = 0, j = 0; i < 4; ++i) {
+    if (i == 2 && l.pos.size() == 3) { // 1-D: H = 1
+      v.dim[i] = 1;
+      v.stride[i] = 0;
+      continue;
+    }
+    v.dim[i] = shape[l.pos[j]];
+    v.stride[i] = strides[l.pos[j++]];
   }
   return v;
 }
 
+/// The shape of logical dims (N, C, H, W) in layout `l` (H, then 1, left out
+/// of a 1-D layout).
 static Shape layoutShape(const Layout &l, std::array<int64_t, 4> dims) {
-  Shape s(4);
-  for (unsigned i = 0; i < 4; ++i)
-    s[l.pos[i]] = dims[i];
+  Shape s(l.pos.size());
+  for (unsigned i = 0, j = 0; i < 4; ++i)
+    if (i != 2 || l.pos.size() == 4)
+      s[l.pos[j++]] = dims[i];
   return s;
 }
 
-/// A 1- or 2-value attribute, all values >= `min`.
-static Expected<std::pair<int64_t, int64_t>> getPair(OpContext &ctx, StringRef attr, int64_t min) {
+/// A `count`-value attribute (one value means all), all values >= `min`.
+static Expected<Shape> getValues(OpContext &ctx, StringRef attr, size_t count, int64_t min) {
   Shape v = ctx.getInts(attr);
   if (v.size() == 1)
-    v.push_back(v[0]);
-  if (v.size() != 2)
-    return ctx.error(attr + " must have 1 or 2 values, got " + Twine(v.size()));
-  if (v[0] < min || v[1] < min)
+    v.resize(count, v[0]);
+  if (v.size() != count)
+    return ctx.error(attr + " must have " + (count == 1 ? "1 value" : "1 or 2 values") + ", got " +
+                     Twine(v.size()));
+  if (llvm::any_of(v, [&](int64_t x) { return x < min; }))
     return ctx.error(attr + " values must be at least " + Twine(min) + ", got " +
                      intListToString(v));
-  return std::make_pair(v[0], v[1]);
+  return v;
 }
 
-/// Padding as (top, left, bottom, right).
-static Expected<std::array<int64_t, 4>> getPadding(OpContext &ctx) {
+/// A 1- or 2-value attribute, all values >= `min`; for `spatial` 1 a
+/// 1-value one, as (1, value).
+static Expected<std::pair<int64_t, int64_t>> getPair(OpContext &ctx, StringRef attr, int64_t min,
+                                                     unsigned spatial = 2) {
+  Expected<Shape> v = getValues(ctx, attr, spatial, min);
+  if (!v)
+    return v.takeError();
+  return spatial == 1 ? std::make_pair(int64_t(1), (*v)[0]) : std::make_pair((*v)[0], (*v)[1]);
+}
+
+/// Padding as (top, left, bottom, right); for `spatial` 1, 1 or 2 values as
+/// (0, left, 0, right).
+static Expected<std::array<int64_t, 4>> getPadding(OpContext &ctx, unsigned spatial = 2) {
   Shape p = ctx.getInts("padding");
-  std::optional<std::array<int64_t, 4>> out = padding2d(p);
+  std::optional<std::array<int64_t, 4>> out;
+  if (spatial == 2)
+    out = padding2d(p);
+  else if (std::optional<std::array<int64_t, 2>> lr = padding1d(p))
+    out = std::array<int64_t, 4>{0, (*lr)[0], 0, (*lr)[1]};
   if (!out)
-    return ctx.error("padding must have 1, 2 or 4 values, got " + Twine(p.size()));
+    return ctx.error("padding must have " + Twine(spatial == 2 ? "1, 2 or 4" : "1 or 2") +
+                     " values, got " + Twine(p.size()));
   for (int64_t v : *out)
     if (v < 0)
       return ctx.error("padding must be non-negative, got " + intListToString(p));
@@ -148,32 +171,35 @@ static Error windowOut(OpContext &ctx, Window &w, int64_t in, bool ceilMode) {
   return Error::success();
 }
 
-static Expected<OpResults> conv2dOp(OpContext &ctx) {
+/// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
+static Expected<OpResults> convOp(OpContext &ctx, unsigned spatial) {
   if (Error e = ctx.expectArgs(2))
     return e;
   const HostTensor &data = ctx.arg(0), &weight = ctx.arg(1);
   if (data.dtype() != weight.dtype())
     return ctx.error("dtypes " + dtypeName(data.dtype()) + " and " + dtypeName(weight.dtype()) +
                      " do not match");
-  if (data.rank() != 4 || weight.rank() != 4)
-    return ctx.error("data and weight must have rank 4, got shapes " + shapeStr(data.shape()) +
-                     " and " + shapeStr(weight.shape()));
-  Expected<Layout> dl = parseLayout(ctx, "data_layout", "NCHW");
+  size_t rank = spatial + 2;
+  if (data.rank() != rank || weight.rank() != rank)
+    return ctx.error("data and weight must have rank " + Twine(rank) + ", got shapes " +
+                     shapeStr(data.shape()) + " and " + shapeStr(weight.shape()));
+  StringRef dataLetters = spatial == 2 ? "NCHW" : "NCW";
+  Expected<Layout> dl = parseLayout(ctx, "data_layout", dataLetters);
   if (!dl)
     return dl.takeError();
-  Expected<Layout> kl = parseLayout(ctx, "kernel_layout", "OIHW");
+  Expected<Layout> kl = parseLayout(ctx, "kernel_layout", spatial == 2 ? "OIHW" : "OIW");
   if (!kl)
     return kl.takeError();
-  Expected<Layout> ol = parseLayout(ctx, "out_layout", "NCHW", "data_layout");
+  Expected<Layout> ol = parseLayout(ctx, "out_layout", dataLetters, "data_layout");
   if (!ol)
     return ol.takeError();
-  auto strides = getPair(ctx, "strides", 1);
+  auto strides = getPair(ctx, "strides", 1, spatial);
   if (!strides)
     return strides.takeError();
-  auto dilation = getPair(ctx, "dilation", 1);
+  auto dilation = getPair(ctx, "dilation", 1, spatial);
   if (!dilation)
     return dilation.takeError();
-  auto pad = getPadding(ctx);
+  auto pad = getPadding(ctx, spatial);
   if (!pad)
     return pad.takeError();
   int64_t groups = ctx.getInt("groups");
@@ -191,7 +217,7 @@ static Expected<OpResults> conv2dOp(OpContext &ctx) {
     return ctx.error("channels=" + Twine(*channels) + " does not match the weight's " + Twine(o) +
                      " output channels");
   if (std::optional<Shape> ks = ctx.getOptInts("kernel_size"))
-    if (ks->size() != 2 || (*ks)[0] != k.dim[2] || (*ks)[1] != k.dim[3])
+    if (ks->size() != spatial || (*ks)[0] != k.dim[4 - spatial] || ks->back() != k.dim[3])
       return ctx.error("kernel_size=" + intListToString(*ks) + " does not match the weight");
   Window wh{k.dim[2], strides->first, dilation->first, (*pad)[0], (*pad)[2], 0};
   Window ww{k.dim[3], strides->second, dilation->second, (*pad)[1], (*pad)[3], 0};
@@ -230,6 +256,9 @@ static Expected<OpResults> conv2dOp(OpContext &ctx) {
     }
   return single(std::move(*out));
 }
+
+static Expected<OpResults> conv1dOp(OpContext &ctx) { return convOp(ctx, 1); }
+static Expected<OpResults> conv2dOp(OpContext &ctx) { return convOp(ctx, 2); }
 
 /// The one operand of a pooling (or resizing) operator, of rank 4, and its
 /// `layout` and `out_layout` (defaulting to `layout`; the resizing operators
@@ -670,6 +699,7 @@ static Expected<OpResults> upsamplingOp(OpContext &ctx) {
 OpImplFn findConvPoolOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nn.conv2d", conv2dOp)
+      .Case("nn.conv1d", conv1dOp)
       .Case("nn.max_pool2d", maxPool2dOp)
       .Case("nn.avg_pool2d", avgPool2dOp)
       .Case("nn.adaptive_avg_pool2d", adaptiveAvgPool2dOp)

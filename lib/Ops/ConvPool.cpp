@@ -1,15 +1,18 @@
-//===- ConvPool.cpp - 2-D convolution and pooling -------------------------===//
+//===- ConvPool.cpp - Convolution, pooling and resizing -------------------===//
 //
-// TVM's Conv2DRel and Pool2DRel for 4-D layouts that are permutations of NCHW
-// (data, output) and OIHW (kernel); blocked layouts such as NCHW16c are not
-// supported. With padding (top, left, bottom, right) and dilation d:
+// TVM's Conv2DRel, Conv1DRel and Pool2DRel for layouts that are permutations
+// of NCHW (data, output) and OIHW (kernel), or NCW and OIW for nn.conv1d;
+// blocked layouts such as NCHW16c are not supported. With padding (top,
+// left, bottom, right) and dilation d:
 //
 //   out = (in + top + bottom - (d * (k - 1) + 1)) / stride + 1
 //
 // (pooling with ceil_mode rounds the division up; nn.max_pool2d and
 // nn.avg_pool2d share one relation). Padding is written with 1 value (all
-// sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right). A `?`
-// input dim gives a `?` output dim. nn.adaptive_avg_pool2d's output_size is
+// sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right); for
+// nn.conv1d 1 (both sides) or 2 (left, right), and its strides and dilation
+// have 1 value. nn.conv1d and nn.conv2d share one relation. A `?` input dim
+// gives a `?` output dim. nn.adaptive_avg_pool2d's output_size is
 // None or [] (the input's H and W), one value (both) or two, where a None
 // item keeps that input dim. nn.upsampling's output H and W are
 // round(in * scale), halves to even (TVM's UpSamplingRel, folded with
@@ -34,55 +37,67 @@ namespace hx {
 static constexpr int64_t kDyn = TensorType::kDynamic;
 
 namespace {
-/// Positions of the four layout letters, e.g. "NHWC" -> N=0, C=3, H=1, W=2.
+/// Positions of the layout letters, e.g. "NHWC" -> N=0, C=3, H=1, W=2.
 struct Layout {
-  unsigned pos[4]; // in the order of `letters`
+  SmallVector<unsigned, 4> pos; // in the order of `letters`
 };
 } // namespace
 
-/// Parses `attr` as a permutation of `letters` (4 distinct characters).
+/// Parses `attr` as a permutation of `letters` (distinct characters).
 static std::optional<Layout> parseLayout(TypeRelContext &ctx, StringRef attr, StringRef letters,
                                          StringRef fallbackAttr = {}) {
   std::string text = ctx.getString(attr);
   if (text.empty() && !fallbackAttr.empty())
     text = ctx.getString(fallbackAttr);
-  Layout l;
-  std::optional<std::array<unsigned, 4>> pos = layoutPositions(text, letters);
-  if (pos)
-    for (unsigned i = 0; i < 4; ++i)
-      l.pos[i] = (*pos)[i];
-  if (!pos) {
-    ctx.attrError(attr, "unsupported " + attr + " '" + text + "' (expected a permutation of " +
-                            letters + ")");
+  if (std::optional<SmallVector<unsigned, 4>> pos = layoutPositions(text, letters))
+    return Layout{std::move(*pos)};
+  ctx.attrError(attr, "unsupported " + attr + " '" + text + "' (expected a permutation of " +
+                          letters + ")");
+  return std::nullopt;
+}
+
+/// Reads a `count`-value attribute (one value means all), all >= `min`.
+static std::optional<Shape> getValues(TypeRelContext &ctx, StringRef attr, size_t count,
+                                      int64_t min) {
+  Shape v = ctx.getInts(attr);
+  if (v.size() == 1)
+    v.resize(count, v[0]);
+  if (v.size() != count) {
+    ctx.attrError(attr, attr + " must have " + (count == 1 ? "1 value" : "1 or 2 values") +
+                            ", got " + Twine(v.size()));
     return std::nullopt;
   }
-  return l;
+  if (llvm::any_of(v, [&](int64_t x) { return x < min; })) {
+    ctx.attrError(attr,
+                  attr + " values must be at least " + Twine(min) + ", got " + intListToString(v));
+    return std::nullopt;
+  }
+  return v;
 }
 
 /// Reads a 2-value attribute (one value means both), all >= `min`.
 static std::optional<std::pair<int64_t, int64_t>> getPair(TypeRelContext &ctx, StringRef attr,
                                                           int64_t min) {
-  Shape v = ctx.getInts(attr);
-  if (v.size() == 1)
-    v.push_back(v[0]);
-  if (v.size() != 2) {
-    ctx.attrError(attr, attr + " must have 1 or 2 values, got " + Twine(v.size()));
+  std::optional<Shape> v = getValues(ctx, attr, 2, min);
+  if (!v)
     return std::nullopt;
-  }
-  if (v[0] < min || v[1] < min) {
-    ctx.attrError(attr,
-                  attr + " values must be at least " + Twine(min) + ", got " + intListToString(v));
-    return std::nullopt;
-  }
-  return std::make_pair(v[0], v[1]);
+  return std::make_pair((*v)[0], (*v)[1]);
 }
 
-/// Reads padding as (top, left, bottom, right).
-static std::optional<std::array<int64_t, 4>> getPadding(TypeRelContext &ctx) {
+/// Reads padding as (top, left, bottom, right), or for `spatial` 1 as
+/// (left, right).
+static std::optional<Shape> getPadding(TypeRelContext &ctx, unsigned spatial = 2) {
   Shape p = ctx.getInts("padding");
-  std::optional<std::array<int64_t, 4>> out = padding2d(p);
+  std::optional<Shape> out;
+  if (spatial == 1) {
+    if (std::optional<std::array<int64_t, 2>> lr = padding1d(p))
+      out = Shape(lr->begin(), lr->end());
+  } else if (std::optional<std::array<int64_t, 4>> tlbr = padding2d(p)) {
+    out = Shape(tlbr->begin(), tlbr->end());
+  }
   if (!out) {
-    ctx.attrError("padding", "padding must have 1, 2 or 4 values, got " + Twine(p.size()));
+    ctx.attrError("padding", "padding must have " + Twine(spatial == 1 ? "1 or 2" : "1, 2 or 4") +
+                                 " values, got " + Twine(p.size()));
     return std::nullopt;
   }
   for (int64_t v : *out) {
@@ -122,19 +137,24 @@ static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what, int
   return room / stride + (ceilMode && room % stride != 0 ? 1 : 0) + 1;
 }
 
+/// A tensor type in layout `l` with the logical dims `dims` (in the order
+/// of the layout's letters).
+static TypeRef makeLayoutType(const Layout &l, ArrayRef<int64_t> dims, DType dt) {
+  Shape out(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    out[l.pos[i]] = dims[i];
+  return makeTensorType(out, dt);
+}
+
 static TypeRef makeLayoutType(const Layout &l, int64_t n, int64_t c, int64_t h, int64_t w,
                               DType dt) {
-  Shape out(4);
-  out[l.pos[0]] = n;
-  out[l.pos[1]] = c;
-  out[l.pos[2]] = h;
-  out[l.pos[3]] = w;
-  return makeTensorType(out, dt);
+  return makeLayoutType(l, {n, c, h, w}, dt);
 }
 
 static bool dimsAgree(int64_t a, int64_t b) { return a == b || a == kDyn || b == kDyn; }
 
-static TypeRef conv2dRel(TypeRelContext &ctx) {
+/// TVM's Conv2DRel (`spatial` 2: H and W) and Conv1DRel (`spatial` 1: W).
+static TypeRef convRel(TypeRelContext &ctx, unsigned spatial) {
   const TensorType *data = ctx.tensorArg(0);
   const TensorType *weight = data ? ctx.tensorArg(1) : nullptr;
   if (!weight)
@@ -145,18 +165,21 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
               {0, 1});
     return nullptr;
   }
-  if (data->rank() != 4 || weight->rank() != 4) {
-    ctx.error("data and weight must have rank 4, got shapes " + shapeToString(data->shape) +
-                  " and " + shapeToString(weight->shape),
+  size_t rank = spatial + 2;
+  if (data->rank() != rank || weight->rank() != rank) {
+    ctx.error("data and weight must have rank " + Twine(rank) + ", got shapes " +
+                  shapeToString(data->shape) + " and " + shapeToString(weight->shape),
               {0, 1});
     return nullptr;
   }
-  auto dl = parseLayout(ctx, "data_layout", "NCHW");
-  auto kl = dl ? parseLayout(ctx, "kernel_layout", "OIHW") : std::nullopt;
-  auto ol = kl ? parseLayout(ctx, "out_layout", "NCHW", "data_layout") : std::nullopt;
-  auto strides = ol ? getPair(ctx, "strides", 1) : std::nullopt;
-  auto dilation = strides ? getPair(ctx, "dilation", 1) : std::nullopt;
-  auto pad = dilation ? getPadding(ctx) : std::nullopt;
+  StringRef dataLetters = spatial == 2 ? "NCHW" : "NCW",
+            kernelLetters = spatial == 2 ? "OIHW" : "OIW";
+  auto dl = parseLayout(ctx, "data_layout", dataLetters);
+  auto kl = dl ? parseLayout(ctx, "kernel_layout", kernelLetters) : std::nullopt;
+  auto ol = kl ? parseLayout(ctx, "out_layout", dataLetters, "data_layout") : std::nullopt;
+  auto strides = ol ? getValues(ctx, "strides", spatial, 1) : std::nullopt;
+  auto dilation = strides ? getValues(ctx, "dilation", spatial, 1) : std::nullopt;
+  auto pad = dilation ? getPadding(ctx, spatial) : std::nullopt;
   if (!pad)
     return nullptr;
   int64_t groups = ctx.getInt("groups");
@@ -166,9 +189,12 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
   }
 
   int64_t n = data->shape[dl->pos[0]], c = data->shape[dl->pos[1]];
-  int64_t h = data->shape[dl->pos[2]], w = data->shape[dl->pos[3]];
   int64_t o = weight->shape[kl->pos[0]], i = weight->shape[kl->pos[1]];
-  int64_t kh = weight->shape[kl->pos[2]], kw = weight->shape[kl->pos[3]];
+  Shape in, kernel; // the spatial dims
+  for (unsigned d = 0; d < spatial; ++d) {
+    in.push_back(data->shape[dl->pos[2 + d]]);
+    kernel.push_back(weight->shape[kl->pos[2 + d]]);
+  }
 
   if (c != kDyn && c % groups != 0) {
     ctx.error(Twine(c) + " input channels are not divisible by groups=" + Twine(groups), {0});
@@ -195,25 +221,31 @@ static TypeRef conv2dRel(TypeRelContext &ctx) {
     o = *channels;
   }
   if (std::optional<Shape> ks = ctx.getOptInts("kernel_size")) {
-    if (ks->size() != 2 || !dimsAgree((*ks)[0], kh) || !dimsAgree((*ks)[1], kw)) {
+    bool agree = ks->size() == spatial;
+    for (unsigned d = 0; agree && d < spatial; ++d)
+      agree = dimsAgree((*ks)[d], kernel[d]);
+    if (!agree) {
       ctx.attrError("kernel_size", "kernel_size=" + intListToString(*ks) +
-                                       " does not match the weight's (" + dimToString(kh) + ", " +
-                                       dimToString(kw) + ")");
+                                       " does not match the weight's " + shapeToString(kernel));
       return nullptr;
     }
   }
-  auto oh =
-      windowDim(ctx, "kernel", h, (*pad)[0], (*pad)[2], kh, dilation->first, strides->first, false);
-  auto ow = oh ? windowDim(ctx, "kernel", w, (*pad)[1], (*pad)[3], kw, dilation->second,
-                           strides->second, false)
-               : std::nullopt;
-  if (!ow)
-    return nullptr;
+  Shape out = {n, o};
+  for (unsigned d = 0; d < spatial; ++d) {
+    std::optional<int64_t> dim = windowDim(ctx, "kernel", in[d], (*pad)[d], (*pad)[spatial + d],
+                                           kernel[d], (*dilation)[d], (*strides)[d], false);
+    if (!dim)
+      return nullptr;
+    out.push_back(*dim);
+  }
   std::optional<DType> dt = ctx.getDType("out_dtype");
   if (dt && !ctx.checkAttrDType("out_dtype", *dt, ctx.def.dtypes))
     return nullptr;
-  return makeLayoutType(*ol, n, o, *oh, *ow, dt.value_or(data->dtype));
+  return makeLayoutType(*ol, out, dt.value_or(data->dtype));
 }
+
+static TypeRef conv1dRel(TypeRelContext &ctx) { return convRel(ctx, 1); }
+static TypeRef conv2dRel(TypeRelContext &ctx) { return convRel(ctx, 2); }
 
 /// TVM's Pool2DRel, shared by nn.max_pool2d and nn.avg_pool2d.
 static TypeRef pool2dRel(TypeRelContext &ctx) {
@@ -393,6 +425,23 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
       stringAttr("out_layout", ""),           dtypeAttr("out_dtype", "")};
   conv.relation = conv2dRel;
   ops.push_back(std::move(conv));
+
+  OpDef conv1d;
+  conv1d.name = "nn.conv1d";
+  conv1d.summary = "1-D convolution (NCW data, OIW kernel by default)";
+  conv1d.numArgs = 2;
+  conv1d.attrs = {intListAttr("strides", {1}),
+                  intListAttr("padding", {0, 0}),
+                  intListAttr("dilation", {1}),
+                  intAttr("groups", 1),
+                  noneAttr("channels", AttrKind::OptInt),
+                  noneAttr("kernel_size", AttrKind::OptIntList),
+                  stringAttr("data_layout", "NCW"),
+                  stringAttr("kernel_layout", "OIW"),
+                  stringAttr("out_layout", ""),
+                  dtypeAttr("out_dtype", "")};
+  conv1d.relation = conv1dRel;
+  ops.push_back(std::move(conv1d));
 
   OpDef maxPool;
   maxPool.name = "nn.max_pool2d";

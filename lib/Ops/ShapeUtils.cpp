@@ -303,15 +303,23 @@ std::optional<int64_t> upsampledDim(int64_t in, double scale) {
   return int64_t(out);
 }
 
-std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
-  if (layout.size() != 4 || letters.size() != 4)
+std::optional<std::array<int64_t, 2>> padding1d(ArrayRef<int64_t> p) {
+  if (p.size() == 1)
+    return std::array<int64_t, 2>{p[0], p[0]};
+  if (p.size() == 2)
+    return std::array<int64_t, 2>{p[0], p[1]};
+  return std::nullopt;
+}
+
+std::optional<SmallVector<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
+  if (layout.size() != letters.size())
     return std::nullopt;
-  std::array<unsigned, 4> pos;
-  for (unsigned i = 0; i < 4; ++i) {
-    size_t p = layout.find(letters[i]);
-    if (p == StringRef::npos || layout.count(letters[i]) != 1)
+  SmallVector<unsigned, 4> pos;
+  for (char letter : letters) {
+    size_t p = layout.find(letter);
+    if (p == StringRef::npos || layout.count(letter) != 1)
       return std::nullopt;
-    pos[i] = unsigned(p);
+    pos.push_back(unsigned(p));
   }
   return pos;
 }

@@ -82,6 +82,33 @@ TEST(ConvPoolTest, Conv2dOtherLayouts) {
                DType::Float32, {1, 2, 2, 1}, {6, 8, 10, 12}));
 }
 
+TEST(ConvPoolTest, Conv1d) {
+  std::string p = "%x: Tensor[(1, 1, 5), float32], %w: Tensor[(1, 1, 2), float32]";
+  auto ramp = [] { return f32({1, 1, 5}, {1, 2, 3, 4, 5}); };
+  auto pair = [] { return f32({1, 1, 2}, {1, 1}); };
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.conv1d(%x, %w)", {ramp(), pair()}), DType::Float32, {1, 1, 4},
+                       {3, 5, 7, 9}));
+  // One padding value is both sides, two are (left, right).
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.conv1d(%x, %w, padding=[1])", {ramp(), pair()}),
+                       DType::Float32, {1, 1, 6}, {1, 3, 5, 7, 9, 5}));
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.conv1d(%x, %w, padding=[1, 0])", {ramp(), pair()}),
+                       DType::Float32, {1, 1, 5}, {1, 3, 5, 7, 9}));
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.conv1d(%x, %w, strides=[2], padding=[1])", {ramp(), pair()}),
+                       DType::Float32, {1, 1, 3}, {1, 5, 9}));
+  EXPECT_TRUE(tensorIs(runOne(p, "nn.conv1d(%x, %w, dilation=[2])", {ramp(), pair()}),
+                       DType::Float32, {1, 1, 3}, {4, 6, 8}));
+  // Depthwise: groups = channels.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 2, 3), float32], %w: Tensor[(2, 1, 1), float32]",
+                              "nn.conv1d(%x, %w, groups=2)",
+                              {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 1, 1}, {10, 100})}),
+                       DType::Float32, {1, 2, 3}, {10, 20, 30, 400, 500, 600}));
+  // NWC data [w][c] and a WIO kernel summing the two channels.
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(1, 3, 2), float32], %w: Tensor[(1, 2, 1), float32]",
+                              "nn.conv1d(%x, %w, data_layout=\"NWC\", kernel_layout=\"WIO\")",
+                              {f32({1, 3, 2}, {1, 4, 2, 5, 3, 6}), f32({1, 2, 1}, {1, 1})}),
+                       DType::Float32, {1, 3, 1}, {5, 7, 9}));
+}
+
 TEST(ConvPoolTest, MaxPool) {
   std::vector<double> ramp;
   for (int i = 0; i < 16; ++i)

@@ -166,11 +166,17 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_EQ(parseResizeRounding("round_prefer_ceil", ResizeCoord::HalfPixel),
             ResizeRounding::RoundPreferCeil);
   EXPECT_FALSE(parseResizeRounding("nearest", ResizeCoord::HalfPixel));
-  using Pos = std::array<unsigned, 4>;
+  using Pad1 = std::array<int64_t, 2>;
+  EXPECT_EQ(*padding1d(Shape{3}), (Pad1{3, 3}));
+  EXPECT_EQ(*padding1d(Shape{1, 2}), (Pad1{1, 2}));
+  EXPECT_FALSE(padding1d(Shape{1, 2, 3, 4}));
+  using Pos = llvm::SmallVector<unsigned, 4>;
   EXPECT_EQ(*layoutPositions("NCHW", "NCHW"), (Pos{0, 1, 2, 3}));
   EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));
+  EXPECT_EQ(*layoutPositions("NWC", "NCW"), (Pos{0, 2, 1}));
   EXPECT_FALSE(layoutPositions("NCHH", "NCHW"));
   EXPECT_FALSE(layoutPositions("NCHW4c", "NCHW"));
+  EXPECT_FALSE(layoutPositions("NCHW", "NCW"));
   EXPECT_EQ(normalizeAxis(-1, 3), 2u);
   EXPECT_EQ(normalizeAxis(2, 3), 2u);
   EXPECT_FALSE(normalizeAxis(3, 3));

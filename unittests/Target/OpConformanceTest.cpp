@@ -206,6 +206,18 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
              "nn.conv2d(%x, %w, padding=1, groups=8)"},
             {"%x: Tensor[(1, 8, 8, 3), {T}], %w: Tensor[(3, 3, 3, 4), {T}]",
              "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"}};
+  if (op == "nn.conv1d")
+    return {{"%x: Tensor[(2, 4, 17), {T}], %w: Tensor[(6, 4, 3), {T}]", "nn.conv1d(%x, %w)"},
+            {"%x: Tensor[(1, 3, 20), {T}], %w: Tensor[(5, 3, 4), {T}]",
+             "nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[2])"},
+            {"%x: Tensor[(1, 4, 9), {T}], %w: Tensor[(6, 2, 3), {T}]",
+             "nn.conv1d(%x, %w, padding=[1], groups=2, channels=6, kernel_size=[3])"},
+            {"%x: Tensor[(1, 8, 10), {T}], %w: Tensor[(8, 1, 5), {T}]",
+             "nn.conv1d(%x, %w, padding=2, groups=8)"},
+            {"%x: Tensor[(1, 9, 3), {T}], %w: Tensor[(3, 3, 4), {T}]",
+             "nn.conv1d(%x, %w, data_layout=\"NWC\", kernel_layout=\"WIO\")"},
+            {"%x: Tensor[(2, 3, 12), {T}], %w: Tensor[(4, 3, 3), {T}]",
+             "nn.conv1d(%x, %w, strides=3, padding=[0, 1], out_layout=\"NWC\")"}};
   if (op == "nn.max_pool2d")
     return {
         {"%x: Tensor[(1, 3, 5, 5), {T}]",
@@ -601,7 +613,7 @@ HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
-HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
+HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.conv1d", "nn.max_pool2d", "nn.avg_pool2d",
                       "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d", "nn.upsampling",
                       "image.resize2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
@@ -654,6 +666,7 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.batch_norm",
                                  "nn.layer_norm",
                                  "nn.conv2d",
+                                 "nn.conv1d",
                                  "nn.max_pool2d",
                                  "nn.avg_pool2d",
                                  "nn.adaptive_avg_pool2d",

@@ -108,11 +108,14 @@ std::optional<ResizeMethod> parseUpsamplingMethod(llvm::StringRef method);
 /// nearbyint); nullopt when it is negative, not finite or too large.
 std::optional<int64_t> upsampledDim(int64_t in, double scale);
 
-/// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
-/// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
-/// permutation of `letters`.
-std::optional<std::array<unsigned, 4>> layoutPositions(llvm::StringRef layout,
-                                                       llvm::StringRef letters);
+/// TVM's 1-D padding (1 or 2 values) as (left, right); nullopt for another
+/// count.
+std::optional<std::array<int64_t, 2>> padding1d(llvm::ArrayRef<int64_t> p);
+/// Where each of the distinct `letters` stands in `layout` ("NHWC" in terms
+/// of "NCHW" gives {0, 3, 1, 2}, "NWC" in terms of "NCW" {0, 2, 1});
+/// nullopt unless `layout` is a permutation of `letters`.
+std::optional<llvm::SmallVector<unsigned, 4>> layoutPositions(llvm::StringRef layout,
+                                                              llvm::StringRef letters);
 
 } // namespace hx
 

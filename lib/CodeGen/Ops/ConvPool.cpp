@@ -1,10 +1,13 @@
-//===- ConvPool.cpp - Kernels of the convolutions and pools ---------------===//
+//===- ConvPool.cpp - Kernels of the convolutions, pools and resizes ------===//
 //
-// Layouts are any permutation of NCHW (data, result) and OIHW (kernel), as
-// lib/Ops/ConvPool.cpp accepts: each layout becomes the element strides of
-// the logical dims, so one loop nest serves all of them (unit-stride, and
-// vectorizable, when W is the innermost dim). Padding is (top, left,
-// bottom, right) from 1, 2 or 4 values.
+// Layouts are any permutation of NCHW (data, result) and OIHW (kernel), or
+// NCW and OIW for nn.conv1d, as lib/Ops/ConvPool.cpp accepts: each layout
+// becomes the element strides of the logical dims, so one loop nest serves
+// all of them (unit-stride, and vectorizable, when W is the innermost dim).
+// A 1-D layout is viewed as 2-D with H = 1 (stride 0): nn.conv1d is
+// nn.conv2d's kernel (direct loops or implicit GEMM) with a window of height
+// 1. Padding is (top, left, bottom, right) from 1, 2 or 4 values, for
+// nn.conv1d (left, right) from 1 or 2.
 //
 // nn.conv2d, one parallel iteration per output row (n, o, oh), with a
 // private accumulator row acc[OW] in the accumulator type:
@@ -52,24 +55,30 @@ namespace hx {
 
 namespace {
 /// Element strides of the four logical dims (NCHW or OIHW order) and their
-/// sizes.
+/// sizes. A 1-D layout (NCW, OIW) is viewed as 2-D with H = 1 (stride 0).
 struct LayoutView {
   std::array<int64_t, 4> size;
   std::array<int64_t, 4> stride;
 };
 } // namespace
 
-/// Views a tensor in `layout` (a permutation of `letters`) in logical order.
+/// Views a tensor in `layout` (a permutation of `letters`, 4 or 3 of them)
+/// in logical order.
 static std::optional<LayoutView> viewLayout(const TensorType *t, StringRef layout,
                                             StringRef letters) {
-  std::optional<std::array<unsigned, 4>> pos = layoutPositions(layout, letters);
-  if (!pos || t->rank() != 4)
+  std::optional<SmallVector<unsigned, 4>> pos = layoutPositions(layout, letters);
+  if (!pos || t->rank() != letters.size())
     return std::nullopt;
   Shape strides = contiguousStrides(t->shape);
   LayoutView v;
-  for (unsigned i = 0; i < 4; ++i) {
-    v.size[i] = t->shape[(*pos)[i]];
-    v.stride[i] = strides[(*pos)[i]];
+  for (unsigned i = 0, j = 0; i < 4; ++i) {
+    if (i == 2 && pos->size() == 3) { // 1-D: H = 1
+      v.size[i] = 1;
+      v.stride[i] = 0;
+      continue;
+    }
+    v.size[i] = t->shape[(*pos)[j]];
+    v.stride[i] = strides[(*pos)[j++]];
   }
   return v;
 }
@@ -85,23 +94,30 @@ static Expected<LayoutView> getLayout(const KernelBuilder &kb, const KernelSpec 
   return unsupported(kb, spec, attr + " " + layout);
 }
 
-/// (first, second) from a 1- or 2-value attribute, both at least 1.
-static Expected<std::pair<int64_t, int64_t>> getPair(const KernelBuilder &kb,
-                                                     const KernelSpec &spec, StringRef attr) {
+/// (first, second) from a 1- or 2-value attribute, both at least 1; for
+/// `spatial` 1 (1-D) a 1-value one as (1, value).
+static Expected<std::pair<int64_t, int64_t>>
+getPair(const KernelBuilder &kb, const KernelSpec &spec, StringRef attr, unsigned spatial = 2) {
   Shape v = spec.getInts(attr);
   if (v.size() == 1)
-    v.push_back(v[0]);
+    v.resize(spatial, v[0]);
+  if (spatial == 1)
+    v.insert(v.begin(), 1);
   if (v.size() != 2 || v[0] < 1 || v[1] < 1)
-    return unsupported(kb, spec, attr + " " + intListToString(v));
+    return unsupported(kb, spec, attr + " " + intListToString(spec.getInts(attr)));
   return std::make_pair(v[0], v[1]);
 }
 
-/// (top, left, bottom, right).
-static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
-                                                   const KernelSpec &spec) {
+/// (top, left, bottom, right); for `spatial` 1 (0, left, 0, right).
+static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb, const KernelSpec &spec,
+                                                   unsigned spatial = 2) {
   Shape p = spec.getInts("padding");
-  if (std::optional<std::array<int64_t, 4>> out = padding2d(p))
-    return *out;
+  if (spatial == 2)
+    if (std::optional<std::array<int64_t, 4>> out = padding2d(p))
+      return *out;
+  if (spatial == 1)
+    if (std::optional<std::array<int64_t, 2>> lr = padding1d(p))
+      return std::array<int64_t, 4>{0, (*lr)[0], 0, (*lr)[1]};
   return unsupported(kb, spec, "padding " + intListToString(p));
 }
 
@@ -111,14 +127,16 @@ struct Window2d {
   int64_t top, left, bottom, right, sh, sw, dh, dw;
 };
 
-static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec) {
-  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
+/// A window's geometry; a 1-D window (`spatial` 1) is a 2-D one of height 1.
+static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec,
+                                    unsigned spatial = 2) {
+  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec, spatial);
   if (!pad)
     return pad.takeError();
-  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
+  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides", spatial);
   if (!strides)
     return strides.takeError();
-  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
+  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation", spatial);
   if (!dilation)
     return dilation.takeError();
   auto [top, left, bottom, right] = *pad;
@@ -143,18 +161,21 @@ getPoolLayouts(const KernelBuilder &kb, const KernelSpec &spec, bool hasOutLayou
 
 static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
 
-static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+/// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
+static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spatial) {
   const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
-  Expected<LayoutView> data = getLayout(kb, spec, dataT, "data_layout", "NCHW");
+  StringRef dataLetters = spatial == 2 ? "NCHW" : "NCW";
+  Expected<LayoutView> data = getLayout(kb, spec, dataT, "data_layout", dataLetters);
   if (!data)
     return data.takeError();
-  Expected<LayoutView> weight = getLayout(kb, spec, weightT, "kernel_layout", "OIHW");
+  Expected<LayoutView> weight =
+      getLayout(kb, spec, weightT, "kernel_layout", spatial == 2 ? "OIHW" : "OIW");
   if (!weight)
     return weight.takeError();
-  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "data_layout");
+  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", dataLetters, "data_layout");
   if (!out)
     return out.takeError();
-  Expected<Window2d> window = getWindow(kb, spec);
+  Expected<Window2d> window = getWindow(kb, spec, spatial);
   if (!window)
     return window.takeError();
   auto [top, left, bottom, right, sh, sw, dh, dw] = *window;
@@ -345,6 +366,13 @@ static Error emitPool(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &p
     });
   });
   return Error::success();
+}
+
+static Error conv1dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  return convKernel(kb, spec, 1);
+}
+static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  return convKernel(kb, spec, 2);
 }
 
 static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
@@ -692,6 +720,7 @@ static Error upsamplingKernel(KernelBuilder &kb, const KernelSpec &spec) {
 ArrayRef<KernelEntry> convPoolKernels() {
   static const KernelEntry table[] = {
       {"nn.conv2d", conv2dKernel},
+      {"nn.conv1d", conv1dKernel},
       {"nn.max_pool2d", maxPool2dKernel},
       {"nn.avg_pool2d", avgPool2dKernel},
       {"nn.adaptive_avg_pool2d", adaptiveAvgPool2dKernel},
