@@ -80,6 +80,14 @@ TEST(ConvPoolTest, Conv2dOtherLayouts) {
                       "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")",
                       {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8}), f32({1, 1, 2, 1}, {1, 1})}),
                DType::Float32, {1, 2, 2, 1}, {6, 8, 10, 12}));
+  // OHWI: two output channels, the first reading channel 0, the second
+  // channel 1 times 10; the result in NCHW.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(2, 1, 1, 2), float32]",
+             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"OHWI\", "
+             "out_layout=\"NCHW\")",
+             {f32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8}), f32({2, 1, 1, 2}, {1, 0, 0, 10})}),
+      DType::Float32, {1, 2, 2, 2}, {1, 2, 3, 4, 50, 60, 70, 80}));
 }
 
 TEST(ConvPoolTest, Conv1d) {

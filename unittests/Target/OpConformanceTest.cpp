@@ -205,7 +205,15 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
             {"%x: Tensor[(1, 8, 7, 7), {T}], %w: Tensor[(8, 1, 3, 3), {T}]",
              "nn.conv2d(%x, %w, padding=1, groups=8)"},
             {"%x: Tensor[(1, 8, 8, 3), {T}], %w: Tensor[(3, 3, 3, 4), {T}]",
-             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"}};
+             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"},
+            {"%x: Tensor[(1, 7, 7, 4), {T}], %w: Tensor[(6, 3, 3, 4), {T}]",
+             "nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], data_layout=\"NHWC\", "
+             "kernel_layout=\"OHWI\")"},
+            {"%x: Tensor[(2, 6, 6, 4), {T}], %w: Tensor[(3, 3, 2, 4), {T}]",
+             "nn.conv2d(%x, %w, padding=[1, 1], groups=2, data_layout=\"NHWC\", "
+             "kernel_layout=\"HWIO\", out_layout=\"NCHW\")"},
+            {"%x: Tensor[(1, 3, 9, 9), {T}], %w: Tensor[(5, 3, 2, 2), {T}]",
+             "nn.conv2d(%x, %w, dilation=[2, 1], out_layout=\"NHWC\")"}};
   if (op == "nn.conv1d")
     return {{"%x: Tensor[(2, 4, 17), {T}], %w: Tensor[(6, 4, 3), {T}]", "nn.conv1d(%x, %w)"},
             {"%x: Tensor[(1, 3, 20), {T}], %w: Tensor[(5, 3, 4), {T}]",
@@ -224,7 +232,13 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
          "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"},
         {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
         {"%x: Tensor[(1, 8, 8, 3), {T}]",
-         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"}};
+         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"},
+        {"%x: Tensor[(2, 7, 7, 3), {T}]",
+         "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], ceil_mode=True, "
+         "layout=\"NHWC\")"},
+        {"%x: Tensor[(1, 9, 9, 2), {T}]",
+         "nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], layout=\"NHWC\", "
+         "out_layout=\"NCHW\")"}};
   if (op == "nn.avg_pool2d")
     return {
         {"%x: Tensor[(1, 3, 5, 5), {T}]",
