@@ -1,4 +1,4 @@
-//===- ConvPoolOps.cpp - Reference convolutions and pools -----------------===//
+//===- ConvPoolOps.cpp - Reference convolutions, pools and resizes --------===//
 //
 // Layouts are permutations of NCHW (data, output) and OIHW (kernel), or NCW
 // and OIW for nn.conv1d, as the type relations in lib/Ops/ConvPool.cpp
@@ -40,8 +40,9 @@
 // channel o reads the input channels of its group,
 // o / (O / groups) * (C / groups) + i. Depthwise is groups = C.
 //
-// All arithmetic is in double, one rounding into the result dtype. Sizes
-// from attributes are checked for overflow before any index is formed.
+// All arithmetic is in double (but image.resize2d's coordinates, which are
+// float32 as TVM's), one rounding into the result dtype. Sizes from
+// attributes are checked for overflow before any index is formed.
 //
 //===----------------------------------------------------------------------===//
 

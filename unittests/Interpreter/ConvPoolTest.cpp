@@ -1,6 +1,6 @@
-//===- ConvPoolTest.cpp - The convolutions and pools ----------------------===//
+//===- ConvPoolTest.cpp - The convolutions, pools and resizes -------------===//
 //
-// The 3x3 input 1..9 is used throughout; with zero padding of 1 it reads
+// The 3x3 input 1..9 serves most 2-D tests; with zero padding of 1 it reads
 //
 //   0 0 0 0 0
 //   0 1 2 3 0
