@@ -529,6 +529,12 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
                        double roiEnd) {
   Taps t;
   auto clamp = [&](int64_t i) { return std::min(std::max(i, int64_t(0)), in - 1); };
+  // floor(c) as an index, kept within [-4, in + 4]: beyond, every tap lies
+  // outside the input (clamped, excluded) either way, and neighbours of a
+  // huge coordinate cannot overflow.
+  auto floorIndex = [&](float f) {
+    return std::min(std::max(truncToInt64(f), int64_t(-4)), in + 4);
+  };
   float c = resizeCoord(s, o, in, out, roiStart, roiEnd);
   if (s.coord == ResizeCoord::TfCropAndResize)
     t.outside = c < 0 || c > float(in - 1);
@@ -557,7 +563,7 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
         r = std::ceil(c - 1e-5f);
         break;
       }
-      i = int64_t(r);
+      i = truncToInt64(r);
     }
     t.index[0] = clamp(i);
     t.weight[0] = 1;
@@ -565,8 +571,9 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
     return t;
   }
   case ResizeMethod::Linear: {
-    int64_t i = int64_t(std::floor(c));
-    float frac = c - float(i);
+    float f = std::floor(c);
+    int64_t i = floorIndex(f);
+    float frac = c - f;
     t.index = {clamp(i), clamp(i + 1), 0, 0};
     t.weight = {1.0f - frac, frac, 0, 0};
     t.count = 2;
@@ -574,7 +581,7 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
   }
   case ResizeMethod::Cubic: {
     float f = std::floor(c);
-    int64_t i = int64_t(f);
+    int64_t i = floorIndex(f);
     t.weight = cubicWeights(c - f, s.alpha);
     if (s.exclude) {
       float sum = 0;

@@ -326,6 +326,15 @@ TEST(ConvPoolTest, Resize2dCropAndResize) {
                               "extrapolation_value=-7f)",
                               {row({1, 2, 3, 4})}),
                        DType::Float32, {1, 1, 1, 3}, {1.75, 3.25, -7}));
+  // A roi far outside: every sample extrapolates (no index overflows).
+  for (const char *method : {"nearest_neighbor", "linear", "cubic"})
+    EXPECT_TRUE(tensorIs(runOne(rowParams(4),
+                                std::string("image.resize2d(%x, size=[1, 3], method=\"") + method +
+                                    "\", roi=[0, -1e30f, 0, -1e30f], "
+                                    "coordinate_transformation_mode=\"tf_crop_and_resize\", "
+                                    "extrapolation_value=-7f)",
+                                {row({1, 2, 3, 4})}),
+                         DType::Float32, {1, 1, 1, 3}, {-7, -7, -7}));
 }
 
 TEST(ConvPoolTest, Upsampling) {

@@ -304,6 +304,8 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {x, "image.resize2d(%x, size=[3, 1], roi=[0.1f, 0.2f, 0.9f, 1.2f], "
             "method=\"nearest_neighbor\", "
             "coordinate_transformation_mode=\"tf_crop_and_resize\", rounding_method=\"\")"},
+        {x, "image.resize2d(%x, size=[4, 4], roi=[-1e30f, 0.5f, 1e30f, 0.5f], method=\"cubic\", "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", cubic_exclude=1)"},
         {x, "image.resize2d(%x, size=[10, 15], method=\"nearest_neighbor\", "
             "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"\")"},
         {x, "image.resize2d(%x, size=[4, 9], method=\"nearest_neighbor\", "

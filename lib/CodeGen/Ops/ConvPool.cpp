@@ -560,6 +560,10 @@ static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t i
   DType f = DType::Float32;
   auto c = [&](float v) { return kb.constant(f, v); };
   auto clamp = [&](Value *i) { return kb.imin(kb.imax(i, kb.index(0)), kb.index(in - 1)); };
+  // floor(x) as an index within [-4, in + 4], as the interpreter's.
+  auto floorIndex = [&](Value *fl) {
+    return kb.imin(kb.imax(kb.cast(fl, f, DType::Int64), kb.index(-4)), kb.index(in + 4));
+  };
   Taps t;
   Value *x = resizeCoord(kb, s, o, in, out, roiStart, roiEnd);
   if (s.coord == ResizeCoord::TfCropAndResize)
@@ -597,15 +601,15 @@ static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t i
     return t;
   }
   case ResizeMethod::Linear: {
-    Value *i = kb.cast(kb.math(MathFn::Floor, f, {x}), f, DType::Int64);
-    Value *frac = kb.sub(f, x, kb.cast(i, DType::Int64, f));
+    Value *fl = kb.math(MathFn::Floor, f, {x});
+    Value *i = floorIndex(fl), *frac = kb.sub(f, x, fl);
     t.index = {clamp(i), clamp(kb.iadd(i, 1))};
     t.weight = {kb.sub(f, c(1), frac), frac};
     return t;
   }
   case ResizeMethod::Cubic: {
     Value *fl = kb.math(MathFn::Floor, f, {x});
-    Value *i = kb.cast(fl, f, DType::Int64), *u = kb.sub(f, x, fl);
+    Value *i = floorIndex(fl), *u = kb.sub(f, x, fl);
     Value *u2 = kb.mul(f, u, u), *u3 = kb.mul(f, u2, u);
     float a = s.alpha;
     auto mul = [&](float k, Value *v) { return kb.mul(f, c(k), v); };
