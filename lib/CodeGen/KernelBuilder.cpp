@@ -41,6 +41,12 @@ StringRef mathFnName(MathFn fn) {
     return "pow";
   case MathFn::Erf:
     return "erf";
+  case MathFn::Floor:
+    return "floor";
+  case MathFn::Ceil:
+    return "ceil";
+  case MathFn::Round:
+    return "round";
   }
   return "?";
 }

@@ -46,6 +46,10 @@ StringRef attrKindDescription(AttrKind k) {
     return "an integer or a list of integers";
   case AttrKind::IntListList:
     return "a list of integer lists";
+  case AttrKind::SizeList:
+    return "a list of integers and Nones";
+  case AttrKind::OptFloatList:
+    return "a list of numbers or None";
   case AttrKind::Device:
     return "a virtual device";
   case AttrKind::OptDevice:

@@ -12,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "TypeRelation.h"
-#include <cstdio>
 
 using namespace llvm;
 
@@ -71,12 +70,6 @@ static TypeRef whereRel(TypeRelContext &ctx) {
     return nullptr;
   }
   return makeTensorType(*all, x->dtype);
-}
-
-static std::string formatNumber(double v) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
 }
 
 static TypeRef clipRel(TypeRelContext &ctx) {

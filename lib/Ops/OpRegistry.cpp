@@ -15,6 +15,7 @@
 
 #include "TypeRelation.h"
 #include "hx/IR/Expr.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -107,11 +108,11 @@ static StringRef valueDescription(const AttrValue &v) {
 
 using VK = AttrValue::Kind;
 
-static bool isIntList(const AttrValue &v) {
+static bool isIntList(const AttrValue &v, bool noneItems = false) {
   if (v.kind != VK::List)
     return false;
   for (const AttrValue &e : v.list)
-    if (e.kind != VK::Int)
+    if (e.kind != VK::Int && !(noneItems && e.kind == VK::None))
       return false;
   return true;
 }
@@ -136,7 +137,15 @@ static bool matchesKind(AttrKind kind, const AttrValue &v) {
   case AttrKind::OptIntList:
     return v.kind == VK::Int || v.kind == VK::None || isIntList(v);
   case AttrKind::IntListList:
-    return v.kind == VK::List && llvm::all_of(v.list, isIntList);
+    return v.kind == VK::List &&
+           llvm::all_of(v.list, [](const AttrValue &e) { return isIntList(e); });
+  case AttrKind::SizeList:
+    return v.kind == VK::Int || v.kind == VK::None || isIntList(v, /*noneItems=*/true);
+  case AttrKind::OptFloatList:
+    return v.kind == VK::None ||
+           (v.kind == VK::List && llvm::all_of(v.list, [](const AttrValue &e) {
+              return e.kind == VK::Float || e.kind == VK::Int;
+            }));
   case AttrKind::Device:
     return v.kind == VK::Device;
   case AttrKind::OptDevice:
@@ -157,6 +166,11 @@ static AttrValue canonicalize(AttrKind kind, AttrValue v) {
     if (v.kind == VK::Int)
       v = AttrValue::ofFloat(double(v.intValue));
     break;
+  case AttrKind::OptFloatList:
+    for (AttrValue &e : v.list)
+      if (e.kind == VK::Int)
+        e = AttrValue::ofFloat(double(e.intValue));
+    break;
   case AttrKind::String:
   case AttrKind::DType:
     if (v.kind == VK::Ident)
@@ -164,6 +178,7 @@ static AttrValue canonicalize(AttrKind kind, AttrValue v) {
     break;
   case AttrKind::IntList:
   case AttrKind::OptIntList:
+  case AttrKind::SizeList:
     if (v.kind == VK::Int) {
       std::vector<AttrValue> items{v};
       v = AttrValue::ofList(std::move(items));

@@ -12,8 +12,10 @@
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/IR/Type.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 #include <limits>
 
 using namespace llvm;
@@ -381,15 +383,99 @@ std::optional<std::array<int64_t, 4>> padding2d(ArrayRef<int64_t> p) {
   return std::nullopt;
 }
 
-std::optional<std::array<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
-  if (layout.size() != 4 || letters.size() != 4)
+std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int64_t h, int64_t w) {
+  std::vector<AttrValue> items =
+      v.kind == AttrValue::Kind::List ? v.list : std::vector<AttrValue>{};
+  if (v.kind == AttrValue::Kind::Int)
+    items = {v, v};
+  else if (items.size() == 1)
+    items.push_back(items[0]);
+  if (items.empty())
+    return std::array<int64_t, 2>{h, w};
+  if (items.size() != 2)
     return std::nullopt;
-  std::array<unsigned, 4> pos;
-  for (unsigned i = 0; i < 4; ++i) {
-    size_t p = layout.find(letters[i]);
-    if (p == StringRef::npos || layout.count(letters[i]) != 1)
+  std::array<int64_t, 2> out{h, w};
+  for (unsigned i = 0; i < 2; ++i) {
+    if (items[i].isNone())
+      continue;
+    if (items[i].intValue < 0)
       return std::nullopt;
-    pos[i] = unsigned(p);
+    out[i] = items[i].intValue;
+  }
+  return out;
+}
+
+SmallVector<double, 4> attrFloats(const AttrValue &v) {
+  SmallVector<double, 4> out;
+  for (const AttrValue &e : v.list)
+    out.push_back(e.kind == AttrValue::Kind::Int ? double(e.intValue) : e.floatValue);
+  return out;
+}
+
+std::optional<ResizeMethod> parseResizeMethod(StringRef method) {
+  std::string m = method.lower();
+  if (m == "nearest_neighbor")
+    return ResizeMethod::NearestNeighbor;
+  if (m == "linear")
+    return ResizeMethod::Linear;
+  if (m == "cubic")
+    return ResizeMethod::Cubic;
+  return std::nullopt;
+}
+
+std::optional<ResizeCoord> parseResizeCoord(StringRef mode) {
+  return StringSwitch<std::optional<ResizeCoord>>(mode)
+      .Case("half_pixel", ResizeCoord::HalfPixel)
+      .Case("align_corners", ResizeCoord::AlignCorners)
+      .Case("asymmetric", ResizeCoord::Asymmetric)
+      .Case("pytorch_half_pixel", ResizeCoord::PytorchHalfPixel)
+      .Case("tf_half_pixel_for_nn", ResizeCoord::TfHalfPixelForNN)
+      .Case("tf_crop_and_resize", ResizeCoord::TfCropAndResize)
+      .Default(std::nullopt);
+}
+
+std::optional<ResizeRounding> parseResizeRounding(StringRef rounding, ResizeCoord coord) {
+  if (rounding.empty())
+    return coord == ResizeCoord::AlignCorners ? ResizeRounding::Round : ResizeRounding::Floor;
+  return StringSwitch<std::optional<ResizeRounding>>(rounding)
+      .Case("round", ResizeRounding::Round)
+      .Case("floor", ResizeRounding::Floor)
+      .Case("ceil", ResizeRounding::Ceil)
+      .Case("round_prefer_floor", ResizeRounding::RoundPreferFloor)
+      .Case("round_prefer_ceil", ResizeRounding::RoundPreferCeil)
+      .Default(std::nullopt);
+}
+
+std::optional<ResizeMethod> parseUpsamplingMethod(StringRef method) {
+  method.consume_front("bi");
+  return parseResizeMethod(method);
+}
+
+std::optional<int64_t> upsampledDim(int64_t in, double scale) {
+  double out = std::nearbyint(double(in) * scale);
+  // 2^62 keeps later products of dims from overflowing.
+  if (!std::isfinite(out) || out < 0 || out > 0x1p62)
+    return std::nullopt;
+  return int64_t(out);
+}
+
+std::optional<std::array<int64_t, 2>> padding1d(ArrayRef<int64_t> p) {
+  if (p.size() == 1)
+    return std::array<int64_t, 2>{p[0], p[0]};
+  if (p.size() == 2)
+    return std::array<int64_t, 2>{p[0], p[1]};
+  return std::nullopt;
+}
+
+std::optional<SmallVector<unsigned, 4>> layoutPositions(StringRef layout, StringRef letters) {
+  if (layout.size() != letters.size())
+    return std::nullopt;
+  SmallVector<unsigned, 4> pos;
+  for (char letter : letters) {
+    size_t p = layout.find(letter);
+    if (p == StringRef::npos || layout.count(letter) != 1)
+      return std::nullopt;
+    pos.push_back(unsigned(p));
   }
   return pos;
 }

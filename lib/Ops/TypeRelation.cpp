@@ -8,6 +8,7 @@
 
 #include "TypeRelation.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdio>
 
 using namespace llvm;
 
@@ -149,6 +150,12 @@ std::optional<unsigned> TypeRelContext::normalizeAxis(int64_t axis, size_t rank,
     attrError(name, "axis " + Twine(axis) + " is out of range for rank " + Twine(rank) +
                         " (expected " + Twine(-r) + " to " + Twine(r - 1) + ")");
   return std::nullopt;
+}
+
+std::string formatNumber(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
 }
 
 TypeRef identityTensorRel(TypeRelContext &ctx) {

@@ -86,6 +86,9 @@ public:
   std::optional<unsigned> normalizeAxis(int64_t axis, size_t rank, llvm::StringRef attr);
 };
 
+/// A float attribute's value for messages (`%g`).
+std::string formatNumber(double v);
+
 //===--- Shared relations ------------------------------------------------===//
 
 /// The type of argument 0, unchanged, when it is a tensor of a supported

@@ -269,6 +269,8 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
                AttrValue::ofList({AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofInt(2)})}));
   required.set("src_layout", AttrValue::ofString("NC"));
   required.set("dst_layout", AttrValue::ofString("CN2n"));
+  required.set("scale_h", AttrValue::ofFloat(2));
+  required.set("scale_w", AttrValue::ofFloat(1.5));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;

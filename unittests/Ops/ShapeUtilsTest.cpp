@@ -150,11 +150,37 @@ TEST(ShapeUtilsTest, AttributeReaders) {
   EXPECT_EQ(*padding2d(Shape{1, 2}), (Pad{1, 2, 1, 2}));
   EXPECT_EQ(*padding2d(Shape{1, 2, 3, 4}), (Pad{1, 2, 3, 4}));
   EXPECT_FALSE(padding2d(Shape{1, 2, 3}));
-  using Pos = std::array<unsigned, 4>;
+  using Size = std::array<int64_t, 2>;
+  AttrValue none = AttrValue::none(), three = AttrValue::ofInt(3);
+  EXPECT_EQ(*adaptiveOutputSize(none, 7, 9), (Size{7, 9}));
+  EXPECT_EQ(*adaptiveOutputSize(AttrValue::ofList({}), 7, 9), (Size{7, 9}));
+  EXPECT_EQ(*adaptiveOutputSize(three, 7, 9), (Size{3, 3}));
+  EXPECT_EQ(*adaptiveOutputSize(AttrValue::ofList({none, three}), 7, 9), (Size{7, 3}));
+  EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofList({three, three, three}), 7, 9));
+  EXPECT_FALSE(adaptiveOutputSize(AttrValue::ofInt(-1), 7, 9));
+  EXPECT_EQ(attrFloats(AttrValue::ofList({AttrValue::ofInt(1), AttrValue::ofFloat(0.5)})),
+            (llvm::SmallVector<double, 4>{1, 0.5}));
+  EXPECT_TRUE(attrFloats(none).empty());
+  EXPECT_EQ(parseResizeMethod("Nearest_Neighbor"), ResizeMethod::NearestNeighbor);
+  EXPECT_FALSE(parseResizeMethod("bilinear"));
+  EXPECT_EQ(parseResizeCoord("tf_crop_and_resize"), ResizeCoord::TfCropAndResize);
+  EXPECT_FALSE(parseResizeCoord("HALF_PIXEL"));
+  EXPECT_EQ(parseResizeRounding("", ResizeCoord::AlignCorners), ResizeRounding::Round);
+  EXPECT_EQ(parseResizeRounding("", ResizeCoord::HalfPixel), ResizeRounding::Floor);
+  EXPECT_EQ(parseResizeRounding("round_prefer_ceil", ResizeCoord::HalfPixel),
+            ResizeRounding::RoundPreferCeil);
+  EXPECT_FALSE(parseResizeRounding("nearest", ResizeCoord::HalfPixel));
+  using Pad1 = std::array<int64_t, 2>;
+  EXPECT_EQ(*padding1d(Shape{3}), (Pad1{3, 3}));
+  EXPECT_EQ(*padding1d(Shape{1, 2}), (Pad1{1, 2}));
+  EXPECT_FALSE(padding1d(Shape{1, 2, 3, 4}));
+  using Pos = llvm::SmallVector<unsigned, 4>;
   EXPECT_EQ(*layoutPositions("NCHW", "NCHW"), (Pos{0, 1, 2, 3}));
   EXPECT_EQ(*layoutPositions("NHWC", "NCHW"), (Pos{0, 3, 1, 2}));
+  EXPECT_EQ(*layoutPositions("NWC", "NCW"), (Pos{0, 2, 1}));
   EXPECT_FALSE(layoutPositions("NCHH", "NCHW"));
   EXPECT_FALSE(layoutPositions("NCHW4c", "NCHW"));
+  EXPECT_FALSE(layoutPositions("NCHW", "NCW"));
   EXPECT_EQ(normalizeAxis(-1, 3), 2u);
   EXPECT_EQ(normalizeAxis(2, 3), 2u);
   EXPECT_FALSE(normalizeAxis(3, 3));

@@ -274,17 +274,120 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
             {"%x: Tensor[(1, 8, 7, 7), {T}], %w: Tensor[(8, 1, 3, 3), {T}]",
              "nn.conv2d(%x, %w, padding=1, groups=8)"},
             {"%x: Tensor[(1, 8, 8, 3), {T}], %w: Tensor[(3, 3, 3, 4), {T}]",
-             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"}};
+             "nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\")"},
+            {"%x: Tensor[(1, 7, 7, 4), {T}], %w: Tensor[(6, 3, 3, 4), {T}]",
+             "nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], data_layout=\"NHWC\", "
+             "kernel_layout=\"OHWI\")"},
+            {"%x: Tensor[(2, 6, 6, 4), {T}], %w: Tensor[(3, 3, 2, 4), {T}]",
+             "nn.conv2d(%x, %w, padding=[1, 1], groups=2, data_layout=\"NHWC\", "
+             "kernel_layout=\"HWIO\", out_layout=\"NCHW\")"},
+            {"%x: Tensor[(1, 3, 9, 9), {T}], %w: Tensor[(5, 3, 2, 2), {T}]",
+             "nn.conv2d(%x, %w, dilation=[2, 1], out_layout=\"NHWC\")"}};
+  if (op == "nn.conv1d")
+    return {{"%x: Tensor[(2, 4, 17), {T}], %w: Tensor[(6, 4, 3), {T}]", "nn.conv1d(%x, %w)"},
+            {"%x: Tensor[(1, 3, 20), {T}], %w: Tensor[(5, 3, 4), {T}]",
+             "nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[2])"},
+            {"%x: Tensor[(1, 4, 9), {T}], %w: Tensor[(6, 2, 3), {T}]",
+             "nn.conv1d(%x, %w, padding=[1], groups=2, channels=6, kernel_size=[3])"},
+            {"%x: Tensor[(1, 8, 10), {T}], %w: Tensor[(8, 1, 5), {T}]",
+             "nn.conv1d(%x, %w, padding=2, groups=8)"},
+            {"%x: Tensor[(1, 9, 3), {T}], %w: Tensor[(3, 3, 4), {T}]",
+             "nn.conv1d(%x, %w, data_layout=\"NWC\", kernel_layout=\"WIO\")"},
+            {"%x: Tensor[(2, 3, 12), {T}], %w: Tensor[(4, 3, 3), {T}]",
+             "nn.conv1d(%x, %w, strides=3, padding=[0, 1], out_layout=\"NWC\")"}};
   if (op == "nn.max_pool2d")
     return {
         {"%x: Tensor[(1, 3, 5, 5), {T}]",
          "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"},
         {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
         {"%x: Tensor[(1, 8, 8, 3), {T}]",
-         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"}};
+         "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"},
+        {"%x: Tensor[(2, 7, 7, 3), {T}]",
+         "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], ceil_mode=True, "
+         "layout=\"NHWC\")"},
+        {"%x: Tensor[(1, 9, 9, 2), {T}]",
+         "nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], layout=\"NHWC\", "
+         "out_layout=\"NCHW\")"}};
+  if (op == "nn.avg_pool2d")
+    return {
+        {"%x: Tensor[(1, 3, 5, 5), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"},
+        {"%x: Tensor[(2, 3, 8, 8), {T}]", "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1])"},
+        {"%x: Tensor[(2, 3, 8, 8), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], count_include_pad=True)"},
+        {"%x: Tensor[(1, 2, 7, 6), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 2], strides=[2, 2], padding=[1, 2, 0, 1], "
+         "ceil_mode=True, count_include_pad=True)"},
+        {"%x: Tensor[(1, 2, 9, 9), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 3], dilation=[2, 2], padding=[1, 1])"},
+        {"%x: Tensor[(1, 1, 5, 5), {T}]",
+         "nn.avg_pool2d(%x, strides=[3, 3], ceil_mode=True, count_include_pad=True)"},
+        {"%x: Tensor[(1, 8, 8, 3), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")"},
+        {"%x: Tensor[(1, 7, 7, 3), {T}]",
+         "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], layout=\"NHWC\", "
+         "out_layout=\"NCHW\")"}};
+  if (op == "nn.adaptive_avg_pool2d")
+    return {{"%x: Tensor[(2, 3, 7, 7), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[3, 3])"},
+            {"%x: Tensor[(1, 4, 10, 6), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[4, 5])"},
+            {"%x: Tensor[(1, 3, 8, 8), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=1)"},
+            {"%x: Tensor[(2, 3, 5, 9), {T}]", "nn.adaptive_avg_pool2d(%x)"},
+            {"%x: Tensor[(1, 3, 6, 10), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[None, 3])"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]", "nn.adaptive_avg_pool2d(%x, output_size=[5, 7])"},
+            {"%x: Tensor[(1, 9, 9, 4), {T}]",
+             "nn.adaptive_avg_pool2d(%x, output_size=[4, 2], layout=\"NHWC\")"}};
   if (op == "nn.global_avg_pool2d")
     return {{"%x: Tensor[(2, 5, 7, 7), {T}]", "nn.global_avg_pool2d(%x)"},
             {"%x: Tensor[(2, 7, 7, 5), {T}]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")"}};
+  if (op == "nn.upsampling")
+    return {{"%x: Tensor[(1, 3, 4, 5), {T}]", "nn.upsampling(%x, scale_h=2f, scale_w=2f)"},
+            {"%x: Tensor[(1, 3, 5, 4), {T}]", "nn.upsampling(%x, scale_h=1.5f, scale_w=2.5f)"},
+            {"%x: Tensor[(1, 2, 6, 6), {T}]", "nn.upsampling(%x, scale_h=0.5f, scale_w=0.7f)"},
+            {"%x: Tensor[(1, 2, 3, 5), {T}]",
+             "nn.upsampling(%x, scale_h=3f, scale_w=2f, align_corners=True)"},
+            {"%x: Tensor[(2, 2, 3, 3), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=3f, method=\"bilinear\")"},
+            {"%x: Tensor[(1, 2, 4, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=1.5f, method=\"bilinear\", "
+             "align_corners=True)"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bicubic\")"},
+            {"%x: Tensor[(1, 2, 3, 4), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bicubic\", align_corners=True)"},
+            {"%x: Tensor[(1, 3, 3, 2), {T}]",
+             "nn.upsampling(%x, scale_h=2f, scale_w=2f, layout=\"NHWC\", method=\"bilinear\")"}};
+  if (op == "image.resize2d") {
+    const char *x = "%x: Tensor[(1, 3, 5, 5), {T}]";
+    std::vector<OpCase> out = {
+        {"%x: Tensor[(1, 3, 4, 5), {T}]", "image.resize2d(%x, size=[8, 10])"},
+        {"%x: Tensor[(1, 2, 7, 6), {T}]",
+         "image.resize2d(%x, size=[3, 4], coordinate_transformation_mode=\"align_corners\")"},
+        {"%x: Tensor[(2, 3, 4, 4), {T}]",
+         "image.resize2d(%x, size=[1, 6], coordinate_transformation_mode=\"pytorch_half_pixel\")"},
+        {"%x: Tensor[(1, 9, 9, 2), {T}]", "image.resize2d(%x, size=[4, 13], layout=\"NHWC\")"},
+        {x, "image.resize2d(%x, size=[7, 6], method=\"cubic\")"},
+        {x, "image.resize2d(%x, size=[8, 3], method=\"cubic\", cubic_alpha=-0.75f, "
+            "cubic_exclude=1, coordinate_transformation_mode=\"asymmetric\")"},
+        {x, "image.resize2d(%x, size=[6, 9], roi=[0.1f, 0.2f, 0.9f, 1.2f], "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=-1f)"},
+        {x, "image.resize2d(%x, size=[3, 1], roi=[0.1f, 0.2f, 0.9f, 1.2f], "
+            "method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", rounding_method=\"\")"},
+        {x, "image.resize2d(%x, size=[4, 4], roi=[-1e30f, 0.5f, 1e30f, 0.5f], method=\"cubic\", "
+            "coordinate_transformation_mode=\"tf_crop_and_resize\", cubic_exclude=1)"},
+        {x, "image.resize2d(%x, size=[10, 15], method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"\")"},
+        {x, "image.resize2d(%x, size=[4, 9], method=\"nearest_neighbor\", "
+            "coordinate_transformation_mode=\"tf_half_pixel_for_nn\", out_dtype=\"float32\")"}};
+    for (const char *mode : {"half_pixel", "align_corners", "asymmetric"})
+      for (const char *rounding :
+           {"", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"})
+        out.push_back(
+            {x, std::string("image.resize2d(%x, size=[9, 7], method=\"nearest_neighbor\", "
+                            "coordinate_transformation_mode=\"") +
+                    mode + "\", rounding_method=\"" + rounding + "\")"});
+    return out;
+  }
   if (op == "argsort")
     return {{"%a: Tensor[(4, 17), {T}]", "argsort(%a)"},
             {"%a: Tensor[(5, 3), {T}]", "argsort(%a, axis=0, is_ascend=False, dtype=\"int64\")"},
@@ -595,7 +698,9 @@ HX_CONFORMANCE_FAMILY(Transform, "reshape", "transpose", "expand_dims", "squeeze
 HX_CONFORMANCE_FAMILY(Nn, "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.softmax",
                       "nn.log_softmax", "nn.batch_flatten", "nn.dropout", "nn.batch_norm",
                       "nn.layer_norm")
-HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.max_pool2d", "nn.global_avg_pool2d")
+HX_CONFORMANCE_FAMILY(ConvPool, "nn.conv2d", "nn.conv1d", "nn.max_pool2d", "nn.avg_pool2d",
+                      "nn.adaptive_avg_pool2d", "nn.global_avg_pool2d", "nn.upsampling",
+                      "image.resize2d")
 HX_CONFORMANCE_FAMILY(Sort, "argsort", "topk")
 
 TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
@@ -650,8 +755,13 @@ TEST_P(OpConformanceTest, FamiliesListEveryOperator) {
                                  "nn.batch_norm",
                                  "nn.layer_norm",
                                  "nn.conv2d",
+                                 "nn.conv1d",
                                  "nn.max_pool2d",
+                                 "nn.avg_pool2d",
+                                 "nn.adaptive_avg_pool2d",
                                  "nn.global_avg_pool2d",
+                                 "nn.upsampling",
+                                 "image.resize2d",
                                  "argsort",
                                  "topk"};
   for (const OpDef &def : allOps()) {

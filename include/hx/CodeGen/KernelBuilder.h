@@ -52,8 +52,9 @@
 namespace hx {
 
 /// Math functions a kernel may request; each target maps them to its own
-/// implementation.
-enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow, Erf };
+/// implementation. Floor, Ceil and Round (halves away from zero, as C's
+/// round) give integral values in the float dtype.
+enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow, Erf, Floor, Ceil, Round };
 llvm::StringRef mathFnName(MathFn fn);
 
 /// Comparisons (signed for signed integers, ordered for floats; NE is

@@ -53,6 +53,8 @@ enum class AttrKind : uint8_t {
   OptIntList,   ///< a list of integers, one integer, or None
   IntOrIntList, ///< an integer or a list of integers (kept apart)
   IntListList,  ///< a list of integer lists ([[0, 0], [1, 1]]: nn.pad's pad_width)
+  SizeList,     ///< a list of integers and Nones, one integer, or None
+  OptFloatList, ///< a list of numbers, or None
   Device,       ///< meta[VirtualDevice][i]
   OptDevice,    ///< a device or None
 };

@@ -128,11 +128,49 @@ std::optional<Shape> padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<IntP
 /// TVM's 2-D padding (1, 2 or 4 values) as (top, left, bottom, right);
 /// nullopt for another count.
 std::optional<std::array<int64_t, 4>> padding2d(llvm::ArrayRef<int64_t> p);
-/// Where each of the 4 distinct `letters` stands in `layout` ("NHWC" in
-/// terms of "NCHW" gives {0, 3, 1, 2}); nullopt unless `layout` is a
-/// permutation of `letters`.
-std::optional<std::array<unsigned, 4>> layoutPositions(llvm::StringRef layout,
-                                                       llvm::StringRef letters);
+/// An adaptive pool's output_size (TVM's AdaptivePool2DAttrs) for an input
+/// of spatial dims (h, w): None or [] keeps (h, w), one value is both dims,
+/// two are (height, width), and a None item keeps that input dim. Nullopt
+/// for more than two values or a negative one.
+std::optional<std::array<int64_t, 2>> adaptiveOutputSize(const AttrValue &v, int64_t h, int64_t w);
+/// A number-list attribute's values (integers as doubles); empty for None.
+llvm::SmallVector<double, 4> attrFloats(const AttrValue &v);
+
+/// How image.resize2d samples (and nn.upsampling, which TVM lowers to it):
+/// topi/image/resize.py's method, coordinate_transformation_mode and
+/// rounding_method.
+enum class ResizeMethod : uint8_t { NearestNeighbor, Linear, Cubic };
+enum class ResizeCoord : uint8_t {
+  HalfPixel,
+  AlignCorners,
+  Asymmetric,
+  PytorchHalfPixel,
+  TfHalfPixelForNN,
+  TfCropAndResize,
+};
+enum class ResizeRounding : uint8_t { Round, Floor, Ceil, RoundPreferFloor, RoundPreferCeil };
+/// "nearest_neighbor", "linear", "cubic", in any case (TVM lowers it).
+std::optional<ResizeMethod> parseResizeMethod(llvm::StringRef method);
+std::optional<ResizeCoord> parseResizeCoord(llvm::StringRef mode);
+/// "" is TVM's default for `coord`: round for align_corners, else floor.
+std::optional<ResizeRounding> parseResizeRounding(llvm::StringRef rounding, ResizeCoord coord);
+
+/// nn.upsampling's method as TVM maps it to resize2d's: a leading "bi" is
+/// dropped (bilinear is linear, bicubic is cubic).
+std::optional<ResizeMethod> parseUpsamplingMethod(llvm::StringRef method);
+/// The output size nn.upsampling gives an input dim: in * scale rounded to
+/// the nearest integer, halves to even (TVM folds round(in * scale) with
+/// nearbyint); nullopt when it is negative, not finite or too large.
+std::optional<int64_t> upsampledDim(int64_t in, double scale);
+
+/// TVM's 1-D padding (1 or 2 values) as (left, right); nullopt for another
+/// count.
+std::optional<std::array<int64_t, 2>> padding1d(llvm::ArrayRef<int64_t> p);
+/// Where each of the distinct `letters` stands in `layout` ("NHWC" in terms
+/// of "NCHW" gives {0, 3, 1, 2}, "NWC" in terms of "NCW" {0, 2, 1});
+/// nullopt unless `layout` is a permutation of `letters`.
+std::optional<llvm::SmallVector<unsigned, 4>> layoutPositions(llvm::StringRef layout,
+                                                              llvm::StringRef letters);
 
 } // namespace hx
 

@@ -1,10 +1,13 @@
-//===- ConvPool.cpp - Kernels of conv2d, max_pool2d, global_avg_pool2d ----===//
+//===- ConvPool.cpp - Kernels of the convolutions, pools and resizes ------===//
 //
-// Layouts are any permutation of NCHW (data, result) and OIHW (kernel), as
-// lib/Ops/ConvPool.cpp accepts: each layout becomes the element strides of
-// the logical dims, so one loop nest serves all of them (unit-stride, and
-// vectorizable, when W is the innermost dim). Padding is (top, left,
-// bottom, right) from 1, 2 or 4 values.
+// Layouts are any permutation of NCHW (data, result) and OIHW (kernel), or
+// NCW and OIW for nn.conv1d, as lib/Ops/ConvPool.cpp accepts: each layout
+// becomes the element strides of the logical dims, so one loop nest serves
+// all of them (unit-stride, and vectorizable, when W is the innermost dim).
+// A 1-D layout is viewed as 2-D with H = 1 (stride 0): nn.conv1d is
+// nn.conv2d's kernel (direct loops or implicit GEMM) with a window of height
+// 1. Padding is (top, left, bottom, right) from 1, 2 or 4 values, for
+// nn.conv1d (left, right) from 1 or 2.
 //
 // nn.conv2d, one parallel iteration per output row (n, o, oh), with a
 // private accumulator row acc[OW] in the accumulator type:
@@ -26,7 +29,19 @@
 // nn.max_pool2d: per output row, per column, the max over the window's
 // positions inside the input (padding never counts; ceil_mode's partial
 // windows just have fewer positions); a window with none gives -inf.
-// nn.global_avg_pool2d: per (n, c), the sum over H x W divided by H * W.
+// nn.avg_pool2d: the same loops summing the positions inside the input,
+// divided by TVM's count per window (the positions inside the input, or with
+// count_include_pad inside the input and its explicit padding; see the
+// interpreter). nn.adaptive_avg_pool2d: per output row, per column, the mean
+// of its bin, [floor(i * in / out), ceil((i + 1) * in / out)) along each
+// dim. nn.global_avg_pool2d: per (n, c), the sum over H x W divided by H * W.
+//
+// image.resize2d: per output row (n, c, oh) its taps (input rows and
+// weights), per column the column's taps, and the weighted sum of the tap
+// grid, in float32 with the coordinate arithmetic and rounding operation for
+// operation as the interpreter's (TVM's topi/image/resize.py): 1 tap per dim
+// for nearest_neighbor, 2 for linear, 4 for cubic. nn.upsampling is that
+// kernel with TVM's topi upsampling's sampling (align_corners or asymmetric).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,24 +55,30 @@ namespace hx {
 
 namespace {
 /// Element strides of the four logical dims (NCHW or OIHW order) and their
-/// sizes.
+/// sizes. A 1-D layout (NCW, OIW) is viewed as 2-D with H = 1 (stride 0).
 struct LayoutView {
   std::array<int64_t, 4> size;
   std::array<int64_t, 4> stride;
 };
 } // namespace
 
-/// Views a tensor in `layout` (a permutation of `letters`) in logical order.
+/// Views a tensor in `layout` (a permutation of `letters`, 4 or 3 of them)
+/// in logical order.
 static std::optional<LayoutView> viewLayout(const TensorType *t, StringRef layout,
                                             StringRef letters) {
-  std::optional<std::array<unsigned, 4>> pos = layoutPositions(layout, letters);
-  if (!pos || t->rank() != 4)
+  std::optional<SmallVector<unsigned, 4>> pos = layoutPositions(layout, letters);
+  if (!pos || t->rank() != letters.size())
     return std::nullopt;
   Shape strides = contiguousStrides(t->shape);
   LayoutView v;
-  for (unsigned i = 0; i < 4; ++i) {
-    v.size[i] = t->shape[(*pos)[i]];
-    v.stride[i] = strides[(*pos)[i]];
+  for (unsigned i = 0, j = 0; i < 4; ++i) {
+    if (i == 2 && pos->size() == 3) { // 1-D: H = 1
+      v.size[i] = 1;
+      v.stride[i] = 0;
+      continue;
+    }
+    v.size[i] = t->shape[(*pos)[j]];
+    v.stride[i] = strides[(*pos)[j++]];
   }
   return v;
 }
@@ -73,54 +94,66 @@ static Expected<LayoutView> getLayout(const KernelBuilder &kb, const KernelSpec 
   return unsupported(kb, spec, attr + " " + layout);
 }
 
-/// (first, second) from a 1- or 2-value attribute, both at least 1.
-static Expected<std::pair<int64_t, int64_t>> getPair(const KernelBuilder &kb,
-                                                     const KernelSpec &spec, StringRef attr) {
+/// (first, second) from a 1- or 2-value attribute, both at least 1; for
+/// `spatial` 1 (1-D) a 1-value one as (1, value).
+static Expected<std::pair<int64_t, int64_t>>
+getPair(const KernelBuilder &kb, const KernelSpec &spec, StringRef attr, unsigned spatial = 2) {
   Shape v = spec.getInts(attr);
   if (v.size() == 1)
-    v.push_back(v[0]);
+    v.resize(spatial, v[0]);
+  if (spatial == 1)
+    v.insert(v.begin(), 1);
   if (v.size() != 2 || v[0] < 1 || v[1] < 1)
-    return unsupported(kb, spec, attr + " " + intListToString(v));
+    return unsupported(kb, spec, attr + " " + intListToString(spec.getInts(attr)));
   return std::make_pair(v[0], v[1]);
 }
 
-/// (top, left, bottom, right).
-static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb,
-                                                   const KernelSpec &spec) {
+/// (top, left, bottom, right); for `spatial` 1 (0, left, 0, right).
+static Expected<std::array<int64_t, 4>> getPadding(const KernelBuilder &kb, const KernelSpec &spec,
+                                                   unsigned spatial = 2) {
   Shape p = spec.getInts("padding");
-  if (std::optional<std::array<int64_t, 4>> out = padding2d(p))
-    return *out;
+  if (spatial == 2)
+    if (std::optional<std::array<int64_t, 4>> out = padding2d(p))
+      return *out;
+  if (spatial == 1)
+    if (std::optional<std::array<int64_t, 2>> lr = padding1d(p))
+      return std::array<int64_t, 4>{0, (*lr)[0], 0, (*lr)[1]};
   return unsupported(kb, spec, "padding " + intListToString(p));
 }
 
-/// The geometry of a 2-D window: padding (top and left; bottom and right
-/// follow from the result's size), strides and dilation.
+/// The geometry of a 2-D window: padding (top, left, bottom, right), strides
+/// and dilation.
 struct Window2d {
-  int64_t top, left, sh, sw, dh, dw;
+  int64_t top, left, bottom, right, sh, sw, dh, dw;
 };
 
-static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec) {
-  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec);
+/// A window's geometry; a 1-D window (`spatial` 1) is a 2-D one of height 1.
+static Expected<Window2d> getWindow(const KernelBuilder &kb, const KernelSpec &spec,
+                                    unsigned spatial = 2) {
+  Expected<std::array<int64_t, 4>> pad = getPadding(kb, spec, spatial);
   if (!pad)
     return pad.takeError();
-  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides");
+  Expected<std::pair<int64_t, int64_t>> strides = getPair(kb, spec, "strides", spatial);
   if (!strides)
     return strides.takeError();
-  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation");
+  Expected<std::pair<int64_t, int64_t>> dilation = getPair(kb, spec, "dilation", spatial);
   if (!dilation)
     return dilation.takeError();
-  return Window2d{(*pad)[0],       (*pad)[1],       strides->first,
-                  strides->second, dilation->first, dilation->second};
+  auto [top, left, bottom, right] = *pad;
+  return Window2d{
+      top, left, bottom, right, strides->first, strides->second, dilation->first, dilation->second};
 }
 
-/// The data and result views of a pooling operator (`layout`, and
-/// `out_layout` defaulting to it).
-static Expected<std::pair<LayoutView, LayoutView>> getPoolLayouts(const KernelBuilder &kb,
-                                                                  const KernelSpec &spec) {
+/// The data and result views of a pooling (or resizing) operator (`layout`,
+/// and `out_layout` defaulting to it; the resizing operators have none:
+/// `hasOutLayout` false).
+static Expected<std::pair<LayoutView, LayoutView>>
+getPoolLayouts(const KernelBuilder &kb, const KernelSpec &spec, bool hasOutLayout = true) {
   Expected<LayoutView> data = getLayout(kb, spec, spec.inputs[0], "layout", "NCHW");
   if (!data)
     return data.takeError();
-  Expected<LayoutView> out = getLayout(kb, spec, spec.outputs[0], "out_layout", "NCHW", "layout");
+  Expected<LayoutView> out = getLayout(kb, spec, spec.outputs[0],
+                                       hasOutLayout ? "out_layout" : "layout", "NCHW", "layout");
   if (!out)
     return out.takeError();
   return std::make_pair(*data, *out);
@@ -128,21 +161,24 @@ static Expected<std::pair<LayoutView, LayoutView>> getPoolLayouts(const KernelBu
 
 static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
 
-static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+/// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
+static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spatial) {
   const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
-  Expected<LayoutView> data = getLayout(kb, spec, dataT, "data_layout", "NCHW");
+  StringRef dataLetters = spatial == 2 ? "NCHW" : "NCW";
+  Expected<LayoutView> data = getLayout(kb, spec, dataT, "data_layout", dataLetters);
   if (!data)
     return data.takeError();
-  Expected<LayoutView> weight = getLayout(kb, spec, weightT, "kernel_layout", "OIHW");
+  Expected<LayoutView> weight =
+      getLayout(kb, spec, weightT, "kernel_layout", spatial == 2 ? "OIHW" : "OIW");
   if (!weight)
     return weight.takeError();
-  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", "NCHW", "data_layout");
+  Expected<LayoutView> out = getLayout(kb, spec, outT, "out_layout", dataLetters, "data_layout");
   if (!out)
     return out.takeError();
-  Expected<Window2d> window = getWindow(kb, spec);
+  Expected<Window2d> window = getWindow(kb, spec, spatial);
   if (!window)
     return window.takeError();
-  auto [top, left, sh, sw, dh, dw] = *window;
+  auto [top, left, bottom, right, sh, sw, dh, dw] = *window;
   int64_t groups = spec.getInt("groups");
   auto [n, c, h, w] = data->size;
   auto [o, icg, kh, kw] = weight->size;
@@ -251,22 +287,51 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
-static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
-  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+/// A windowed pool's data and result views and its window.
+struct Pool2d {
+  LayoutView data, out;
+  Window2d window;
+  int64_t ph, pw; // pool_size
+};
+
+static Expected<Pool2d> getPool(const KernelBuilder &kb, const KernelSpec &spec) {
   Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
   if (!layouts)
     return layouts.takeError();
   Expected<Window2d> window = getWindow(kb, spec);
   if (!window)
     return window.takeError();
-  Expected<std::pair<int64_t, int64_t>> pool = getPair(kb, spec, "pool_size");
-  if (!pool)
-    return pool.takeError();
-  auto [ph, pw] = *pool;
-  auto [top, left, sh, sw, dh, dw] = *window;
-  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  Expected<std::pair<int64_t, int64_t>> size = getPair(kb, spec, "pool_size");
+  if (!size)
+    return size.takeError();
+  return Pool2d{layouts->first, layouts->second, *window, size->first, size->second};
+}
+
+/// The loop nest of the windowed pools (nn.max_pool2d, nn.avg_pool2d): one
+/// parallel iteration per output row (n, c, oh), a serial loop over its
+/// columns, and per output element
+///
+///   acc = init(); for each window position: acc = visit(acc, valid, v);
+///   out[n, c, oh, ow] = finish(acc, oh, ow)
+///
+/// where v is the element at the position clamped into the input and valid
+/// whether the position is inside it (padding and ceil_mode's room are not).
+/// `acc` has dtype `accType`; finish gives a value of the result's dtype.
+/// The callbacks run inside the parallel loop.
+struct PoolNest {
+  DType accType;
+  function_ref<Value *()> init;
+  function_ref<Value *(Value *acc, Value *valid, Value *v)> visit;
+  function_ref<Value *(Value *acc, Value *oh, Value *ow)> finish;
+};
+
+static Error emitPool(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool,
+                      const PoolNest &nest) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
+  const LayoutView &dv = pool.data, &ov = pool.out;
   auto [n, c, h, w] = dv.size;
-  int64_t oh = ov.size[2], ow = ov.size[3];
+  int64_t oh = ov.size[2], ow = ov.size[3], ph = pool.ph, pw = pool.pw;
   if (anyZero(outT->shape))
     return Error::success();
   if (anyZero(dataT->shape))
@@ -280,7 +345,7 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
     Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
     Value *zero = kb.index(0);
     kb.forRange(0, ow, [&](Value *x) {
-      KernelBuilder::LocalVar m = kb.localVar(t, kb.lowest(t));
+      KernelBuilder::LocalVar acc = kb.localVar(nest.accType, nest.init());
       kb.forRange(0, ph, [&](Value *r) {
         Value *ih = kb.iadd(kb.iadd(kb.imul(idx[2], sh), kb.imul(r, dh)), -top);
         Value *inH =
@@ -293,11 +358,117 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
           Value *iwc = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
           Value *v =
               kb.load(t, in, kb.linearOffset({ihc, iwc}, {dv.stride[2], dv.stride[3]}, planeBase));
-          Value *cur = kb.get(m);
-          kb.set(m, kb.select(valid, kb.max(t, cur, v), cur));
+          kb.set(acc, nest.visit(kb.get(acc), valid, v));
         });
       });
-      kb.store(t, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])), kb.get(m));
+      kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+               nest.finish(kb.get(acc), idx[2], x));
+    });
+  });
+  return Error::success();
+}
+
+static Error conv1dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  return convKernel(kb, spec, 1);
+}
+static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  return convKernel(kb, spec, 2);
+}
+
+static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  Expected<Pool2d> pool = getPool(kb, spec);
+  if (!pool)
+    return pool.takeError();
+  DType t = spec.inputs[0]->dtype;
+  auto init = [&] { return kb.lowest(t); };
+  auto visit = [&](Value *m, Value *valid, Value *v) {
+    return kb.select(valid, kb.max(t, m, v), m);
+  };
+  auto finish = [](Value *m, Value *, Value *) { return m; };
+  return emitPool(kb, spec, *pool, {t, init, visit, finish});
+}
+
+/// TVM's count of the positions of window `o` (an index) along one dim of
+/// size `in` (see the interpreter): those inside the input, or with
+/// `includePad` inside the input and its explicit padding (`padAfter`),
+/// with truncating divisions.
+static Value *windowCount(KernelBuilder &kb, Value *o, int64_t size, int64_t stride,
+                          int64_t dilation, int64_t padBefore, int64_t padAfter, int64_t in,
+                          bool includePad) {
+  Value *start = kb.iadd(kb.imul(o, stride), -padBefore);
+  Value *end = kb.iadd(start, (size - 1) * dilation);
+  Value *d = kb.index(dilation);
+  if (includePad) {
+    Value *last = kb.imin(end, kb.index(in + padAfter - 1));
+    return kb.iadd(kb.div(DType::Int64, kb.isub(last, start), d), 1);
+  }
+  Value *skipped =
+      kb.imax(kb.div(DType::Int64, kb.isub(kb.index(dilation - 1), start), d), kb.index(0));
+  Value *first = kb.iadd(start, kb.imul(skipped, dilation));
+  Value *last = kb.imin(end, kb.index(in - 1));
+  return kb.iadd(kb.div(DType::Int64, kb.isub(last, first), d), 1);
+}
+
+static Error avgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  Expected<Pool2d> pool = getPool(kb, spec);
+  if (!pool)
+    return pool.takeError();
+  const Window2d &win = pool->window;
+  int64_t h = pool->data.size[2], w = pool->data.size[3];
+  bool includePad = spec.getBool("count_include_pad");
+  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t), rt = spec.outputs[0]->dtype;
+  auto init = [&] { return kb.constant(acc, 0); };
+  auto visit = [&](Value *sum, Value *valid, Value *v) {
+    return kb.accumulate(acc, sum, kb.select(valid, kb.cast(v, t, acc), kb.constant(acc, 0)));
+  };
+  auto finish = [&](Value *sum, Value *oh, Value *ow) {
+    Value *count =
+        kb.imul(windowCount(kb, oh, pool->ph, win.sh, win.dh, win.top, win.bottom, h, includePad),
+                windowCount(kb, ow, pool->pw, win.sw, win.dw, win.left, win.right, w, includePad));
+    if (!includePad)
+      count = kb.imax(count, kb.index(1));
+    return kb.cast(kb.div(acc, sum, kb.cast(count, DType::Int64, acc)), acc, rt);
+  };
+  return emitPool(kb, spec, *pool, {acc, init, visit, finish});
+}
+
+static Error adaptiveAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  Expected<std::pair<LayoutView, LayoutView>> layouts = getPoolLayouts(kb, spec);
+  if (!layouts)
+    return layouts.takeError();
+  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  if (anyZero(outT->shape))
+    return Error::success();
+  DType t = dataT->dtype, acc = kb.accumulatorType(t);
+  // Bin i of `o` over `in`: [floor(i * in / o), ceil((i + 1) * in / o)).
+  auto bin = [&](Value *i, int64_t in, int64_t o) {
+    Value *end = kb.imul(kb.iadd(i, 1), in);
+    return std::make_pair(kb.idiv(kb.imul(i, in), o), kb.idiv(kb.iadd(end, o - 1), o));
+  };
+  int64_t work = std::max<int64_t>((h + oh - 1) / oh * ((w + ow - 1) / ow), 1) * ow;
+  kb.parallelFor(n * c * oh, work, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    auto [y0, y1] = bin(idx[2], h, oh);
+    kb.forRange(0, ow, [&](Value *x) {
+      auto [x0, x1] = bin(x, w, ow);
+      KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+      kb.forRange(y0, y1, [&](Value *iy) {
+        Value *rowBase = kb.iadd(planeBase, kb.imul(iy, dv.stride[2]));
+        kb.forRange(x0, x1, [&](Value *ix) {
+          Value *v = kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(ix, dv.stride[3]))), t, acc);
+          kb.set(sum, kb.accumulate(acc, kb.get(sum), v));
+        });
+      });
+      Value *count = kb.imul(kb.isub(y1, y0), kb.isub(x1, x0));
+      Value *mean = kb.div(acc, kb.get(sum), kb.cast(count, DType::Int64, acc));
+      kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+               kb.cast(mean, acc, outT->dtype));
     });
   });
   return Error::success();
@@ -332,11 +503,234 @@ static Error globalAvgPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+namespace {
+/// image.resize2d's sampling (see ShapeUtils.h and the interpreter).
+struct Sampling {
+  ResizeMethod method;
+  ResizeCoord coord;
+  ResizeRounding rounding;
+  float alpha;  // cubic_alpha
+  bool exclude; // cubic_exclude
+  std::array<double, 4> roi;
+  float extrapolation;
+};
+
+/// The taps of one output index along one dim: input indices (clamped into
+/// the input) and float32 weights; `outside` (a bool, or null) when
+/// tf_crop_and_resize extrapolates.
+struct Taps {
+  SmallVector<Value *, 4> index, weight;
+  Value *outside = nullptr;
+};
+} // namespace
+
+/// TVM's input coordinate (float32) of output index o, operation for
+/// operation as the interpreter's resizeCoord.
+static Value *resizeCoord(KernelBuilder &kb, const Sampling &s, Value *o, int64_t in, int64_t out,
+                          double roiStart, double roiEnd) {
+  DType f = DType::Float32;
+  auto c = [&](double v) { return kb.constant(f, v); };
+  Value *fx = kb.cast(o, DType::Int64, f), *scale = c(double(in) / double(out));
+  auto halfPixel = [&] { return kb.sub(f, kb.mul(f, kb.add(f, fx, c(0.5)), scale), c(0.5)); };
+  switch (s.coord) {
+  case ResizeCoord::HalfPixel:
+    return halfPixel();
+  case ResizeCoord::AlignCorners:
+    return out > 1 ? kb.mul(f, c(double(in - 1) / double(out - 1)), fx) : c(0);
+  case ResizeCoord::Asymmetric:
+    return kb.mul(f, scale, fx);
+  case ResizeCoord::PytorchHalfPixel:
+    return out > 1 ? halfPixel() : c(0);
+  case ResizeCoord::TfHalfPixelForNN:
+    return kb.mul(f, kb.add(f, fx, c(0.5)), scale);
+  case ResizeCoord::TfCropAndResize:
+    if (out <= 1)
+      return c(0.5 * (roiStart + roiEnd) * double(in - 1));
+    return kb.add(f, c(roiStart * double(in - 1)),
+                  kb.div(f, kb.mul(f, kb.mul(f, fx, c(roiEnd - roiStart)), c(double(in - 1))),
+                         c(double(out - 1))));
+  }
+  return c(0);
+}
+
+/// The taps of output index o along a dim of `in` inputs and `out` outputs,
+/// as the interpreter's resizeTaps.
+static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t in, int64_t out,
+                       double roiStart, double roiEnd) {
+  DType f = DType::Float32;
+  auto c = [&](float v) { return kb.constant(f, v); };
+  auto clamp = [&](Value *i) { return kb.imin(kb.imax(i, kb.index(0)), kb.index(in - 1)); };
+  // floor(x) as an index within [-4, in + 4], as the interpreter's.
+  auto floorIndex = [&](Value *fl) {
+    return kb.imin(kb.imax(kb.cast(fl, f, DType::Int64), kb.index(-4)), kb.index(in + 4));
+  };
+  Taps t;
+  Value *x = resizeCoord(kb, s, o, in, out, roiStart, roiEnd);
+  if (s.coord == ResizeCoord::TfCropAndResize)
+    t.outside = kb.logicalOr(kb.compare(CmpOp::LT, f, x, c(0)),
+                             kb.compare(CmpOp::GT, f, x, c(float(in - 1))));
+  switch (s.method) {
+  case ResizeMethod::NearestNeighbor: {
+    Value *i;
+    if (s.coord == ResizeCoord::Asymmetric && out % in == 0 &&
+        double(out / in) <= 1 / (1e-5 * double(in) + 1e-5)) {
+      i = kb.idiv(o, out / in); // TVM's exact integer path for integral upscaling
+    } else {
+      Value *r = nullptr;
+      switch (s.rounding) {
+      case ResizeRounding::Round:
+        r = kb.math(MathFn::Round, f, {x});
+        break;
+      case ResizeRounding::RoundPreferFloor:
+        r = kb.math(MathFn::Ceil, f, {kb.sub(f, x, c(0.5f))});
+        break;
+      case ResizeRounding::RoundPreferCeil:
+        r = kb.math(MathFn::Floor, f, {kb.add(f, x, c(0.5f))});
+        break;
+      case ResizeRounding::Floor:
+        r = kb.math(MathFn::Floor, f, {kb.add(f, x, c(1e-5f))});
+        break;
+      case ResizeRounding::Ceil:
+        r = kb.math(MathFn::Ceil, f, {kb.sub(f, x, c(1e-5f))});
+        break;
+      }
+      i = kb.cast(r, f, DType::Int64);
+    }
+    t.index = {clamp(i)};
+    t.weight = {c(1)};
+    return t;
+  }
+  case ResizeMethod::Linear: {
+    Value *fl = kb.math(MathFn::Floor, f, {x});
+    Value *i = floorIndex(fl), *frac = kb.sub(f, x, fl);
+    t.index = {clamp(i), clamp(kb.iadd(i, 1))};
+    t.weight = {kb.sub(f, c(1), frac), frac};
+    return t;
+  }
+  case ResizeMethod::Cubic: {
+    Value *fl = kb.math(MathFn::Floor, f, {x});
+    Value *i = floorIndex(fl), *u = kb.sub(f, x, fl);
+    Value *u2 = kb.mul(f, u, u), *u3 = kb.mul(f, u2, u);
+    float a = s.alpha;
+    auto mul = [&](float k, Value *v) { return kb.mul(f, c(k), v); };
+    t.weight = {mul(a, kb.add(f, kb.sub(f, u3, mul(2, u2)), u)),
+                kb.add(f, kb.sub(f, mul(a + 2, u3), mul(3 + a, u2)), c(1)),
+                kb.sub(f, kb.add(f, mul(-(a + 2), u3), mul(3 + 2 * a, u2)), mul(a, u)),
+                kb.add(f, mul(-a, u3), mul(a, u2))};
+    if (s.exclude) {
+      Value *sum = nullptr;
+      for (int64_t k = 0; k < 4; ++k) {
+        Value *off = kb.logicalOr(kb.icmp(CmpOp::LT, kb.iadd(i, k - 1), kb.index(0)),
+                                  kb.icmp(CmpOp::GT, kb.iadd(i, k), kb.index(in)));
+        t.weight[k] = kb.select(off, c(0), t.weight[k]);
+        sum = sum ? kb.add(f, sum, t.weight[k]) : t.weight[k];
+      }
+      for (Value *&w : t.weight)
+        w = kb.div(f, w, sum);
+    }
+    for (int64_t k = 0; k < 4; ++k)
+      t.index.push_back(clamp(kb.iadd(i, k - 1)));
+    return t;
+  }
+  }
+  return t;
+}
+
+/// image.resize2d's kernel, also nn.upsampling's: per output row (n, c, oh),
+/// its taps, then per column the column's taps and the weighted sum of the
+/// tap grid (float32, as TVM computes).
+static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Sampling &s) {
+  const TensorType *dataT = spec.inputs[0], *outT = spec.outputs[0];
+  Expected<std::pair<LayoutView, LayoutView>> layouts =
+      getPoolLayouts(kb, spec, /*hasOutLayout=*/false);
+  if (!layouts)
+    return layouts.takeError();
+  const LayoutView &dv = layouts->first, &ov = layouts->second;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  if (anyZero(outT->shape))
+    return Error::success();
+  if (anyZero(dataT->shape))
+    return unsupported(kb, spec, "an empty input with a non-empty result");
+  DType t = dataT->dtype, f = DType::Float32;
+  int64_t taps = s.method == ResizeMethod::NearestNeighbor ? 1
+                 : s.method == ResizeMethod::Linear        ? 2
+                                                           : 4;
+  kb.parallelFor(n * c * oh, (taps * taps * 2 + 20) * ow, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    Taps row = resizeTaps(kb, s, idx[2], h, oh, s.roi[0], s.roi[2]);
+    kb.forRange(0, ow, [&](Value *x) {
+      Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3]);
+      Value *v = nullptr;
+      for (size_t j = 0; j < row.index.size(); ++j) {
+        Value *rowBase = kb.iadd(planeBase, kb.imul(row.index[j], dv.stride[2]));
+        Value *sum = nullptr;
+        for (size_t i = 0; i < col.index.size(); ++i) {
+          Value *p =
+              kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))), t, f);
+          Value *term = taps == 1 ? p : kb.mul(f, col.weight[i], p);
+          sum = sum ? kb.add(f, sum, term) : term;
+        }
+        Value *term = taps == 1 ? sum : kb.mul(f, row.weight[j], sum);
+        v = v ? kb.add(f, v, term) : term;
+      }
+      if (row.outside)
+        v = kb.select(kb.logicalOr(row.outside, col.outside), kb.constant(f, s.extrapolation), v);
+      kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+               kb.cast(v, f, outT->dtype));
+    });
+  });
+  return Error::success();
+}
+
+static Error resize2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  std::string mode = spec.getString("coordinate_transformation_mode");
+  std::optional<ResizeMethod> method = parseResizeMethod(spec.getString("method"));
+  std::optional<ResizeCoord> coord = parseResizeCoord(mode);
+  if (!method || !coord)
+    return unsupported(kb, spec, "method " + spec.getString("method") + " with " + mode);
+  std::optional<ResizeRounding> rounding =
+      parseResizeRounding(spec.getString("rounding_method"), *coord);
+  if (!rounding && *method == ResizeMethod::NearestNeighbor)
+    return unsupported(kb, spec, "rounding_method " + spec.getString("rounding_method"));
+  Sampling s{*method,
+             *coord,
+             rounding.value_or(ResizeRounding::Round),
+             float(spec.getFloat("cubic_alpha")),
+             spec.getInt("cubic_exclude") != 0,
+             {0, 0, 0, 0},
+             float(spec.getFloat("extrapolation_value"))};
+  SmallVector<double, 4> roi = attrFloats(spec.attr("roi"));
+  if (roi.size() == 4)
+    std::copy(roi.begin(), roi.end(), s.roi.begin());
+  return emitResize(kb, spec, s);
+}
+
+/// TVM's topi upsampling: resize2d (to the result's size, round(in * scale))
+/// with align_corners or asymmetric coordinates and the default rounding.
+static Error upsamplingKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  std::optional<ResizeMethod> method = parseUpsamplingMethod(spec.getString("method"));
+  if (!method)
+    return unsupported(kb, spec, "method " + spec.getString("method"));
+  ResizeCoord coord =
+      spec.getBool("align_corners") ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
+  Sampling s{*method, coord, *parseResizeRounding("", coord), -0.5f, false, {0, 0, 0, 0}, 0};
+  return emitResize(kb, spec, s);
+}
+
 ArrayRef<KernelEntry> convPoolKernels() {
   static const KernelEntry table[] = {
       {"nn.conv2d", conv2dKernel},
+      {"nn.conv1d", conv1dKernel},
       {"nn.max_pool2d", maxPool2dKernel},
+      {"nn.avg_pool2d", avgPool2dKernel},
+      {"nn.adaptive_avg_pool2d", adaptiveAvgPool2dKernel},
       {"nn.global_avg_pool2d", globalAvgPool2dKernel},
+      {"nn.upsampling", upsamplingKernel},
+      {"image.resize2d", resize2dKernel},
   };
   return table;
 }

@@ -94,6 +94,12 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     return b.CreateUnaryIntrinsic(Intrinsic::sqrt, args[0]);
   case MathFn::Pow:
     return b.CreateBinaryIntrinsic(Intrinsic::pow, args[0], args[1]);
+  case MathFn::Floor:
+    return b.CreateUnaryIntrinsic(Intrinsic::floor, args[0]);
+  case MathFn::Ceil:
+    return b.CreateUnaryIntrinsic(Intrinsic::ceil, args[0]);
+  case MathFn::Round:
+    return b.CreateUnaryIntrinsic(Intrinsic::round, args[0]);
   case MathFn::Tanh:
   case MathFn::Erf: {
     // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target

@@ -131,6 +131,12 @@ Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   switch (fn) {
   case MathFn::Sqrt:
     return b.CreateUnaryIntrinsic(Intrinsic::sqrt, args[0]);
+  case MathFn::Floor:
+    return b.CreateUnaryIntrinsic(Intrinsic::floor, args[0]);
+  case MathFn::Ceil:
+    return b.CreateUnaryIntrinsic(Intrinsic::ceil, args[0]);
+  case MathFn::Round:
+    return b.CreateUnaryIntrinsic(Intrinsic::round, args[0]);
   case MathFn::Exp:
     callee = f32 ? "__nv_expf" : "__nv_exp";
     break;
