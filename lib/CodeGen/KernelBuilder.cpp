@@ -8,6 +8,9 @@
 //
 // Conventions:
 //  - bool is i1 in registers and i8 in memory;
+//  - float16 is float in registers and half in memory: load extends, store
+//    rounds (to nearest even) once, and everything between computes in
+//    float32 like a float32 value would (registerType vs memoryType);
 //  - index arithmetic is int64 with `nsw` (offsets never overflow: shapes
 //    are static and their element counts fit in int64);
 //  - integer division never traps: x / 0 is 0 and INT_MIN / -1 wraps;
@@ -81,8 +84,7 @@ llvm::Type *KernelBuilder::registerType(DType t) const {
   case DType::Int64:
   case DType::UInt64:
     return llvm::Type::getInt64Ty(ctx);
-  case DType::Float16:
-    return llvm::Type::getHalfTy(ctx);
+  case DType::Float16: // computed in float32 (memoryType is half)
   case DType::Float32:
     return llvm::Type::getFloatTy(ctx);
   case DType::Float64:
@@ -92,7 +94,17 @@ llvm::Type *KernelBuilder::registerType(DType t) const {
 }
 
 llvm::Type *KernelBuilder::memoryType(DType t) const {
-  return t == DType::Bool ? llvm::Type::getInt8Ty(module.getContext()) : registerType(t);
+  if (t == DType::Bool)
+    return llvm::Type::getInt8Ty(module.getContext());
+  if (t == DType::Float16)
+    return llvm::Type::getHalfTy(module.getContext());
+  return registerType(t);
+}
+
+DType KernelBuilder::valueDType(DType t) { return t == DType::Float16 ? DType::Float32 : t; }
+
+DType KernelBuilder::bitsDType(DType t) {
+  return t == DType::Bool ? DType::Int8 : t == DType::Float16 ? DType::Int16 : t;
 }
 
 void KernelBuilder::beginFunction(Function *fn, Value *bufferArray) {
@@ -132,6 +144,8 @@ Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
   Value *v = b.CreateAlignedLoad(mt, addr, Align(dtypeBytes(t)));
   if (t == DType::Bool)
     return b.CreateICmpNE(v, ConstantInt::get(mt, 0));
+  if (t == DType::Float16)
+    return b.CreateFPExt(v, registerType(t));
   return v;
 }
 
@@ -140,6 +154,8 @@ void KernelBuilder::store(DType t, Value *ptr, Value *offset, Value *v) {
   Value *addr = b.CreateInBoundsGEP(mt, ptr, offset);
   if (t == DType::Bool)
     v = b.CreateZExt(v, mt);
+  else if (t == DType::Float16)
+    v = b.CreateFPTrunc(v, mt);
   b.CreateAlignedStore(v, addr, Align(dtypeBytes(t)));
 }
 
@@ -159,6 +175,13 @@ static std::pair<double, double> intRange(DType t) {
 
 Value *KernelBuilder::constant(DType t, double v) {
   llvm::Type *ty = registerType(t);
+  if (t == DType::Float16) { // the nearest half, held as a float
+    APFloat h(v);
+    bool lost;
+    h.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+    h.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    return ConstantFP::get(ty, h);
+  }
   if (isFloat(t))
     return ConstantFP::get(ty, v);
   if (t == DType::Bool)
@@ -178,7 +201,7 @@ Value *KernelBuilder::constant(DType t, double v) {
 Value *KernelBuilder::constantInt(DType t, int64_t v) {
   llvm::Type *ty = registerType(t);
   if (isFloat(t))
-    return ConstantFP::get(ty, double(v));
+    return constant(t, double(v));
   if (t == DType::Bool)
     return b.getInt1(v != 0);
   return ConstantInt::get(ty, v, /*IsSigned=*/true);
@@ -401,6 +424,16 @@ Value *KernelBuilder::cast(Value *v, DType from, DType to) {
   llvm::Type *ty = registerType(to);
   if (from == DType::Bool)
     return isFloat(to) ? b.CreateUIToFP(v, ty) : b.CreateZExt(v, ty);
+  if (to == DType::Float16) {
+    // Rounded to half once, from the source value itself (float64 -> half
+    // directly: via float32 could round twice), then held as a float.
+    Value *h;
+    if (isFloat(from))
+      h = b.CreateFPTrunc(v, b.getHalfTy());
+    else
+      h = isUnsigned(from) ? b.CreateUIToFP(v, b.getHalfTy()) : b.CreateSIToFP(v, b.getHalfTy());
+    return b.CreateFPExt(h, ty);
+  }
   if (isFloat(from) && isFloat(to))
     return b.CreateFPCast(v, ty);
   if (isFloat(from)) {

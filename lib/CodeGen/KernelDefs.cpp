@@ -59,7 +59,8 @@ std::optional<SmallVector<int64_t, 4>> KernelSpec::getOptInts(StringRef name) co
 
 /// The dtypes every kernel definition handles.
 static bool isCodeGenDType(DType t) {
-  return t == DType::Bool || t == DType::Int32 || t == DType::Int64 || t == DType::Float32;
+  return t == DType::Bool || t == DType::Int32 || t == DType::Int64 || t == DType::Float16 ||
+         t == DType::Float32;
 }
 
 static Error flattenTensors(StringRef op, StringRef what, const Type *t,

@@ -176,8 +176,9 @@ void emitIndexLoops(KernelBuilder &kb, ArrayRef<int64_t> shape, int64_t workPerP
 
 void emitStridedCopy(KernelBuilder &kb, DType t, ArrayRef<int64_t> shape, unsigned dst,
                      const StridedOperand &dstView, unsigned src, const StridedOperand &srcView) {
-  // bool moves as its byte: the copy never interprets the value.
-  DType moved = t == DType::Bool ? DType::Int8 : t;
+  // bool moves as its byte, float16 as its 16 bits: the copy never
+  // interprets the value.
+  DType moved = KernelBuilder::bitsDType(t);
   emitStridedLoops(kb, shape, {dstView, srcView}, 1, [&](ArrayRef<Value *> off) {
     kb.store(moved, kb.buffer(dst), off[0], kb.load(moved, kb.buffer(src), off[1]));
   });

@@ -101,17 +101,26 @@ TEST_F(OpRelationsTest, ComparisonsAndWhere) {
 }
 
 TEST_F(OpRelationsTest, UnsupportedDTypes) {
-  EXPECT_EQ(infer("exp", {tensor({3}, DType::Float16)}),
-            "error: exp: unsupported dtype float16 (supported: float32)");
+  EXPECT_EQ(infer("exp", {tensor({3}, DType::Float64)}),
+            "error: exp: unsupported dtype float64 (supported: float16, float32)");
   EXPECT_EQ(infer("exp", {tensor({3}, DType::Int32)}),
-            "error: exp: unsupported dtype int32 (supported: float32)");
-  EXPECT_EQ(infer("add", {tensor({3}, DType::Float16), tensor({3}, DType::Float16)}),
-            "error: add: unsupported dtype float16 (supported: int32, int64, "
-            "float32)");
-  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float16")}}),
-            "error: cast: unsupported dtype float16 for attribute 'dtype' "
-            "(supported: bool, int32, int64, float32)");
+            "error: exp: unsupported dtype int32 (supported: float16, float32)");
+  EXPECT_EQ(infer("add", {tensor({3}, DType::Float64), tensor({3}, DType::Float64)}),
+            "error: add: unsupported dtype float64 (supported: int32, int64, "
+            "float16, float32)");
+  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float64")}}),
+            "error: cast: unsupported dtype float64 for attribute 'dtype' "
+            "(supported: bool, int32, int64, float16, float32)");
   EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("int64")}}), "Tensor[(3), int64]");
+}
+
+TEST_F(OpRelationsTest, Float16GoesWhereFloat32Does) {
+  auto f16 = [](llvm::ArrayRef<int64_t> s) { return tensor(s, DType::Float16); };
+  EXPECT_EQ(infer("add", {f16({2}), f16({2})}), "Tensor[(2), float16]");
+  EXPECT_EQ(infer("exp", {f16({2, 3})}), "Tensor[(2, 3), float16]");
+  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float16")}}), "Tensor[(3), float16]");
+  EXPECT_EQ(infer("add", {f16({2}), f32({2})}),
+            "error: add: dtypes float16 and float32 do not match");
 }
 
 TEST_F(OpRelationsTest, Unary) {

@@ -2,6 +2,7 @@
 
 #include "KernelTestUtil.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Tensor/HostTensor.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,6 +59,8 @@ template <typename T> static void writeAs(std::vector<uint64_t> &s, int64_t i, T
 
 double Buffer::get(int64_t i) const {
   switch (type) {
+  case DType::Float16:
+    return halfToFloat(readAs<uint16_t>(storage, i));
   case DType::Float32:
     return readAs<float>(storage, i);
   case DType::Float64:
@@ -77,6 +80,8 @@ int64_t Buffer::getInt(int64_t i) const {
     return readAs<int64_t>(storage, i);
   case DType::Float32:
     return int64_t(readAs<float>(storage, i));
+  case DType::Float16:
+    return int64_t(get(i));
   default:
     ADD_FAILURE() << "unsupported dtype in a test buffer";
     return 0;
@@ -85,6 +90,9 @@ int64_t Buffer::getInt(int64_t i) const {
 
 void Buffer::set(int64_t i, double v) {
   switch (type) {
+  case DType::Float16:
+    writeAs<uint16_t>(storage, i, floatToHalf(float(v)));
+    return;
   case DType::Float32:
     writeAs<float>(storage, i, float(v));
     return;

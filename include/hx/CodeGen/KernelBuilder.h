@@ -24,7 +24,11 @@
 //
 // Values are llvm::Value pointers whose dtype the generator tracks and passes
 // back to every typed operation. In registers a dtype is its natural LLVM
-// type, bool is i1; in memory bool is one byte. Index arithmetic is int64.
+// type, bool is i1; in memory bool is one byte. float16 is stored as half and
+// held (and computed) in registers as float32: load() extends, store()
+// rounds to nearest even, constant() gives the nearest half as a float and
+// cast() to float16 rounds to half; every other typed operation treats a
+// float16 value like a float32 one (valueDType). Index arithmetic is int64.
 //
 // Scoping rule for parallelFor: its body runs in another function on
 // targets that outline it, so it may use only values it creates itself,
@@ -76,6 +80,13 @@ public:
   virtual ~KernelBuilder();
   KernelBuilder(const KernelBuilder &) = delete;
   KernelBuilder &operator=(const KernelBuilder &) = delete;
+
+  /// The dtype a value of `t` is held and computed in: float32 for float16,
+  /// else `t` (what a target's math() names its functions after).
+  static DType valueDType(DType t);
+  /// A dtype whose load and store move `t`'s bits unchanged, for copies that
+  /// never interpret a value: bool moves as int8, float16 as int16.
+  static DType bitsDType(DType t);
 
   //===--- Target hooks -----------------------------------------------------===//
 
@@ -237,7 +248,8 @@ protected:
   /// An alloca in the current function's entry block.
   Value *entryAlloca(llvm::Type *ty, Value *count = nullptr);
 
-  /// The LLVM type of a dtype in registers (bool is i1) and in memory.
+  /// The LLVM type of a dtype in registers (bool is i1, float16 is float)
+  /// and in memory (bool is i8, float16 is half).
   llvm::Type *registerType(DType t) const;
   llvm::Type *memoryType(DType t) const;
 

@@ -31,12 +31,14 @@ enum TargetMask : uint8_t {
 using DTypeSet = uint16_t;
 constexpr DTypeSet dtypeBit(DType t) { return DTypeSet(1u << unsigned(t)); }
 constexpr bool dtypeSetContains(DTypeSet s, DType t) { return (s & dtypeBit(t)) != 0; }
-inline constexpr DTypeSet kFloatOnly = dtypeBit(DType::Float32);
-inline constexpr DTypeSet kNumeric =
-    dtypeBit(DType::Float32) | dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
+/// float16 goes wherever float32 does: the interpreter computes it in double
+/// and kernels in float32 (KernelBuilder.h), both rounding once to half on
+/// store.
+inline constexpr DTypeSet kFloatOnly = dtypeBit(DType::Float16) | dtypeBit(DType::Float32);
+inline constexpr DTypeSet kNumeric = kFloatOnly | dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
 inline constexpr DTypeSet kAnySupported = kNumeric | dtypeBit(DType::Bool);
 inline constexpr DTypeSet kIndexTypes = dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
-/// "float32, int32, int64" in DType order.
+/// "float16, float32, int32, int64" in DType order.
 std::string dtypeSetToString(DTypeSet s);
 
 /// What an attribute value may be. The checks are lenient the way TVM's

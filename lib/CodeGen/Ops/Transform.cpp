@@ -258,7 +258,7 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   if (n == 0)
     return unsupported(kb, spec, "an axis of size 0");
   bool wrap = spec.getString("mode") == "wrap";
-  DType t = out->dtype == DType::Bool ? DType::Int8 : out->dtype, it = indices->dtype;
+  DType t = KernelBuilder::bitsDType(out->dtype), it = indices->dtype;
   Shape view = {pre, count, post};
   StridedOperand views[] = {{{count * post, post, 1}, 0}, {{0, 1, 0}, 0}, {{n * post, 0, 1}, 0}};
   emitStridedLoops(kb, view, views, 4, [&](ArrayRef<Value *> off) {

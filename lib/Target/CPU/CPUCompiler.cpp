@@ -70,7 +70,8 @@ CPUCompiler::~CPUCompiler() = default;
 Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions opts) {
   if (!opts.parallelFor)
     opts.parallelFor = serialParallelFor;
-  Expected<std::unique_ptr<KernelJit>> jit = KernelJit::create(opts.parallelFor, opts.keepIR);
+  Expected<std::unique_ptr<KernelJit>> jit =
+      KernelJit::create(opts.parallelFor, opts.keepIR, opts.extraFeatures);
   if (!jit)
     return createStringError("cannot create the CPU JIT: " + toString(jit.takeError()));
   std::unique_ptr<CPUCompiler> c(new CPUCompiler());

@@ -105,7 +105,7 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target
     // (and erf has no intrinsic).
     llvm::Type *ty = registerType(t);
-    bool f32 = t == DType::Float32;
+    bool f32 = valueDType(t) == DType::Float32; // float16 computes in float32
     StringRef name = fn == MathFn::Tanh ? (f32 ? "tanhf" : "tanh") : (f32 ? "erff" : "erf");
     FunctionCallee f = module.getOrInsertFunction(name, ty, ty);
     if (auto *decl = dyn_cast<Function>(f.getCallee())) {

@@ -3,7 +3,11 @@
 // 1. Native target initialization, once per process (std::call_once).
 // 2. detectHost() -> a TargetMachine for the optimizer (CodeGenOpt
 //    Aggressive) and the LLJIT, which builds its own for code generation.
-// 3. hx_parallel_for defined with absoluteSymbols.
+// 3. hx_parallel_for defined with absoluteSymbols, and the half conversion
+//    libcalls (__extendhfsf2, __truncsfhf2, __truncdfhf2) that x86 code
+//    generation emits for float16 kernels on a CPU without F16C (LLVM 19
+//    passes half in an SSE register, as GCC and Clang pass _Float16): hx's
+//    own, so that they resolve whatever runtime library the process has.
 // 4. The IR transform: PassBuilder(TM), TargetIRAnalysis registered first,
 //    buildPerModuleDefaultPipeline(O3); the result printed into irText when
 //    keepIR is set.
@@ -22,11 +26,85 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include <cmath>
+#include <cstring>
 
 using namespace llvm;
 using namespace llvm::orc;
 
 namespace hx {
+
+#ifdef __FLT16_MAX__ // the compiler has _Float16 (x86-64 with SSE2, AArch64)
+
+/// Round to nearest even from a double's bits: exact for every double, so
+/// __truncsfhf2 and __truncdfhf2 round once (no libgcc or compiler-rt call
+/// and no dependency on the build host's F16C).
+static uint16_t doubleToHalfBits(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof(bits));
+  uint16_t sign = uint16_t((bits >> 48) & 0x8000);
+  uint64_t exp = (bits >> 52) & 0x7ff, frac = bits & ((uint64_t(1) << 52) - 1);
+  if (exp == 0x7ff) // inf, NaN (quiet, keeping the top payload bits)
+    return uint16_t(sign | 0x7c00 | (frac ? 0x200 | (frac >> 42) : 0));
+  int e = int(exp) - 1023 + 15; // the biased half exponent
+  if (exp == 0 || e < -11)
+    return sign;                              // zero, or below half the smallest half subnormal
+  uint64_t mant = frac | (uint64_t(1) << 52); // 53 significant bits
+  // A normal half keeps 11 significant bits (shift 42); a subnormal fewer.
+  int shift = e >= 1 ? 42 : 42 + (1 - e);
+  uint64_t q = mant >> shift, rem = mant & ((uint64_t(1) << shift) - 1);
+  uint64_t halfway = uint64_t(1) << (shift - 1);
+  if (rem > halfway || (rem == halfway && (q & 1)))
+    ++q; // may carry into the exponent, up to inf: still the right bits
+  if (e >= 1) {
+    if (e >= 31)
+      return uint16_t(sign | 0x7c00);
+    return uint16_t(sign | ((uint64_t(e) << 10) + (q - 0x400)));
+  }
+  return uint16_t(sign | q);
+}
+
+static _Float16 halfFromBits(uint16_t h) {
+  _Float16 f;
+  std::memcpy(&f, &h, sizeof(f));
+  return f;
+}
+
+static float hxExtendHalf(_Float16 x) {
+  uint16_t h;
+  std::memcpy(&h, &x, sizeof(h));
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  float mag;
+  if (exp == 0x1f) {
+    uint32_t bits = 0x7f800000u | (frac << 13);
+    std::memcpy(&mag, &bits, sizeof(mag));
+  } else {
+    mag = exp ? std::ldexp(float(frac | 0x400), int(exp) - 25) : std::ldexp(float(frac), -24);
+  }
+  uint32_t bits;
+  std::memcpy(&bits, &mag, sizeof(bits));
+  bits |= sign;
+  std::memcpy(&mag, &bits, sizeof(mag));
+  return mag;
+}
+static _Float16 hxTruncFloatToHalf(float x) { return halfFromBits(doubleToHalfBits(x)); }
+static _Float16 hxTruncDoubleToHalf(double x) { return halfFromBits(doubleToHalfBits(x)); }
+
+static void addHalfLibcalls(LLJIT &jit, SymbolMap &symbols) {
+  auto add = [&](const char *name, void *fn) {
+    symbols[jit.mangleAndIntern(name)] = {ExecutorAddr::fromPtr(fn),
+                                          JITSymbolFlags::Exported | JITSymbolFlags::Callable};
+  };
+  add("__extendhfsf2", reinterpret_cast<void *>(&hxExtendHalf));
+  add("__truncsfhf2", reinterpret_cast<void *>(&hxTruncFloatToHalf));
+  add("__truncdfhf2", reinterpret_cast<void *>(&hxTruncDoubleToHalf));
+}
+
+#else
+
+static void addHalfLibcalls(LLJIT &, SymbolMap &) {} // the process's own, if any
+
+#endif
 
 static void initializeNativeTarget() {
   static std::once_flag once;
@@ -37,12 +115,15 @@ static void initializeNativeTarget() {
   });
 }
 
-Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor, bool keepIR) {
+Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor, bool keepIR,
+                                                       StringRef extraFeatures) {
   initializeNativeTarget();
   Expected<JITTargetMachineBuilder> jtmb = JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
   jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
+  if (!extraFeatures.empty())
+    jtmb->getFeatures().AddFeature(extraFeatures);
 
   std::unique_ptr<KernelJit> kj(new KernelJit());
   kj->keepIR = keepIR;
@@ -60,6 +141,7 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor
   symbols[kj->jit->mangleAndIntern(kParallelForSymbol)] = {
       ExecutorAddr::fromPtr(parallelFor ? parallelFor : serialParallelFor),
       JITSymbolFlags::Exported | JITSymbolFlags::Callable};
+  addHalfLibcalls(*kj->jit, symbols);
   if (Error e = kj->jit->getMainJITDylib().define(absoluteSymbols(std::move(symbols))))
     return e;
 

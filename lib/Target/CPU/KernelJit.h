@@ -24,7 +24,9 @@ namespace hx {
 
 class KernelJit {
 public:
-  static llvm::Expected<std::unique_ptr<KernelJit>> create(ParallelForFn parallelFor, bool keepIR);
+  /// `extraFeatures` ("-f16c,...") are added to the host's features.
+  static llvm::Expected<std::unique_ptr<KernelJit>> create(ParallelForFn parallelFor, bool keepIR,
+                                                           llvm::StringRef extraFeatures = "");
 
   const llvm::DataLayout &getDataLayout() const;
   const llvm::Triple &getTargetTriple() const;

@@ -126,7 +126,7 @@ void GPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, Loo
 }
 
 Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
-  bool f32 = t == DType::Float32;
+  bool f32 = valueDType(t) == DType::Float32; // float16 computes in float32
   StringRef callee;
   switch (fn) {
   case MathFn::Sqrt:

@@ -34,6 +34,9 @@ struct CPUCompilerOptions {
   /// Parallel loops with fewer estimated scalar operations than this run
   /// inline, without calling parallelFor.
   int64_t minParallelWork = 1 << 15;
+  /// Target features added to the host's ("-f16c" to test code generation
+  /// on a CPU without a feature); empty in normal use.
+  std::string extraFeatures;
 };
 
 class CPUCompiler {
