@@ -34,11 +34,30 @@
 //     annotations or from the expected function type (the "hint"), a let
 //     variable from its annotation (so a recursive closure can call itself)
 //     or from its value.
-//  4. Hints flow into function literals: a call whose argument is an
-//     unannotated `fn` types the callee first and passes its parameter types
-//     on; any other call types its arguments first and passes
-//     `fn (argument types)` to the callee, so `(fn (%x) { ... })(%a)` works.
-//     Let annotations, `-> T` annotations and tuple types pass hints inward.
+//  4. Hints flow into function literals: a call types the arguments that
+//     need no hint first, passes `fn (argument types)` to the callee (so
+//     `(fn (%x) { ... })(%a)` works), then pushes the other arguments (an
+//     unannotated `fn`, a global without a full signature, an if or tuple of
+//     those) with the callee's parameter types as hints. Let annotations,
+//     `-> T` annotations and tuple types pass hints inward.
+//  4a. Unannotated parameters are unified with their first use (TVM's solver
+//     with incomplete types, specialised to the hint order, so no type
+//     variables are needed). A value that needs a hint and has none is not
+//     typed where it is bound: its variable is *bound* (Bound) to it and is
+//     pending until its first use, which pushes the value with the use's
+//     hint — a call of the variable, the variable passed where a parameter
+//     type is known, a projection of a bound tuple (which types only that
+//     field). That covers `let %f = fn (%x) {..}; %f(%a)`, let-bound ifs and
+//     tuples of literals, and graph-bound tuples (typed whole at the end of
+//     the def). Likewise a parameter of a function typed from a call whose
+//     argument waits (the `fn (argument types)` entry is null; Frame::site
+//     is the call) is bound to that argument, so `@apply(fn (%y) {..}, %a)`
+//     with `def @apply(%f, %x) { %f(%x) }` types the literal at `%f(%x)`;
+//     bound variables chain (a let-bound closure passed on). Later uses are
+//     checked against the fixed type; a mismatch notes the call that fixed
+//     it (typedAtCall). A bound variable no use fixed is typed on its own at
+//     the end of its scope (let or function), which reports the usual "add a
+//     type annotation" at the literal's parameter.
 //  5. Operator calls go to the registry's type relations (inferOpType); calls
 //     of function values check argument count and types against the callee's
 //     function type. `?` dims are compatible with any size; if branches join
@@ -56,10 +75,16 @@
 // Only comparisons of two types recurse, on the nesting of the types, which
 // the parser bounds.
 //
-// Limitations (TODO): no polymorphism or unification with type variables — an
-// unannotated parameter of a let-bound closure (`let %f = fn (%x) {...};
-// %f(%a)`) is not inferred from later calls; annotate it. A global with
-// unannotated parameters is typed monomorphically from its first call.
+// Limitations: no polymorphism — a closure or a global with unannotated
+// parameters is typed monomorphically from its first call (a later call at
+// other types is an error). No general type variables: a type is fixed by
+// the first use that supplies argument types, so a use that needs the
+// closure's type before any call (returning it, storing it in a tuple that is
+// passed on whole, an operator argument) is "add a type annotation", as is a
+// recursive use of an unannotated closure inside itself; an if or tuple is
+// deferred only when a direct operand needs a hint (deeper nesting is typed
+// eagerly); a global with unannotated parameters is typed from its first call
+// only if that call is typed before the def itself is (module order).
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,7 +186,15 @@ private:
   struct Frame {
     Expr *e;
     unsigned stage;
-    TypeRef hint; // the type the context expects, if known
+    TypeRef hint;         // the type the context expects, if known
+    Call *site = nullptr; // the call whose callee this is, if any
+  };
+  /// A variable whose type is fixed by its first use: a let variable bound
+  /// to a value that needs a hint, or a parameter whose argument at the
+  /// call that typed its function needs one.
+  struct Bound {
+    Expr *value;
+    bool isParam;
   };
 
   Module &m;
@@ -174,6 +207,13 @@ private:
   DenseMap<const Function *, TypeRef> signatures;
   std::vector<Frame> stack;
   TypeUniquer types;
+  DenseMap<const Var *, Bound> bound;
+  // Where a value typed from a call (through a hint) got its type: a later
+  // call with other argument types notes it.
+  DenseMap<const Expr *, SMLoc> typedAtCall;
+  // Tuple literals some of whose projections were typed on their own (a
+  // function field waits for a call): typed last, at the end of the def.
+  std::vector<Expr *> deferredTuples;
 
   /// The visit state of `e`; null if it was not visited.
   const State *stateOf(const Expr *e) const {
@@ -207,7 +247,23 @@ private:
   /// The checked type of a node typed in this run, else null.
   const Type *typeOf(const Expr *e) const { return isDone(e) ? e->checkedType.get() : nullptr; }
 
-  void pushOperand(Expr *e, TypeRef hint = nullptr);
+  bool pushOperand(Expr *e, TypeRef hint = nullptr, Call *site = nullptr);
+  bool isPending(const Expr *e) const {
+    const auto *v = dyn_cast<Var>(e);
+    return v && !isDone(v) && bound.count(v);
+  }
+  /// What a pending variable stands for: its bound value, through chains of
+  /// pending variables; `e` itself otherwise.
+  Expr *resolveBound(Expr *e) const {
+    while (isPending(e))
+      e = bound.find(cast<Var>(e))->second.value;
+    return e;
+  }
+  /// The value a callee stands for, through bound variables (typed or not)
+  /// and globals; for notes.
+  const Expr *calleeRoot(Expr *e) const;
+  bool needsHintShallow(Expr *e);
+  bool needsHint(Expr *e);
   const Type *operandType(Expr *e, SMLoc useLoc);
   /// The type of `e` if already known, without diagnostics (for hints).
   const Type *peekType(Expr *e);
@@ -229,8 +285,18 @@ private:
 void TypeInferencer::inferDef(const Module::Def &def) {
   if (!isVisited(def.fn.get()))
     stack.push_back({def.fn.get(), 0, nullptr});
-  while (!stack.empty())
-    step();
+  for (;;) {
+    while (!stack.empty())
+      step();
+    if (deferredTuples.empty())
+      return;
+    // Tuples whose function fields were typed by calls of projections: type
+    // them whole now (a field never called is the usual error).
+    std::vector<Expr *> tuples;
+    tuples.swap(deferredTuples);
+    for (size_t i = tuples.size(); i > 0; --i)
+      pushOperand(tuples[i - 1]);
+  }
 }
 
 void TypeInferencer::replacedRoot(const Function *old, const Function *now) {
@@ -247,22 +313,83 @@ void TypeInferencer::setGlobalTypes() {
     def.global->checkedType = isDone(def.fn.get()) ? def.fn->checkedType : nullptr;
 }
 
-void TypeInferencer::pushOperand(Expr *e, TypeRef hint) {
+bool TypeInferencer::pushOperand(Expr *e, TypeRef hint, Call *site) {
+  Expr *target = nullptr;
   switch (e->getKind()) {
-  case ExprKind::Var:
+  case ExprKind::Var: {
+    Expr *r = resolveBound(e);
+    if (r == e || isa<Var>(r))
+      return false; // a typed or annotated variable, or a failed chain
+    return pushOperand(r, std::move(hint), site);
+  }
   case ExprKind::Op:
   case ExprKind::Constant:
-    return;
+    return false;
   case ExprKind::GlobalVar: {
     Function *fn = m.lookup(cast<GlobalVar>(e)->name);
     if (fn && !isVisited(fn) && !annotatedSignature(fn))
-      stack.push_back({fn, 0, std::move(hint)});
-    return;
+      target = fn;
+    break;
   }
   default:
     if (!isVisited(e))
-      stack.push_back({e, 0, std::move(hint)});
+      target = e;
   }
+  if (!target)
+    return false;
+  if (site && hint)
+    typedAtCall.try_emplace(target, site->loc);
+  stack.push_back({target, 0, std::move(hint), site});
+  return true;
+}
+
+const Expr *TypeInferencer::calleeRoot(Expr *e) const {
+  for (;;) {
+    if (const auto *v = dyn_cast<Var>(e)) {
+      auto it = bound.find(v);
+      if (it == bound.end())
+        return e;
+      e = it->second.value;
+    } else if (const auto *gv = dyn_cast<GlobalVar>(e)) {
+      Function *fn = m.lookup(gv->name);
+      return fn ? fn : e;
+    } else {
+      return e;
+    }
+  }
+}
+
+/// Whether `e`, as a whole, can only be typed from a hint: an untyped
+/// function literal with an unannotated parameter, a global that lacks a full
+/// signature and is not typed yet, or a pending variable.
+bool TypeInferencer::needsHintShallow(Expr *e) {
+  e = resolveBound(e);
+  if (isVisited(e))
+    return false;
+  if (isa<Function>(e))
+    return hasUnannotatedParam(e);
+  if (const auto *gv = dyn_cast<GlobalVar>(e)) {
+    Function *fn = m.lookup(gv->name);
+    return fn && !isVisited(fn) && !annotatedSignature(fn);
+  }
+  return false;
+}
+
+/// needsHintShallow, or an untyped if or tuple with such an operand (one
+/// level: deeper nesting is typed eagerly, as before).
+bool TypeInferencer::needsHint(Expr *e) {
+  e = resolveBound(e);
+  if (needsHintShallow(e))
+    return true;
+  if (isVisited(e))
+    return false;
+  if (auto *ifExpr = dyn_cast<If>(e))
+    return needsHintShallow(ifExpr->thenBranch.get()) || needsHintShallow(ifExpr->elseBranch.get());
+  if (auto *tuple = dyn_cast<Tuple>(e))
+    for (const ExprRef &f : tuple->fields)
+      if (needsHintShallow(f.get()))
+        return true;
+  return false;
 }
 
 const Type *TypeInferencer::annotatedSignature(Function *fn) {
@@ -307,6 +434,30 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
     auto *v = cast<Var>(e);
     if (isDone(v))
       return v->checkedType.get();
+    if (isPending(v)) {
+      Expr *r = resolveBound(v);
+      const Type *t = nullptr;
+      bool known = isa<Var>(r) || isa<GlobalVar>(r) || isDone(r);
+      if (known) {
+        t = operandType(r, useLoc); // r is no pending variable: no recursion
+      } else {
+        // Its value is being typed: a recursive use.
+        diags
+            .error(useLoc,
+                   "cannot infer the type of %" + v->name + " here; annotate its definition")
+            .note(v->loc, "%" + v->name + " defined here");
+      }
+      // Fix the type of every variable of the chain.
+      for (Expr *x = v; isPending(x);) {
+        auto *xv = cast<Var>(x);
+        const Bound &b = bound.find(xv)->second;
+        x = b.value;
+        if (b.isParam && !xv->annotation && t)
+          xv->annotation = TypeRef(const_cast<Type *>(t));
+        finish(xv, TypeRef(const_cast<Type *>(t)));
+      }
+      return t;
+    }
     if (v->annotation) {
       finish(v, v->annotation);
       return v->checkedType.get();
@@ -338,6 +489,10 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
 const Type *TypeInferencer::peekType(Expr *e) {
   switch (e->getKind()) {
   case ExprKind::Var:
+    if (isPending(e)) {
+      Expr *r = resolveBound(e);
+      return peekType(r);
+    }
     return isDone(e) ? e->checkedType.get() : cast<Var>(e)->annotation.get();
   case ExprKind::GlobalVar: {
     Function *fn = m.lookup(cast<GlobalVar>(e)->name);
@@ -407,8 +562,8 @@ void TypeInferencer::step() {
 
 enum CallStage : unsigned {
   kCallStart,
-  kCalleeTyped, // callee first: now push the arguments with hints
-  kArgsTyped,   // arguments first: now push the callee with a hint
+  kArgsTyped,   // arguments that need no hint: now push the callee with a hint
+  kCalleeTyped, // now push the other arguments with the callee's parameters
   kFuncCallReady,
   kOpCallReady,
 };
@@ -417,17 +572,23 @@ void TypeInferencer::visitCall(size_t idx) {
   auto *call = cast<Call>(stack[idx].e);
   switch (stack[idx].stage) {
   case kCallStart: {
-    bool calleeFirst = false;
-    if (!call->getOp())
-      for (const ExprRef &a : call->args)
-        calleeFirst |= !isVisited(a.get()) && hasUnannotatedParam(a.get());
-    stack[idx].stage = call->getOp() ? kOpCallReady : calleeFirst ? kCalleeTyped : kArgsTyped;
-    if (calleeFirst) {
-      pushOperand(call->callee.get());
-      return;
-    }
+    bool isOp = call->getOp() != nullptr;
+    stack[idx].stage = isOp ? kOpCallReady : kArgsTyped;
+    // An argument that can only be typed from a hint (an unannotated
+    // literal, a pending closure) waits for the callee's parameter types.
     for (size_t i = call->args.size(); i > 0; --i)
-      pushOperand(call->args[i - 1].get());
+      if (isOp || !needsHint(call->args[i - 1].get()))
+        pushOperand(call->args[i - 1].get());
+    return;
+  }
+  case kArgsTyped: {
+    stack[idx].stage = kCalleeTyped;
+    // `fn (argument types)`; a waiting argument's entry is null and the
+    // callee's parameter is bound to the argument itself (Frame::site).
+    std::vector<TypeRef> params;
+    for (const ExprRef &a : call->args)
+      params.push_back(TypeRef(const_cast<Type *>(peekType(a.get()))));
+    pushOperand(call->callee.get(), make<FuncType>(std::move(params), TypeRef()), call);
     return;
   }
   case kCalleeTyped: {
@@ -437,16 +598,9 @@ void TypeInferencer::visitCall(size_t idx) {
       TypeRef hint;
       if (ft && i - 1 < ft->params.size())
         hint = ft->params[i - 1];
-      pushOperand(call->args[i - 1].get(), hint);
+      if (pushOperand(call->args[i - 1].get(), hint) && hint)
+        typedAtCall.try_emplace(stack.back().e, call->loc);
     }
-    return;
-  }
-  case kArgsTyped: {
-    stack[idx].stage = kFuncCallReady;
-    std::vector<TypeRef> params;
-    for (const ExprRef &a : call->args)
-      params.push_back(TypeRef(const_cast<Type *>(peekType(a.get()))));
-    pushOperand(call->callee.get(), make<FuncType>(std::move(params), TypeRef()));
     return;
   }
   case kFuncCallReady:
@@ -513,6 +667,11 @@ void TypeInferencer::finishFuncCall(Call *call) {
         if (i < fn->params.size())
           d.note(fn->params[i]->loc,
                  "parameter %" + fn->params[i]->name + " of " + name + " declared here");
+    // A type fixed by an earlier use: hx is monomorphic, as TVM without
+    // explicit type parameters.
+    auto it = typedAtCall.find(calleeRoot(callee));
+    if (it != typedAtCall.end() && it->second != call->loc)
+      d.note(it->second, "the parameter types of " + name + " were inferred from this call");
     return finish(call, nullptr);
   }
   finish(call, ft->ret);
@@ -530,12 +689,19 @@ void TypeInferencer::visitFunction(size_t idx) {
       hint = nullptr;
     for (size_t i = 0; i < fn->params.size(); ++i) {
       Var *p = fn->params[i].get();
+      Call *site = stack[idx].site;
       if (p->annotation) {
         finish(p, p->annotation);
-      } else if (hint) {
-        // A null hint entry means the argument failed: fail silently.
+      } else if (hint && hint->params[i]) {
         p->annotation = hint->params[i];
         finish(p, hint->params[i]);
+      } else if (site && i < site->args.size() && needsHint(site->args[i].get())) {
+        // The argument waits for this parameter's type: the parameter takes
+        // the type of the argument, which its first use fixes.
+        bound[p] = {site->args[i].get(), /*isParam=*/true};
+      } else if (hint) {
+        // A null hint entry means the argument failed: fail silently.
+        finish(p, nullptr);
       } else {
         diags.error(p->loc,
                     "cannot infer the type of parameter %" + p->name + "; add a type annotation");
@@ -550,6 +716,14 @@ void TypeInferencer::visitFunction(size_t idx) {
     pushOperand(fn->body.get(), bodyHint);
     return;
   }
+  if (stack[idx].stage == 1) {
+    // A parameter bound to its argument but never used in a way that fixes
+    // its type: type the argument on its own (an error if it needs a hint).
+    stack[idx].stage = 2;
+    for (size_t i = fn->params.size(); i > 0; --i)
+      pushOperand(fn->params[i - 1].get());
+    return;
+  }
 
   stack.pop_back();
   SMLoc bodyLoc = useSite(fn->body.get(), fn->loc);
@@ -557,6 +731,8 @@ void TypeInferencer::visitFunction(size_t idx) {
   std::vector<TypeRef> params;
   bool ok = bodyTy != nullptr;
   for (const Ref<Var> &p : fn->params) {
+    if (isPending(p.get()))
+      operandType(p.get(), p->loc);
     params.push_back(p->checkedType);
     ok &= typeOf(p.get()) != nullptr;
   }
@@ -583,6 +759,14 @@ void TypeInferencer::visitLet(size_t idx) {
     stack[idx].stage = 1;
     if (var->annotation && !isDone(var))
       finish(var, var->annotation);
+    if (!var->annotation && needsHint(let->value.get())) {
+      // A closure (or an if or tuple of closures) with unannotated
+      // parameters: typed at the first use of %var that supplies types.
+      bound[var] = {let->value.get(), /*isParam=*/false};
+      stack[idx].stage = 2;
+      pushOperand(let->body.get(), stack[idx].hint, stack[idx].site);
+      return;
+    }
     pushOperand(let->value.get(), var->annotation);
     return;
   case 1: {
@@ -600,11 +784,19 @@ void TypeInferencer::visitLet(size_t idx) {
     } else {
       finish(var, TypeRef(const_cast<Type *>(valueTy)));
     }
-    pushOperand(let->body.get(), stack[idx].hint);
+    pushOperand(let->body.get(), stack[idx].hint, stack[idx].site);
     return;
   }
+  case 2:
+    stack[idx].stage = 3;
+    // Never used in a way that fixes its type: type the value on its own.
+    if (isPending(var) && pushOperand(var))
+      return;
+    [[fallthrough]];
   default:
     stack.pop_back();
+    if (isPending(var))
+      operandType(var, let->loc);
     finish(let, TypeRef(const_cast<Type *>(
                     operandType(let->body.get(), useSite(let->body.get(), let->loc)))));
   }
@@ -615,8 +807,8 @@ void TypeInferencer::visitIf(size_t idx) {
   if (stack[idx].stage == 0) {
     stack[idx].stage = 1;
     TypeRef hint = stack[idx].hint;
-    pushOperand(ifExpr->elseBranch.get(), hint);
-    pushOperand(ifExpr->thenBranch.get(), hint);
+    pushOperand(ifExpr->elseBranch.get(), hint, stack[idx].site);
+    pushOperand(ifExpr->thenBranch.get(), hint, stack[idx].site);
     pushOperand(ifExpr->cond.get());
     return;
   }
@@ -674,10 +866,27 @@ void TypeInferencer::visitTupleGetItem(size_t idx) {
   auto *proj = cast<TupleGetItem>(stack[idx].e);
   if (stack[idx].stage == 0) {
     stack[idx].stage = 1;
+    auto *lit = dyn_cast<Tuple>(resolveBound(proj->tuple.get()));
+    if (lit && proj->index < lit->fields.size() && needsHint(lit)) {
+      // A tuple holding a closure that waits for a call: this projection
+      // types its own field (with the hint), the tuple is typed whole later
+      // (by its pending variable's let, or at the end of the def).
+      stack[idx].stage = 2;
+      if (lit == proj->tuple.get())
+        deferredTuples.push_back(lit);
+      pushOperand(lit->fields[proj->index].get(), stack[idx].hint, stack[idx].site);
+      return;
+    }
     pushOperand(proj->tuple.get());
     return;
   }
+  unsigned stage = stack[idx].stage;
   stack.pop_back();
+  if (stage == 2) {
+    auto *lit = cast<Tuple>(resolveBound(proj->tuple.get()));
+    Expr *field = lit->fields[proj->index].get();
+    return finish(proj, TypeRef(const_cast<Type *>(operandType(field, useSite(field, proj->loc)))));
+  }
   const Type *t = operandType(proj->tuple.get(), proj->loc);
   if (!t)
     return finish(proj, nullptr);
