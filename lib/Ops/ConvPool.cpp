@@ -139,6 +139,19 @@ static std::optional<int64_t> windowDim(TypeRelContext &ctx, StringRef what, int
 
 /// A tensor type in layout `l` with the logical dims `dims` (in the order
 /// of the layout's letters).
+/// The 4-D data of a pooling or resizing relation and its `layout`
+/// attribute (a permutation of NCHW); nullopt after reporting.
+static std::optional<Layout> imageData(TypeRelContext &ctx, const TensorType *&data) {
+  data = ctx.tensorArg(0);
+  if (!data)
+    return std::nullopt;
+  if (data->rank() != 4) {
+    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
+    return std::nullopt;
+  }
+  return parseLayout(ctx, "layout", "NCHW");
+}
+
 static TypeRef makeLayoutType(const Layout &l, ArrayRef<int64_t> dims, DType dt) {
   Shape out(dims.size());
   for (size_t i = 0; i < dims.size(); ++i)
@@ -249,14 +262,8 @@ static TypeRef conv2dRel(TypeRelContext &ctx) { return convRel(ctx, 2); }
 
 /// TVM's Pool2DRel, shared by nn.max_pool2d and nn.avg_pool2d.
 static TypeRef pool2dRel(TypeRelContext &ctx) {
-  const TensorType *data = ctx.tensorArg(0);
-  if (!data)
-    return nullptr;
-  if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
-    return nullptr;
-  }
-  auto l = parseLayout(ctx, "layout", "NCHW");
+  const TensorType *data;
+  std::optional<Layout> l = imageData(ctx, data);
   auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
   auto pool = ol ? getPair(ctx, "pool_size", 1) : std::nullopt;
   auto strides = pool ? getPair(ctx, "strides", 1) : std::nullopt;
@@ -277,14 +284,8 @@ static TypeRef pool2dRel(TypeRelContext &ctx) {
 }
 
 static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
-  const TensorType *data = ctx.tensorArg(0);
-  if (!data)
-    return nullptr;
-  if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
-    return nullptr;
-  }
-  auto l = parseLayout(ctx, "layout", "NCHW");
+  const TensorType *data;
+  std::optional<Layout> l = imageData(ctx, data);
   auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
   if (!ol)
     return nullptr;
@@ -292,14 +293,8 @@ static TypeRef globalAvgPool2dRel(TypeRelContext &ctx) {
 }
 
 static TypeRef adaptiveAvgPool2dRel(TypeRelContext &ctx) {
-  const TensorType *data = ctx.tensorArg(0);
-  if (!data)
-    return nullptr;
-  if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
-    return nullptr;
-  }
-  auto l = parseLayout(ctx, "layout", "NCHW");
+  const TensorType *data;
+  std::optional<Layout> l = imageData(ctx, data);
   auto ol = l ? parseLayout(ctx, "out_layout", "NCHW", "layout") : std::nullopt;
   if (!ol)
     return nullptr;
@@ -320,14 +315,8 @@ static TypeRef adaptiveAvgPool2dRel(TypeRelContext &ctx) {
 
 /// TVM's UpSamplingRel: H and W scaled (rounded to the nearest integer).
 static TypeRef upsamplingRel(TypeRelContext &ctx) {
-  const TensorType *data = ctx.tensorArg(0);
-  if (!data)
-    return nullptr;
-  if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
-    return nullptr;
-  }
-  auto l = parseLayout(ctx, "layout", "NCHW");
+  const TensorType *data;
+  std::optional<Layout> l = imageData(ctx, data);
   if (!l)
     return nullptr;
   std::string method = ctx.getString("method");
@@ -355,14 +344,8 @@ static TypeRef upsamplingRel(TypeRelContext &ctx) {
 
 /// TVM's Resize2DRel, and the sampling attributes topi's resize2d rejects.
 static TypeRef resize2dRel(TypeRelContext &ctx) {
-  const TensorType *data = ctx.tensorArg(0);
-  if (!data)
-    return nullptr;
-  if (data->rank() != 4) {
-    ctx.error("data must have rank 4, got shape " + shapeToString(data->shape), {0});
-    return nullptr;
-  }
-  auto l = parseLayout(ctx, "layout", "NCHW");
+  const TensorType *data;
+  std::optional<Layout> l = imageData(ctx, data);
   if (!l)
     return nullptr;
   std::optional<Shape> size = ctx.getOptInts("size");
