@@ -35,6 +35,11 @@ struct Executable::Impl {
   std::vector<void *> argStorage;
   std::vector<unsigned> argOffset;  // per step
   std::vector<uint64_t> extraBytes; // per device: params, constants, outputs
+  /// The host side of scalar constants' uploads. An asynchronous device
+  /// reads a copy's source when its stream gets there, not when the copy is
+  /// issued, so these live until the devices have synchronized (the end of
+  /// bind(), or ~Impl's synchronizeAll when bind() fails).
+  std::vector<HostTensor> constantUploads;
 
   // Streams (Streams.cpp). Queue 0 is the host: every step of a
   // synchronous device, and the executor's own work. Each virtual device on

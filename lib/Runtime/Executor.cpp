@@ -101,7 +101,9 @@ Error Executable::Impl::bind() {
         if (Error e = devices[buf.device]->copyFromHost(*p, buf.data->bytes.data(), buf.bytes))
           return e;
       } else if (buf.kind == Buffer::Kind::Constant) {
-        HostTensor t(buf.dtype, buf.shape);
+        // The source must outlive the (possibly asynchronous) copy: a
+        // temporary here was freed before a GPU's stream read it.
+        HostTensor &t = constantUploads.emplace_back(buf.dtype, buf.shape);
         if (t.numElements())
           t.setDouble(0, buf.value);
         if (Error e = devices[buf.device]->copyFromHost(*p, t.data(), t.byteSize()))
@@ -132,8 +134,11 @@ Error Executable::Impl::bind() {
       return k.takeError();
     kernels[s] = *k;
   }
-  // Also waits for the constants' uploads.
-  return planStreams();
+  // Also waits for the constants' uploads; their host sources can go then.
+  if (Error e = planStreams())
+    return e;
+  constantUploads.clear();
+  return Error::success();
 }
 
 Executable::Executable() : impl(std::make_unique<Impl>()) {}

@@ -9,6 +9,10 @@
 // or a copy reading host memory that a later cpu kernel (reusing the
 // arena) has already overwritten. Kernels are the cpu's (the device's
 // memory is host memory it does not let the executor touch directly).
+// A copy from the host also checks, when it finally runs, that its source
+// still holds what it held when the copy was issued: a source freed or
+// reused in between (a use after free on a GPU, whose stream reads host
+// memory late) is counted in staleSources rather than left to chance.
 //
 //===----------------------------------------------------------------------===//
 #include "PlanForTest.h"
@@ -83,7 +87,13 @@ public:
   }
   bool owns(const void *p) const override { return blocks.contains(p); }
   llvm::Error copyFromHost(void *dst, const void *src, size_t n, Stream *s) override {
-    return enqueue(s, [=] { std::memcpy(dst, src, n); });
+    auto issued = std::make_shared<std::vector<unsigned char>>(
+        static_cast<const unsigned char *>(src), static_cast<const unsigned char *>(src) + n);
+    return enqueue(s, [=, this] {
+      if (n && std::memcmp(src, issued->data(), n) != 0)
+        ++staleSources;
+      std::memcpy(dst, src, n);
+    });
   }
   llvm::Error copyToHost(void *dst, const void *src, size_t n, Stream *s) override {
     return enqueue(s, [=] { std::memcpy(dst, src, n); });
@@ -133,6 +143,8 @@ public:
   }
 
   unsigned hostWaits = 0;
+  /// Copies from the host whose source changed between issue and run.
+  unsigned staleSources = 0;
 
 private:
   LazyStream *streamOf(Stream *s) { return s ? static_cast<LazyStream *>(s) : &ownStream; }
@@ -165,6 +177,7 @@ void runAgainstInterpreter(const std::string &text, unsigned *hostWaits = nullpt
   opts.checkDevices = true;
   auto exe = Executable::build(*p->m, devices, backends, *p->diags, opts);
   ASSERT_TRUE(exe);
+  EXPECT_EQ(lazy.staleSources, 0u) << "a host source changed before its copy to the device ran";
   std::mt19937 rng(7);
   for (int run = 0; run < 2; ++run) {
     std::vector<HostTensor> in;
@@ -188,6 +201,7 @@ void runAgainstInterpreter(const std::string &text, unsigned *hostWaits = nullpt
         ASSERT_NEAR(a, b, 1e-5) << "run " << run << " result " << r << " element " << i;
       }
   }
+  EXPECT_EQ(lazy.staleSources, 0u) << "a host source changed before its copy to the device ran";
   if (hostWaits)
     *hostWaits = lazy.hostWaits;
 }
@@ -244,6 +258,20 @@ def @main(%x: Tensor[(8, 32), float32], %w1: Tensor[(64, 32), float32],
   %1 = on_device(nn.relu(nn.dense(%0, %w2)), virtual_device=meta[VirtualDevice][1]);
   %2 = nn.dense(%1, %w3);
   on_device(nn.softmax(%2), virtual_device=meta[VirtualDevice][0])
+})");
+}
+
+TEST(AsyncExecutorTest, ScalarConstantsOutliveTheirUpload) {
+  // bind() uploads a scalar constant from a host tensor of its own; the
+  // lazy device copies it only at the next synchronize. A temporary freed
+  // when the copy is issued left the device's constant to whatever the
+  // heap held then (and an `if` on greater(sum(..), 1f) to chance).
+  runAgainstInterpreter(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(16), float32]) {
+  %0 = on_device(add(%x, 1f), virtual_device=meta[VirtualDevice][1]);
+  %1 = on_device(multiply(%0, 3f), virtual_device=meta[VirtualDevice][1]);
+  %2 = on_device(subtract(%1, 0.25f), virtual_device=meta[VirtualDevice][1]);
+  on_device(negative(%2), virtual_device=meta[VirtualDevice][0])
 })");
 }
 
