@@ -323,7 +323,10 @@ static void forEachInWindow(const View &d, const Window &wh, const Window &ww, i
   }
 }
 
-static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+/// The pass over every output window that max_pool2d and avg_pool2d share:
+/// `reduce(d, wh, ww, values, b, c, y, x)` gives output (b, c, y, x).
+template <typename Reduce>
+static Expected<OpResults> windowedPool2d(OpContext &ctx, Reduce reduce) {
   Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
   if (!layouts)
     return layouts.takeError();
@@ -343,15 +346,22 @@ static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
   for (int64_t b = 0; b < d.dim[0]; ++b)
     for (int64_t c = 0; c < d.dim[1]; ++c)
       for (int64_t y = 0; y < wh.out; ++y)
-        for (int64_t x = 0; x < ww.out; ++x) {
-          double mx = -INFINITY;
-          forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) {
-            if (!std::isnan(mx) && (std::isnan(vd[i]) || vd[i] > mx))
-              mx = vd[i]; // NaN propagates
-          });
-          out->setDouble(ov.at(b, c, y, x), mx);
-        }
+        for (int64_t x = 0; x < ww.out; ++x)
+          out->setDouble(ov.at(b, c, y, x), reduce(d, wh, ww, vd, b, c, y, x));
   return single(std::move(*out));
+}
+
+static Expected<OpResults> maxPool2dOp(OpContext &ctx) {
+  return windowedPool2d(ctx, [](const View &d, const Window &wh, const Window &ww,
+                                const std::vector<double> &vd, int64_t b, int64_t c, int64_t y,
+                                int64_t x) {
+    double mx = -INFINITY;
+    forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) {
+      if (!std::isnan(mx) && (std::isnan(vd[i]) || vd[i] > mx))
+        mx = vd[i]; // NaN propagates
+    });
+    return mx;
+  });
 }
 
 /// TVM's count of window `o`'s positions along one dim of size `in`: those
@@ -368,36 +378,18 @@ static int64_t windowCount(const Window &w, int64_t o, int64_t in, bool includeP
 }
 
 static Expected<OpResults> avgPool2dOp(OpContext &ctx) {
-  Expected<std::pair<Layout, Layout>> layouts = poolLayouts(ctx);
-  if (!layouts)
-    return layouts.takeError();
-  const HostTensor &data = ctx.arg(0);
-  const Layout *l = &layouts->first, *ol = &layouts->second;
-  View d = viewOf(data.shape(), *l);
-  Expected<std::pair<Window, Window>> windows = poolWindows(ctx, d);
-  if (!windows)
-    return windows.takeError();
-  const Window &wh = windows->first, &ww = windows->second;
   bool includePad = ctx.getBool("count_include_pad");
-  Expected<HostTensor> out =
-      ctx.makeResult(0, layoutShape(*ol, {d.dim[0], d.dim[1], wh.out, ww.out}), data.dtype());
-  if (!out)
-    return out.takeError();
-  View ov = viewOf(out->shape(), *ol);
-  std::vector<double> vd = toDoubles(data);
-  for (int64_t b = 0; b < d.dim[0]; ++b)
-    for (int64_t c = 0; c < d.dim[1]; ++c)
-      for (int64_t y = 0; y < wh.out; ++y)
-        for (int64_t x = 0; x < ww.out; ++x) {
-          double sum = 0;
-          forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) { sum += vd[i]; });
-          int64_t count =
-              windowCount(wh, y, d.dim[2], includePad) * windowCount(ww, x, d.dim[3], includePad);
-          if (!includePad)
-            count = std::max<int64_t>(count, 1);
-          out->setDouble(ov.at(b, c, y, x), sum / double(count));
-        }
-  return single(std::move(*out));
+  return windowedPool2d(ctx, [includePad](const View &d, const Window &wh, const Window &ww,
+                                          const std::vector<double> &vd, int64_t b, int64_t c,
+                                          int64_t y, int64_t x) {
+    double sum = 0;
+    forEachInWindow(d, wh, ww, b, c, y, x, [&](size_t i) { sum += vd[i]; });
+    int64_t count =
+        windowCount(wh, y, d.dim[2], includePad) * windowCount(ww, x, d.dim[3], includePad);
+    if (!includePad)
+      count = std::max<int64_t>(count, 1);
+    return sum / double(count);
+  });
 }
 
 static Expected<OpResults> adaptiveAvgPool2dOp(OpContext &ctx) {
