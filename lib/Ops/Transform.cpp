@@ -175,6 +175,40 @@ static std::optional<SmallVector<const TensorType *, 4>> tensorFields(TypeRelCon
   return parts;
 }
 
+/// The shape the tuple fields of concatenate (`concatAxis`: sizes there add
+/// up) or stack (no axis: every dim agrees) describe; a `?` dim matches any.
+/// Every field has field 0's dtype and rank. Nullopt after reporting.
+static std::optional<Shape> joinFieldShapes(TypeRelContext &ctx, ArrayRef<const TensorType *> parts,
+                                            std::optional<unsigned> concatAxis) {
+  const TensorType *first = parts[0];
+  Shape out(first->shape.begin(), first->shape.end());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const TensorType *t = parts[i];
+    if (t->dtype != first->dtype || t->rank() != first->rank()) {
+      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
+                    typeToString(first) + " in dtype and rank",
+                {0});
+      return std::nullopt;
+    }
+    for (size_t d = 0; d < out.size(); ++d) {
+      int64_t a = out[d], b = t->shape[d];
+      if (concatAxis && d == *concatAxis) {
+        out[d] = (a == kDyn || b == kDyn) ? kDyn : a + b;
+      } else if (a == kDyn) {
+        out[d] = b;
+      } else if (b != kDyn && a != b) {
+        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
+                      " (fields 0 and " + Twine(i) + ") differ" +
+                      (concatAxis ? " outside the concatenation axis " + Twine(*concatAxis)
+                                  : Twine(": stacked tensors have one shape")),
+                  {0});
+        return std::nullopt;
+      }
+    }
+  }
+  return out;
+}
+
 static TypeRef concatenateRel(TypeRelContext &ctx) {
   std::optional<SmallVector<const TensorType *, 4>> fields = tensorFields(ctx, "concatenate");
   if (!fields)
@@ -184,31 +218,10 @@ static TypeRef concatenateRel(TypeRelContext &ctx) {
   std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), first->rank(), "axis");
   if (!axis)
     return nullptr;
-  Shape out(first->shape.begin(), first->shape.end());
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const TensorType *t = parts[i];
-    if (t->dtype != first->dtype || t->rank() != first->rank()) {
-      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
-                    typeToString(first) + " in dtype and rank",
-                {0});
-      return nullptr;
-    }
-    for (size_t d = 0; d < out.size(); ++d) {
-      int64_t a = out[d], b = t->shape[d];
-      if (d == *axis) {
-        out[d] = (a == kDyn || b == kDyn) ? kDyn : a + b;
-      } else if (a == kDyn) {
-        out[d] = b;
-      } else if (b != kDyn && a != b) {
-        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
-                      " (fields 0 and " + Twine(i) + ") differ outside the concatenation axis " +
-                      Twine(*axis),
-                  {0});
-        return nullptr;
-      }
-    }
-  }
-  return makeTensorType(out, first->dtype);
+  std::optional<Shape> out = joinFieldShapes(ctx, parts, *axis);
+  if (!out)
+    return nullptr;
+  return makeTensorType(*out, first->dtype);
 }
 
 /// stack: every field has one shape and dtype (a `?` dim matches any); the
@@ -227,29 +240,11 @@ static TypeRef stackRel(TypeRelContext &ctx) {
                               Twine(rank) + ")");
     return nullptr;
   }
-  Shape out(first->shape.begin(), first->shape.end());
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const TensorType *t = parts[i];
-    if (t->dtype != first->dtype || t->rank() != first->rank()) {
-      ctx.error("tuple field " + Twine(i) + " " + typeToString(t) + " does not match field 0 " +
-                    typeToString(first) + " in dtype and rank",
-                {0});
-      return nullptr;
-    }
-    for (size_t d = 0; d < out.size(); ++d) {
-      int64_t a = out[d], b = t->shape[d];
-      if (a == kDyn) {
-        out[d] = b;
-      } else if (b != kDyn && a != b) {
-        ctx.error("shapes " + shapeToString(first->shape) + " and " + shapeToString(t->shape) +
-                      " (fields 0 and " + Twine(i) + ") differ: stacked tensors have one shape",
-                  {0});
-        return nullptr;
-      }
-    }
-  }
-  out.insert(out.begin() + *axis, int64_t(parts.size()));
-  return makeTensorType(out, first->dtype);
+  std::optional<Shape> out = joinFieldShapes(ctx, parts, std::nullopt);
+  if (!out)
+    return nullptr;
+  out->insert(out->begin() + *axis, int64_t(parts.size()));
+  return makeTensorType(*out, first->dtype);
 }
 
 static TypeRef splitRel(TypeRelContext &ctx) {
