@@ -120,6 +120,29 @@ static void gatherStrided(const HostTensor &a, HostTensor &out, ArrayRef<int64_t
   }
 }
 
+/// Fills `out` (every element, in order) from `a`: `sourceOf(idx)` gives the
+/// flat element of `a` for output index `idx`, or -1 for `fill` (an
+/// odometer over the output).
+template <typename SourceOf>
+static void gatherIndexed(const HostTensor &a, HostTensor &out, const HostTensor *fill,
+                          SourceOf sourceOf) {
+  ArrayRef<int64_t> shape = out.shape();
+  size_t eb = dtypeBytes(a.dtype());
+  auto *dst = static_cast<uint8_t *>(out.data());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  Shape idx(shape.size(), 0);
+  for (int64_t k = 0, count = out.numElements(); k < count; ++k) {
+    int64_t pos = sourceOf(ArrayRef<int64_t>(idx));
+    const void *from = pos < 0 ? fill->data() : src + size_t(pos) * eb;
+    std::memcpy(dst + size_t(k) * eb, from, eb);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
 static Expected<OpResults> transposeOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
     return e;
@@ -363,7 +386,7 @@ static Expected<OpResults> padOp(OpContext &ctx) {
   else
     fill.setDouble(0, value.getDouble(0));
 
-  size_t rank = a.rank(), eb = dtypeBytes(a.dtype());
+  size_t rank = a.rank();
   std::vector<std::vector<int64_t>> source(rank);
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = a.shape()[d], before = (*pads)[d].first;
@@ -380,20 +403,13 @@ static Expected<OpResults> padOp(OpContext &ctx) {
       source[d].push_back(i);
     }
   }
-  Shape inStrides = stridesOf(a.shape()), idx(rank, 0);
-  auto *dst = static_cast<uint8_t *>(out->data());
-  const auto *src = static_cast<const uint8_t *>(a.data());
-  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+  Shape inStrides = stridesOf(a.shape());
+  gatherIndexed(a, *out, &fill, [&](ArrayRef<int64_t> idx) {
     int64_t pos = 0;
     for (size_t d = 0; d < rank && pos >= 0; ++d)
       pos = source[d][idx[d]] < 0 ? -1 : pos + source[d][idx[d]] * inStrides[d];
-    std::memcpy(dst + size_t(k) * eb, pos < 0 ? fill.data() : src + size_t(pos) * eb, eb);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < (*shape)[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+    return pos;
+  });
   return single(std::move(*out));
 }
 
@@ -414,11 +430,8 @@ static Expected<OpResults> layoutTransformOp(OpContext &ctx) {
     return out.takeError();
   if (out->dtype() != a.dtype())
     return ctx.error("the result dtype differs from the argument's");
-  size_t eb = dtypeBytes(a.dtype());
-  Shape inStrides = stridesOf(a.shape()), idx(shape->size(), 0);
-  auto *dst = static_cast<uint8_t *>(out->data());
-  const auto *src = static_cast<const uint8_t *>(a.data());
-  for (int64_t k = 0, count = out->numElements(); k < count; ++k) {
+  Shape inStrides = stridesOf(a.shape());
+  gatherIndexed(a, *out, nullptr, [&](ArrayRef<int64_t> idx) {
     int64_t pos = 0;
     for (const LayoutMap::Axis &ax : map.axes) {
       int64_t v = idx[ax.dst.primal] * ax.dst.factor + (ax.dst.sub >= 0 ? idx[ax.dst.sub] : 0);
@@ -426,13 +439,8 @@ static Expected<OpResults> layoutTransformOp(OpContext &ctx) {
       if (ax.src.sub >= 0)
         pos += v % ax.src.factor * inStrides[ax.src.sub];
     }
-    std::memcpy(dst + size_t(k) * eb, src + size_t(pos) * eb, eb);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < (*shape)[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+    return pos;
+  });
   return single(std::move(*out));
 }
 
