@@ -246,8 +246,11 @@ private:
   /// NDArray.
   bool checkType(size_t n, const TensorData &t) {
     size_t ty;
-    if (!attr(n, "_checked_type_") || !ref(n, "_checked_type_", ty) || !ty ||
-        typeKey(ty) != "relay.TensorType")
+    if (!attr(n, "_checked_type_"))
+      return true;
+    if (!ref(n, "_checked_type_", ty))
+      return false;
+    if (!ty || typeKey(ty) != "relay.TensorType")
       return true;
     std::optional<std::string> dtype = attr(ty, "dtype");
     size_t shapeNode;

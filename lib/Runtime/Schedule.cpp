@@ -283,20 +283,19 @@ private:
     case ExprKind::Constant: {
       auto *c = cast<Constant>(e);
       DeviceIndex device = devices.deviceOf(c);
-      if (c->isTensor()) {
-        auto [it, inserted] = tensorConstants.try_emplace({c->tensor.get(), device});
-        if (!inserted) {
+      if (c->isTensor())
+        if (auto it = tensorConstants.find({c->tensor.get(), device});
+            it != tensorConstants.end()) {
           done = it->second;
           return true;
         }
-      }
       Value v;
       if (!makeValue(c->checkedType.get(), device, "constant", c->loc, v, Buffer::Kind::Constant))
         return false;
       x.buffers[v.buffer].value = isFloat(c->dtype) ? c->floatValue : double(c->intValue);
       x.buffers[v.buffer].data = c->tensor;
       if (c->isTensor())
-        tensorConstants[{c->tensor.get(), device}] = v;
+        tensorConstants.try_emplace({c->tensor.get(), device}, v);
       done = v;
       return true;
     }
