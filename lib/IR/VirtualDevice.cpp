@@ -94,3 +94,18 @@ std::string VirtualDevice::shortName() const {
     s += "(" + memoryScope + ")";
   return s;
 }
+
+DeviceIndex hx::joinDevices(ArrayRef<VirtualDevice> table, DeviceIndex a, DeviceIndex b) {
+  if (a == b)
+    return a;
+  if (a < 0 || b < 0 || static_cast<size_t>(a) >= table.size() ||
+      static_cast<size_t>(b) >= table.size())
+    return kNoDevice;
+  const VirtualDevice &x = table[a], &y = table[b];
+  if (x.deviceType != y.deviceType || x.virtualDeviceId != y.virtualDeviceId ||
+      !(x.target == y.target) || x.memoryScope == y.memoryScope)
+    return kNoDevice;
+  if (x.memoryScope.empty())
+    return b;
+  return y.memoryScope.empty() ? a : kNoDevice;
+}

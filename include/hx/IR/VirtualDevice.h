@@ -9,6 +9,7 @@
 #ifndef HX_IR_VIRTUALDEVICE_H
 #define HX_IR_VIRTUALDEVICE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include <cstdint>
@@ -61,6 +62,12 @@ struct VirtualDevice {
 /// Index into a module's device table; -1 when no device is given.
 using DeviceIndex = int32_t;
 constexpr DeviceIndex kNoDevice = -1;
+
+/// TVM's VirtualDevice::Join over a device table: two entries for the same
+/// device (type, id and target) of which one leaves the memory scope open
+/// join to the one that names it; equal indices join to themselves; any
+/// other pair (different devices, or two different scopes) is kNoDevice.
+DeviceIndex joinDevices(llvm::ArrayRef<VirtualDevice> table, DeviceIndex a, DeviceIndex b);
 
 } // namespace hx
 

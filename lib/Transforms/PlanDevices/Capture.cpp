@@ -62,8 +62,11 @@ public:
     SmallVector<Expr *, 4> oldOps;
     getOperands(old, oldOps);
     for (unsigned i = 0; i < oldOps.size(); ++i)
-      if (oldOps[i] && a.mayCross(old, i) && !isFunctionTyped(oldOps[i]))
-        nops[i] = copy(nops[i], a.deviceOf(oldOps[i]), a.expectedDevice(old, i));
+      if (oldOps[i] && a.mayCross(old, i) && !isFunctionTyped(oldOps[i])) {
+        DeviceIndex from = a.deviceOf(oldOps[i]), to = a.expectedDevice(old, i);
+        if (!a.readsAcrossScopes(oldOps[i], from, to))
+          nops[i] = copy(nops[i], from, to);
+      }
     if (auto *l = dyn_cast<Let>(old)) {
       Expr *v = nops[0].get();
       auto *vc = dyn_cast<Call>(v);

@@ -64,6 +64,27 @@ StringRef DeviceAnalysis::deviceName(DeviceIndex d) {
   return text("'" + Twine(mod.devices[d].shortName()) + "'");
 }
 
+bool DeviceAnalysis::readsAcrossScopes(const Expr *operand, DeviceIndex from,
+                                       DeviceIndex to) const {
+  auto *v = dyn_cast<Var>(operand);
+  if (!v || !primitiveParams.count(v) || from < 0 || to < 0 ||
+      static_cast<size_t>(from) >= mod.devices.size() ||
+      static_cast<size_t>(to) >= mod.devices.size())
+    return false;
+  const VirtualDevice &a = mod.devices[from], &b = mod.devices[to];
+  return a.deviceType == b.deviceType && a.virtualDeviceId == b.virtualDeviceId &&
+         a.target == b.target;
+}
+
+void DeviceAnalysis::setDeviceJoins() {
+  unsigned n = static_cast<unsigned>(mod.devices.size());
+  std::vector<DeviceIndex> joins(size_t(n) * n);
+  for (unsigned a = 0; a < n; ++a)
+    for (unsigned b = 0; b < n; ++b)
+      joins[a * n + b] = joinDevices(mod.devices, a, b);
+  domains.setJoins(std::move(joins), n);
+}
+
 uint64_t DeviceAnalysis::bytesOf(const Expr *e) const { return storageBytes(e->checkedType.get()); }
 
 void DeviceAnalysis::warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d) {
@@ -357,9 +378,14 @@ bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
     if (auto *g = dyn_cast<GlobalVar>(e)) {
       if (const Module::Def *c = mod.lookupDef(g->name); c && c != &d)
         w.callees.push_back(c);
-    } else if (isa<Function>(e))
-      w.functions.push_back(cast<Function>(e));
-    else if (isa<Let>(e))
+    } else if (auto *f = dyn_cast<Function>(e)) {
+      w.functions.push_back(f);
+      if (const AttrValue *p = f->attrs.get("Primitive");
+          p && ((p->kind == AttrValue::Kind::Int && p->intValue) ||
+                (p->kind == AttrValue::Kind::Bool && p->boolValue)))
+        for (const Ref<Var> &v : f->params)
+          primitiveParams.insert(v.get());
+    } else if (isa<Let>(e))
       w.lets.push_back(cast<Let>(e));
     else if (auto *c = dyn_cast<Call>(e)) {
       if (c->isOp(kOnDevice))
@@ -448,13 +474,15 @@ bool DeviceAnalysis::applyDefaults(ArrayRef<DefWalk *> group) {
     }
     return true;
   };
-  // Free on_devices join their body when that needs no copy.
+  // Free on_devices join their body when that needs no copy (one side free,
+  // or devices that join: an open memory scope takes the other's).
   for (DefWalk *w : group)
     for (Call *c : w->onDevices)
       if (!boolAttr(*c, "constrain_body") || deviceAttr(*c, "virtual_device") == kNoDevice) {
         Id r = domains.firstOrder(domainOf(c));
         Id b = domains.firstOrder(domainOf(c->args[0].get()));
-        if ((domains.device(r) == kNoDevice || domains.device(b) == kNoDevice) &&
+        DeviceIndex rd = domains.device(r), bd = domains.device(b);
+        if ((rd == kNoDevice || bd == kNoDevice || domains.join(rd, bd) != kNoDevice) &&
             !unify(r, b, c, "cannot place this expression"))
           return false;
       }

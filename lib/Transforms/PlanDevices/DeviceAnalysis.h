@@ -40,7 +40,9 @@ struct DeviceAnalysisOptions {
 class DeviceAnalysis {
 public:
   DeviceAnalysis(Module &m, DiagEngine &diags, DeviceAnalysisOptions opts)
-      : mod(m), diags(diags), opts(opts) {}
+      : mod(m), diags(diags), opts(opts) {
+    setDeviceJoins();
+  }
 
   /// Solves every def of the module (addDef for each, then solve). Returns
   /// false after reporting errors.
@@ -107,6 +109,11 @@ public:
   /// The device consumer `e` expects for its operand `i` (getOperands
   /// order); kNoDevice for function-typed operands and callees.
   DeviceIndex expectedDevice(const Expr *e, unsigned i);
+  /// Whether `operand`, on device `from`, reaches its consumer on `to`
+  /// without a copy: a parameter of a `Primitive=1` function read by its
+  /// body on the same device in another memory scope (the kernel reads the
+  /// scope its parameter names, as TVM leaves a primitive body untouched).
+  bool readsAcrossScopes(const Expr *operand, DeviceIndex from, DeviceIndex to) const;
   /// The device of parameter or let variable `v`.
   DeviceIndex varDevice(const Var *v) { return deviceOf(v); }
   /// The result device of a function (def or literal).
@@ -197,6 +204,8 @@ private:
   void warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d);
   /// `'cuda'`, as notes and errors name a device.
   llvm::StringRef deviceName(DeviceIndex d);
+  /// Tells the domains which devices of the table join (memory scopes).
+  void setDeviceJoins();
   /// The text kept for as long as the analysis (reasons refer to it).
   llvm::StringRef text(const llvm::Twine &t) { return texts.save(t); }
   uint64_t bytesOf(const Expr *e) const;
@@ -207,6 +216,8 @@ private:
   llvm::BumpPtrAllocator textMemory;
   llvm::UniqueStringSaver texts{textMemory};
   DeviceDomains domains;
+  /// Parameters of `Primitive=1` functions (readsAcrossScopes).
+  llvm::DenseSet<const Var *> primitiveParams;
   /// Per-node side tables, indexed by the node's number in `slots` (its
   /// Analysis slot): at a million nodes, hash maps keyed by pointers stop
   /// fitting in the cache. Traversals inside the analysis use the Walk slot.

@@ -69,7 +69,13 @@ DeviceDomains::link(Id a, Id b, SmallVectorImpl<std::pair<Id, Id>> &work) {
       return std::nullopt; // the classes stay apart; components are merged
     }
   } else if (na.device != kNoDevice && nb.device != kNoDevice && na.device != nb.device) {
-    return Conflict{na.device, nb.device, &reasons[na.reason], &reasons[nb.reason]};
+    DeviceIndex j = join(na.device, nb.device);
+    if (j == kNoDevice)
+      return Conflict{na.device, nb.device, &reasons[na.reason], &reasons[nb.reason]};
+    // Both take the join (with the reason of the side that named it).
+    Node &from = na.device == j ? na : nb, &to = na.device == j ? nb : na;
+    to.device = j;
+    to.reason = from.reason;
   }
   // Link by rank; the new root keeps the device (and reason) and the shape.
   Id root = a, child = b;
@@ -147,7 +153,12 @@ std::optional<DeviceDomains::Conflict> DeviceDomains::bind(Id x, DeviceIndex d, 
     nodes[r].reason = static_cast<uint32_t>(reasons.size());
     reasons.push_back(why);
   }
-  if (nodes[r].device == d) {
+  if (DeviceIndex j = join(nodes[r].device, d); j != kNoDevice) {
+    if (j != nodes[r].device) { // the class refines to d's memory scope
+      nodes[r].device = j;
+      nodes[r].reason = static_cast<uint32_t>(reasons.size());
+      reasons.push_back(why);
+    }
     if (nodes[r].rank == 0)
       nodes[r].rank = 1;
     return std::nullopt;

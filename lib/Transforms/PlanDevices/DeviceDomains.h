@@ -5,7 +5,10 @@
 //   - bound to a device (an index into the module's device table), or
 //   - function-shaped, fn(D1, ..., Dn):Dr, for values of function type:
 //     where each parameter and the result live.
-// Domains are merged by unification, TVM's DeviceDomains. A bound domain
+// Domains are merged by unification, TVM's DeviceDomains. Two bound domains
+// merge when their devices are equal or *join*: the same device where one
+// leaves the memory scope open ("cpu" and "cpu" in scope "global.texture"
+// join to the latter), as TVM's VirtualDevice::Join. A bound domain
 // remembers why it is bound (a Reason: a location and a phrase), so that a
 // conflict can be reported with a note at each constraint.
 //
@@ -52,6 +55,29 @@ public:
     const Reason *reasonA;
     const Reason *reasonB;
   };
+
+  /// Devices that join (setJoins; none by default): `joins[a * n + b]` is
+  /// the join of devices a and b, kNoDevice where they conflict.
+  void setJoins(std::vector<DeviceIndex> joins, unsigned n) {
+    joinTable = std::move(joins);
+    numDevices = n;
+    anyJoins = false;
+    for (unsigned a = 0; a < n; ++a)
+      for (unsigned b = 0; b < n; ++b)
+        anyJoins |= a != b && joinTable[a * n + b] != kNoDevice;
+  }
+  /// Whether two different devices of the table join.
+  bool hasJoins() const { return anyJoins; }
+  /// The join of two devices: the device itself when equal, the one with the
+  /// memory scope when the other leaves it open, else kNoDevice.
+  DeviceIndex join(DeviceIndex a, DeviceIndex b) const {
+    if (a == b)
+      return a;
+    if (a < 0 || b < 0 || static_cast<unsigned>(a) >= numDevices ||
+        static_cast<unsigned>(b) >= numDevices)
+      return kNoDevice;
+    return joinTable[a * numDevices + b];
+  }
 
   Id makeFree();
   Id makeBound(DeviceIndex d, Reason why);
@@ -129,6 +155,9 @@ private:
   std::vector<Node> nodes;
   std::vector<Id> childPool;
   std::vector<Reason> reasons;
+  std::vector<DeviceIndex> joinTable;
+  unsigned numDevices = 0;
+  bool anyJoins = false;
   uint16_t tag = kMixed;
   /// Per tag: a domain of each class that came to mix it with another tag,
   /// kAlways if markShared.

@@ -5,7 +5,9 @@
 // uses lives where its producer puts it; if nothing does, on the candidate
 // device (a device its soft operands are on, then a device a use needs, in
 // program order) that moves the fewest bytes: one copy per other device its
-// uses need, plus copies of its soft operands. Unconstrained uses follow it.
+// uses need, plus copies of its soft operands. Unconstrained uses follow it,
+// and so do uses on a device that joins its (the same device, the memory
+// scope left open on one side, which TVM unifies).
 //
 // Once a value is placed, each of its soft uses either provably needs no
 // copy (it is in the value's class, or bound to the value's device) or may
@@ -88,9 +90,9 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
       for (DeviceIndex d : candidates) {
         uint64_t cost = 0;
         for (DeviceIndex u : useDevices) // one copy per other device
-          cost += u != d ? bytes : 0;
+          cost += domains.join(u, d) == kNoDevice ? bytes : 0;
         for (auto &[sd, sb] : demands)
-          cost += sd != d ? sb : 0;
+          cost += domains.join(sd, d) == kNoDevice ? sb : 0;
         if (cost < bestCost) {
           bestCost = cost;
           here = d;
@@ -102,10 +104,20 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
                 v))
         return false;
     }
-    for (const SoftUse &u : uses)
-      if (!u.boundary && domains.device(u.expected) == kNoDevice &&
+    // Unconstrained uses follow the value. Where the table has devices that
+    // join (memory scopes), so does every use on a device that joins the
+    // value's, equal ones included, as TVM unifies them: a later join that
+    // refines one side's scope then refines the other's, and a use found
+    // copy-free here stays so.
+    for (const SoftUse &u : uses) {
+      if (u.boundary)
+        continue;
+      DeviceIndex d = domains.device(u.expected);
+      bool joins = domains.hasJoins() && domains.join(d, domains.device(self)) != kNoDevice;
+      if ((d == kNoDevice || joins) &&
           !unify(u.expected, self, consumerOf(u), "cannot place this expression"))
         return false;
+    }
     noteCrossings(slot, self);
   }
   return true;
