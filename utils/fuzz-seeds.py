@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The seed corpus of one fuzz target (utils/run-fuzzer.sh, test/Fuzz).
+
+    utils/fuzz-seeds.py parse|plan|npy|metadata OUTDIR
+
+parse, plan: every `// -----` chunk of every *.ir under test/ and examples/.
+metadata: each chunk's `#[metadata]` section, once behind each module byte of
+hx-fuzz-metadata (0: a module using no metadata, 1: one using constants and a
+virtual device), and the TVM dump's. npy: every *.npy under test/.
+OUTDIR is emptied first. Deterministic: files are visited in sorted order.
+"""
+import os, re, shutil, sys
+if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata"):
+    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata OUTDIR")
+target, seed = sys.argv[1], sys.argv[2]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+shutil.rmtree(seed, ignore_errors=True)
+os.makedirs(seed)
+sep = re.compile(r"^\s*// -----")
+count = 0
+
+def emit(name, data):
+    global count
+    with open(os.path.join(seed, name), "wb") as f:
+        f.write(data)
+    count += 1
+
+def walk(tops, suffix):
+    for top in tops:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(suffix):
+                    yield os.path.join(dirpath, name)
+
+if target == "npy":
+    for path in walk(("test",), ".npy"):
+        with open(path, "rb") as f:
+            emit(os.path.relpath(path, root).replace(os.sep, "_"), f.read())
+else:
+    for path in walk(("test", "examples"), ".ir"):
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+        chunks, cur = [], []
+        for line in lines:
+            if sep.match(line.decode("utf-8", "replace")):
+                chunks.append(cur)
+                cur = []
+            else:
+                cur.append(line)
+        chunks.append(cur)
+        stem = os.path.relpath(path, root).replace(os.sep, "_")[:-3]
+        for i, chunk in enumerate(chunks):
+            data = b"\n".join(chunk)
+            if not data.strip():
+                continue
+            if target != "metadata":
+                emit("%s.%d.ir" % (stem, i), data)
+                continue
+            at = data.find(b"#[metadata]")
+            if at >= 0:
+                meta = data[at + len(b"#[metadata]"):]
+                # The first byte picks the fuzz target's module (0: no uses).
+                emit("%s.%d.0.meta" % (stem, i), b"\x00" + meta)
+                emit("%s.%d.1.meta" % (stem, i), b"\x01" + meta)
+    if target == "metadata":
+        dump = os.path.join(root, "test/Runtime/Inputs/tvm/small_convnet.txt")
+        with open(dump, "rb") as f:
+            data = f.read()
+        at = data.find(b"#[metadata]")
+        emit("tvm-dump.meta", b"\x01" + data[at + len(b"#[metadata]"):])
+print("fuzz-seeds: %d seed inputs in %s" % (count, seed))
