@@ -7,7 +7,7 @@ The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
     Support < IR < Ops, Tensor < Parser, Pass < Transforms, CodeGen,
-    Interpreter < Target < Runtime < Tools
+    Interpreter < Target, Reduce < Runtime < Tools
 """
 import os
 import re
@@ -19,7 +19,7 @@ RANK = {
     "Ops": 2, "Tensor": 2,
     "Parser": 3, "Pass": 3,
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
-    "Target": 5,
+    "Target": 5, "Reduce": 5,
     "Runtime": 6,
     "Tools": 7,
 }

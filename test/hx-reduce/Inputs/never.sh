@@ -1,0 +1,3 @@
+#!/bin/sh
+# Never interesting.
+exit 1
