@@ -164,7 +164,7 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
   auto cpu = [&](int64_t instance) {
     Device *&d = cpuInstances[instance];
     if (!d) {
-      owned.push_back(createCPUDevice(unsigned(instance), c.threads));
+      owned.push_back(createCPUDevice(unsigned(instance), c.threads, c.deviceMemoryLimit));
       d = owned.back().get();
     }
     return d;
@@ -709,7 +709,8 @@ int hx::runMain(int argc, char **argv) {
   cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
   cl::opt<std::string> memoryLimit(
       "device-memory-limit",
-      cl::desc("The most memory hx-run allocates on each cuda device (bytes, or with K, M, G)"),
+      cl::desc("The most memory hx-run allocates on each device, cuda or cpu (bytes, or with "
+               "K, M, G)"),
       cl::value_desc("BYTES"), cl::cat(cat));
   cl::opt<std::string> crashReproducer(
       "crash-reproducer",
