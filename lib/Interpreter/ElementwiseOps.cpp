@@ -6,8 +6,9 @@
 // exactly in int64, wrapping to the result width as two's complement, so
 // int64 values beyond 2^53 stay exact:
 //
-//   divide      integers truncate toward zero (C, TVM's truncdiv); a zero
-//               divisor is an error; INT_MIN / -1 wraps to INT_MIN
+//   divide      integers truncate toward zero (C, TVM's truncdiv); x / 0 is
+//               0 (NumPy's result; the kernels give the same, nothing
+//               traps); INT_MIN / -1 wraps to INT_MIN
 //   maximum,    NaN in either operand gives NaN (NumPy)
 //   minimum
 //   equal, less, greater   bool results; NaN compares unequal/false
@@ -64,8 +65,8 @@ static double applyFloat(Bin k, double a, double b) {
   return 0;
 }
 
-/// Wrapping int64 arithmetic; `ok` is false for a division by zero.
-static int64_t applyInt(Bin k, int64_t a, int64_t b, bool &ok) {
+/// Wrapping int64 arithmetic; x / 0 is 0.
+static int64_t applyInt(Bin k, int64_t a, int64_t b) {
   uint64_t ua = uint64_t(a), ub = uint64_t(b);
   switch (k) {
   case Bin::Add:
@@ -75,10 +76,8 @@ static int64_t applyInt(Bin k, int64_t a, int64_t b, bool &ok) {
   case Bin::Mul:
     return int64_t(ua * ub);
   case Bin::Div:
-    if (b == 0) {
-      ok = false;
+    if (b == 0)
       return 0;
-    }
     if (b == -1)
       return int64_t(uint64_t(0) - ua); // INT64_MIN / -1 wraps
     return a / b;
@@ -121,11 +120,7 @@ static Expected<OpResults> binary(OpContext &ctx, Bin k) {
       out->setDouble(i, applyFloat(k, va[ia[i]], vb[ib[i]]));
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      bool ok = true;
-      int64_t r = applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), ok);
-      if (!ok)
-        return ctx.error("integer division by zero");
-      setInt64(*out, i, r);
+      setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i])));
     }
   }
   OpResults results;

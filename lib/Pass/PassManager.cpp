@@ -4,6 +4,7 @@
 #include "hx/Pass/Pass.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 
@@ -11,8 +12,8 @@ using namespace hx;
 using namespace llvm;
 
 void PassRegistry::add(StringRef argument, StringRef description,
-                       std::function<std::unique_ptr<Pass>()> create) {
-  infos.push_back({argument.str(), description.str(), std::move(create)});
+                       std::function<std::unique_ptr<Pass>()> create, bool testOnly) {
+  infos.push_back({argument.str(), description.str(), std::move(create), testOnly});
 }
 
 const PassInfo *PassRegistry::lookup(StringRef argument) const {
@@ -74,6 +75,10 @@ bool PassManager::run(Module &m, PassContext &ctx, bool *internalError) {
   for (auto &p : passes) {
     bool passOk;
     {
+      // Names the pass in a crash's stack dump. (Not PrettyStackTraceFormat:
+      // LLVM 19's prints the string's terminating NUL.)
+      std::string note = ("running pass '" + p->getArgument() + "'").str();
+      PrettyStackTraceString crashNote(note.c_str());
       TimeScope t(opts.timing, p->getArgument());
       passOk = p->run(m, ctx);
     }

@@ -7,7 +7,10 @@
 // cut into one chunk per worker (the calling thread takes the first) and the
 // call returns when all chunks are done. Small ranges run inline. Copies are
 // memcpy; streams and events exist only to satisfy the interface, since
-// every operation is complete when it returns.
+// every operation is complete when it returns. With a memory limit
+// (--device-memory-limit), an allocation beyond it fails cleanly, as on a
+// cuda device, so a cpu instance standing in for a GPU runs out where the
+// GPU would.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Runtime/AllocationTable.h"
@@ -34,7 +37,8 @@ public:
 
 class CPUDevice : public Device {
 public:
-  CPUDevice(unsigned instance, unsigned threads) : instance(instance) {
+  CPUDevice(unsigned instance, unsigned threads, uint64_t memoryLimit)
+      : instance(instance), memoryLimit(memoryLimit) {
     unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     workers = n;
     if (n > 1)
@@ -50,18 +54,32 @@ public:
   bool hostAccessible() const override { return true; }
 
   Expected<void *> allocate(size_t bytes) override {
-    size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    size_t size = std::max<size_t>(bytes, 1);
+    if (memoryLimit && (size > memoryLimit || allocated > memoryLimit - size))
+      return createStringError(inconvertibleErrorCode(),
+                               name() + ": out of memory allocating " + std::to_string(bytes) +
+                                   " bytes: the device memory limit is " +
+                                   std::to_string(memoryLimit) +
+                                   " bytes (--device-memory-limit) and " +
+                                   std::to_string(allocated) + " bytes are allocated");
+    size_t rounded = (size + 63) / 64 * 64;
     void *p = std::aligned_alloc(64, rounded);
     if (!p)
       return createStringError(inconvertibleErrorCode(), name() + ": out of memory allocating " +
                                                              std::to_string(bytes) + " bytes");
     std::memset(p, 0, rounded);
     blocks.insert(p, rounded);
+    sizes[p] = size;
+    allocated += size;
     return p;
   }
   void deallocate(void *p) override {
-    if (blocks.erase(p))
-      std::free(p);
+    if (!blocks.erase(p))
+      return;
+    auto it = sizes.find(p);
+    allocated -= it->second;
+    sizes.erase(it);
+    std::free(p);
   }
   bool owns(const void *p) const override { return blocks.contains(p); }
 
@@ -122,6 +140,10 @@ public:
 
 private:
   unsigned instance;
+  uint64_t memoryLimit;
+  /// Bytes allocated (as asked for), and each allocation's, for the limit.
+  uint64_t allocated = 0;
+  std::map<const void *, size_t> sizes;
   unsigned workers = 1;
   std::unique_ptr<StdThreadPool> pool;
   AllocationTable blocks;
@@ -154,8 +176,9 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Device> hx::createCPUDevice(unsigned instance, unsigned threads) {
-  return std::make_unique<CPUDevice>(instance, threads);
+std::unique_ptr<Device> hx::createCPUDevice(unsigned instance, unsigned threads,
+                                            uint64_t memoryLimit) {
+  return std::make_unique<CPUDevice>(instance, threads, memoryLimit);
 }
 
 void hx::cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n) {

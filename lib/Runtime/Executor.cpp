@@ -71,13 +71,25 @@ Error Executable::Impl::bind() {
       p.firstStep = p.lastStep = 0;
   plan = planMemory(planned, numDevices);
 
+  // An allocation that fails names what the plan needs on that device.
+  auto outOfMemory = [&](unsigned d, Error e) {
+    uint64_t own = 0;
+    for (const Buffer &b : buffers)
+      if (b.device == d && b.kind != Buffer::Kind::Intermediate && b.kind != Buffer::Kind::Alias)
+        own += b.bytes;
+    return fail(toString(std::move(e)) + "; the plan needs " + Twine(plan.arenaBytes[d] + own) +
+                " bytes on virtual device " + Twine(d) + " (" +
+                (d < virtualNames.size() ? virtualNames[d] : "?") + "): an arena of " +
+                Twine(plan.arenaBytes[d]) + " and " + Twine(own) +
+                " for parameters, constants and outputs");
+  };
   arenas.assign(numDevices, nullptr);
   for (unsigned d = 0; d < numDevices; ++d) {
     if (!plan.arenaBytes[d])
       continue;
     Expected<void *> a = devices[d]->allocate(plan.arenaBytes[d]);
     if (!a)
-      return a.takeError();
+      return outOfMemory(d, a.takeError());
     arenas[d] = *a;
   }
   extraBytes.assign(numDevices, 0);
@@ -93,7 +105,7 @@ Error Executable::Impl::bind() {
     default: {
       Expected<void *> p = devices[buf.device]->allocate(buf.bytes);
       if (!p)
-        return p.takeError();
+        return outOfMemory(buf.device, p.takeError());
       ownAllocations.push_back({buf.device, *p});
       pointers[b] = *p;
       extraBytes[buf.device] += buf.bytes;

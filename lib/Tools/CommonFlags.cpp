@@ -53,12 +53,15 @@ struct CommonFlags::Impl {
     }
     // Every registered pass is a `-<argument>` flag.
     for (const hx::PassInfo &p : registry.entries())
-      passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
+      if (!p.testOnly)
+        passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
     if (!pipelineFlags) {
       passFlags.setHiddenFlag(cl::ReallyHidden);
       passes.setHiddenFlag(cl::ReallyHidden);
     }
     for (const hx::PassInfo &info : registry.entries()) {
+      if (info.testOnly)
+        continue;
       std::unique_ptr<Pass> probe = info.create();
       for (const PassOption &o : probe->getOptions()) {
         if (llvm::any_of(optionFlags, [&](const PassOptionFlag &f) { return f.name == o.name; }))

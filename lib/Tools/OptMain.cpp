@@ -5,10 +5,15 @@
 // the output file only if every chunk succeeded, so a failed run leaves
 // nothing half-written. User errors exit 1, internal errors 2.
 //
+// Each chunk runs with a crash reproducer armed (CrashReproducer.h): a
+// crash, an exception or a pass that breaks the IR writes the chunk and the
+// command (pipeline and options) to a file that --run-reproducer replays.
+//
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Tools/CrashReproducer.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
@@ -25,8 +30,22 @@ namespace {
 
 enum class ChunkResult { Ok, UserError, InternalError };
 
+/// The reproducer's header: what runs one chunk the way this run did.
+std::vector<std::string> reproducerArgs(const OptConfig &config) {
+  std::vector<std::string> args = renderCommonArgs(config.common);
+  if (config.verifyDiagnostics)
+    args.push_back("--verify-diagnostics");
+  if (config.print.printTypes)
+    args.push_back("--print-types");
+  if (config.emit == OptConfig::Emit::Dot)
+    args.push_back("--emit=dot");
+  return args;
+}
+
 ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &config,
                          const PassRegistry &registry, raw_ostream &out) {
+  CrashReproducer repro("hx-opt", reproducerArgs(config), buffer->getBuffer(),
+                        config.crashReproducer);
   SourceMgr sm;
   unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
   DiagEngine diags(sm);
@@ -63,17 +82,28 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
     });
   };
 
-  bool ok;
-  try {
-    ok = work();
-  } catch (std::exception &e) {
-    errs() << "hx-opt: internal error: " << e.what() << "\n";
+  bool ok = false;
+  std::optional<std::string> exception;
+  if (!repro.runSafely([&] {
+        try {
+          ok = work();
+        } catch (std::exception &e) {
+          exception = std::string("an exception: ") + e.what();
+        } catch (...) {
+          exception = "an exception that is not a std::exception";
+        }
+      }))
+    return ChunkResult::InternalError;
+  if (exception) {
+    repro.reportInternalError(*exception);
     return ChunkResult::InternalError;
   }
   if (config.common.timePasses)
     timing.print(errs());
-  if (internal)
+  if (internal) {
+    repro.reportInternalError("a pass left a module that does not verify (the error above)");
     return ChunkResult::InternalError;
+  }
   if (config.verifyDiagnostics)
     return verifyExpectedDiagnostics(id, captured, sm) ? ChunkResult::Ok : ChunkResult::UserError;
   return ok && !diags.hadError() ? ChunkResult::Ok : ChunkResult::UserError;
@@ -150,6 +180,7 @@ int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
 int hx::optMain(int argc, char **argv) {
   PassRegistry registry;
   registerAllPasses(registry);
+  registerTestPasses(registry);
   cl::OptionCategory cat("hx-opt options");
   CommonFlags common(registry, cat);
   cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
@@ -169,8 +200,25 @@ int hx::optMain(int argc, char **argv) {
       cl::cat(cat));
   cl::opt<bool> listOps("list-ops", cl::desc("Print every operator with its targets and dtypes"),
                         cl::cat(cat));
+  cl::opt<std::string> crashReproducer(
+      "crash-reproducer",
+      cl::desc("On an internal error, write the reproducer here (default: a new "
+               "hx-reproducer-*.ir in the temporary directory)"),
+      cl::value_desc("file"), cl::cat(cat));
+  cl::opt<std::string> runReproducer(
+      "run-reproducer",
+      cl::desc("Replay a reproducer: run the command in its '// hx-reproducer:' line on it"),
+      cl::value_desc("file"), cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
-  cl::ParseCommandLineOptions(argc, argv, "hx optimizer driver\n");
+  const char *overview = "hx optimizer driver\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
+  if (!runReproducer.empty()) {
+    std::string file = runReproducer;
+    std::vector<std::string> args;
+    if (!readReproducerArgs("hx-opt", file, args) ||
+        !reparseWithReproducer(argc, argv, args, overview))
+      return kExitUserError;
+  }
   if (listOps) {
     printOperatorTable(outs());
     return kExitSuccess;
@@ -184,5 +232,8 @@ int hx::optMain(int argc, char **argv) {
   config.verifyDiagnostics = verifyDiags;
   config.print.printTypes = printTypes;
   config.emit = emit;
+  if (!checkReproducerPath("hx-opt", crashReproducer))
+    return kExitUserError;
+  config.crashReproducer = crashReproducer;
   return runOpt(config, registry);
 }

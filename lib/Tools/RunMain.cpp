@@ -8,13 +8,18 @@
 //     on a further cpu instance, and hx-run says so.
 //  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
 //     --random-inputs (seeded), checked against @main's parameter types.
+//     Every file is read once, here, before anything is compiled: what the
+//     run uses is what was checked, whatever happens to the file later.
 //  4. Compile (Executable::build) and run --repeat times, or interpret
 //     (--interpret); --check compares with the interpreter.
 //  5. Outputs: a summary line each, and DIR/output_<i>.npy, written only
-//     when everything succeeded (each file atomically).
+//     when everything succeeded: every file under a temporary name first,
+//     then all renamed, so a failure leaves none of them (nor a directory
+//     hx-run created).
 //
 // Every user error is a message naming the file, parameter or device, exit
-// status 1; internal errors exit 2.
+// status 1; internal errors exit 2 and write a crash reproducer
+// (CrashReproducer.h) that `hx-run --run-reproducer=FILE` replays.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/RunMain.h"
@@ -25,6 +30,7 @@
 #include "hx/Runtime/Executable.h"
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
+#include "hx/Tools/CrashReproducer.h"
 #include "hx/Tools/OptMain.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
@@ -34,6 +40,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -68,7 +75,56 @@ struct RunConfig {
   unsigned threads = 0;
   Emit emit = Emit::None;
   uint64_t deviceMemoryLimit = 0;
+  /// Hidden, for testing: a test-crash pass after planning.
+  std::string testCrash;
+  std::string crashReproducer;
 };
+
+/// The reproducer's header: the options that shape the run, with file
+/// paths made absolute so it replays from any directory. --output-dir and
+/// --trace are left out: a replay writes nothing.
+std::vector<std::string> reproducerArgs(const RunConfig &c) {
+  std::vector<std::string> args = renderCommonArgs(c.common);
+  auto absolute = [](StringRef path) {
+    SmallString<256> p(path);
+    sys::fs::make_absolute(p);
+    return p.str().str();
+  };
+  for (StringRef spec : c.inputs) {
+    auto [name, file] = spec.split('=');
+    args.push_back("--input");
+    args.push_back((name + "=" + absolute(file)).str());
+  }
+  if (!c.paramsDir.empty())
+    args.push_back("--params=" + absolute(c.paramsDir));
+  if (c.randomInputs)
+    args.push_back("--random-inputs");
+  if (c.seed)
+    args.push_back("--seed=" + std::to_string(c.seed));
+  for (const std::string &d : c.devices)
+    args.push_back("--device=" + d);
+  for (auto [on, flag] : {std::pair{c.check, "--check"},
+                          {c.checkDevices, "--check-devices"},
+                          {c.interpret, "--interpret"},
+                          {c.profile, "--profile"},
+                          {c.noPlan, "--no-plan"}})
+    if (on)
+      args.push_back(flag);
+  if (c.repeat != 1)
+    args.push_back("--repeat=" + std::to_string(c.repeat));
+  if (c.threads)
+    args.push_back("--threads=" + std::to_string(c.threads));
+  if (c.emit != Emit::None)
+    args.push_back(std::string("--emit=") + (c.emit == Emit::IR         ? "ir"
+                                             : c.emit == Emit::LLVM     ? "llvm"
+                                             : c.emit == Emit::Schedule ? "schedule"
+                                                                        : "ptx"));
+  if (c.deviceMemoryLimit)
+    args.push_back("--device-memory-limit=" + std::to_string(c.deviceMemoryLimit));
+  if (!c.testCrash.empty())
+    args.push_back("--test-crash=" + c.testCrash);
+  return args;
+}
 
 int userError(const Twine &msg) {
   errs() << "hx-run: error: " << msg << "\n";
@@ -108,7 +164,7 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
   auto cpu = [&](int64_t instance) {
     Device *&d = cpuInstances[instance];
     if (!d) {
-      owned.push_back(createCPUDevice(unsigned(instance), c.threads));
+      owned.push_back(createCPUDevice(unsigned(instance), c.threads, c.deviceMemoryLimit));
       d = owned.back().get();
     }
     return d;
@@ -335,15 +391,49 @@ void summarize(raw_ostream &os, unsigned i, const HostTensor &t) {
   os << format(" fnv=%016llx\n", (unsigned long long)h);
 }
 
-int run(const RunConfig &c, const PassRegistry &registry) {
-  if (!c.common.pipeline.empty())
-    return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
-                     "flags (--default-device=...), not passes");
-  auto file = MemoryBuffer::getFileOrSTDIN(c.common.inputFile, /*IsText=*/false);
-  if (!file)
-    return userError("cannot open '" + c.common.inputFile + "': " + file.getError().message());
+/// Writes every result to DIR/output_<i>.npy, all or nothing.
+int writeOutputs(const std::string &dir, ArrayRef<HostTensor> results) {
+  bool existed = sys::fs::exists(dir);
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return userError("--output-dir: cannot create '" + dir + "': " + ec.message());
+  std::vector<std::pair<std::string, std::string>> staged; // temporary, final
+  auto undo = [&] {
+    for (auto &[tmp, path] : staged)
+      sys::fs::remove(tmp);
+    if (!existed)
+      sys::fs::remove(dir); // only if still empty
+  };
+  for (unsigned i = 0; i < results.size(); ++i) {
+    SmallString<128> path(dir), tmp(dir);
+    sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+    sys::path::append(tmp, ".output_" + std::to_string(i) + ".npy.tmp" +
+                               std::to_string(sys::Process::getProcessId()));
+    if (Error e = writeNpy(tmp, results[i])) {
+      consumeError(std::move(e));
+      undo();
+      return userError("--output-dir: cannot write '" + path + "'");
+    }
+    staged.push_back({tmp.str().str(), path.str().str()});
+  }
+  // Renaming cannot run out of space; it fails only where a name cannot
+  // be taken (a directory of that name): check all before renaming any.
+  for (auto &[tmp, path] : staged)
+    if (sys::fs::is_directory(path)) {
+      undo();
+      return userError("--output-dir: cannot write '" + path + "': it is a directory");
+    }
+  for (auto &[tmp, path] : staged)
+    if (std::error_code ec = sys::fs::rename(tmp, path)) {
+      undo();
+      return userError("--output-dir: cannot write '" + path + "': " + ec.message());
+    }
+  return kExitSuccess;
+}
+
+int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<MemoryBuffer> file,
+              CrashReproducer &repro) {
   SourceMgr sm;
-  unsigned id = sm.AddNewSourceBuffer(std::move(*file), SMLoc());
+  unsigned id = sm.AddNewSourceBuffer(std::move(file), SMLoc());
   DiagEngine diags(sm);
   TimingReport timing;
   TimingReport *report = c.common.timePasses ? &timing : nullptr;
@@ -367,13 +457,19 @@ int run(const RunConfig &c, const PassRegistry &registry) {
   pmo.printIRAfterAll = c.common.printIRAfterAll;
   pmo.timing = report;
   PassManager pm(pmo);
-  if (!parsePassPipeline(c.noPlan ? "infer-type" : "infer-type,plan-devices", registry, pm, diags,
-                         c.common.passOptions))
+  std::string pipeline = c.noPlan ? "infer-type" : "infer-type,plan-devices";
+  if (!c.testCrash.empty())
+    pipeline += ",test-crash{mode=" + c.testCrash + "}";
+  if (!parsePassPipeline(pipeline, registry, pm, diags, c.common.passOptions))
     return kExitUserError;
   PassContext ctx{diags, report};
   bool internal = false;
-  if (!pm.run(*m, ctx, &internal))
-    return internal ? kExitInternalError : kExitUserError;
+  if (!pm.run(*m, ctx, &internal)) {
+    if (!internal)
+      return kExitUserError;
+    repro.reportInternalError("a pass left a module that does not verify (the error above)");
+    return kExitInternalError;
+  }
   if (c.emit == Emit::IR) {
     printModule(outs(), *m);
     return kExitSuccess;
@@ -389,9 +485,10 @@ int run(const RunConfig &c, const PassRegistry &registry) {
   // Backends hold the compiled code: they outlive the executable too.
   std::vector<std::unique_ptr<Backend>> ownedBackends;
   std::unique_ptr<Executable> exe;
+  // Read before compiling: a bad input fails fast, and no file is read twice.
+  if (c.emit == Emit::None && !gatherInputs(*main, c, inputs))
+    return kExitUserError;
   if (c.interpret) {
-    if (!gatherInputs(*main, c, inputs))
-      return kExitUserError;
     Expected<std::vector<HostTensor>> r = interpret(*m, inputs);
     if (!r)
       return userError(toString(r.takeError()));
@@ -474,8 +571,6 @@ int run(const RunConfig &c, const PassRegistry &registry) {
       exe->printSchedule(outs());
       return kExitSuccess;
     }
-    if (!gatherInputs(*main, c, inputs))
-      return kExitUserError;
     RunProfile profile;
     bool wantProfile = c.profile || !c.trace.empty();
     TimeScope runTime(report, "(run)");
@@ -521,18 +616,36 @@ int run(const RunConfig &c, const PassRegistry &registry) {
 
   for (unsigned i = 0; i < results.size(); ++i)
     summarize(outs(), i, results[i]);
-  if (!c.outputDir.empty()) {
-    if (std::error_code ec = sys::fs::create_directories(c.outputDir))
-      return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
-    // Every file is serialized first, then each written atomically.
-    for (unsigned i = 0; i < results.size(); ++i) {
-      SmallString<128> path(c.outputDir);
-      sys::path::append(path, "output_" + std::to_string(i) + ".npy");
-      if (Error e = writeNpy(path, results[i]))
-        return userError(toString(std::move(e)));
-    }
-  }
+  if (!c.outputDir.empty())
+    return writeOutputs(c.outputDir, results);
   return kExitSuccess;
+}
+
+int run(const RunConfig &c, const PassRegistry &registry) {
+  if (!c.common.pipeline.empty())
+    return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
+                     "flags (--default-device=...), not passes");
+  auto file = MemoryBuffer::getFileOrSTDIN(c.common.inputFile, /*IsText=*/false);
+  if (!file)
+    return userError("cannot open '" + c.common.inputFile + "': " + file.getError().message());
+  CrashReproducer repro("hx-run", reproducerArgs(c), (*file)->getBuffer(), c.crashReproducer);
+  int status = kExitInternalError;
+  std::optional<std::string> exception;
+  if (!repro.runSafely([&] {
+        try {
+          status = runLoaded(c, registry, std::move(*file), repro);
+        } catch (std::exception &e) {
+          exception = std::string("an exception: ") + e.what();
+        } catch (...) {
+          exception = "an exception that is not a std::exception";
+        }
+      }))
+    return kExitInternalError;
+  if (exception) {
+    repro.reportInternalError(*exception);
+    return kExitInternalError;
+  }
+  return status;
 }
 
 } // namespace
@@ -540,6 +653,7 @@ int run(const RunConfig &c, const PassRegistry &registry) {
 int hx::runMain(int argc, char **argv) {
   PassRegistry registry;
   registerAllPasses(registry);
+  registerTestPasses(registry);
   cl::OptionCategory cat("hx-run options");
   CommonFlags common(registry, cat, /*pipelineFlags=*/false);
   cl::list<std::string> inputs("input", cl::desc("An input for parameter NAME of @main"),
@@ -595,10 +709,31 @@ int hx::runMain(int argc, char **argv) {
   cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
   cl::opt<std::string> memoryLimit(
       "device-memory-limit",
-      cl::desc("The most memory hx-run allocates on each cuda device (bytes, or with K, M, G)"),
+      cl::desc("The most memory hx-run allocates on each device, cuda or cpu (bytes, or with "
+               "K, M, G)"),
       cl::value_desc("BYTES"), cl::cat(cat));
+  cl::opt<std::string> crashReproducer(
+      "crash-reproducer",
+      cl::desc("On an internal error, write the reproducer here (default: a new "
+               "hx-reproducer-*.ir in the temporary directory)"),
+      cl::value_desc("file"), cl::cat(cat));
+  cl::opt<std::string> runReproducer(
+      "run-reproducer",
+      cl::desc("Replay a reproducer: run the command in its '// hx-reproducer:' line on it"),
+      cl::value_desc("file"), cl::cat(cat));
+  cl::opt<std::string> testCrash("test-crash",
+                                 cl::desc("Testing hx: run test-crash{mode=M} after planning"),
+                                 cl::value_desc("M"), cl::ReallyHidden, cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
-  cl::ParseCommandLineOptions(argc, argv, "hx: run a module on CPU and GPU\n");
+  const char *overview = "hx: run a module on CPU and GPU\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
+  if (!runReproducer.empty()) {
+    std::string file = runReproducer;
+    std::vector<std::string> args;
+    if (!readReproducerArgs("hx-run", file, args) ||
+        !reparseWithReproducer(argc, argv, args, overview))
+      return kExitUserError;
+  }
   if (list)
     return listDevices();
 
@@ -620,6 +755,10 @@ int hx::runMain(int argc, char **argv) {
   c.noPlan = noPlan;
   c.threads = threads;
   c.emit = emit;
+  c.testCrash = testCrash;
+  if (!checkReproducerPath("hx-run", crashReproducer))
+    return kExitUserError;
+  c.crashReproducer = crashReproducer;
   if (!memoryLimit.empty()) {
     StringRef text = memoryLimit;
     uint64_t scale = 1;
@@ -635,10 +774,5 @@ int hx::runMain(int argc, char **argv) {
                        ": expected a positive number of bytes, optionally with K, M or G");
     c.deviceMemoryLimit = n * scale;
   }
-  try {
-    return run(c, registry);
-  } catch (std::exception &e) {
-    errs() << "hx-run: internal error: " << e.what() << "\n";
-    return kExitInternalError;
-  }
+  return run(c, registry);
 }

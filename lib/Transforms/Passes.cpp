@@ -14,3 +14,9 @@ void hx::registerAllPasses(PassRegistry &registry) {
     registry.add(probe->getArgument(), probe->getDescription(), create);
   }
 }
+
+void hx::registerTestPasses(PassRegistry &registry) {
+  std::unique_ptr<Pass> probe = createTestCrashPass();
+  registry.add(probe->getArgument(), probe->getDescription(), createTestCrashPass,
+               /*testOnly=*/true);
+}

@@ -161,13 +161,17 @@ struct PassInfo {
   std::string argument;
   std::string description;
   std::function<std::unique_ptr<Pass>()> create;
+  /// A pass for testing hx itself (`test-crash`): reachable only through
+  /// pipeline text, never a `-<argument>` flag, and its options are not tool
+  /// flags, so neither shows in --help.
+  bool testOnly = false;
 };
 
 /// The passes a tool knows about, in registration order.
 class PassRegistry {
 public:
   void add(llvm::StringRef argument, llvm::StringRef description,
-           std::function<std::unique_ptr<Pass>()> create);
+           std::function<std::unique_ptr<Pass>()> create, bool testOnly = false);
   template <typename P> void add() {
     P probe;
     add(probe.getArgument(), probe.getDescription(), [] { return std::make_unique<P>(); });

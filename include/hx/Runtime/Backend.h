@@ -114,8 +114,10 @@ public:
 };
 
 /// A cpu device instance with `threads` worker threads (0: one per core)
-/// for the kernels' parallel loops.
-std::unique_ptr<Device> createCPUDevice(unsigned instance, unsigned threads);
+/// for the kernels' parallel loops; allocations beyond `memoryLimit` bytes
+/// in all (0: no limit) fail with an out-of-memory error.
+std::unique_ptr<Device> createCPUDevice(unsigned instance, unsigned threads,
+                                        uint64_t memoryLimit = 0);
 
 /// The parallel-for callback cpu kernels call (KernelABI.h); `launch` is the
 /// CPU device the kernel runs on.

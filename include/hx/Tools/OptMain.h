@@ -23,6 +23,8 @@ struct OptConfig {
   PrintOptions print;
   /// What to write: the IR, or a Graphviz view of the placement.
   enum class Emit { IR, Dot } emit = Emit::IR;
+  /// Where an internal error's reproducer goes (empty: a unique temp file).
+  std::string crashReproducer;
 };
 
 /// Exit statuses.

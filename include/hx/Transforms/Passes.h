@@ -10,6 +10,13 @@ namespace hx {
 /// Registers every pass of lib/Transforms.
 void registerAllPasses(PassRegistry &registry);
 
+/// Registers the passes that test hx itself (PassInfo::testOnly).
+void registerTestPasses(PassRegistry &registry);
+
+/// `test-crash{mode=...}`: fails on purpose, the way a buggy pass would, to
+/// exercise the tools' crash reproducers (lib/Transforms/TestCrash.cpp).
+std::unique_ptr<Pass> createTestCrashPass();
+
 /// `infer-type`: a type for every expression (lib/Transforms/InferType.cpp).
 std::unique_ptr<Pass> createInferTypePass();
 /// infer-type as a function: false after reporting errors.
