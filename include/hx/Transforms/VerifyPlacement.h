@@ -12,20 +12,26 @@
 //  3. no operator runs on a device whose target lacks it (argsort on cuda).
 //
 // Used by the differential tester (hx-smith --check) after every plan, and
-// reusable by the fuzzers. Violations are located errors; no recursion on
-// the IR's depth.
+// reusable by the fuzzers; `hx-opt -verify-placement` runs it as a pass.
+// Violations are located errors; no recursion on the IR's depth.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_TRANSFORMS_VERIFYPLACEMENT_H
 #define HX_TRANSFORMS_VERIFYPLACEMENT_H
 
+#include <memory>
+
 namespace hx {
 
 class DiagEngine;
 class Module;
+class Pass;
 
 /// Checks a planned module; false after reporting the violations.
 bool verifyPlacement(const Module &m, DiagEngine &diags);
+
+/// `verify-placement`: verifyPlacement as a pass (it changes nothing).
+std::unique_ptr<Pass> createVerifyPlacementPass();
 
 } // namespace hx
 

@@ -13,6 +13,7 @@
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/Module.h"
 #include "hx/IR/OpDef.h"
+#include "hx/Pass/Pass.h"
 #include "hx/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -26,6 +27,13 @@ DeviceIndex deviceAttr(const Call &c, StringRef name) {
   const AttrValue *v = c.attrs.get(name);
   return v && v->kind == AttrValue::Kind::Device ? DeviceIndex(v->intValue) : kNoDevice;
 }
+
+struct Item {
+  const Expr *e;
+  /// The device its consumer expects.
+  DeviceIndex expected;
+  SMLoc use;
+};
 
 class Checker {
 public:
@@ -56,50 +64,52 @@ private:
     return s;
   }
 
-  void mismatch(const Expr *e, StringRef what, DeviceIndex self, DeviceIndex expected) {
+  void mismatch(SMLoc at, StringRef what, DeviceIndex self, DeviceIndex expected) {
     ok = false;
-    diags.error(e->loc, "verify-placement: " + what + " on " + name(self) + " is used on " +
-                            name(expected) + " without a device_copy");
+    diags.error(at, "verify-placement: " + what + " on " + name(self) + " is used on " +
+                        name(expected) + " without a device_copy");
   }
 
   void checkDef(const Function &fn) {
     for (const Ref<Var> &p : fn.params)
       varDevices[p.get()] = p->device;
-    SmallVector<std::pair<const Expr *, DeviceIndex>, 64> work;
-    work.push_back({&fn, fn.resultDevice});
+    SmallVector<Item, 64> work;
+    work.push_back({&fn, fn.resultDevice, fn.loc});
     while (!work.empty()) {
-      auto [e, expected] = work.pop_back_val();
+      auto [e, expected, use] = work.pop_back_val();
       if (isa<GlobalVar>(e) || isa<Op>(e))
         continue;
       auto [it, fresh] = expectedAt.try_emplace(e, expected);
       if (!fresh) {
         if (it->second != expected && !isa<Constant>(e)) {
           ok = false;
-          diags.error(e->loc, "verify-placement: a value shared by consumers on " +
-                                  name(it->second) + " and " + name(expected) +
-                                  " without a device_copy");
+          diags.error(isa<Var>(e) ? use : e->loc,
+                      "verify-placement: a value shared by consumers on " + name(it->second) +
+                          " and " + name(expected) + " without a device_copy");
         }
         continue;
       }
-      visit(e, expected, work);
+      visit(e, expected, use, work);
     }
   }
 
-  void visit(const Expr *e, DeviceIndex expected,
-             SmallVectorImpl<std::pair<const Expr *, DeviceIndex>> &work) {
+  /// `use`: where the consumer is (a variable is reported there, not at
+  /// its binding).
+  void visit(const Expr *e, DeviceIndex expected, SMLoc use, SmallVectorImpl<Item> &work) {
+    auto push = [&](const Expr *child, DeviceIndex d) { work.push_back({child, d, e->loc}); };
     if (const auto *c = dyn_cast<Call>(e)) {
       if (c->isOp(kOnDevice)) {
         DeviceIndex d = deviceAttr(*c, "virtual_device");
         if (d != expected)
-          mismatch(e, "on_device", d, expected);
-        work.push_back({c->args[0].get(), d});
+          mismatch(e->loc, "on_device", d, expected);
+        push(c->args[0].get(), d);
         return;
       }
       if (c->isOp(kDeviceCopy)) {
         DeviceIndex dst = deviceAttr(*c, "dst_virtual_device");
         if (dst != expected)
-          mismatch(e, "device_copy", dst, expected);
-        work.push_back({c->args[0].get(), deviceAttr(*c, "src_virtual_device")});
+          mismatch(e->loc, "device_copy", dst, expected);
+        push(c->args[0].get(), deviceAttr(*c, "src_virtual_device"));
         return;
       }
       if (const Op *op = c->getOp()) {
@@ -111,53 +121,53 @@ private:
                                   ", whose target lacks it");
         }
         for (const ExprRef &a : c->args)
-          work.push_back({a.get(), expected});
+          push(a.get(), expected);
         return;
       }
       const Function *callee = planned.knownCallee(*c);
       if (callee && callee->resultDevice != expected)
-        mismatch(e, "the result of a call", callee->resultDevice, expected);
+        mismatch(e->loc, "the result of a call", callee->resultDevice, expected);
       for (size_t i = 0; i < c->args.size(); ++i) {
         DeviceIndex d = callee && i < callee->params.size() ? callee->params[i]->device : expected;
-        work.push_back({c->args[i].get(), d});
+        push(c->args[i].get(), d);
       }
-      work.push_back({c->callee.get(), callee ? callee->resultDevice : expected});
+      push(c->callee.get(), callee ? callee->resultDevice : expected);
       return;
     }
     if (const auto *v = dyn_cast<Var>(e)) {
       auto it = varDevices.find(v);
       if (it != varDevices.end() && it->second != expected)
-        mismatch(e, "%" + v->name, it->second, expected);
+        mismatch(use, "%" + v->name, it->second, expected);
       return;
     }
     if (const auto *f = dyn_cast<Function>(e)) {
       if (f->resultDevice != expected)
-        mismatch(e, "a function", f->resultDevice, expected);
+        mismatch(e->loc, "a function", f->resultDevice, expected);
       for (const Ref<Var> &p : f->params)
         varDevices[p.get()] = p->device;
-      work.push_back({f->body.get(), f->resultDevice});
+      push(f->body.get(), f->resultDevice);
       return;
     }
     if (const auto *t = dyn_cast<Tuple>(e)) {
       for (const ExprRef &f : t->fields)
-        work.push_back({f.get(), expected});
+        push(f.get(), expected);
       return;
     }
     if (const auto *p = dyn_cast<TupleGetItem>(e)) {
-      work.push_back({p->tuple.get(), expected});
+      push(p->tuple.get(), expected);
       return;
     }
     if (const auto *l = dyn_cast<Let>(e)) {
       DeviceIndex d = planned.deviceOf(l->var.get());
       varDevices[l->var.get()] = d;
-      work.push_back({l->body.get(), expected});
-      work.push_back({l->value.get(), d});
+      push(l->body.get(), expected);
+      push(l->value.get(), d);
       return;
     }
     if (const auto *i = dyn_cast<If>(e)) {
-      work.push_back({i->elseBranch.get(), expected});
-      work.push_back({i->thenBranch.get(), expected});
-      work.push_back({i->cond.get(), expected});
+      push(i->elseBranch.get(), expected);
+      push(i->thenBranch.get(), expected);
+      push(i->cond.get(), expected);
     }
   }
 };
@@ -165,3 +175,19 @@ private:
 } // namespace
 
 bool hx::verifyPlacement(const Module &m, DiagEngine &diags) { return Checker(m, diags).run(); }
+
+namespace {
+class VerifyPlacementPass : public Pass {
+public:
+  StringRef getArgument() const override { return "verify-placement"; }
+  StringRef getDescription() const override {
+    return "Check a planned module: copies at every device boundary, arguments on their call's "
+           "device, no operator on a target that lacks it";
+  }
+  bool run(Module &m, PassContext &ctx) override { return verifyPlacement(m, ctx.diags); }
+};
+} // namespace
+
+std::unique_ptr<Pass> hx::createVerifyPlacementPass() {
+  return std::make_unique<VerifyPlacementPass>();
+}
