@@ -6,8 +6,8 @@ file may include hx headers only of libraries of a lower rank, or of its own.
 The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
-    Support < IR < Ops, Tensor < Parser, Pass < Transforms, CodeGen,
-    Interpreter < Target, Reduce < Runtime < Tools
+    Support < IR < Ops, Tensor < Parser, Pass, Smith < Transforms, CodeGen,
+    Interpreter < Target, Reduce < Runtime < Differential < Tools
 """
 import os
 import re
@@ -17,11 +17,12 @@ RANK = {
     "Support": 0,
     "IR": 1,
     "Ops": 2, "Tensor": 2,
-    "Parser": 3, "Pass": 3,
+    "Parser": 3, "Pass": 3, "Smith": 3,
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
     "Target": 5, "Reduce": 5,
     "Runtime": 6,
-    "Tools": 7,
+    "Differential": 7,
+    "Tools": 8,
 }
 # CMake target names -> room.
 TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target"}

@@ -5,11 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Transforms/Passes.h"
+#include "hx/Transforms/VerifyPlacement.h"
 
 using namespace hx;
 
 void hx::registerAllPasses(PassRegistry &registry) {
-  for (auto create : {createInferTypePass, createPlanDevicesPass, createInsertDeviceCopiesPass}) {
+  for (auto create : {createInferTypePass, createPlanDevicesPass, createInsertDeviceCopiesPass,
+                      createVerifyPlacementPass}) {
     std::unique_ptr<Pass> probe = create();
     registry.add(probe->getArgument(), probe->getDescription(), create);
   }

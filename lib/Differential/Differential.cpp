@@ -1,0 +1,262 @@
+//===- Differential.cpp - Differential testing of one module --------------===//
+//
+// The checks of Differential.h, in order, each on the previous one's
+// output; the first failure is the result. Diagnostics are captured (a
+// warning, such as a cpu fallback, is not a failure). Texts are compared
+// byte for byte; a mismatch reports the first differing line of each.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Differential/Differential.h"
+#include "hx/IR/Printer.h"
+#include "hx/IR/Verifier.h"
+#include "hx/Interpreter/Interpreter.h"
+#include "hx/Parser/Parser.h"
+#include "hx/Runtime/Executable.h"
+#include "hx/Transforms/Passes.h"
+#include "hx/Transforms/VerifyPlacement.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+
+/// A SourceMgr and DiagEngine whose errors are collected as text.
+struct Session {
+  SourceMgr sm;
+  DiagEngine diags{sm};
+  std::string errors;
+  unsigned buffer;
+
+  Session(StringRef text, StringRef name) {
+    buffer = sm.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, name), SMLoc());
+    diags.setHandler([this](const Diagnostic &d) {
+      if (d.severity != Severity::Error)
+        return;
+      raw_string_ostream os(errors);
+      diags.print(os, d);
+    });
+  }
+
+  std::unique_ptr<Module> parse() {
+    std::unique_ptr<Module> m = parseModule(buffer, diags);
+    if (m && !verifyModule(*m, diags))
+      return nullptr;
+    return m;
+  }
+
+  bool plan(Module &m, const PassRegistry &registry) {
+    PassManager pm;
+    if (!parsePassPipeline("infer-type,plan-devices", registry, pm, diags))
+      return false;
+    PassContext ctx{diags};
+    std::string reports;
+    raw_string_ostream os(reports);
+    ctx.reports = &os;
+    bool internal = false;
+    bool ok = pm.run(m, ctx, &internal);
+    if (internal)
+      errors += "(an internal error: the module failed verification after a pass)\n";
+    return ok && !internal;
+  }
+};
+
+std::string print(const Module &m) {
+  std::string s;
+  raw_string_ostream os(s);
+  printModule(os, m);
+  return s;
+}
+
+/// The first line where `a` and `b` differ.
+std::string firstDifference(StringRef a, StringRef b) {
+  unsigned line = 1;
+  while (!a.empty() || !b.empty()) {
+    auto [la, ra] = a.split('\n');
+    auto [lb, rb] = b.split('\n');
+    if (la != lb)
+      return "line " + std::to_string(line) + ":\n  - " + la.str() + "\n  + " + lb.str() + "\n";
+    a = ra, b = rb, ++line;
+  }
+  return "the texts are equal";
+}
+
+uint64_t splitmix64(uint64_t &x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// hx-run --random-inputs' distribution, from a portable generator.
+std::vector<HostTensor> randomInputs(const Function &main, uint64_t seed, std::string &error) {
+  std::vector<HostTensor> out;
+  uint64_t state = seed;
+  for (const Ref<Var> &p : main.params) {
+    auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
+    if (!tt || !tt->isStatic()) {
+      error = "parameter %" + p->name + " is not a tensor of static shape";
+      return {};
+    }
+    HostTensor t(tt->dtype, tt->shape);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      uint64_t r = splitmix64(state);
+      if (isFloat(tt->dtype))
+        t.setDouble(i, double(r >> 11) * 0x1.0p-52 - 1.0); // [-1, 1)
+      else if (tt->dtype == DType::Bool)
+        t.setDouble(i, double(r & 1));
+      else
+        t.setDouble(i, double(1 + (r >> 1) % 9) * ((r & 1) ? 1 : -1));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+/// |a - b| / max(1, |b|), with NaN agreeing only with NaN.
+double maxError(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want, std::string &where) {
+  double worst = 0;
+  for (size_t k = 0; k < got.size() && k < want.size(); ++k)
+    for (int64_t i = 0; i < got[k].numElements(); ++i) {
+      double a = got[k].getDouble(i), b = want[k].getDouble(i);
+      double err;
+      if (std::isnan(a) || std::isnan(b))
+        err = std::isnan(a) == std::isnan(b) ? 0 : INFINITY;
+      else
+        err = a == b ? 0 : std::fabs(a - b) / std::max(1.0, std::fabs(b));
+      if (err > worst) {
+        worst = err;
+        where = "output_" + std::to_string(k) + "[" + std::to_string(i) + "]: compiled " +
+                formatv("{0}", a).str() + ", interpreter " + formatv("{0}", b).str();
+      }
+    }
+  return worst;
+}
+
+} // namespace
+
+struct DifferentialTester::Impl {
+  PassRegistry registry;
+  std::unique_ptr<Backend> cpu;
+  std::vector<std::unique_ptr<Device>> devices;
+
+  Impl() { registerAllPasses(registry); }
+
+  DiffResult fail(StringRef stage, const Twine &message) {
+    DiffResult r;
+    r.ok = false;
+    r.stage = stage.str();
+    r.message = message.str();
+    return r;
+  }
+
+  DiffResult check(StringRef text, StringRef name, const DiffOptions &opts);
+};
+
+DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
+                                           const DiffOptions &opts) {
+  Session s(text, name);
+  std::unique_ptr<Module> m = s.parse();
+  if (!m)
+    return fail("parse", s.errors);
+
+  std::string p0 = print(*m);
+  {
+    Session again(p0, name.str() + " (printed)");
+    std::unique_ptr<Module> m2 = again.parse();
+    if (!m2)
+      return fail("round-trip", "the printed module does not parse:\n" + again.errors);
+    std::string p = print(*m2);
+    if (p != p0)
+      return fail("round-trip", "print(parse(print(m))) != print(m) at " + firstDifference(p0, p));
+  }
+
+  if (!s.plan(*m, registry))
+    return fail("plan", s.errors);
+  if (!verifyPlacement(*m, s.diags))
+    return fail("placement", s.errors);
+
+  std::string p1 = print(*m);
+  {
+    Session again(p1, name.str() + " (planned)");
+    std::unique_ptr<Module> m2 = again.parse();
+    if (!m2)
+      return fail("idempotence", "the planned module does not parse:\n" + again.errors);
+    std::string printed = print(*m2);
+    if (printed != p1)
+      return fail("idempotence",
+                  "the planned module does not round-trip at " + firstDifference(p1, printed));
+    if (!again.plan(*m2, registry))
+      return fail("idempotence", "planning the planned module fails:\n" + again.errors);
+    std::string p2 = print(*m2);
+    if (p2 != p1)
+      return fail("idempotence", "planning again changes the module at " + firstDifference(p1, p2));
+  }
+  if (!opts.execute)
+    return {};
+
+  Function *main = m->lookup("main");
+  if (!main)
+    return fail("compile", "no @main");
+  if (!cpu) {
+    Expected<std::unique_ptr<Backend>> b = createCPUBackend(/*keepIR=*/false);
+    if (!b)
+      return fail("compile", toString(b.takeError()));
+    cpu = std::move(*b);
+  }
+  size_t n = std::max<size_t>(1, m->devices.size());
+  while (devices.size() < n)
+    devices.push_back(createCPUDevice(unsigned(devices.size()), /*threads=*/1));
+  std::vector<Device *> devs;
+  std::vector<Backend *> backends;
+  for (size_t i = 0; i < n; ++i) {
+    devs.push_back(devices[i].get());
+    backends.push_back(cpu.get());
+  }
+  ExecutableOptions eo;
+  eo.checkDevices = true;
+  std::unique_ptr<Executable> exe = Executable::build(*m, devs, backends, s.diags, eo);
+  if (!exe)
+    return fail("compile", s.errors);
+
+  std::string error;
+  std::vector<HostTensor> inputs = randomInputs(*main, opts.inputSeed, error);
+  if (!error.empty())
+    return fail("run", error);
+  Expected<std::vector<HostTensor>> got = exe->run(inputs);
+  if (!got)
+    return fail("run", toString(got.takeError()));
+  Expected<std::vector<HostTensor>> want = interpret(*m, inputs);
+  if (!want)
+    return fail("interpret", toString(want.takeError()));
+  if (got->size() != want->size())
+    return fail("compare", "the compiled module gives " + Twine(got->size()) +
+                               " outputs, the interpreter " + Twine(want->size()));
+  auto isHalf = [](const HostTensor &t) { return t.dtype() == DType::Float16; };
+  bool exact = llvm::all_of(*want, [](const HostTensor &t) { return !isFloat(t.dtype()); });
+  bool half = llvm::any_of(*want, isHalf) || llvm::any_of(inputs, isHalf);
+  double tol = exact ? 0.0 : half ? 1e-2 : 1e-4;
+  std::string where;
+  double err = maxError(*got, *want, where);
+  if (err > tol)
+    return fail(
+        "compare",
+        formatv("max relative error {0} above the tolerance {1} at {2}", err, tol, where).str());
+  return {};
+}
+
+DifferentialTester::DifferentialTester() : impl(std::make_unique<Impl>()) {}
+DifferentialTester::~DifferentialTester() = default;
+
+DiffResult DifferentialTester::check(StringRef text, StringRef name, const DiffOptions &opts) {
+  try {
+    return impl->check(text, name, opts);
+  } catch (std::exception &e) {
+    return impl->fail("internal", e.what());
+  }
+}
