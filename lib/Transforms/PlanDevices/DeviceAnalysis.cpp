@@ -11,8 +11,10 @@
 //     projections and ifs with their parts; a function's body with its result.
 //   Each use of a value is an edge from consumer to operand. An edge is *hard*
 //   (the two domains are unified, and a conflict is a located error) unless
-//   it is *soft*: its operand is a first-order value used more than once, or
-//   it enters or leaves a call that falls back to the cpu. Soft edges are
+//   it is *soft*: its operand is a first-order value used more than once, a
+//   pinned value (a fixed on_device, a parameter with a device, the result
+//   of a call of a function value) used by an operator or a tuple, or it
+//   enters or leaves a call that falls back to the cpu. Soft edges are
 //   recorded, not unified.
 // solve() orders the defs canonically (callees first, ties by name) and goes
 // def by def in that order: phase 2b, then phase 3 right away when the def
@@ -206,11 +208,12 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
                   (isa<Call>(operand) && fallbacks.count(cast<Call>(operand)));
   // A value pinned by the user (a fixed on_device, a parameter with a device)
   // or by a function's signature (the result of a call of a function value)
-  // may be copied to an operator that needs it elsewhere. Directly inside
-  // another annotation, or bound to a function's signature, it may not.
+  // may be copied to an operator or a tuple that needs it elsewhere, as it
+  // would be if it had other uses. Directly inside another annotation, or
+  // bound to a function's signature, it may not.
   auto *cc = dyn_cast<Call>(consumer);
   bool annotation = cc && (cc->isOp(kOnDevice) || cc->isOp(kDeviceCopy));
-  bool operatorUse = cc && cc->getOp() && !annotation;
+  bool operatorUse = (cc && cc->getOp() && !annotation) || isa<Tuple>(consumer);
   auto *var = dyn_cast<Var>(operand);
   auto *call = dyn_cast<Call>(operand);
   bool pinned =
