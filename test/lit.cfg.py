@@ -37,3 +37,11 @@ try:
         config.available_features.add("gpu")
 except Exception:
     pass
+
+# Sanitizer builds (HX_SANITIZE, .ci/run): the runtime options reach the
+# tools, and tests that cannot run under a sanitizer say `UNSUPPORTED: asan`.
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "ASAN_SYMBOLIZER_PATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if getattr(config, "hx_sanitize", ""):
+    config.available_features.add("asan")

@@ -23,7 +23,14 @@ if ((${#missing[@]})); then
 fi
 
 build="${HX_BUILD_DIR:-$root/build}"
+# HX_SANITIZE=address,undefined (utils/sanitize.sh): an instrumented build at
+# -O1 with line tables and hx's assertions on, in its own directory.
+extra=()
+if [ -n "${HX_SANITIZE:-}" ]; then
+  extra=(-DHX_SANITIZE="$HX_SANITIZE" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g1"
+         "-DCMAKE_C_FLAGS_RELEASE=-O1 -g1")
+fi
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
 fi
 cmake --build "$build"

@@ -25,7 +25,6 @@
 namespace hx::fuzz {
 using namespace llvm;
 
-
 /// A parse of `text` whose diagnostics are rendered, then dropped.
 struct Parsed {
   SourceMgr sm;

@@ -74,6 +74,9 @@ struct State {
   std::set<std::string> hidden;
   /// The primary context of each device, null when none is retained.
   std::map<int, CUctx_st *> primary;
+  /// Destroyed contexts, kept (dead) so a stale handle is seen as misuse
+  /// rather than a crash; owned here, so they are not leaks.
+  std::vector<std::unique_ptr<CUctx_st>> destroyed;
   std::map<uintptr_t, Allocation> allocations;
   std::map<uintptr_t, size_t> registered;
   std::set<CUstream_st *> streams;
@@ -161,6 +164,7 @@ void destroyContext(CUctx_st *ctx) {
   std::erase_if(s.modules, reclaim);
   // Kept, dead, so that a stale handle is seen as misuse rather than a crash.
   ctx->alive = false;
+  s.destroyed.emplace_back(ctx);
 }
 
 const std::map<int, std::pair<const char *, const char *>> &errorTable() {
