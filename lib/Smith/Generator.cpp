@@ -253,11 +253,10 @@ Val Gen::input(const Want &w) {
 void Gen::bind(const std::string &expr, Val &v, StringRef op, bool allowLet) {
   if (!op.empty())
     ++used[op.str()];
-  // Pinned values (on_devices, global call results) are never let-bound: a
-  // let-bound pinned value used by an operator or a tuple on another device
-  // is a conflict for plan-devices, where the same value graph-bound is
-  // copied (test/Smith/let-pinned-operand.ir).
-  if (allowLet && op != kOnDevice && rng.below(100) < pLet) {
+  // Pinned values (on_devices, global call results) are let-bound too: one
+  // used by an operator or a tuple on another device is copied, as it is
+  // graph-bound (test/Smith/let-pinned-operand.ir).
+  if (allowLet && rng.below(100) < pLet) {
     v.ref = "%l" + std::to_string(cur->nextLet++);
     cur->lines.push_back("let " + v.ref + " = " + expr + ";");
   } else {
@@ -304,8 +303,7 @@ Val Gen::emit(StringRef op, const std::string &expr, const TensorTy &ty, double 
   v.lo = lo;
   v.hi = hi;
   v.exact = exact || !isFloat(ty.dtype);
-  // A global call's result is pinned: not let-bound (see bind).
-  bind(expr, v, op, /*allowLet=*/!op.empty());
+  bind(expr, v, op, /*allowLet=*/true);
   // A global call's result is fixed by the callee's signature: an
   // annotation directly around it could contradict it.
   if (op.empty()) {

@@ -201,23 +201,29 @@ bool DeviceAnalysis::bind(Id a, DeviceIndex d, Reason why, Expr *at) {
   return true;
 }
 
+bool DeviceAnalysis::isPinned(const Expr *e) const {
+  while (auto *g = dyn_cast<TupleGetItem>(e)) // a field of a pinned tuple
+    e = g->tuple.get();
+  if (auto *v = dyn_cast<Var>(e))
+    return v->device != kNoDevice || pinnedLetVars.count(v);
+  auto *call = dyn_cast<Call>(e);
+  return isFixedOnDevice(e) || (call && !call->getOp());
+}
+
 bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected) {
   visitForCapture |= isAnnotation(operand); // the capture replaces it
   bool firstOrder = !isFunctionTyped(operand);
   bool boundary = (isa<Call>(consumer) && fallbacks.count(cast<Call>(consumer))) ||
                   (isa<Call>(operand) && fallbacks.count(cast<Call>(operand)));
   // A value pinned by the user (a fixed on_device, a parameter with a device)
-  // or by a function's signature (the result of a call of a function value)
-  // may be copied to an operator or a tuple that needs it elsewhere, as it
-  // would be if it had other uses. Directly inside another annotation, or
-  // bound to a function's signature, it may not.
+  // or by a function's signature (the result of a call of a function value),
+  // or a let variable bound to one, may be copied to an operator or a tuple that needs it
+  // elsewhere, as it would be if it had other uses. Directly inside another annotation, or bound to
+  // a function's signature, it may not.
   auto *cc = dyn_cast<Call>(consumer);
   bool annotation = cc && (cc->isOp(kOnDevice) || cc->isOp(kDeviceCopy));
   bool operatorUse = (cc && cc->getOp() && !annotation) || isa<Tuple>(consumer);
-  auto *var = dyn_cast<Var>(operand);
-  auto *call = dyn_cast<Call>(operand);
-  bool pinned =
-      isFixedOnDevice(operand) || (var && var->device != kNoDevice) || (call && !call->getOp());
+  bool pinned = isPinned(operand);
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
   if (soft) {
@@ -360,6 +366,12 @@ bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
   w.order = order.empty() ? walkDef(d) : std::move(order);
   w.softBegin = static_cast<uint32_t>(softUses.size());
   domains.setTag(tagOf(d));
+  // A let variable bound to a pinned value is pinned as the value is (its
+  // uses come before the let in post-order, so the lets are read first,
+  // outermost first, for `let %y = %x` chains).
+  for (size_t i = w.order.size(); i-- > 0;)
+    if (auto *l = dyn_cast<Let>(w.order[i]); l && isPinned(l->value.get()))
+      pinnedLetVars.insert(l->var.get());
   for (size_t i = 0; i < w.order.size(); ++i) {
     prefetchAhead(w.order, i);
     Expr *e = w.order[i];

@@ -218,6 +218,13 @@ private:
   DeviceDomains domains;
   /// Parameters of `Primitive=1` functions (readsAcrossScopes).
   llvm::DenseSet<const Var *> primitiveParams;
+  /// Let variables bound to pinned values (isPinned).
+  llvm::DenseSet<const Var *> pinnedLetVars;
+  /// Whether `e`'s device is pinned by the user or a signature: a fixed
+  /// on_device, a parameter with a device, the result of a call of a
+  /// function value, a let variable bound to one of these, or a field of
+  /// one of these.
+  bool isPinned(const Expr *e) const;
   /// Per-node side tables, indexed by the node's number in `slots` (its
   /// Analysis slot): at a million nodes, hash maps keyed by pointers stop
   /// fitting in the cache. Traversals inside the analysis use the Walk slot.
