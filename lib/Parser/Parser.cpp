@@ -22,6 +22,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/thread.h"
+#include <exception>
 
 using namespace hx;
 using namespace llvm;
@@ -310,11 +312,32 @@ std::unique_ptr<Module> ModuleParser::run() {
 
 std::unique_ptr<Module> hx::parseModule(unsigned bufferId, DiagEngine &diags,
                                         const ParserOptions &opts) {
-  try {
-    return ModuleParser(bufferId, diags, opts).run();
-  } catch (std::exception &e) {
-    // ANTLR runtime exceptions are bugs in hx, not user errors.
-    diags.error(SMLoc(), Twine("internal parser error: ") + e.what());
-    throw;
-  }
+  auto parse = [&] {
+    try {
+      return ModuleParser(bufferId, diags, opts).run();
+    } catch (std::exception &e) {
+      // ANTLR runtime exceptions are bugs in hx, not user errors.
+      diags.error(SMLoc(), Twine("internal parser error: ") + e.what());
+      throw;
+    }
+  };
+  // ANTLR's rules recurse once per bracket level: the default limit (256)
+  // fits any thread's stack, a raised one (up to kMaxNestingLimit) gets a
+  // thread with a stack of its own, so 4096 levels parse whatever the
+  // caller's stack (ulimit -s, a sanitizer's larger frames).
+  if (opts.maxNesting <= 256)
+    return parse();
+  std::unique_ptr<Module> result;
+  std::exception_ptr error;
+  llvm::thread worker(std::optional<unsigned>(kDeepParseStackBytes), [&] {
+    try {
+      result = parse();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error)
+    std::rethrow_exception(error);
+  return result;
 }

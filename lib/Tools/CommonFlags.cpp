@@ -21,6 +21,9 @@ struct PassOptionFlag {
   std::string name;
   std::string description;
   const hx::PassInfo *declaredBy;
+  /// The flag's value name (`<cpu|cuda|N>`): kept here, since cl::opt holds
+  /// only a StringRef and the probe pass that declared it is gone.
+  std::string valueName;
   std::unique_ptr<cl::opt<std::string>> flag;
 };
 } // namespace
@@ -66,7 +69,7 @@ struct CommonFlags::Impl {
       for (const PassOption &o : probe->getOptions()) {
         if (llvm::any_of(optionFlags, [&](const PassOptionFlag &f) { return f.name == o.name; }))
           continue;
-        PassOptionFlag f{o.name, info.argument + ": " + o.description, &info, nullptr};
+        PassOptionFlag f{o.name, info.argument + ": " + o.description, &info, o.valueName, nullptr};
         optionFlags.push_back(std::move(f));
         PassOptionFlag &stored = optionFlags.back();
         stored.flag = std::make_unique<cl::opt<std::string>>(
@@ -75,7 +78,7 @@ struct CommonFlags::Impl {
           stored.flag->setValueExpectedFlag(cl::ValueOptional);
           stored.flag->setValueStr("true|false");
         } else {
-          stored.flag->setValueStr(o.valueName);
+          stored.flag->setValueStr(stored.valueName);
         }
       }
     }

@@ -14,6 +14,8 @@ namespace hx {
 /// nesting, and deeper input would overflow an 8 MiB stack (measured: 16384
 /// levels do, 8192 do not).
 constexpr unsigned kMaxNestingLimit = 4096;
+/// The stack of the thread that parses when --max-nesting is above 256.
+constexpr unsigned kDeepParseStackBytes = 256u << 20;
 
 struct ParserOptions {
   /// A virtual-device table given on the command line (TVM's Python
