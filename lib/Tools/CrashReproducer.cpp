@@ -306,3 +306,28 @@ bool hx::reparseWithReproducer(int argc, char **argv, ArrayRef<std::string> args
   cl::ResetAllOptionOccurrences();
   return cl::ParseCommandLineOptions(int(v.size()), v.data(), overview, &errs());
 }
+
+ReproducerFlags::ReproducerFlags(cl::OptionCategory &cat)
+    : crashReproducer("crash-reproducer",
+                      cl::desc("On an internal error, write the reproducer here (default: a new "
+                               "hx-reproducer-*.ir in the temporary directory)"),
+                      cl::value_desc("file"), cl::cat(cat)),
+      runReproducer(
+          "run-reproducer",
+          cl::desc("Replay a reproducer: run the command in its '// hx-reproducer:' line on it"),
+          cl::value_desc("file"), cl::cat(cat)) {}
+
+bool ReproducerFlags::replay(StringRef tool, int argc, char **argv, StringRef overview) {
+  if (runReproducer.empty())
+    return true;
+  std::string file = runReproducer;
+  std::vector<std::string> args;
+  return readReproducerArgs(tool, file, args) && reparseWithReproducer(argc, argv, args, overview);
+}
+
+bool ReproducerFlags::crashPath(StringRef tool, std::string &path) const {
+  if (!checkReproducerPath(tool, crashReproducer))
+    return false;
+  path = crashReproducer;
+  return true;
+}

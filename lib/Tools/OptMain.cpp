@@ -200,25 +200,12 @@ int hx::optMain(int argc, char **argv) {
       cl::cat(cat));
   cl::opt<bool> listOps("list-ops", cl::desc("Print every operator with its targets and dtypes"),
                         cl::cat(cat));
-  cl::opt<std::string> crashReproducer(
-      "crash-reproducer",
-      cl::desc("On an internal error, write the reproducer here (default: a new "
-               "hx-reproducer-*.ir in the temporary directory)"),
-      cl::value_desc("file"), cl::cat(cat));
-  cl::opt<std::string> runReproducer(
-      "run-reproducer",
-      cl::desc("Replay a reproducer: run the command in its '// hx-reproducer:' line on it"),
-      cl::value_desc("file"), cl::cat(cat));
+  ReproducerFlags reproducer(cat);
   cl::HideUnrelatedOptions(cat);
   const char *overview = "hx optimizer driver\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
-  if (!runReproducer.empty()) {
-    std::string file = runReproducer;
-    std::vector<std::string> args;
-    if (!readReproducerArgs("hx-opt", file, args) ||
-        !reparseWithReproducer(argc, argv, args, overview))
-      return kExitUserError;
-  }
+  if (!reproducer.replay("hx-opt", argc, argv, overview))
+    return kExitUserError;
   if (listOps) {
     printOperatorTable(outs());
     return kExitSuccess;
@@ -232,8 +219,7 @@ int hx::optMain(int argc, char **argv) {
   config.verifyDiagnostics = verifyDiags;
   config.print.printTypes = printTypes;
   config.emit = emit;
-  if (!checkReproducerPath("hx-opt", crashReproducer))
+  if (!reproducer.crashPath("hx-opt", config.crashReproducer))
     return kExitUserError;
-  config.crashReproducer = crashReproducer;
   return runOpt(config, registry);
 }

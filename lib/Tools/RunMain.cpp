@@ -712,28 +712,15 @@ int hx::runMain(int argc, char **argv) {
       cl::desc("The most memory hx-run allocates on each device, cuda or cpu (bytes, or with "
                "K, M, G)"),
       cl::value_desc("BYTES"), cl::cat(cat));
-  cl::opt<std::string> crashReproducer(
-      "crash-reproducer",
-      cl::desc("On an internal error, write the reproducer here (default: a new "
-               "hx-reproducer-*.ir in the temporary directory)"),
-      cl::value_desc("file"), cl::cat(cat));
-  cl::opt<std::string> runReproducer(
-      "run-reproducer",
-      cl::desc("Replay a reproducer: run the command in its '// hx-reproducer:' line on it"),
-      cl::value_desc("file"), cl::cat(cat));
+  ReproducerFlags reproducer(cat);
   cl::opt<std::string> testCrash("test-crash",
                                  cl::desc("Testing hx: run test-crash{mode=M} after planning"),
                                  cl::value_desc("M"), cl::ReallyHidden, cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   const char *overview = "hx: run a module on CPU and GPU\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
-  if (!runReproducer.empty()) {
-    std::string file = runReproducer;
-    std::vector<std::string> args;
-    if (!readReproducerArgs("hx-run", file, args) ||
-        !reparseWithReproducer(argc, argv, args, overview))
-      return kExitUserError;
-  }
+  if (!reproducer.replay("hx-run", argc, argv, overview))
+    return kExitUserError;
   if (list)
     return listDevices();
 
@@ -756,9 +743,8 @@ int hx::runMain(int argc, char **argv) {
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;
-  if (!checkReproducerPath("hx-run", crashReproducer))
+  if (!reproducer.crashPath("hx-run", c.crashReproducer))
     return kExitUserError;
-  c.crashReproducer = crashReproducer;
   if (!memoryLimit.empty()) {
     StringRef text = memoryLimit;
     uint64_t scale = 1;

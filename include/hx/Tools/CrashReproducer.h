@@ -27,6 +27,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include <string>
 #include <vector>
 
@@ -81,6 +82,24 @@ bool readReproducerArgs(llvm::StringRef tool, llvm::StringRef file, std::vector<
 /// Resets every option first. False after cl has reported an error.
 bool reparseWithReproducer(int argc, char **argv, llvm::ArrayRef<std::string> args,
                            llvm::StringRef overview);
+
+/// --crash-reproducer and --run-reproducer, which hx-opt and hx-run share
+/// (declared in the tool's option category).
+class ReproducerFlags {
+public:
+  explicit ReproducerFlags(llvm::cl::OptionCategory &cat);
+  /// After cl::ParseCommandLineOptions: with --run-reproducer=FILE, parses
+  /// the command line again with FILE's arguments (readReproducerArgs,
+  /// reparseWithReproducer). False after an error.
+  bool replay(llvm::StringRef tool, int argc, char **argv, llvm::StringRef overview);
+  /// The --crash-reproducer path, checked (checkReproducerPath); false after
+  /// an error.
+  bool crashPath(llvm::StringRef tool, std::string &path) const;
+
+private:
+  llvm::cl::opt<std::string> crashReproducer;
+  llvm::cl::opt<std::string> runReproducer;
+};
 
 } // namespace hx
 
