@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """The seed corpus of one fuzz target (utils/run-fuzzer.sh, test/Fuzz).
 
-    utils/fuzz-seeds.py parse|plan|npy|metadata OUTDIR
+    utils/fuzz-seeds.py parse|plan|npy|metadata|exec OUTDIR
 
 parse, plan: every `// -----` chunk of every *.ir under test/ and examples/.
 metadata: each chunk's `#[metadata]` section, once behind each module byte of
 hx-fuzz-metadata (0: a module using no metadata, 1: one using constants and a
-virtual device), and the TVM dump's. npy: every *.npy under test/.
+virtual device), and the TVM dump's. npy: every *.npy under test/. exec: 24
+choices of hx-fuzz-exec's generator (seeds 1-24, small modules).
 OUTDIR is emptied first. Deterministic: files are visited in sorted order.
 """
 import os, re, shutil, sys
-if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata"):
-    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata OUTDIR")
+if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata", "exec"):
+    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata|exec OUTDIR")
 target, seed = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 shutil.rmtree(seed, ignore_errors=True)
@@ -33,7 +34,12 @@ def walk(tops, suffix):
                 if name.endswith(suffix):
                     yield os.path.join(dirpath, name)
 
-if target == "npy":
+if target == "exec":
+    # hx-fuzz-exec's choices: seed (8 bytes), calls, defs, flags, input seed.
+    for i in range(24):
+        data = (i + 1).to_bytes(8, "little") + bytes([4 + i % 12, i % 4, i % 4])
+        emit("exec-%02d.bin" % i, data + (i * 7 + 3).to_bytes(8, "little"))
+elif target == "npy":
     for path in walk(("test",), ".npy"):
         with open(path, "rb") as f:
             emit(os.path.relpath(path, root).replace(os.sep, "_"), f.read())

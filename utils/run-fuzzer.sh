@@ -8,6 +8,8 @@
 #   plan      hx-fuzz-plan      parse → infer-type → plan-devices → verify → print
 #   npy       hx-fuzz-npy       the .npy reader (round trip through the writer)
 #   metadata  hx-fuzz-metadata  hx's metadata tables and TVM's object graph
+#   exec      hx-fuzz-exec      hx-smith's modules (the input is the generator's
+#                               choices), planned, run, against the interpreter
 #
 # 1. Configures fuzz-build/ with clang-19 (-DHX_ENABLE_FUZZER=ON) if needed
 #    and builds the target (-j1 unless HX_FUZZ_JOBS says otherwise).
@@ -35,10 +37,11 @@ case "$target" in
   plan) exe=hx-fuzz-plan dict=hx-fuzz.dict ;;
   npy) exe=hx-fuzz-npy dict=hx-fuzz-npy.dict ;;
   metadata) exe=hx-fuzz-metadata dict=hx-fuzz.dict ;;
-  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata)" >&2; exit 2 ;;
+  exec) exe=hx-fuzz-exec dict= ;;
+  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata, exec)" >&2; exit 2 ;;
 esac
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]]; then
-  echo "usage: $0 [parse|plan|npy|metadata] SECONDS [extra libFuzzer args...]" >&2
+  echo "usage: $0 [parse|plan|npy|metadata|exec] SECONDS [extra libFuzzer args...]" >&2
   exit 2
 fi
 seconds=$1
@@ -61,7 +64,7 @@ before=$(find "$crashes" -type f | wc -l)
 set +e
 "$build/bin/$exe" "$corpus" "$seed" \
   -max_total_time="$seconds" \
-  -dict="$root/utils/$dict" \
+  ${dict:+-dict="$root/utils/$dict"} \
   -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
   -artifact_prefix="$crashes/" \
   -print_final_stats=1 "$@" </dev/null 2>&1 | tee "$build/fuzz-$target.log"
