@@ -102,8 +102,7 @@ DeviceIndex hx::joinDevices(ArrayRef<VirtualDevice> table, DeviceIndex a, Device
       static_cast<size_t>(b) >= table.size())
     return kNoDevice;
   const VirtualDevice &x = table[a], &y = table[b];
-  if (x.deviceType != y.deviceType || x.virtualDeviceId != y.virtualDeviceId ||
-      !(x.target == y.target) || x.memoryScope == y.memoryScope)
+  if (!x.sameDeviceAs(y) || x.memoryScope == y.memoryScope)
     return kNoDevice;
   if (x.memoryScope.empty())
     return b;

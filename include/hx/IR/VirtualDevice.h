@@ -52,8 +52,11 @@ struct VirtualDevice {
   llvm::SMLoc loc;
 
   bool operator==(const VirtualDevice &o) const {
-    return deviceType == o.deviceType && virtualDeviceId == o.virtualDeviceId &&
-           target == o.target && memoryScope == o.memoryScope;
+    return sameDeviceAs(o) && memoryScope == o.memoryScope;
+  }
+  /// The same device (type, id and target), whatever the memory scope.
+  bool sameDeviceAs(const VirtualDevice &o) const {
+    return deviceType == o.deviceType && virtualDeviceId == o.virtualDeviceId && target == o.target;
   }
   /// A short human name: "cpu", "cuda", "cuda:1", "cpu(global)".
   std::string shortName() const;

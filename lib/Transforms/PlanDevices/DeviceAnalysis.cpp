@@ -73,9 +73,7 @@ bool DeviceAnalysis::readsAcrossScopes(const Expr *operand, DeviceIndex from,
       static_cast<size_t>(from) >= mod.devices.size() ||
       static_cast<size_t>(to) >= mod.devices.size())
     return false;
-  const VirtualDevice &a = mod.devices[from], &b = mod.devices[to];
-  return a.deviceType == b.deviceType && a.virtualDeviceId == b.virtualDeviceId &&
-         a.target == b.target;
+  return mod.devices[from].sameDeviceAs(mod.devices[to]);
 }
 
 void DeviceAnalysis::setDeviceJoins() {
