@@ -180,7 +180,14 @@ def tvm_graph(weights):
 CUDA, CPU = "meta[VirtualDevice][0]", "meta[VirtualDevice][1]"
 
 
+# --tail-only: only the cpu tail is annotated (the body's cuda annotations
+# are left out); plan with --default-device=cuda to ask where the body goes.
+TAIL_ONLY = False
+
+
 def on(net, x, dev):
+    if TAIL_ONLY and dev == CUDA:
+        return x
     return net.bind(f"on_device({x}, virtual_device={dev})")
 
 
@@ -331,13 +338,20 @@ def main(argv):
     p.add_argument("--size", choices=["ci", "full"], default="ci")
     p.add_argument("--data-dir", help="where NAME.npy go (default: OUT without .ir)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ir-only", action="store_true",
+                   help="write the module only, no .npy inputs or weights")
+    p.add_argument("--tail-only", action="store_true",
+                   help="annotate only the cpu tail, not the body's cuda ops")
     a = p.parse_args(argv[1:])
+    global TAIL_ONLY
+    TAIL_ONLY = a.tail_only
     net = Net(a.form, random.Random(a.seed))
     result = {"resnet": resnet, "mobilenet": mobilenet, "gpt": gpt, "lstm": lstm}[a.kind](net,
                                                                                          a.size)
     data_dir = a.data_dir or os.path.splitext(a.out)[0]
-    os.makedirs(data_dir, exist_ok=True)
-    files = net.inputs + (net.weights if a.form == "params" else [])
+    if not a.ir_only:
+        os.makedirs(data_dir, exist_ok=True)
+    files = [] if a.ir_only else net.inputs + (net.weights if a.form == "params" else [])
     for name, dtype, shape, data in files:
         with open(os.path.join(data_dir, name + ".npy"), "wb") as f:
             f.write(npy_bytes(dtype, shape, data))

@@ -3,6 +3,7 @@
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Transforms/CostModel.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
@@ -49,12 +50,21 @@ class Capturer {
 public:
   /// `inPlace`: every owner of a node the capture changes is in the def, so
   /// nodes are changed rather than copied (see captureDef).
-  Capturer(Module &m, DeviceAnalysis &a, bool replicate, bool inPlace)
-      : m(m), a(a), replicate(replicate), inPlace(inPlace) {}
+  Capturer(Module &m, DeviceAnalysis &a, bool replicate, bool inPlace, bool keepPins)
+      : m(m), a(a), replicate(replicate), inPlace(inPlace), keepPins(keepPins) {}
 
   ExprRef rebuild(Expr *old, ArrayRef<ExprRef> ops) {
-    if (Call *od = asOnDevice(old))
-      return copy(ops[1], a.deviceOf(od->args[0].get()), a.deviceOf(od));
+    if (Call *od = asOnDevice(old)) {
+      DeviceIndex body = a.deviceOf(od->args[0].get()), result = a.deviceOf(od);
+      // A cost strategy re-places whatever is not pinned: a user's on_device
+      // that needs no copy stays, as a fixed one, so that planning the output
+      // again keeps its devices.
+      if (keepPins && body == result && body != kNoDevice &&
+          deviceAttr(*od, "virtual_device") != kNoDevice && boolAttr(*od, "constrain_body") &&
+          !isVarLike(ops[1].get()) && !isFunctionTyped(od))
+        return onDeviceFixed(ops[1], body);
+      return copy(ops[1], body, result);
+    }
     if (auto *c = dyn_cast<Call>(old); c && c->isOp(kDeviceCopy))
       return rebuildCopy(c, ops);
 
@@ -162,6 +172,7 @@ private:
   DeviceAnalysis &a;
   bool replicate;
   bool inPlace;
+  bool keepPins;
   DenseMap<std::pair<Expr *, DeviceIndex>, ExprRef> copies;
   DenseMap<Expr *, ExprRef> wrappers;
   std::vector<ExprRef> keys; // see keepKey
@@ -193,7 +204,8 @@ void hx::rewriteOnDevices(Module::Def &d, ArrayRef<Expr *> order) {
   }
 }
 
-bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &options, bool plan) {
+bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &options, bool plan,
+                      const CostModel *costs, PlacementCost *estimate, PlacementStats *stats) {
   // Def by def, while its nodes are in the cache: infer its types, then the
   // on_device rewrite and the walk that generates its constraints. On a
   // module that does not fit in the cache this reads every def from memory
@@ -219,6 +231,7 @@ bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &optio
   resolveDeviceOptions(m, options, opts, /*fallback=*/plan);
   opts.allowDefaulting = plan;
   opts.timing = ctx.timing;
+  opts.costs = costs;
   DeviceAnalysis analysis(m, deviceDiags, opts);
   analysis.reserve(m.exprCountHint);
   SplitTimer typing(ctx.timing, "infer-type");
@@ -261,12 +274,22 @@ bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &optio
   // Each def is captured as soon as its devices are final: for most defs,
   // right after their shared values are placed, while their nodes are in the
   // cache. (The row appears after the analysis' own.)
+  if (estimate) {
+    if (!analysis.solve())
+      return false;
+    CostModel roofline;
+    *estimate = analysis.placementCost(costs ? *costs : roofline);
+    if (stats)
+      *stats = analysis.placementStats();
+    return true;
+  }
   std::optional<SplitTimer> capturing;
   return analysis.solve([&](Module::Def &d) {
     if (!capturing)
       capturing.emplace(ctx.timing, "capture");
     SplitTimer::Lap lap(*capturing);
-    captureDef(m, d, analysis, options.replicateCheap);
+    captureDef(m, d, analysis, options.replicateCheap,
+               /*keepPins=*/options.placement != PlacementStrategy::Default);
   });
 }
 
@@ -276,11 +299,12 @@ bool hx::placeDevices(Module &m, PassContext &ctx, const PlacementOptions &optio
 /// is never read: at a million nodes the capture touches a fraction of them.
 /// Otherwise the def is rebuilt whole, copying each changed node that has
 /// other owners. Both give the same program.
-void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap) {
+void hx::captureDef(Module &m, Module::Def &d, DeviceAnalysis &a, bool replicateCheap,
+                    bool keepPins) {
   ArrayRef<Expr *> order = a.defOrder(d);
   ArrayRef<uint32_t> visits = a.captureVisits(d);
   bool inPlace = a.ownsCaptureVisits(d);
-  Capturer c(m, a, replicateCheap, inPlace); // memos never outlive a def
+  Capturer c(m, a, replicateCheap, inPlace, keepPins); // memos never outlive a def
   if (!inPlace) {
     // The order the analysis walked (the def is unchanged since): a
     // sequential pass instead of another walk.

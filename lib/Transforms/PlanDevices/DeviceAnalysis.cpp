@@ -15,7 +15,9 @@
 //   pinned value (a fixed on_device, a parameter with a device, the result
 //   of a call of a function value) used by an operator or a tuple, or it
 //   enters or leaves a call that falls back to the cpu. Soft edges are
-//   recorded, not unified.
+//   recorded, not unified. Under --placement=min-copy|min-time, every tensor
+//   an operator, a function call or a tuple reads is a soft edge too
+//   (MinCutPlacement.cpp decides which of them cross).
 // solve() orders the defs canonically (callees first, ties by name) and goes
 // def by def in that order: phase 2b, then phase 3 right away when the def
 // settles alone (settlesAlone: no class it shares with another def is still
@@ -222,8 +224,13 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool annotation = cc && (cc->isOp(kOnDevice) || cc->isOp(kDeviceCopy));
   bool operatorUse = (cc && cc->getOp() && !annotation) || isa<Tuple>(consumer);
   bool pinned = isPinned(operand);
+  // A cost-based placement may copy any tensor an operator, a function call
+  // or a tuple reads: where the copies go is what it chooses.
+  bool costCut = opts.placement != PlacementStrategy::Default &&
+                 ((cc && !annotation) || isa<Tuple>(consumer)) &&
+                 isa_and_nonnull<TensorType>(operand->checkedType.get());
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
-              (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse));
+              (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut);
   if (soft) {
     uint32_t v = slotOf(operand), c = slotOf(consumer);
     uint32_t u = static_cast<uint32_t>(softUses.size());
@@ -613,6 +620,12 @@ bool DeviceAnalysis::solve(function_ref<void(Module::Def &)> settled) {
   for (uint32_t slot : sharedValues)
     walks[info[slot].def].sharedValues.push_back({info[slot].pos, slot});
   sharedValues = {};
+  if (opts.placement != PlacementStrategy::Default) {
+    SplitTimer cutting(opts.timing, "minimum-cut placement");
+    SplitTimer::Lap lap(cutting);
+    if (!placeByCost(order))
+      return false;
+  }
   SplitTimer placing(opts.timing, "shared values");
   SplitTimer defaulting(opts.timing, "defaults and checks");
   std::vector<DefWalk *> waiting; // defs that settle at the end
@@ -751,6 +764,39 @@ PlacementPass::PlacementPass(bool planning) {
           options.replicateCheap);
   addFlag("placement-report", "Print each call's device and each copy with its bytes to stderr",
           options.placementReport);
+  addOption(
+      "placement", "default|min-copy|min-time",
+      "Where unconstrained expressions go: TVM's rule (default), the fewest bytes copied "
+      "(min-copy) or the least estimated time (min-time)",
+      [this](StringRef v, std::string &error) {
+        if (v == "default")
+          options.placement = PlacementStrategy::Default;
+        else if (v == "min-copy")
+          options.placement = PlacementStrategy::MinCopy;
+        else if (v == "min-time")
+          options.placement = PlacementStrategy::MinTime;
+        else {
+          error = ("unknown placement '" + v + "' (expected default, min-copy or min-time)").str();
+          return false;
+        }
+        return true;
+      });
+  addOption("cost-table", "FILE",
+            "Measured costs for --placement=min-time (hx-run --profile --cost-table-out=FILE)",
+            [this](StringRef v, std::string &) {
+              options.costTable = v.str();
+              return true;
+            });
+  addOption("verify-optimal-placement", "N",
+            "(testing) check the cost-based placement against every placement of up to N free "
+            "classes",
+            [this](StringRef v, std::string &error) {
+              if (v.getAsInteger(10, options.verifyOptimal) || options.verifyOptimal > 24) {
+                error = ("expected a number of classes up to 24, not '" + v + "'").str();
+                return false;
+              }
+              return true;
+            });
 }
 
 void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalysisOptions &out,
@@ -773,6 +819,8 @@ void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalys
   }
   out.defaultDevice = m.deviceForType(*type);
   out.strictPlacement = o.strictPlacement;
+  out.placement = o.placement;
+  out.verifyOptimal = o.verifyOptimal;
   // A cpu device for operators cuda lacks, added only when one is needed.
   bool anyCuda = false;
   for (const VirtualDevice &d : m.devices)

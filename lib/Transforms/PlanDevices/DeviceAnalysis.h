@@ -21,6 +21,38 @@
 #include "llvm/Support/StringSaver.h"
 
 namespace hx {
+class CostModel;
+
+/// How plan-devices places what no constraint places (--placement).
+enum class PlacementStrategy : uint8_t {
+  /// TVM's rule: unconstrained expressions follow their constraints, then the
+  /// default device; shared values go where they cost the fewest bytes.
+  Default,
+  /// The fewest bytes moved by device_copy (one copy per value and
+  /// destination device): a minimum cut (MinCutPlacement.cpp).
+  MinCopy,
+  /// The least estimated time: operators on their device plus copies.
+  MinTime,
+};
+
+/// What the cost-based placement solved (MinCutPlacement.cpp).
+struct PlacementStats {
+  /// Free classes placed, and the copy terms (values with uses elsewhere).
+  uint64_t classes = 0, terms = 0;
+  /// Of the cut graphs: nodes and arcs (largest move), augmenting paths and
+  /// breadth-first phases (all moves), and the moves (max-flows) run.
+  uint64_t nodes = 0, arcs = 0, augmentations = 0, phases = 0, moves = 0;
+  /// The estimate minimized: bytes (min-copy) or picoseconds (min-time),
+  /// before and after (the default device for every free class, then the
+  /// cut's placement).
+  int64_t initialEnergy = 0, finalEnergy = 0;
+};
+
+/// What a placement costs (DeviceAnalysis::placementCost).
+struct PlacementCost {
+  uint64_t copies = 0, bytes = 0;
+  double copySeconds = 0, computeSeconds = 0;
+};
 
 struct DeviceAnalysisOptions {
   /// Where unconstrained expressions go.
@@ -35,6 +67,14 @@ struct DeviceAnalysisOptions {
   bool allowDefaulting = true;
   /// Where the phases report their times (--time-passes; null: not timed).
   TimingReport *timing = nullptr;
+  /// How expressions no constraint places are placed.
+  PlacementStrategy placement = PlacementStrategy::Default;
+  /// The costs min-time minimizes (null: the roofline).
+  const CostModel *costs = nullptr;
+  /// For tests: after a cost-based placement, enumerate every placement of
+  /// up to this many free classes and report an error if the cut's is not
+  /// the cheapest (two devices) or costs more than where it started.
+  unsigned verifyOptimal = 0;
 };
 
 class DeviceAnalysis {
@@ -121,6 +161,12 @@ public:
   /// Whether this call was moved to the cpu because the device's target lacks
   /// its operator.
   bool isFallback(const Call *c) const { return fallbacks.count(c); }
+  /// After solve: the copies this placement makes (one per value and
+  /// destination device, and the explicit device_copies) and the estimated
+  /// time of its operators and copies.
+  PlacementCost placementCost(const CostModel &costs);
+  /// What the cost-based placement solved (zeros under Default).
+  const PlacementStats &placementStats() const { return stats; }
 
 private:
   using Id = DeviceDomains::Id;
@@ -195,6 +241,12 @@ private:
   /// After placing the value in `slot` (class `self`): which uses may cross.
   void noteCrossings(uint32_t slot, Id self);
   bool applyDefaults(llvm::ArrayRef<DefWalk *> group);
+  /// --placement=min-copy|min-time: binds every free class that a copy or
+  /// an operator's cost involves, by minimum cuts (MinCutPlacement.cpp).
+  bool placeByCost(llvm::ArrayRef<DefWalk *> order);
+  /// Whether the target of device `d` implements the operator of `c`.
+  bool targetSupports(const Call &c, DeviceIndex d) const;
+  PlacementStats stats;
   bool unify(Id a, Id b, Expr *at, const llvm::Twine &what);
   bool bind(Id a, DeviceIndex d, Reason why, Expr *at);
   void reportConflict(const DeviceDomains::Conflict &c, Expr *at, const llvm::Twine &what);
@@ -297,6 +349,12 @@ struct PlacementOptions {
   /// `placement-report` (plan-devices): print where each call runs and each
   /// copy.
   bool placementReport = false;
+  /// `placement=default|min-copy|min-time` (plan-devices).
+  PlacementStrategy placement = PlacementStrategy::Default;
+  /// `cost-table=FILE` (plan-devices): measured costs for min-time.
+  std::string costTable;
+  /// `verify-optimal-placement=N` (plan-devices, for tests).
+  unsigned verifyOptimal = 0;
 };
 
 /// A pass that places devices: declares the PlacementOptions it reads.

@@ -1,0 +1,520 @@
+//===- MinCutPlacement.cpp - Place by cost: minimum cuts -----------------===//
+//
+// --placement=min-copy|min-time (beyond TVM). TVM, and hx's default, put
+// every unconstrained expression where its constraints pull it, then on the
+// default device, and copy wherever a constraint disagrees. Here the devices
+// of the unconstrained classes are chosen to minimize a cost instead, while
+// every constraint still holds:
+//
+//   E(L) = Σ_class unary(class, L(class))
+//        + Σ_value Σ_{device d among L(uses of the value), d ≠ L(value)}
+//            copy(L(value) -> d, bytes of the value)
+//
+// A class is a union-find class of the constraints (DeviceAnalysis): what
+// must share a device. Under a cost strategy every tensor an operator or a
+// function call reads is a soft edge (DeviceAnalysis::edge), so a class is
+// an operator with what it cannot be separated from; the soft uses of each
+// value are its possible copies. The second sum is hx's sharing rule: a
+// value copied to a device once serves every consumer there, a hyperedge.
+// min-copy: copy = bytes, unary = 0. min-time: unary = the operator's time
+// on the device (CostModel), copy = latency + bytes / bandwidth, in
+// picoseconds. An operator whose target lacks it costs kInfinite there, so
+// no strategy puts it where --strict-placement would reject it.
+//
+// Moves. A move towards device α lets each free class keep its device or
+// switch to α (a binary choice y), and is solved exactly by an s–t minimum
+// cut (MaxFlow.h): the source side keeps, the sink side switches. Each term
+// of E decomposes per destination device d:
+//   - d = α:  cost c·[value keeps]·[some use switches]       (P1)
+//   - d ≠ α:  c0·[some use at d keeps]                       (Q)
+//             + (c1 − c0)·[value switches]·[some use at d keeps]   (P2)
+//     with c0 = copy(L(value) -> d) (0 if equal), c1 = copy(α -> d).
+// P1, P2 and Q are submodular; a term over several uses gets one auxiliary
+// node (arcs of kInfinite to or from the uses), one use is a single arc.
+// When c1 < c0 (only possible with three or more devices and asymmetric
+// links) c1 is raised to c0: the move then minimizes an upper bound that is
+// exact at "no change", so the true cost still never rises.
+//
+// Guarantees. Two devices: the free classes start on the default device and
+// one move towards the other device ranges over every placement, so the
+// result is exactly optimal. More devices: α-expansion, moves towards each
+// device in table order, repeated until a round changes nothing; each move
+// is an optimal expansion, the cost never rises (so never above "every free
+// class on the default device"), and the result is a local optimum for
+// expansion moves; no constant-factor bound is claimed. Ties keep the
+// current device (the smallest sink side, MaxFlow::sinkSide), so among equal
+// optima the default device wins and the output is deterministic: classes
+// are numbered in canonical def order, then post-order.
+//
+// Cost: one pass over the soft uses and operators to build the terms, and
+// per move a graph with a node per free class and multi-use term, an arc per
+// single-use term; Dinic's phases are few on these graphs (chains with a
+// handful of terminals). `--placement-report` prints the sizes.
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceAnalysis.h"
+#include "hx/Ops/OpRegistry.h"
+#include "hx/Support/MaxFlow.h"
+#include "hx/Transforms/CostModel.h"
+#include <cmath>
+
+using namespace hx;
+using namespace llvm;
+using namespace hx::plan;
+
+namespace {
+using Cap = MaxFlow::Cap;
+constexpr Cap kInf = MaxFlow::kInfinite;
+
+Cap saturatingAdd(Cap a, Cap b) { return std::min(kInf, a + b); }
+
+/// The placement problem: classes, their unary costs, the copy terms.
+struct Problem {
+  unsigned numLabels = 0;
+  std::vector<DeviceIndex> fixed; // per class: its device, or kNoDevice
+  std::vector<Cap> unary;         // class * numLabels + label (empty: none)
+  struct Term {
+    uint32_t value;
+    uint32_t usesBegin, usesEnd;
+    uint64_t bytes;
+  };
+  std::vector<Term> terms;
+  std::vector<uint32_t> uses; // distinct use classes, none the value's
+  /// copy[a * numLabels + b] per byte and fixed part (picoseconds or bytes).
+  std::vector<double> perByte, fixedPart;
+
+  Cap copyCost(unsigned a, unsigned b, uint64_t bytes) const {
+    if (a == b)
+      return 0;
+    size_t k = size_t(a) * numLabels + b;
+    double c = fixedPart[k] + perByte[k] * static_cast<double>(bytes);
+    return c >= double(kInf) ? kInf : std::max<Cap>(1, static_cast<Cap>(std::llround(c)));
+  }
+  Cap unaryCost(uint32_t cls, unsigned label) const {
+    return unary.empty() ? 0 : unary[size_t(cls) * numLabels + label];
+  }
+
+  /// E(labels), saturating at kInf.
+  Cap energy(ArrayRef<DeviceIndex> labels) const {
+    Cap e = 0;
+    if (!unary.empty())
+      for (uint32_t c = 0; c < labels.size(); ++c)
+        e = saturatingAdd(e, unaryCost(c, labels[c]));
+    SmallVector<bool, 8> seen(numLabels);
+    for (const Term &t : terms) {
+      std::fill(seen.begin(), seen.end(), false);
+      unsigned a = labels[t.value];
+      for (uint32_t k = t.usesBegin; k < t.usesEnd; ++k) {
+        unsigned d = labels[uses[k]];
+        if (d != a && !seen[d]) {
+          seen[d] = true;
+          e = saturatingAdd(e, copyCost(a, d, t.bytes));
+        }
+      }
+    }
+    return e;
+  }
+};
+
+/// One expansion move's graph: nodes 0 (source: keeps) and 1 (sink:
+/// switches to α), then the classes that may switch, then auxiliaries.
+class MoveGraph {
+public:
+  static constexpr unsigned S = 0, T = 1;
+  MaxFlow flow{2};
+
+  /// c·[a keeps]·[some of us switches].
+  void p1(unsigned a, ArrayRef<unsigned> us, Cap c) {
+    if (c <= 0 || a == T)
+      return;
+    pick(us, /*drop=*/S, /*forced=*/T);
+    if (forced) {
+      if (a != S)
+        flow.addArc(a, T, c);
+      return;
+    }
+    if (picked.empty())
+      return;
+    if (picked.size() == 1) {
+      flow.addArc(a, picked[0], c);
+      return;
+    }
+    unsigned z = flow.addNode();
+    flow.addArc(a, z, c);
+    for (unsigned b : picked)
+      flow.addArc(z, b, kInf);
+  }
+  /// c·[a switches]·[some of us keeps].
+  void p2(unsigned a, ArrayRef<unsigned> us, Cap c) {
+    if (c <= 0 || a == S)
+      return;
+    pick(us, /*drop=*/T, /*forced=*/S);
+    if (forced) {
+      if (a != T)
+        flow.addArc(S, a, c);
+      return;
+    }
+    if (picked.empty())
+      return;
+    if (picked.size() == 1) {
+      flow.addArc(picked[0], a, c);
+      return;
+    }
+    unsigned z = flow.addNode();
+    flow.addArc(z, a, c);
+    for (unsigned b : picked)
+      flow.addArc(b, z, kInf);
+  }
+  /// c·[some of us keeps].
+  void q(ArrayRef<unsigned> us, Cap c) {
+    if (c <= 0)
+      return;
+    pick(us, /*drop=*/T, /*forced=*/S);
+    if (forced || picked.empty())
+      return; // a constant
+    if (picked.size() == 1) {
+      flow.addArc(picked[0], T, c);
+      return;
+    }
+    unsigned z = flow.addNode();
+    flow.addArc(z, T, c);
+    for (unsigned b : picked)
+      flow.addArc(b, z, kInf);
+  }
+
+private:
+  SmallVector<unsigned, 8> picked;
+  bool forced = false;
+  /// The uses that are real nodes; `forced` if one is the terminal that
+  /// makes the term's condition true whatever the others do.
+  void pick(ArrayRef<unsigned> us, unsigned drop, unsigned force) {
+    picked.clear();
+    forced = false;
+    for (unsigned b : us) {
+      if (b == force)
+        forced = true;
+      else if (b != drop && !llvm::is_contained(picked, b))
+        picked.push_back(b);
+    }
+  }
+};
+} // namespace
+
+bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
+  Op *op = c.getOp();
+  if (!op || !op->def || d < 0 || static_cast<size_t>(d) >= mod.devices.size())
+    return true;
+  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
+  return op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU);
+}
+
+bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
+  stats = {};
+  unsigned numLabels = static_cast<unsigned>(mod.devices.size());
+  DeviceIndex initial = opts.defaultDevice;
+  if (numLabels < 2 || initial < 0 || static_cast<unsigned>(initial) >= numLabels)
+    return true; // one device: nothing to choose
+  bool time = opts.placement == PlacementStrategy::MinTime;
+  CostModel roofline;
+  const CostModel &costs = opts.costs ? *opts.costs : roofline;
+
+  Problem p;
+  p.numLabels = numLabels;
+  p.perByte.assign(size_t(numLabels) * numLabels, 0);
+  p.fixedPart.assign(size_t(numLabels) * numLabels, 0);
+  for (unsigned a = 0; a < numLabels; ++a)
+    for (unsigned b = 0; b < numLabels; ++b) {
+      if (a == b)
+        continue;
+      size_t k = size_t(a) * numLabels + b;
+      if (!time) {
+        p.perByte[k] = 1;
+        continue;
+      }
+      DeviceType from = mod.devices[a].deviceType, to = mod.devices[b].deviceType;
+      double fixed = costs.copySeconds(from, to, 0);
+      p.fixedPart[k] = fixed * 1e12;
+      p.perByte[k] = (costs.copySeconds(from, to, 1u << 20) - fixed) / double(1u << 20) * 1e12;
+    }
+
+  // Classes in canonical order: by def, then post-order.
+  DenseMap<Id, uint32_t> classOf;
+  std::vector<Id> roots;
+  std::vector<const Expr *> where; // a node of each class, for its reason
+  auto classFor = [&](Id id, const Expr *at) {
+    Id r = domains.find(domains.firstOrder(id));
+    auto [it, inserted] = classOf.try_emplace(r, static_cast<uint32_t>(roots.size()));
+    if (inserted) {
+      roots.push_back(r);
+      where.push_back(at);
+      p.fixed.push_back(domains.device(r));
+    }
+    return it->second;
+  };
+  // A class for "bound to device d", for terms whose value is a constraint.
+  DenseMap<DeviceIndex, uint32_t> deviceClass;
+  auto classOnDevice = [&](DeviceIndex d, const Expr *at) {
+    auto [it, inserted] = deviceClass.try_emplace(d, static_cast<uint32_t>(roots.size()));
+    if (inserted) {
+      roots.push_back(kNoDomain);
+      where.push_back(at);
+      p.fixed.push_back(d);
+    }
+    return it->second;
+  };
+  auto addTerm = [&](uint32_t a, ArrayRef<uint32_t> us, uint64_t bytes) {
+    uint32_t begin = static_cast<uint32_t>(p.uses.size());
+    p.uses.insert(p.uses.end(), us.begin(), us.end());
+    p.terms.push_back({a, begin, static_cast<uint32_t>(p.uses.size()), bytes});
+  };
+  SmallVector<uint32_t, 8> useClasses;
+  std::vector<std::pair<uint32_t, std::vector<Cap>>> unaries;
+  for (DefWalk *w : order) {
+    llvm::sort(w->sharedValues);
+    for (auto [pos, slot] : w->sharedValues) {
+      const Expr *v = w->order[pos];
+      uint32_t a = classFor(info[slot].domain != kNoDomain ? info[slot].domain : domainOf(v), v);
+      useClasses.clear();
+      for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next) {
+        uint32_t b = classFor(softUses[u].expected, consumerOf(softUses[u]));
+        if (b != a && !llvm::is_contained(useClasses, b))
+          useClasses.push_back(b);
+      }
+      if (!useClasses.empty())
+        addTerm(a, useClasses, bytesOf(v));
+    }
+    // An on_device that does not fix its result is a copy where its result
+    // and its body are on different devices.
+    for (Call *c : w->onDevices) {
+      if (isFixedOnDevice(c) || isFunctionTyped(c))
+        continue;
+      DeviceIndex d = deviceAttr(*c, "virtual_device");
+      uint32_t body = d != kNoDevice && boolAttr(*c, "constrain_body")
+                          ? classOnDevice(d, c)
+                          : classFor(domainOf(c->args[0].get()), c->args[0].get());
+      uint32_t result = classFor(domainOf(c), c);
+      if (body != result)
+        addTerm(body, {result}, bytesOf(c));
+    }
+    for (Expr *e : w->order) {
+      auto *c = dyn_cast<Call>(e);
+      if (!c || !c->getOp() || isAnnotation(c))
+        continue;
+      uint32_t x = classFor(domainOf(c), c);
+      if (p.fixed[x] != kNoDevice)
+        continue;
+      std::vector<Cap> cost(numLabels, 0);
+      bool any = false;
+      for (unsigned l = 0; l < numLabels; ++l) {
+        if (!targetSupports(*c, l))
+          cost[l] = kInf;
+        else if (time)
+          cost[l] =
+              static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l].deviceType) * 1e12));
+        any |= cost[l] != 0;
+      }
+      if (any)
+        unaries.push_back({x, std::move(cost)});
+    }
+  }
+  uint32_t numClasses = static_cast<uint32_t>(roots.size());
+  if (!unaries.empty()) {
+    p.unary.assign(size_t(numClasses) * numLabels, 0);
+    for (auto &[x, cost] : unaries)
+      for (unsigned l = 0; l < numLabels; ++l)
+        p.unary[size_t(x) * numLabels + l] =
+            saturatingAdd(p.unary[size_t(x) * numLabels + l], cost[l]);
+  }
+  std::vector<DeviceIndex> labels(numClasses);
+  std::vector<uint32_t> freeClasses;
+  for (uint32_t x = 0; x < numClasses; ++x) {
+    labels[x] = p.fixed[x] != kNoDevice ? p.fixed[x] : initial;
+    if (p.fixed[x] == kNoDevice)
+      freeClasses.push_back(x);
+  }
+  stats.classes = freeClasses.size();
+  stats.terms = p.terms.size();
+  stats.initialEnergy = p.energy(labels);
+
+  // Expansion moves. Two devices: one move towards the other is exact.
+  std::vector<unsigned> nodeOf(numClasses);
+  SmallVector<SmallVector<unsigned, 4>, 4> byLabel(numLabels);
+  SmallVector<unsigned, 8> all;
+  auto move = [&](unsigned alpha) {
+    MoveGraph g;
+    bool anySwitchable = false;
+    for (uint32_t x = 0; x < numClasses; ++x) {
+      if (labels[x] == static_cast<DeviceIndex>(alpha))
+        nodeOf[x] = MoveGraph::T;
+      else if (p.fixed[x] != kNoDevice)
+        nodeOf[x] = MoveGraph::S;
+      else {
+        nodeOf[x] = g.flow.addNode();
+        anySwitchable = true;
+      }
+    }
+    if (!anySwitchable)
+      return false;
+    if (!p.unary.empty())
+      for (uint32_t x : freeClasses) {
+        unsigned n = nodeOf[x];
+        if (n == MoveGraph::T)
+          continue;
+        Cap keep = p.unaryCost(x, labels[x]), sw = p.unaryCost(x, alpha);
+        Cap low = std::min(keep, sw); // a constant part
+        if (sw - low > 0)
+          g.flow.addArc(MoveGraph::S, n, sw - low);
+        if (keep - low > 0)
+          g.flow.addArc(n, MoveGraph::T, keep - low);
+      }
+    for (const Problem::Term &t : p.terms) {
+      unsigned a = labels[t.value], na = nodeOf[t.value];
+      all.clear();
+      for (auto &v : byLabel)
+        v.clear();
+      for (uint32_t k = t.usesBegin; k < t.usesEnd; ++k) {
+        all.push_back(nodeOf[p.uses[k]]);
+        byLabel[labels[p.uses[k]]].push_back(nodeOf[p.uses[k]]);
+      }
+      if (a != alpha)
+        g.p1(na, all, p.copyCost(a, alpha, t.bytes));
+      for (unsigned d = 0; d < numLabels; ++d) {
+        if (d == alpha || byLabel[d].empty())
+          continue;
+        Cap c1 = p.copyCost(alpha, d, t.bytes);
+        if (a == alpha) {
+          g.q(byLabel[d], c1);
+          continue;
+        }
+        Cap c0 = p.copyCost(a, d, t.bytes);
+        g.q(byLabel[d], c0);
+        g.p2(na, byLabel[d], std::max(c0, c1) - c0);
+      }
+    }
+    Cap f = g.flow.run(MoveGraph::S, MoveGraph::T);
+    ++stats.moves;
+    stats.nodes = std::max<uint64_t>(stats.nodes, g.flow.numNodes());
+    stats.arcs = std::max<uint64_t>(stats.arcs, g.flow.numArcs());
+    stats.augmentations += g.flow.augmentations;
+    stats.phases += g.flow.phases;
+    if (f >= kInf)
+      return false; // no finite choice: keep (a target check reports it)
+    std::vector<bool> sw = g.flow.sinkSide(MoveGraph::T);
+    bool changed = false;
+    for (uint32_t x : freeClasses)
+      if (nodeOf[x] != MoveGraph::T && nodeOf[x] != MoveGraph::S && sw[nodeOf[x]]) {
+        labels[x] = alpha;
+        changed = true;
+      }
+    return changed;
+  };
+  if (!freeClasses.empty()) {
+    if (numLabels == 2) {
+      move(1 - initial);
+    } else {
+      for (unsigned round = 0; round < 16; ++round) {
+        bool changed = false;
+        for (unsigned alpha = 0; alpha < numLabels; ++alpha)
+          changed |= move(alpha);
+        if (!changed)
+          break;
+      }
+    }
+  }
+  stats.finalEnergy = p.energy(labels);
+
+  if (opts.verifyOptimal && !freeClasses.empty()) {
+    double space = std::pow(double(numLabels), double(freeClasses.size()));
+    if (freeClasses.size() <= opts.verifyOptimal && space <= double(1 << 24)) {
+      std::vector<DeviceIndex> trial = labels;
+      for (uint32_t x : freeClasses)
+        trial[x] = 0;
+      Cap best = p.energy(trial);
+      while (true) {
+        size_t i = 0;
+        for (; i < freeClasses.size(); ++i) {
+          DeviceIndex &l = trial[freeClasses[i]];
+          if (++l < static_cast<DeviceIndex>(numLabels))
+            break;
+          l = 0;
+        }
+        if (i == freeClasses.size())
+          break;
+        best = std::min(best, p.energy(trial));
+      }
+      bool exactExpected = numLabels == 2;
+      if ((exactExpected && stats.finalEnergy != best) || stats.finalEnergy > stats.initialEnergy) {
+        diags.error(SMLoc(), "internal error: the minimum-cut placement costs " +
+                                 Twine(stats.finalEnergy) + ", the best of " +
+                                 Twine(freeClasses.size()) + " free classes costs " + Twine(best) +
+                                 " (from " + Twine(stats.initialEnergy) + ")");
+        return false;
+      }
+    }
+  }
+
+  StringRef reason = text(Twine("placed by --placement=") + (time ? "min-time" : "min-copy"));
+  for (uint32_t x : freeClasses) // (a device's own class is never free)
+    if (!bind(roots[x], labels[x], {where[x]->loc, reason}, const_cast<Expr *>(where[x])))
+      return false;
+  return true;
+}
+
+PlacementCost DeviceAnalysis::placementCost(const CostModel &costs) {
+  PlacementCost pc;
+  auto kind = [&](DeviceIndex d) { return mod.devices[d].deviceType; };
+  SmallVector<DeviceIndex, 4> seen;
+  for (DefWalk &w : walks) {
+    for (auto [pos, slot] : w.sharedValues) {
+      const Expr *v = w.order[pos];
+      DeviceIndex here =
+          settledDevice(info[slot].domain != kNoDomain ? info[slot].domain : domainOf(v));
+      seen.clear();
+      for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next) {
+        DeviceIndex d = settledDevice(softUses[u].expected);
+        if (d == kNoDevice || here == kNoDevice || d == here || llvm::is_contained(seen, d) ||
+            readsAcrossScopes(v, here, d))
+          continue;
+        seen.push_back(d);
+        uint64_t bytes = bytesOf(v);
+        ++pc.copies;
+        pc.bytes += bytes;
+        pc.copySeconds += costs.copySeconds(kind(here), kind(d), bytes);
+      }
+    }
+    for (Call *c : w.onDevices) {
+      if (isFixedOnDevice(c) || isFunctionTyped(c))
+        continue;
+      DeviceIndex d = deviceAttr(*c, "virtual_device");
+      DeviceIndex body =
+          d != kNoDevice && boolAttr(*c, "constrain_body") ? d : deviceOf(c->args[0].get());
+      DeviceIndex result = deviceOf(c);
+      if (body != kNoDevice && result != kNoDevice && domains.join(body, result) == kNoDevice) {
+        uint64_t bytes = bytesOf(c);
+        ++pc.copies;
+        pc.bytes += bytes;
+        pc.copySeconds += costs.copySeconds(kind(body), kind(result), bytes);
+      }
+    }
+    for (Expr *e : w.order) {
+      auto *c = dyn_cast<Call>(e);
+      if (!c || !c->getOp() || c->isOp(kOnDevice))
+        continue;
+      if (c->isOp(kDeviceCopy)) {
+        DeviceIndex s = deviceAttr(*c, "src_virtual_device");
+        DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
+        if (s != t && s != kNoDevice && t != kNoDevice) {
+          uint64_t bytes = bytesOf(c);
+          ++pc.copies;
+          pc.bytes += bytes;
+          pc.copySeconds += costs.copySeconds(kind(s), kind(t), bytes);
+        }
+        continue;
+      }
+      DeviceIndex d = deviceOf(c);
+      if (d != kNoDevice)
+        pc.computeSeconds += costs.opSeconds(*c, kind(d));
+    }
+  }
+  return pc;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Checks the cost-based placements against brute force on generated modules.
+
+    utils/check-placement.py [--bin build/bin] [--seed 1] [-n 200] [--calls 8]
+                             [--classes 20] [-j 2]
+
+For each seed, hx-smith writes a module (two devices, random annotations,
+--calls operator calls); for min-copy and min-time, `hx-opt -plan-devices
+--placement=P --verify-optimal-placement=CLASSES` plans it and, when it has
+at most CLASSES free classes, enumerates every placement of them and fails
+unless the cut's is the cheapest. Then the planned module must pass
+-verify-placement (every cross-device edge through a device_copy, every call's
+arguments on its device, no operator on a target that lacks it), and
+planning it again must change nothing (idempotence). A module the generator
+or the default placement rejects is skipped. Prints the counts (modules,
+checked by enumeration, cheaper than the default placement) and every
+failure with its seed; exits 1 when any failed.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, stdin=None):
+    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(bindir, seed, calls, classes):
+    hx_opt = os.path.join(bindir, "hx-opt")
+    rc, module, err = run([os.path.join(bindir, "hx-smith"), "--seed=%d" % seed,
+                           "--calls=%d" % calls])
+    if rc != 0:
+        return seed, "skipped", 0, 0, []
+    failures, enumerated, cheaper = [], 0, 0
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "in.ir")
+        with open(src, "w") as f:
+            f.write(module)
+        for p in ("min-copy", "min-time"):
+            out = os.path.join(d, p + ".ir")
+            rc, _, err = run([hx_opt, "-plan-devices", "--placement=" + p, "--placement-report",
+                              "--verify-optimal-placement=%d" % classes, src, "-o", out])
+            if rc != 0:
+                if rc != 1 or "internal error" in err:
+                    failures.append("%s: exit %d: %s" % (p, rc, err.strip()[:400]))
+                continue
+            m = re.search(r"cut: (\d+) free classes", err)
+            if m and int(m.group(1)) <= classes:
+                enumerated += 1
+            costs = re.findall(r"^(?:min-copy|min-time|default): +\d+ cop(?:y|ies), (\d+) bytes; "
+                               r"estimated ([0-9.]+) ms", err, re.M)
+            if len(costs) == 2:
+                key = 0 if p == "min-copy" else 1
+                if float(costs[0][key]) < float(costs[1][key]):
+                    cheaper += 1
+                elif float(costs[0][key]) > float(costs[1][key]) * (1 + 1e-9) + 1e-9:
+                    failures.append("%s costs more than the default: %s" % (p, costs))
+            rc, _, err = run([hx_opt, "-verify-placement", out, "-o", os.devnull])
+            if rc != 0:
+                failures.append("%s: -verify-placement: %s" % (p, err.strip()[:400]))
+            rc, again, err = run([hx_opt, "-plan-devices", "--placement=" + p, out])
+            if rc != 0 or again != open(out).read():
+                failures.append("%s: planning the planned module changes it" % p)
+    return seed, "checked", enumerated, cheaper, failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-n", type=int, default=200)
+    ap.add_argument("--calls", type=int, default=8)
+    ap.add_argument("--classes", type=int, default=20)
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    a = ap.parse_args()
+    totals = {"checked": 0, "skipped": 0}
+    enumerated = cheaper = 0
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(a.j) as pool:
+        jobs = [pool.submit(check, a.bin, s, a.calls, a.classes)
+                for s in range(a.seed, a.seed + a.n)]
+        for j in jobs:
+            seed, status, e, c, fails = j.result()
+            totals[status] += 1
+            enumerated += e
+            cheaper += c
+            failed += ["seed %d: %s" % (seed, f) for f in fails]
+    print("placement: %d modules (%d skipped), %d placements checked against every "
+          "alternative, %d cheaper than the default, %d failures"
+          % (totals["checked"], totals["skipped"], enumerated, cheaper, len(failed)))
+    for f in failed:
+        print("FAIL " + f)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
