@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Checks the cost-based placements against brute force on generated modules.
 
-    utils/check-placement.py [--bin build/bin] [--seed 1] [-n 200] [--calls 8]
+    utils/check-placement.py [--bin DIR] [--seed 1] [-n 200] [--calls 8]
                              [--classes 20] [-j 2]
 
-For each seed, hx-smith writes a module (two devices, random annotations,
+DIR holds hx-smith and hx-opt (default: where PATH finds hx-opt, else
+build/bin). For each seed, hx-smith writes a module (two devices, random annotations,
 --calls operator calls); for min-copy and min-time, `hx-opt -plan-devices
 --placement=P --verify-optimal-placement=CLASSES` plans it and, when it has
 at most CLASSES free classes, enumerates every placement of them and fails
@@ -20,6 +21,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,12 +73,14 @@ def check(bindir, seed, calls, classes):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--bin", default=os.path.dirname(shutil.which("hx-opt") or "build/bin/hx-opt"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-n", type=int, default=200)
     ap.add_argument("--calls", type=int, default=8)
     ap.add_argument("--classes", type=int, default=20)
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--min-checked", type=int, default=0,
+                    help="fail unless at least this many placements were enumerated")
     a = ap.parse_args()
     totals = {"checked": 0, "skipped": 0}
     enumerated = cheaper = 0
@@ -95,6 +99,10 @@ def main():
           % (totals["checked"], totals["skipped"], enumerated, cheaper, len(failed)))
     for f in failed:
         print("FAIL " + f)
+    if a.min_checked and enumerated < a.min_checked:
+        print("FAIL only %d placements were checked by enumeration (--min-checked %d)"
+              % (enumerated, a.min_checked))
+        return 1
     return 1 if failed else 0
 
 

@@ -196,7 +196,7 @@ ArrayRef<Step> Executable::steps() const { return impl->steps; }
 ArrayRef<Buffer> Executable::buffers() const { return impl->buffers; }
 const MemoryPlan &Executable::memoryPlan() const { return impl->plan; }
 unsigned Executable::numDevices() const { return impl->devices.size(); }
-StringRef Executable::deviceName(unsigned d) const { return impl->devices[d]->name(); }
+std::string Executable::deviceName(unsigned d) const { return impl->devices[d]->name(); }
 uint64_t Executable::deviceBytes(unsigned d) const {
   return impl->plan.arenaBytes[d] + impl->extraBytes[d];
 }

@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 #include "ExecutableImpl.h"
 #include "hx/IR/DeviceAware.h"
+#include "hx/Ops/OpCost.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <deque>
@@ -451,6 +452,7 @@ private:
     Step s;
     s.device = device == kNoDevice ? 0 : device;
     s.label = describe(c);
+    s.signature = operatorSignature(*c);
     SmallVector<unsigned, 8> ins, outs;
     for (unsigned i = 0; i < c->args.size(); ++i)
       arg(i).flatten(ins);

@@ -31,6 +31,7 @@
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
 #include "hx/Tools/CrashReproducer.h"
+#include "hx/Tools/MeasuredCosts.h"
 #include "hx/Tools/OptMain.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
@@ -71,6 +72,8 @@ struct RunConfig {
   unsigned repeat = 1;
   bool profile = false;
   std::string trace;
+  /// --cost-table-out: the measured cost table (hx/Transforms/CostModel.h).
+  std::string costTableOut;
   bool noPlan = false;
   unsigned threads = 0;
   Emit emit = Emit::None;
@@ -572,7 +575,7 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
       return kExitSuccess;
     }
     RunProfile profile;
-    bool wantProfile = c.profile || !c.trace.empty();
+    bool wantProfile = c.profile || !c.trace.empty() || !c.costTableOut.empty();
     TimeScope runTime(report, "(run)");
     for (unsigned r = 0; r < std::max(1u, c.repeat); ++r) {
       Expected<std::vector<HostTensor>> out = exe->run(inputs, wantProfile ? &profile : nullptr);
@@ -588,6 +591,15 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
       if (ec)
         return userError("--trace: cannot write '" + c.trace + "': " + ec.message());
       exe->writeTrace(f.os(), profile);
+      f.keep();
+    }
+    if (!c.costTableOut.empty()) {
+      std::error_code ec;
+      ToolOutputFile f(c.costTableOut, ec, sys::fs::OF_None);
+      if (ec)
+        return userError("--cost-table-out: cannot write '" + c.costTableOut +
+                         "': " + ec.message());
+      measuredCosts(*exe, profile, *m).write(f.os());
       f.keep();
     }
   }
@@ -690,6 +702,11 @@ int hx::runMain(int argc, char **argv) {
                         cl::cat(cat));
   cl::opt<std::string> trace("trace", cl::desc("Write a Chrome trace (one track per device)"),
                              cl::value_desc("out.json"), cl::cat(cat));
+  cl::opt<std::string> costTableOut(
+      "cost-table-out",
+      cl::desc("Write the measured cost table (seconds per operator signature and device kind, "
+               "bandwidth and latency per device pair) that plan-devices --cost-table reads"),
+      cl::value_desc("costs.json"), cl::cat(cat));
   cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
                        cl::cat(cat));
   // libLLVM registers a -threads of its own that hx-run never reads.
@@ -739,6 +756,7 @@ int hx::runMain(int argc, char **argv) {
   c.repeat = repeat;
   c.profile = profile;
   c.trace = trace;
+  c.costTableOut = costTableOut;
   c.noPlan = noPlan;
   c.threads = threads;
   c.emit = emit;

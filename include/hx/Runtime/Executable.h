@@ -74,6 +74,9 @@ struct Step {
   unsigned target = 0;
   /// The operator (or "device_copy", "if"), and where in the source.
   std::string label;
+  /// Kernel: the operator call's signature (hx/Ops/OpCost.h), the key of a
+  /// cost table (hx-run --cost-table-out).
+  std::string signature;
 };
 
 /// Times and traffic of runs (--profile, --trace).
@@ -111,7 +114,7 @@ public:
   /// Bytes a device holds: its arena plus parameters, constants, outputs.
   uint64_t deviceBytes(unsigned device) const;
   unsigned numDevices() const;
-  llvm::StringRef deviceName(unsigned device) const;
+  std::string deviceName(unsigned device) const;
 
   /// Tracks of a profile: one per device (work the host does), then one per
   /// queue of an asynchronous device ("cuda:0 kernels (virtual device 1)").

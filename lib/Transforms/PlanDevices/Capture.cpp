@@ -30,6 +30,10 @@ ExprRef fixOnDevice(Expr *e) {
   return r;
 }
 
+/// What a copy memo is keyed by: the value under a fixed on_device, so that a
+/// value and its pinned wrapper share their copies to each device.
+Expr *copyKey(Expr *x) { return isFixedOnDevice(x) ? cast<Call>(x)->args[0].get() : x; }
+
 /// Values a copy takes directly, without an on_device wrapper.
 bool isVarLike(const Expr *e) { return isa<Var>(e) || isa<GlobalVar>(e) || isa<Function>(e); }
 
@@ -105,7 +109,7 @@ private:
     ExprRef arg = copy(ops[1], a.deviceOf(c->args[0].get()), s);
     if (s == t)
       return arg;
-    auto &slot = copies[{arg.get(), t}];
+    auto &slot = copies[{copyKey(arg.get()), t}];
     if (slot)
       return slot;
     ExprRef src = isVarLike(arg.get()) ? arg : onDeviceFixed(arg, s);
@@ -131,7 +135,7 @@ private:
   ExprRef copy(ExprRef x, DeviceIndex s, DeviceIndex t) {
     if (s == kNoDevice || t == kNoDevice || s == t)
       return x;
-    auto &slot = copies[{x.get(), t}];
+    auto &slot = copies[{copyKey(x.get()), t}];
     if (slot)
       return slot;
     if (replicate && isCheap(x.get())) {

@@ -271,7 +271,13 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
         DeviceIndex d = deviceAttr(*c, "virtual_device");
         if (d == kNoDevice)
           return true;
-        bool fixed = boolAttr(*c, "constrain_result");
+        // A cost strategy reads a normal on_device of a tensor as a fixed one:
+        // its consumers elsewhere are soft uses of the value on D, copied once
+        // per device with the value's other copies.
+        bool fixed =
+            boolAttr(*c, "constrain_result") ||
+            (opts.placement != PlacementStrategy::Default && boolAttr(*c, "constrain_body") &&
+             isa_and_nonnull<TensorType>(c->checkedType.get()));
         if (boolAttr(*c, "constrain_body")) {
           warnOverriddenAnnotation(c, d);
           Id body =

@@ -293,7 +293,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
                           ? classOnDevice(d, c)
                           : classFor(domainOf(c->args[0].get()), c->args[0].get());
       uint32_t result = classFor(domainOf(c), c);
-      if (body != result)
+      if (body != result && p.fixed[result] == kNoDevice)
         addTerm(body, {result}, bytesOf(c));
     }
     for (Expr *e : w->order) {
