@@ -229,7 +229,11 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool costCut = opts.placement != PlacementStrategy::Default &&
                  ((cc && !annotation) || isa<Tuple>(consumer)) &&
                  isa_and_nonnull<TensorType>(operand->checkedType.get());
-  bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) &&
+  // Under a cost strategy an annotated call runs where its on_device says,
+  // whoever else uses its value (those uses may still be copies).
+  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
+                       isa<Call>(operand);
+  bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) && !annotatedCall &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut);
   if (soft) {
     uint32_t v = slotOf(operand), c = slotOf(consumer);

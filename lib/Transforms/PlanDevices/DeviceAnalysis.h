@@ -244,6 +244,10 @@ private:
   /// --placement=min-copy|min-time: binds every free class that a copy or
   /// an operator's cost involves, by minimum cuts (MinCutPlacement.cpp).
   bool placeByCost(llvm::ArrayRef<DefWalk *> order);
+  /// The value whose copies `v`'s copies are (the capture shares them): the
+  /// body of a pinning on_device that is on its device, else `v`. `settled`:
+  /// after solve (the devices decide), else by the constraints alone.
+  const Expr *copyOwner(const Expr *v, bool settled);
   /// Whether the target of device `d` implements the operator of `c`.
   bool targetSupports(const Call &c, DeviceIndex d) const;
   PlacementStats stats;

@@ -208,6 +208,26 @@ bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
   return op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU);
 }
 
+const Expr *DeviceAnalysis::copyOwner(const Expr *v, bool settled) {
+  // A fixed on_device (and, under a cost strategy, a normal one of a tensor,
+  // which the capture fixes) holds its body's value on its device, when the
+  // body is there: an annotated call is (a hard edge under a cost strategy);
+  // once settled, the devices say.
+  while (auto *c = dyn_cast<Call>(v)) {
+    if (!c->isOp(kOnDevice) || deviceAttr(*c, "virtual_device") == kNoDevice ||
+        !boolAttr(*c, "constrain_body"))
+      break;
+    bool pins = isFixedOnDevice(c) || (opts.placement != PlacementStrategy::Default &&
+                                       isa_and_nonnull<TensorType>(c->checkedType.get()));
+    const Expr *body = c->args[0].get();
+    bool there = settled ? deviceOf(body) == deviceOf(c) : isa<Call>(body);
+    if (!pins || !there)
+      break;
+    v = body;
+  }
+  return v;
+}
+
 bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   stats = {};
   unsigned numLabels = static_cast<unsigned>(mod.devices.size());
@@ -267,34 +287,51 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     p.uses.insert(p.uses.end(), us.begin(), us.end());
     p.terms.push_back({a, begin, static_cast<uint32_t>(p.uses.size()), bytes});
   };
-  SmallVector<uint32_t, 8> useClasses;
+  struct Owner {
+    const Expr *value;
+    uint32_t cls;
+    SmallVector<uint32_t, 4> uses;
+  };
+  std::vector<Owner> owners;
+  DenseMap<const Expr *, uint32_t> ownerIndex;
+  auto ownerFor = [&](const Expr *v) -> Owner & {
+    const Expr *owner = copyOwner(v, /*settled=*/false);
+    auto [it, inserted] = ownerIndex.try_emplace(owner, static_cast<uint32_t>(owners.size()));
+    if (inserted)
+      owners.push_back({owner, classFor(domainOf(owner), owner), {}});
+    return owners[it->second];
+  };
   std::vector<std::pair<uint32_t, std::vector<Cap>>> unaries;
   for (DefWalk *w : order) {
     llvm::sort(w->sharedValues);
     for (auto [pos, slot] : w->sharedValues) {
-      const Expr *v = w->order[pos];
-      uint32_t a = classFor(info[slot].domain != kNoDomain ? info[slot].domain : domainOf(v), v);
-      useClasses.clear();
+      // The uses of a pinned wrapper are uses of the value it pins: the
+      // capture copies them once per device (copyOwner).
+      Owner &o = ownerFor(w->order[pos]);
       for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next) {
         uint32_t b = classFor(softUses[u].expected, consumerOf(softUses[u]));
-        if (b != a && !llvm::is_contained(useClasses, b))
-          useClasses.push_back(b);
+        if (b != o.cls && !llvm::is_contained(o.uses, b))
+          o.uses.push_back(b);
       }
-      if (!useClasses.empty())
-        addTerm(a, useClasses, bytesOf(v));
     }
     // An on_device that does not fix its result is a copy where its result
     // and its body are on different devices.
+    // The copy is of the body's value: one more use of it (shared with its
+    // other copies to that device), or of the device a normal one puts it on.
     for (Call *c : w->onDevices) {
       if (isFixedOnDevice(c) || isFunctionTyped(c))
         continue;
-      DeviceIndex d = deviceAttr(*c, "virtual_device");
-      uint32_t body = d != kNoDevice && boolAttr(*c, "constrain_body")
-                          ? classOnDevice(d, c)
-                          : classFor(domainOf(c->args[0].get()), c->args[0].get());
       uint32_t result = classFor(domainOf(c), c);
-      if (body != result && p.fixed[result] == kNoDevice)
-        addTerm(body, {result}, bytesOf(c));
+      if (p.fixed[result] != kNoDevice)
+        continue;
+      DeviceIndex d = deviceAttr(*c, "virtual_device");
+      if (d != kNoDevice && boolAttr(*c, "constrain_body")) {
+        addTerm(classOnDevice(d, c), {result}, bytesOf(c));
+        continue;
+      }
+      Owner &o = ownerFor(c->args[0].get());
+      if (result != o.cls && !llvm::is_contained(o.uses, result))
+        o.uses.push_back(result);
     }
     for (Expr *e : w->order) {
       auto *c = dyn_cast<Call>(e);
@@ -317,6 +354,9 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         unaries.push_back({x, std::move(cost)});
     }
   }
+  for (const Owner &o : owners)
+    if (!o.uses.empty())
+      addTerm(o.cls, o.uses, bytesOf(o.value));
   uint32_t numClasses = static_cast<uint32_t>(roots.size());
   if (!unaries.empty()) {
     p.unary.assign(size_t(numClasses) * numLabels, 0);
@@ -461,54 +501,47 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
 }
 
 PlacementCost DeviceAnalysis::placementCost(const CostModel &costs) {
+  // As the capture copies: once per value (copyOwner) and destination
+  // device, whether a soft use, an on_device or an explicit device_copy
+  // asks for it.
   PlacementCost pc;
   auto kind = [&](DeviceIndex d) { return mod.devices[d].deviceType; };
-  SmallVector<DeviceIndex, 4> seen;
+  DenseMap<const Expr *, SmallVector<DeviceIndex, 2>> copiedTo;
+  auto addCopy = [&](const Expr *v, DeviceIndex from, DeviceIndex to) {
+    if (from == kNoDevice || to == kNoDevice || domains.join(from, to) != kNoDevice ||
+        readsAcrossScopes(v, from, to))
+      return;
+    SmallVector<DeviceIndex, 2> &seen = copiedTo[v];
+    if (llvm::is_contained(seen, to))
+      return;
+    seen.push_back(to);
+    uint64_t bytes = bytesOf(v);
+    ++pc.copies;
+    pc.bytes += bytes;
+    pc.copySeconds += costs.copySeconds(kind(from), kind(to), bytes);
+  };
   for (DefWalk &w : walks) {
     for (auto [pos, slot] : w.sharedValues) {
-      const Expr *v = w.order[pos];
-      DeviceIndex here =
-          settledDevice(info[slot].domain != kNoDomain ? info[slot].domain : domainOf(v));
-      seen.clear();
+      const Expr *v = copyOwner(w.order[pos], /*settled=*/true);
       for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next) {
-        DeviceIndex d = settledDevice(softUses[u].expected);
-        if (d == kNoDevice || here == kNoDevice || d == here || llvm::is_contained(seen, d) ||
-            readsAcrossScopes(v, here, d))
+        // An on_device consumer copies its body to where its result is
+        // (below), whatever the use expected.
+        if (auto *od = dyn_cast<Call>(consumerOf(softUses[u])); od && od->isOp(kOnDevice))
           continue;
-        seen.push_back(d);
-        uint64_t bytes = bytesOf(v);
-        ++pc.copies;
-        pc.bytes += bytes;
-        pc.copySeconds += costs.copySeconds(kind(here), kind(d), bytes);
+        addCopy(v, deviceOf(v), settledDevice(softUses[u].expected));
       }
     }
-    for (Call *c : w.onDevices) {
-      if (isFixedOnDevice(c) || isFunctionTyped(c))
-        continue;
-      DeviceIndex d = deviceAttr(*c, "virtual_device");
-      DeviceIndex body =
-          d != kNoDevice && boolAttr(*c, "constrain_body") ? d : deviceOf(c->args[0].get());
-      DeviceIndex result = deviceOf(c);
-      if (body != kNoDevice && result != kNoDevice && domains.join(body, result) == kNoDevice) {
-        uint64_t bytes = bytesOf(c);
-        ++pc.copies;
-        pc.bytes += bytes;
-        pc.copySeconds += costs.copySeconds(kind(body), kind(result), bytes);
-      }
-    }
+    for (Call *c : w.onDevices)
+      if (!isFunctionTyped(c))
+        addCopy(copyOwner(c->args[0].get(), /*settled=*/true), deviceOf(c->args[0].get()),
+                deviceOf(c));
     for (Expr *e : w.order) {
       auto *c = dyn_cast<Call>(e);
       if (!c || !c->getOp() || c->isOp(kOnDevice))
         continue;
       if (c->isOp(kDeviceCopy)) {
-        DeviceIndex s = deviceAttr(*c, "src_virtual_device");
-        DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
-        if (s != t && s != kNoDevice && t != kNoDevice) {
-          uint64_t bytes = bytesOf(c);
-          ++pc.copies;
-          pc.bytes += bytes;
-          pc.copySeconds += costs.copySeconds(kind(s), kind(t), bytes);
-        }
+        addCopy(copyOwner(c->args[0].get(), /*settled=*/true), deviceAttr(*c, "src_virtual_device"),
+                deviceAttr(*c, "dst_virtual_device"));
         continue;
       }
       DeviceIndex d = deviceOf(c);
