@@ -45,7 +45,7 @@ def plan_time(hx_opt, path, strategy, reps):
         run = compile_bench.run_once(hx_opt, path, pipeline)
         if run.rc != 0:
             sys.exit("plan-devices --placement=%s failed on %s:\n%s" % (strategy, path, run.stderr))
-        secs = dict(run.rows).get("plan-devices")
+        secs = run.get("plan-devices")
         best = secs if best is None or secs < best else best
     return best
 

@@ -1,10 +1,11 @@
 //===- MaxFlow.cpp - Dinic's maximum flow, iteratively ----------------------===//
 //
 // See hx/Support/MaxFlow.h. Each phase labels nodes by breadth-first distance
-// from the source over residual arcs, then finds augmenting paths that go one
-// level up per arc: an explicit path stack advances along each node's current
-// arc, retreats from dead ends (which leave the level graph), and after an
-// augmentation resumes from the tail of the first saturated arc.
+// from the source over residual arcs, up to the sink's distance; then it
+// finds augmenting paths that go one level up per arc: an explicit path
+// stack advances along each node's current arc, retreats from dead ends
+// (which leave the level graph), and after an augmentation resumes from the
+// tail of the first saturated arc.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Support/MaxFlow.h"
@@ -13,49 +14,67 @@
 
 using namespace hx;
 
-void MaxFlow::addArc(unsigned from, unsigned toNode, Cap c) {
-  assert(from < head.size() && toNode < head.size() && c >= 0);
-  c = std::min(c, kInfinite);
-  uint32_t e = static_cast<uint32_t>(to.size());
-  to.push_back(toNode);
-  cap.push_back(c);
-  next.push_back(head[from]);
-  head[from] = e;
-  to.push_back(from);
-  cap.push_back(0);
-  next.push_back(head[toNode]);
-  head[toNode] = e + 1;
+void MaxFlow::addArc(unsigned from, unsigned to, Cap c) {
+  assert(from < nodes && to < nodes && c >= 0);
+  input.push_back({from, to, std::min(c, kInfinite)});
+}
+
+void MaxFlow::build() {
+  first.assign(size_t(nodes) + 1, 0);
+  for (const InputArc &a : input) {
+    ++first[a.from + 1];
+    ++first[a.to + 1];
+  }
+  for (unsigned u = 0; u < nodes; ++u)
+    first[u + 1] += first[u];
+  size_t n = 2 * input.size();
+  head.resize(n);
+  rev.resize(n);
+  cap.resize(n);
+  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+  for (const InputArc &a : input) {
+    uint32_t f = fill[a.from]++, r = fill[a.to]++;
+    head[f] = a.to;
+    cap[f] = a.cap;
+    rev[f] = r;
+    head[r] = a.from;
+    cap[r] = 0;
+    rev[r] = f;
+  }
+  input = {};
 }
 
 bool MaxFlow::levels(unsigned s, unsigned t) {
-  level.assign(head.size(), -1);
+  level.assign(nodes, -1);
   std::vector<uint32_t> queue{s};
   level[s] = 0;
   for (size_t i = 0; i < queue.size(); ++i) {
     uint32_t u = queue[i];
-    for (uint32_t e = head[u]; e != kNone; e = next[e])
-      if (cap[e] > 0 && level[to[e]] < 0) {
-        level[to[e]] = level[u] + 1;
-        queue.push_back(to[e]);
+    if (level[t] >= 0 && level[u] >= level[t])
+      break; // nothing at the sink's level or beyond leads to it
+    for (uint32_t a = first[u]; a < first[u + 1]; ++a)
+      if (cap[a] > 0 && level[head[a]] < 0) {
+        level[head[a]] = level[u] + 1;
+        queue.push_back(head[a]);
       }
   }
   return level[t] >= 0;
 }
 
 MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
-  current = head;
+  current.assign(first.begin(), first.end() - 1);
   Cap total = 0;
   std::vector<uint32_t> path; // arcs from s
   uint32_t u = s;
   while (true) {
     if (u == t) {
       Cap b = kInfinite;
-      for (uint32_t e : path)
-        b = std::min(b, cap[e]);
+      for (uint32_t a : path)
+        b = std::min(b, cap[a]);
       size_t firstSaturated = path.size();
       for (size_t i = 0; i < path.size(); ++i) {
         cap[path[i]] -= b;
-        cap[path[i] ^ 1] += b;
+        cap[rev[path[i]]] += b;
         if (cap[path[i]] == 0 && firstSaturated == path.size())
           firstSaturated = i;
       }
@@ -64,15 +83,16 @@ MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
       if (b >= kInfinite)
         return total; // an uncuttable path: nothing finite separates s and t
       path.resize(firstSaturated);
-      u = path.empty() ? s : to[path.back()];
+      u = path.empty() ? s : head[path.back()];
       continue;
     }
-    uint32_t &e = current[u];
-    while (e != kNone && !(cap[e] > 0 && level[to[e]] == level[u] + 1))
-      e = next[e];
-    if (e != kNone) {
-      path.push_back(e);
-      u = to[e];
+    uint32_t &a = current[u];
+    uint32_t end = first[u + 1];
+    while (a < end && !(cap[a] > 0 && level[head[a]] == level[u] + 1))
+      ++a;
+    if (a < end) {
+      path.push_back(a);
+      u = head[a];
       continue;
     }
     // A dead end leaves the level graph; retreat past the arc that led here.
@@ -81,12 +101,14 @@ MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
       return total;
     uint32_t back = path.back();
     path.pop_back();
-    u = to[back ^ 1];
-    current[u] = next[current[u]];
+    u = head[rev[back]];
+    ++current[u];
   }
 }
 
 MaxFlow::Cap MaxFlow::run(unsigned s, unsigned t) {
+  if (!input.empty() || first.size() != size_t(nodes) + 1)
+    build();
   augmentations = 0;
   phases = 0;
   Cap flow = 0;
@@ -99,15 +121,15 @@ MaxFlow::Cap MaxFlow::run(unsigned s, unsigned t) {
 
 std::vector<bool> MaxFlow::sinkSide(unsigned t) const {
   // Backwards from t: u reaches v if the arc u -> v (the reverse of one of
-  // v's out-arcs) has residual capacity.
-  std::vector<bool> reaches(head.size(), false);
+  // v's arcs) has residual capacity.
+  std::vector<bool> reaches(nodes, false);
   std::vector<uint32_t> queue{t};
   reaches[t] = true;
   for (size_t i = 0; i < queue.size(); ++i) {
     uint32_t v = queue[i];
-    for (uint32_t e = head[v]; e != kNone; e = next[e]) {
-      uint32_t u = to[e];
-      if (!reaches[u] && cap[e ^ 1] > 0) {
+    for (uint32_t a = first[v]; a < first[v + 1]; ++a) {
+      uint32_t u = head[a];
+      if (!reaches[u] && cap[rev[a]] > 0) {
         reaches[u] = true;
         queue.push_back(u);
       }

@@ -1,10 +1,11 @@
 //===- MaxFlow.h - s-t maximum flow and minimum cut -------------*- C++ -*-===//
 //
-// Dinic's algorithm: breadth-first levels from the source, then blocking
-// flows along level-increasing arcs with a current-arc pointer per node, all
-// iterative (no recursion on path length: placement graphs are chains a
-// million nodes long). Capacities are 64-bit integers; kInfinite marks arcs
-// a cut may never cross, and sums saturate there.
+// Dinic's algorithm: breadth-first levels from the source (stopping at the
+// sink's level), then blocking flows along level-increasing arcs with a
+// current-arc pointer per node, all iterative (no recursion on path length:
+// placement graphs are chains a million nodes long). Arcs are laid out by
+// tail before the first search. Capacities are 64-bit integers; kInfinite
+// marks arcs a cut may never cross, and sums saturate there.
 //
 // After run(), sinkSide() is the *smallest* sink side among all minimum cuts
 // (the nodes that still reach the sink through residual arcs): a caller that
@@ -26,12 +27,9 @@ public:
   /// An arc no finite cut crosses. Sums of a few of them still fit.
   static constexpr Cap kInfinite = Cap(1) << 60;
 
-  explicit MaxFlow(unsigned numNodes = 0) : head(numNodes, kNone) {}
+  explicit MaxFlow(unsigned numNodes = 0) : nodes(numNodes) {}
 
-  unsigned addNode() {
-    head.push_back(kNone);
-    return static_cast<unsigned>(head.size() - 1);
-  }
+  unsigned addNode() { return nodes++; }
   /// An arc `from` -> `to` (capacity `cap` >= 0); parallel arcs are fine.
   void addArc(unsigned from, unsigned to, Cap cap);
 
@@ -42,19 +40,28 @@ public:
   /// smallest sink side of a minimum cut.
   std::vector<bool> sinkSide(unsigned t) const;
 
-  unsigned numNodes() const { return static_cast<unsigned>(head.size()); }
-  unsigned numArcs() const { return static_cast<unsigned>(to.size() / 2); }
+  unsigned numNodes() const { return nodes; }
+  unsigned numArcs() const { return static_cast<unsigned>(input.size()); }
   /// Augmenting paths found by the last run, and its breadth-first phases.
   uint64_t augmentations = 0;
   unsigned phases = 0;
 
 private:
-  static constexpr uint32_t kNone = UINT32_MAX;
+  struct InputArc {
+    uint32_t from, to;
+    Cap cap;
+  };
+  /// Lays the arcs out by tail (both directions), so that a node's arcs are
+  /// contiguous: the searches then read memory in order.
+  void build();
   bool levels(unsigned s, unsigned t);
   Cap blockingFlow(unsigned s, unsigned t);
 
-  // Arc e and its reverse e^1; out-arcs of a node form a list through next.
-  std::vector<uint32_t> head, next, to;
+  unsigned nodes;
+  std::vector<InputArc> input;
+  // After build(): node u's arcs are first[u] .. first[u+1]-1; arc a goes to
+  // head[a] with residual capacity cap[a], and rev[a] is its reverse.
+  std::vector<uint32_t> first, head, rev;
   std::vector<Cap> cap;
   std::vector<int32_t> level;
   std::vector<uint32_t> current;

@@ -47,6 +47,12 @@ bool plan::isAnnotation(const Expr *e) {
   return c && (c->isOp(kOnDevice) || c->isOp(kDeviceCopy));
 }
 
+bool plan::asNormalOnDevice(const Expr *e) {
+  auto *c = dyn_cast<Call>(e);
+  return c && c->isOp(kOnDevice) && !boolAttr(*c, "constrain_result") &&
+         boolAttr(*c, "constrain_body") && deviceAttr(*c, "virtual_device") != kNoDevice;
+}
+
 bool plan::isFixedOnDevice(const Expr *e) {
   auto *c = dyn_cast<Call>(e);
   return c && c->isOp(kOnDevice) && boolAttr(*c, "constrain_result");
@@ -231,10 +237,16 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
                  isa_and_nonnull<TensorType>(operand->checkedType.get());
   // Under a cost strategy an annotated call runs where its on_device says,
   // whoever else uses its value (those uses may still be copies).
-  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
-                       isa<Call>(operand);
+  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc &&
+                       cc->isOp(kOnDevice) && isa<Call>(operand) && !isAnnotation(operand);
+  // It also reads a normal on_device of a tensor as a fixed one (a pin on
+  // its device, constrainNode): another annotation right around it may
+  // still ask for a copy, as the normal one allowed.
+  bool nestedNormal = opts.placement != PlacementStrategy::Default && annotation &&
+                      asNormalOnDevice(operand);
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) && !annotatedCall &&
-              (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut);
+              (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut ||
+               nestedNormal);
   if (soft) {
     uint32_t v = slotOf(operand), c = slotOf(consumer);
     uint32_t u = static_cast<uint32_t>(softUses.size());

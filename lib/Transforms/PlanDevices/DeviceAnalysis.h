@@ -334,6 +334,8 @@ bool isFunctionTyped(const Expr *e);
 bool isAnnotation(const Expr *e);
 /// `on_device(..., constrain_result=True)`.
 bool isFixedOnDevice(const Expr *e);
+/// `on_device(e, D)` with a device, constraining its body, not its result.
+bool asNormalOnDevice(const Expr *e);
 /// A device attribute (with the operator's default), kNoDevice if none.
 DeviceIndex deviceAttr(const Call &c, llvm::StringRef name);
 /// A boolean attribute (with the operator's default).
