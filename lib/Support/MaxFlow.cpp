@@ -17,6 +17,7 @@ using namespace hx;
 void MaxFlow::addArc(unsigned from, unsigned to, Cap c) {
   assert(from < nodes && to < nodes && c >= 0);
   input.push_back({from, to, std::min(c, kInfinite)});
+  ++arcs;
 }
 
 void MaxFlow::build() {
@@ -45,14 +46,18 @@ void MaxFlow::build() {
 }
 
 bool MaxFlow::levels(unsigned s, unsigned t) {
-  level.assign(nodes, -1);
-  std::vector<uint32_t> queue{s};
+  // Only the current component's nodes (and t) were labelled: reset those.
+  for (uint32_t u : queue)
+    level[u] = -1;
+  level[t] = -1;
+  queue.assign(1, s);
   level[s] = 0;
   for (size_t i = 0; i < queue.size(); ++i) {
     uint32_t u = queue[i];
     if (level[t] >= 0 && level[u] >= level[t])
       break; // nothing at the sink's level or beyond leads to it
-    for (uint32_t a = first[u]; a < first[u + 1]; ++a)
+    uint32_t a = u == s ? sBegin : first[u], end = u == s ? sEnd : first[u + 1];
+    for (; a < end; ++a)
       if (cap[a] > 0 && level[head[a]] < 0) {
         level[head[a]] = level[u] + 1;
         queue.push_back(head[a]);
@@ -62,7 +67,9 @@ bool MaxFlow::levels(unsigned s, unsigned t) {
 }
 
 MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
-  current.assign(first.begin(), first.end() - 1);
+  for (uint32_t u : queue)
+    current[u] = first[u];
+  current[s] = sBegin;
   Cap total = 0;
   std::vector<uint32_t> path; // arcs from s
   uint32_t u = s;
@@ -87,7 +94,7 @@ MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
       continue;
     }
     uint32_t &a = current[u];
-    uint32_t end = first[u + 1];
+    uint32_t end = u == s ? sEnd : first[u + 1];
     while (a < end && !(cap[a] > 0 && level[head[a]] == level[u] + 1))
       ++a;
     if (a < end) {
@@ -112,9 +119,80 @@ MaxFlow::Cap MaxFlow::run(unsigned s, unsigned t) {
   augmentations = 0;
   phases = 0;
   Cap flow = 0;
-  while (flow < kInfinite && levels(s, t)) {
-    ++phases;
-    flow = std::min(kInfinite, flow + blockingFlow(s, t));
+  // The components of the graph without s and t share nothing but s and t:
+  // the flow is the sum of theirs, and each is found with searches over its
+  // own nodes only (a million-node graph of small components would
+  // otherwise pay a search of all of it per phase of the slowest one).
+  std::vector<uint32_t> comp(nodes);
+  for (uint32_t u = 0; u < nodes; ++u)
+    comp[u] = u;
+  auto find = [&](uint32_t x) {
+    while (comp[x] != x)
+      x = comp[x] = comp[comp[x]];
+    return x;
+  };
+  for (uint32_t u = 0; u < nodes; ++u)
+    if (u != s && u != t)
+      for (uint32_t a = first[u]; a < first[u + 1]; ++a)
+        if (head[a] != s && head[a] != t) {
+          uint32_t x = find(u), y = find(head[a]);
+          if (x != y)
+            comp[std::max(x, y)] = std::min(x, y);
+        }
+  // s's arcs grouped by component (a stable order within one); an arc s -> t
+  // is a constant part of every cut.
+  std::vector<std::pair<uint32_t, uint32_t>> byComp; // (component, arc)
+  for (uint32_t a = first[s]; a < first[s + 1]; ++a) {
+    if (head[a] == t) {
+      flow = std::min(kInfinite, flow + cap[a]);
+      cap[rev[a]] += cap[a];
+      cap[a] = 0;
+    } else if (head[a] != s && cap[a] > 0) {
+      byComp.push_back({find(head[a]), a});
+    }
+  }
+  std::stable_sort(byComp.begin(), byComp.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
+  // Reorder s's arcs in place to follow byComp: swap arc contents and fix
+  // the reverse links.
+  std::vector<uint32_t> order;
+  for (auto &[c, a] : byComp)
+    order.push_back(a);
+  std::vector<uint32_t> sHead, sRev;
+  std::vector<Cap> sCap;
+  for (uint32_t a : order) {
+    sHead.push_back(head[a]);
+    sRev.push_back(rev[a]);
+    sCap.push_back(cap[a]);
+  }
+  uint32_t base = first[s];
+  // Arcs of s not in `order` (to t, to s, empty) go after the grouped ones.
+  for (uint32_t a = first[s]; a < first[s + 1]; ++a)
+    if (head[a] == t || head[a] == s || cap[a] == 0) {
+      sHead.push_back(head[a]);
+      sRev.push_back(rev[a]);
+      sCap.push_back(cap[a]);
+    }
+  for (size_t i = 0; i < sHead.size(); ++i) {
+    head[base + i] = sHead[i];
+    rev[base + i] = sRev[i];
+    cap[base + i] = sCap[i];
+    rev[sRev[i]] = static_cast<uint32_t>(base + i);
+  }
+  level.assign(nodes, -1);
+  current.assign(nodes, 0);
+  queue.clear();
+  for (size_t i = 0; i < byComp.size() && flow < kInfinite;) {
+    size_t j = i;
+    while (j < byComp.size() && byComp[j].first == byComp[i].first)
+      ++j;
+    sBegin = static_cast<uint32_t>(base + i);
+    sEnd = static_cast<uint32_t>(base + j);
+    while (flow < kInfinite && levels(s, t)) {
+      ++phases;
+      flow = std::min(kInfinite, flow + blockingFlow(s, t));
+    }
+    i = j;
   }
   return flow;
 }

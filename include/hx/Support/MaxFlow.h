@@ -41,7 +41,7 @@ public:
   std::vector<bool> sinkSide(unsigned t) const;
 
   unsigned numNodes() const { return nodes; }
-  unsigned numArcs() const { return static_cast<unsigned>(input.size()); }
+  unsigned numArcs() const { return arcs; }
   /// Augmenting paths found by the last run, and its breadth-first phases.
   uint64_t augmentations = 0;
   unsigned phases = 0;
@@ -58,6 +58,7 @@ private:
   Cap blockingFlow(unsigned s, unsigned t);
 
   unsigned nodes;
+  unsigned arcs = 0;
   std::vector<InputArc> input;
   // After build(): node u's arcs are first[u] .. first[u+1]-1; arc a goes to
   // head[a] with residual capacity cap[a], and rev[a] is its reverse.
@@ -65,6 +66,10 @@ private:
   std::vector<Cap> cap;
   std::vector<int32_t> level;
   std::vector<uint32_t> current;
+  /// The nodes the last level search reached, and the source's arcs into
+  /// the component being solved (run()).
+  std::vector<uint32_t> queue;
+  uint32_t sBegin = 0, sEnd = 0;
 };
 
 } // namespace hx

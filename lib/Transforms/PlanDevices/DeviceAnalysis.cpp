@@ -237,13 +237,13 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
                  isa_and_nonnull<TensorType>(operand->checkedType.get());
   // Under a cost strategy an annotated call runs where its on_device says,
   // whoever else uses its value (those uses may still be copies).
-  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc &&
-                       cc->isOp(kOnDevice) && isa<Call>(operand) && !isAnnotation(operand);
+  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
+                       isa<Call>(operand) && !isAnnotation(operand);
   // It also reads a normal on_device of a tensor as a fixed one (a pin on
   // its device, constrainNode): another annotation right around it may
   // still ask for a copy, as the normal one allowed.
-  bool nestedNormal = opts.placement != PlacementStrategy::Default && annotation &&
-                      asNormalOnDevice(operand);
+  bool nestedNormal =
+      opts.placement != PlacementStrategy::Default && annotation && asNormalOnDevice(operand);
   bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) && !annotatedCall &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut ||
                nestedNormal);

@@ -258,18 +258,24 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     }
 
   // Classes in canonical order: by def, then post-order.
-  DenseMap<Id, uint32_t> classOf;
+  // (Side tables are vectors indexed by domain and by slot: a million
+  // classes do not fit a hash table in the cache.)
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> classOf(domains.size(), kNone);
   std::vector<Id> roots;
   std::vector<const Expr *> where; // a node of each class, for its reason
   auto classFor = [&](Id id, const Expr *at) {
     Id r = domains.find(domains.firstOrder(id));
-    auto [it, inserted] = classOf.try_emplace(r, static_cast<uint32_t>(roots.size()));
-    if (inserted) {
+    if (r >= classOf.size()) // a domain made since (domainOf)
+      classOf.resize(domains.size(), kNone);
+    uint32_t &k = classOf[r];
+    if (k == kNone) {
+      k = static_cast<uint32_t>(roots.size());
       roots.push_back(r);
       where.push_back(at);
       p.fixed.push_back(domains.device(r));
     }
-    return it->second;
+    return k;
   };
   // A class for "bound to device d", for terms whose value is a constraint.
   DenseMap<DeviceIndex, uint32_t> deviceClass;
@@ -293,15 +299,23 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     SmallVector<uint32_t, 4> uses;
   };
   std::vector<Owner> owners;
-  DenseMap<const Expr *, uint32_t> ownerIndex;
+  std::vector<uint32_t> ownerOfSlot;
   auto ownerFor = [&](const Expr *v) -> Owner & {
     const Expr *owner = copyOwner(v, /*settled=*/false);
-    auto [it, inserted] = ownerIndex.try_emplace(owner, static_cast<uint32_t>(owners.size()));
-    if (inserted)
-      owners.push_back({owner, classFor(domainOf(owner), owner), {}});
-    return owners[it->second];
+    Id domain = domainOf(owner); // numbers the owner
+    uint32_t slot = slotOf(owner);
+    if (slot >= ownerOfSlot.size())
+      ownerOfSlot.resize(info.size(), kNone);
+    if (ownerOfSlot[slot] == kNone) {
+      ownerOfSlot[slot] = static_cast<uint32_t>(owners.size());
+      owners.push_back({owner, classFor(domain, owner), {}});
+    }
+    return owners[ownerOfSlot[slot]];
   };
-  std::vector<std::pair<uint32_t, std::vector<Cap>>> unaries;
+  // Unary costs of operators: the class, then one cost per device.
+  std::vector<uint32_t> unaryClasses;
+  std::vector<Cap> unaryCosts;
+  SmallVector<Cap, 4> cost(numLabels);
   for (DefWalk *w : order) {
     llvm::sort(w->sharedValues);
     for (auto [pos, slot] : w->sharedValues) {
@@ -315,9 +329,8 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       }
     }
     // An on_device that does not fix its result is a copy where its result
-    // and its body are on different devices.
-    // The copy is of the body's value: one more use of it (shared with its
-    // other copies to that device), or of the device a normal one puts it on.
+    // and its body are on different devices. The copy is of the body's value: one more use of it
+    // (shared with its other copies to that device), or of the device a normal one puts it on.
     for (Call *c : w->onDevices) {
       if (isFixedOnDevice(c) || isFunctionTyped(c))
         continue;
@@ -340,9 +353,9 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       uint32_t x = classFor(domainOf(c), c);
       if (p.fixed[x] != kNoDevice)
         continue;
-      std::vector<Cap> cost(numLabels, 0);
       bool any = false;
       for (unsigned l = 0; l < numLabels; ++l) {
+        cost[l] = 0;
         if (!targetSupports(*c, l))
           cost[l] = kInf;
         else if (time)
@@ -350,20 +363,23 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
               static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l].deviceType) * 1e12));
         any |= cost[l] != 0;
       }
-      if (any)
-        unaries.push_back({x, std::move(cost)});
+      if (any) {
+        unaryClasses.push_back(x);
+        unaryCosts.insert(unaryCosts.end(), cost.begin(), cost.end());
+      }
     }
   }
   for (const Owner &o : owners)
     if (!o.uses.empty())
       addTerm(o.cls, o.uses, bytesOf(o.value));
   uint32_t numClasses = static_cast<uint32_t>(roots.size());
-  if (!unaries.empty()) {
+  if (!unaryClasses.empty()) {
     p.unary.assign(size_t(numClasses) * numLabels, 0);
-    for (auto &[x, cost] : unaries)
-      for (unsigned l = 0; l < numLabels; ++l)
-        p.unary[size_t(x) * numLabels + l] =
-            saturatingAdd(p.unary[size_t(x) * numLabels + l], cost[l]);
+    for (size_t i = 0; i < unaryClasses.size(); ++i)
+      for (unsigned l = 0; l < numLabels; ++l) {
+        Cap &u = p.unary[size_t(unaryClasses[i]) * numLabels + l];
+        u = saturatingAdd(u, unaryCosts[i * numLabels + l]);
+      }
   }
   std::vector<DeviceIndex> labels(numClasses);
   std::vector<uint32_t> freeClasses;

@@ -168,8 +168,7 @@ private:
     os << "cut: " << stats.classes << " free classes, " << stats.terms << " copy terms; "
        << stats.moves << (stats.moves == 1 ? " move, " : " moves, ") << stats.nodes << " nodes, "
        << stats.arcs << " arcs, " << stats.augmentations << " augmentations in " << stats.phases
-       << " phases; cost "
-       << stats.initialEnergy << " -> " << stats.finalEnergy
+       << " phases; cost " << stats.initialEnergy << " -> " << stats.finalEnergy
        << (options.placement == PlacementStrategy::MinCopy ? " bytes" : " ps") << "\n";
     return true;
   }
