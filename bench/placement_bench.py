@@ -124,14 +124,14 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "utils", "gen-network.py"), "resnet",
                         net, "--ir-only", "--tail-only"], check=True)
         cases.append(("resnet, tail only", net, ["--default-device=cuda"]))
-        print("  %-22s %-10s %12s %12s" % ("module", "strategy", "bytes", "run ms"))
+        print("  %-22s %-10s %12s %12s" % ("module", "strategy", "bytes", "run us"))
         for name, path, extra in cases:
             for s in STRATEGIES:
                 copied, ms = end_to_end(a.bin, path, s, a.repeat, tmp, extra)
                 print("  %-22s %-10s %12s %12s" % (
                     name if s == "default" else "", s,
                     "fails" if copied is None else copied,
-                    "-" if ms is None else "%.3f" % ms))
+                    "-" if ms is None else "%.0f" % (1e3 * ms)))
     return 0
 
 
