@@ -526,16 +526,7 @@ private:
         first = false;
         printRef(a.get());
       }
-      const OpDef *def = c->getOp() ? c->getOp()->def : nullptr;
-      for (const Attr &a : c->attrs) {
-        if (def && isDefaultAttr(*def, a))
-          continue;
-        if (!first)
-          os << ", ";
-        first = false;
-        os << a.name << "=";
-        printAttrValue(os, a.value);
-      }
+      printCallAttrs(os, *c, first);
       os << ")";
       return;
     }
@@ -740,4 +731,17 @@ void hx::printModule(raw_ostream &os, const Module &m, const PrintOptions &opts)
     FunctionPrinter(os, opts, constants).printDef(m.defs[i].global->name, *m.defs[i].fn);
   }
   printMetadata(os, m, constants);
+}
+
+void hx::printCallAttrs(raw_ostream &os, const Call &c, bool &first) {
+  const OpDef *def = c.getOp() ? c.getOp()->def : nullptr;
+  for (const Attr &a : c.attrs) {
+    if (def && isDefaultAttr(*def, a))
+      continue;
+    if (!first)
+      os << ", ";
+    first = false;
+    os << a.name << "=";
+    printAttrValue(os, a.value);
+  }
 }

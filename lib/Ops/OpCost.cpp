@@ -73,17 +73,11 @@ std::string hx::operatorSignature(const Call &c) {
     printType(os, c.args[i]->checkedType.get());
   }
   os << ")";
-  if (!c.attrs.empty()) {
-    os << " {";
-    bool first = true;
-    for (const Attr &a : c.attrs) {
-      if (!first)
-        os << ", ";
-      first = false;
-      os << a.name << "=";
-      printAttrValue(os, a.value);
-    }
-    os << "}";
-  }
+  std::string attrs;
+  raw_string_ostream as(attrs);
+  bool first = true;
+  printCallAttrs(as, c, first);
+  if (!attrs.empty())
+    os << " {" << attrs << "}";
   return s;
 }

@@ -43,14 +43,13 @@ double CostModel::opSeconds(const Call &c, DeviceType kind) const {
   return std::max(w.flops / p.flopsPerSecond, w.bytes / p.bytesPerSecond) + p.launchSeconds;
 }
 
-double CostModel::copySeconds(DeviceType from, DeviceType to, uint64_t bytes) const {
-  CopyLink l = defaultLink(from, to);
+CopyLink CostModel::link(DeviceType from, DeviceType to) const {
   if (!copies.empty()) {
     auto it = copies.find({deviceTypeName(from).str(), deviceTypeName(to).str()});
     if (it != copies.end())
-      l = it->second.first;
+      return it->second.first;
   }
-  return l.latencySeconds + static_cast<double>(bytes) / l.bytesPerSecond;
+  return defaultLink(from, to);
 }
 
 bool CostModel::load(StringRef path, std::string &error) {

@@ -21,6 +21,10 @@ void printModule(llvm::raw_ostream &os, const Module &m, const PrintOptions &opt
 /// A literal as the printer writes it: `1f`, `0.5f`, `3i64`, `True`.
 void printConstant(llvm::raw_ostream &os, const Constant &c);
 void printAttrValue(llvm::raw_ostream &os, const AttrValue &v);
+/// A call's attributes as the printer writes them, `name=value` each, those
+/// equal to the operator's default left out; each is preceded by ", " unless
+/// `first` (which is cleared once one is printed).
+void printCallAttrs(llvm::raw_ostream &os, const Call &c, bool &first);
 
 } // namespace hx
 

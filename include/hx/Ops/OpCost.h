@@ -25,7 +25,8 @@ struct OpWork {
 OpWork operatorWork(const Call &c);
 
 /// `nn.conv2d(Tensor[(1, 3, 8, 8), float32], Tensor[...]) {strides=[2, 2]}`:
-/// the operator, its argument types and its written attributes.
+/// the operator, its argument types and the attributes that differ from the
+/// operator's defaults (as the printer writes them).
 std::string operatorSignature(const Call &c);
 
 } // namespace hx

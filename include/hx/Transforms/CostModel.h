@@ -52,8 +52,13 @@ class CostModel {
 public:
   /// Seconds for the typed operator call `c` on a device of kind `kind`.
   double opSeconds(const Call &c, DeviceType kind) const;
-  /// Seconds to copy `bytes` from a device of kind `from` to one of `to`.
-  double copySeconds(DeviceType from, DeviceType to, uint64_t bytes) const;
+  /// The copy link from a device of kind `from` to one of `to` (measured,
+  /// else the default), and the seconds it takes to copy `bytes`.
+  CopyLink link(DeviceType from, DeviceType to) const;
+  double copySeconds(DeviceType from, DeviceType to, uint64_t bytes) const {
+    CopyLink l = link(from, to);
+    return l.latencySeconds + static_cast<double>(bytes) / l.bytesPerSecond;
+  }
 
   /// The roofline's numbers for a device kind, and its copy links.
   static DevicePeaks peaks(DeviceType kind);

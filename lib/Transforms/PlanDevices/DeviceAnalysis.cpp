@@ -608,8 +608,7 @@ bool DeviceAnalysis::checkTarget(Expr *e) {
   DeviceIndex d = deviceOf(c);
   if (d == kNoDevice)
     return true;
-  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
-  if (op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU))
+  if (targetSupports(*c, d))
     return true;
   diags.error(c->loc, "'" + op->name + "' has no implementation for target '" +
                           mod.devices[d].target.str() + "' of device " + deviceName(d) +

@@ -124,67 +124,42 @@ public:
   MaxFlow flow{2};
 
   /// c·[a keeps]·[some of us switches].
-  void p1(unsigned a, ArrayRef<unsigned> us, Cap c) {
-    if (c <= 0 || a == T)
-      return;
-    pick(us, /*drop=*/S, /*forced=*/T);
-    if (forced) {
-      if (a != S)
-        flow.addArc(a, T, c);
-      return;
-    }
-    if (picked.empty())
-      return;
-    if (picked.size() == 1) {
-      flow.addArc(a, picked[0], c);
-      return;
-    }
-    unsigned z = flow.addNode();
-    flow.addArc(a, z, c);
-    for (unsigned b : picked)
-      flow.addArc(z, b, kInf);
-  }
+  void p1(unsigned a, ArrayRef<unsigned> us, Cap c) { term(a, us, c, /*reversed=*/false); }
   /// c·[a switches]·[some of us keeps].
-  void p2(unsigned a, ArrayRef<unsigned> us, Cap c) {
-    if (c <= 0 || a == S)
-      return;
-    pick(us, /*drop=*/T, /*forced=*/S);
-    if (forced) {
-      if (a != T)
-        flow.addArc(S, a, c);
-      return;
-    }
-    if (picked.empty())
-      return;
-    if (picked.size() == 1) {
-      flow.addArc(picked[0], a, c);
-      return;
-    }
-    unsigned z = flow.addNode();
-    flow.addArc(z, a, c);
-    for (unsigned b : picked)
-      flow.addArc(b, z, kInf);
-  }
-  /// c·[some of us keeps].
-  void q(ArrayRef<unsigned> us, Cap c) {
-    if (c <= 0)
-      return;
-    pick(us, /*drop=*/T, /*forced=*/S);
-    if (forced || picked.empty())
-      return; // a constant
-    if (picked.size() == 1) {
-      flow.addArc(picked[0], T, c);
-      return;
-    }
-    unsigned z = flow.addNode();
-    flow.addArc(z, T, c);
-    for (unsigned b : picked)
-      flow.addArc(b, z, kInf);
-  }
+  void p2(unsigned a, ArrayRef<unsigned> us, Cap c) { term(a, us, c, /*reversed=*/true); }
+  /// c·[some of us keeps]: P2 with a node that always switches.
+  void q(ArrayRef<unsigned> us, Cap c) { p2(T, us, c); }
 
 private:
   SmallVector<unsigned, 8> picked;
   bool forced = false;
+  /// c·[a on one side]·[some of us on the other]: S then T (P1: arcs from a
+  /// towards the uses), or with `reversed` T then S (P2: arcs the other way).
+  /// One use is an arc; several share an auxiliary node.
+  void term(unsigned a, ArrayRef<unsigned> us, Cap c, bool reversed) {
+    unsigned sideA = reversed ? T : S, sideB = reversed ? S : T;
+    auto arc = [&](unsigned x, unsigned y, Cap k) {
+      reversed ? flow.addArc(y, x, k) : flow.addArc(x, y, k);
+    };
+    if (c <= 0 || a == sideB)
+      return; // a never meets the condition
+    pick(us, /*drop=*/sideA, /*force=*/sideB);
+    if (forced) {
+      if (a != sideA)
+        arc(a, sideB, c); // only a's side matters
+      return;
+    }
+    if (picked.empty())
+      return;
+    if (picked.size() == 1) {
+      arc(a, picked[0], c);
+      return;
+    }
+    unsigned z = flow.addNode();
+    arc(a, z, c);
+    for (unsigned b : picked)
+      arc(z, b, kInf);
+  }
   /// The uses that are real nodes; `forced` if one is the terminal that
   /// makes the term's condition true whatever the others do.
   void pick(ArrayRef<unsigned> us, unsigned drop, unsigned force) {
@@ -251,10 +226,9 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         p.perByte[k] = 1;
         continue;
       }
-      DeviceType from = mod.devices[a].deviceType, to = mod.devices[b].deviceType;
-      double fixed = costs.copySeconds(from, to, 0);
-      p.fixedPart[k] = fixed * 1e12;
-      p.perByte[k] = (costs.copySeconds(from, to, 1u << 20) - fixed) / double(1u << 20) * 1e12;
+      CopyLink l = costs.link(mod.devices[a].deviceType, mod.devices[b].deviceType);
+      p.fixedPart[k] = l.latencySeconds * 1e12;
+      p.perByte[k] = 1e12 / l.bytesPerSecond;
     }
 
   // Classes in canonical order: by def, then post-order.
