@@ -16,6 +16,8 @@ using namespace hx;
 
 void MaxFlow::addArc(unsigned from, unsigned to, Cap c) {
   assert(from < nodes && to < nodes && c >= 0);
+  if (from == to)
+    return; // a loop carries no flow and crosses no cut
   input.push_back({from, to, std::min(c, kInfinite)});
   ++arcs;
 }
@@ -139,45 +141,38 @@ MaxFlow::Cap MaxFlow::run(unsigned s, unsigned t) {
           if (x != y)
             comp[std::max(x, y)] = std::min(x, y);
         }
-  // s's arcs grouped by component (a stable order within one); an arc s -> t
-  // is a constant part of every cut.
+  // s's arcs grouped by component (a stable order within one), then the
+  // others (to t, to s, empty); an arc s -> t is a constant part of every cut.
   std::vector<std::pair<uint32_t, uint32_t>> byComp; // (component, arc)
+  std::vector<uint32_t> rest;
   for (uint32_t a = first[s]; a < first[s + 1]; ++a) {
     if (head[a] == t) {
       flow = std::min(kInfinite, flow + cap[a]);
       cap[rev[a]] += cap[a];
       cap[a] = 0;
-    } else if (head[a] != s && cap[a] > 0) {
-      byComp.push_back({find(head[a]), a});
     }
+    if (head[a] != t && head[a] != s && cap[a] > 0)
+      byComp.push_back({find(head[a]), a});
+    else
+      rest.push_back(a);
   }
   std::stable_sort(byComp.begin(), byComp.end(),
                    [](auto &x, auto &y) { return x.first < y.first; });
-  // Reorder s's arcs in place to follow byComp: swap arc contents and fix
-  // the reverse links.
+  // Lay s's arcs out in that order, fixing the reverse links.
   std::vector<uint32_t> order;
   for (auto &[c, a] : byComp)
     order.push_back(a);
-  std::vector<uint32_t> sHead, sRev;
-  std::vector<Cap> sCap;
-  for (uint32_t a : order) {
-    sHead.push_back(head[a]);
-    sRev.push_back(rev[a]);
-    sCap.push_back(cap[a]);
-  }
+  order.insert(order.end(), rest.begin(), rest.end());
   uint32_t base = first[s];
-  // Arcs of s not in `order` (to t, to s, empty) go after the grouped ones.
-  for (uint32_t a = first[s]; a < first[s + 1]; ++a)
-    if (head[a] == t || head[a] == s || cap[a] == 0) {
-      sHead.push_back(head[a]);
-      sRev.push_back(rev[a]);
-      sCap.push_back(cap[a]);
-    }
-  for (size_t i = 0; i < sHead.size(); ++i) {
-    head[base + i] = sHead[i];
-    rev[base + i] = sRev[i];
-    cap[base + i] = sCap[i];
-    rev[sRev[i]] = static_cast<uint32_t>(base + i);
+  std::vector<uint32_t> oldHead(head.begin() + base, head.begin() + first[s + 1]);
+  std::vector<uint32_t> oldRev(rev.begin() + base, rev.begin() + first[s + 1]);
+  std::vector<Cap> oldCap(cap.begin() + base, cap.begin() + first[s + 1]);
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    uint32_t from = order[i] - base;
+    head[base + i] = oldHead[from];
+    cap[base + i] = oldCap[from];
+    rev[base + i] = oldRev[from];
+    rev[oldRev[from]] = base + i;
   }
   level.assign(nodes, -1);
   current.assign(nodes, 0);
