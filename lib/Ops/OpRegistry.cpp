@@ -265,6 +265,33 @@ bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
   return ok;
 }
 
+/// A relation may compute a dimension the parser would reject (a pad of
+/// 2^62, a reshape to a huge constant): the result type must stay printable
+/// and parse back, so such a call is an error at the call.
+static bool checkResultDims(const Call &call, const OpDef &def, const Type &result,
+                            DiagEngine &diags) {
+  SmallVector<const Type *, 4> work{&result};
+  while (!work.empty()) {
+    const Type *t = work.pop_back_val();
+    if (auto *tuple = dyn_cast<TupleType>(t)) {
+      for (const TypeRef &f : tuple->fields)
+        work.push_back(f.get());
+      continue;
+    }
+    auto *tensor = dyn_cast<TensorType>(t);
+    if (!tensor)
+      continue;
+    for (size_t d = 0; d < tensor->shape.size(); ++d)
+      if (tensor->shape[d] > TensorType::kMaxDim) {
+        diags.error(call.loc, def.name + ": axis " + Twine(d) + " of the result would have size " +
+                                  Twine(tensor->shape[d]) +
+                                  ", above the largest hx supports (2^48)");
+        return false;
+      }
+  }
+  return true;
+}
+
 TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes, DiagEngine &diags) {
   const OpDef *def = getDef(call);
   if (!def) {
@@ -284,7 +311,10 @@ TypeRef inferOpType(const Call &call, ArrayRef<const Type *> argTypes, DiagEngin
     if (!t)
       return nullptr;
   TypeRelContext ctx(call, *def, argTypes, diags);
-  return def->relation(ctx);
+  TypeRef result = def->relation(ctx);
+  if (!result || !checkResultDims(call, *def, *result, diags))
+    return nullptr;
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

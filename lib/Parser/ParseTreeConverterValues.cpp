@@ -171,7 +171,7 @@ TypeRef ParseTreeConverter::buildType(P::TypeContext *ctx) {
         }
         HxToken *nt = tok(static_cast<P::StaticDimContext *>(d)->NUMBER());
         int64_t v;
-        if (nt->text().getAsInteger(10, v) || v < 0 || v > (int64_t(1) << 48))
+        if (nt->text().getAsInteger(10, v) || v < 0 || v > TensorType::kMaxDim)
           return error(nt, "invalid dimension '" + nt->text() +
                                "' (expected a non-negative integer or '?')"),
                  nullptr;

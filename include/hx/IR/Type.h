@@ -59,6 +59,10 @@ using TypeRef = Ref<Type>;
 class TensorType : public Type {
 public:
   static constexpr int64_t kDynamic = -1;
+  /// The largest static dimension hx accepts (2^48): the parser rejects a
+  /// larger one and so does infer-type when a relation computes one, so
+  /// every printed type parses back.
+  static constexpr int64_t kMaxDim = int64_t(1) << 48;
   TensorType(llvm::SmallVector<int64_t, 4> shape, DType dtype)
       : Type(TypeKind::Tensor), shape(std::move(shape)), dtype(dtype) {}
   llvm::SmallVector<int64_t, 4> shape;
