@@ -94,14 +94,20 @@ uint16_t floatToHalf(float f) { return doubleToHalfBits(double(f)); }
 void HostTensor::FreeAligned::operator()(uint8_t *p) const { std::free(p); }
 
 HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape) : type(dtype) {
-  count = 1;
+  // Callers validate that the element count fits; a negative dim is treated
+  // as empty rather than becoming a huge allocation. A zero dim empties the
+  // tensor whatever the others are (a .npy file may say (2^62, 16, 0)), so
+  // the product is only formed when no dim is zero.
+  bool empty = false;
   for (int64_t d : shape) {
-    // Callers validate shapes; a negative dim is treated as empty rather
-    // than becoming a huge allocation.
     int64_t dim = d < 0 ? 0 : d;
     dims.push_back(dim);
-    count *= dim;
+    empty |= dim == 0;
   }
+  count = empty ? 0 : 1;
+  if (!empty)
+    for (int64_t dim : dims)
+      count *= dim;
   size_t bytes = size_t(count) * dtypeBytes(dtype);
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)

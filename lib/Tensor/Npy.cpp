@@ -440,7 +440,7 @@ Expected<HostTensor> parseNpy(StringRef bytes, StringRef name) {
   if (!fortran->boolValue || shape.size() < 2) {
     if (expected)
       std::memcpy(t.data(), data.data(), expected);
-  } else {
+  } else if (count) { // (an empty tensor's strides may overflow: nothing to copy)
     // Element (i0, ..., in-1) sits at sum(ik * fstride[k]) in the file, with
     // fstride[0] = 1; walk the C-order indices with an odometer.
     size_t rank = shape.size();

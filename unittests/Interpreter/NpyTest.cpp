@@ -211,6 +211,22 @@ TEST(NpyTest, FortranOrderIsTransposed) {
   EXPECT_TRUE(tensorIs(*t, DType::Float32, {2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
+/// A zero dimension empties the tensor whatever the others are: the product
+/// of the others may overflow int64, in either order (found by hx-fuzz-npy,
+/// UBSan: the HostTensor constructor multiplied them first).
+TEST(NpyTest, ZeroDimWithHugeDimsIsEmpty) {
+  for (const char *order : {"False", "True"}) {
+    Expected<HostTensor> t =
+        parseNpy(npy(std::string("{'descr': '<i1', 'fortran_order': ") + order +
+                         ", 'shape': (2666666666666666666, 16, 16, 3, 0, 66666, 1), }",
+                     ""),
+                 "t.npy");
+    ASSERT_TRUE(bool(t)) << toString(t.takeError());
+    EXPECT_EQ(t->numElements(), 0) << order;
+    EXPECT_EQ(t->byteSize(), 0u) << order;
+  }
+}
+
 TEST(NpyTest, PreambleErrors) {
   EXPECT_CONTAINS(npyError(""), "not a .npy file (bad magic)");
   EXPECT_CONTAINS(npyError("PK\x03\x04 not numpy"), "not a .npy file (bad magic)");
