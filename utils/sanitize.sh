@@ -9,6 +9,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export HX_BUILD_DIR="$root/build-asan" HX_SANITIZE=address,undefined
+# clang's sanitizers, and clang-19 compiles hx about 3x faster than g++ 12 on
+# this machine (build/ stays on the default compiler).
+export CC="${HX_SANITIZE_CC:-clang-19}" CXX="${HX_SANITIZE_CXX:-clang++-19}"
 "$root/utils/setup.sh"
 # Reports abort (so a test that trips one fails) and print a symbolized stack.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:${ASAN_OPTIONS:-}"
