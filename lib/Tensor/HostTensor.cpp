@@ -16,11 +16,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 
 using namespace llvm;
 
@@ -98,16 +100,11 @@ HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape) : type(dtype) {
   // as empty rather than becoming a huge allocation. A zero dim empties the
   // tensor whatever the others are (a .npy file may say (2^62, 16, 0)), so
   // the product is only formed when no dim is zero.
-  bool empty = false;
-  for (int64_t d : shape) {
-    int64_t dim = d < 0 ? 0 : d;
-    dims.push_back(dim);
-    empty |= dim == 0;
-  }
-  count = empty ? 0 : 1;
-  if (!empty)
-    for (int64_t dim : dims)
-      count *= dim;
+  for (int64_t d : shape)
+    dims.push_back(std::max<int64_t>(d, 0));
+  count = is_contained(dims, 0)
+              ? 0
+              : std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<int64_t>());
   size_t bytes = size_t(count) * dtypeBytes(dtype);
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
