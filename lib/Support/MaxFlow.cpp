@@ -1,11 +1,17 @@
-//===- MaxFlow.cpp - Dinic's maximum flow, iteratively ----------------------===//
+//===- MaxFlow.cpp - Boykov-Kolmogorov maximum flow, iteratively ------------===//
 //
-// See hx/Support/MaxFlow.h. Each phase labels nodes by breadth-first distance
-// from the source over residual arcs, up to the sink's distance; then it
-// finds augmenting paths that go one level up per arc: an explicit path
-// stack advances along each node's current arc, retreats from dead ends
-// (which leave the level graph), and after an augmentation resumes from the
-// tail of the first saturated arc.
+// See hx/Support/MaxFlow.h. Each node of a tree keeps the arc to its parent
+// (pointing from the node): in the source's tree the residual capacity runs
+// parent -> node, in the sink's node -> parent. Active nodes (a FIFO) are
+// the trees' frontier: growing one scans its arcs, claims free neighbours,
+// and stops at an arc into the other tree, the middle of an augmenting path.
+// An augmentation saturates at least one arc (or terminal capacity); the
+// nodes below it become orphans. An orphan takes a neighbour of its own tree
+// as its new parent if that neighbour still reaches its root (walks up,
+// stamped with the augmentation's number so no path is walked twice in one
+// adoption round; the nearest root wins); otherwise it is freed, its children
+// become orphans and its tree neighbours active again, so the trees keep
+// every node that reaches (or is reached from) their terminal.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Support/MaxFlow.h"
@@ -14,199 +20,275 @@
 
 using namespace hx;
 
+namespace {
+constexpr uint32_t kNoArc = UINT32_MAX;
+constexpr uint32_t kTerminal = UINT32_MAX - 1; // parent of a tree's root
+constexpr uint32_t kOrphan = UINT32_MAX - 2;   // cut off, not yet adopted
+
+MaxFlow::Cap saturatingAdd(MaxFlow::Cap a, MaxFlow::Cap b) {
+  return std::min(MaxFlow::kInfinite, a + b);
+}
+} // namespace
+
 void MaxFlow::addArc(unsigned from, unsigned to, Cap c) {
   assert(from < nodes && to < nodes && c >= 0);
-  if (from == to)
-    return; // a loop carries no flow and crosses no cut
+  if (from == to || c == 0)
+    return; // carries no flow and crosses no cut at a cost
   input.push_back({from, to, std::min(c, kInfinite)});
   ++arcs;
 }
 
-void MaxFlow::build() {
-  first.assign(size_t(nodes) + 1, 0);
-  for (const InputArc &a : input) {
-    ++first[a.from + 1];
-    ++first[a.to + 1];
+void MaxFlow::build(unsigned s, unsigned t) {
+  // Terminal arcs into per-node capacities; arcs into s or out of t never
+  // cross an s-t cut forwards and carry no flow. An arc followed by its
+  // exact reverse (a copy term's two directions, as the placement adds
+  // them) shares one pair of residual arcs with it: half the arcs to scan.
+  constexpr uint32_t kDone = UINT32_MAX;       // `from` of a terminal arc
+  constexpr uint32_t kPaired = UINT32_MAX - 1; // `from` of a pair's reverse
+  node.assign(size_t(nodes) + 1, Node{0, kNoArc, 0, 0, 0, Free, 0});
+  LargeVector<Cap> toT(nodes, 0);
+  directFlow = 0; // s -> t arcs are in every cut
+  size_t n = input.size();
+  for (size_t i = 0; i < n; ++i) {
+    InputArc &a = input[i];
+    bool terminal = a.from == s || a.from == t || a.to == s || a.to == t;
+    if (terminal) {
+      if (a.from == s && a.to == t)
+        directFlow = saturatingAdd(directFlow, a.cap);
+      else if (a.from == s && a.to != s)
+        node[a.to].term = saturatingAdd(node[a.to].term, a.cap);
+      else if (a.to == t && a.from != t)
+        toT[a.from] = saturatingAdd(toT[a.from], a.cap);
+      a.from = kDone;
+      continue;
+    }
+    ++node[a.from].first;
+    ++node[a.to].first;
+    if (i + 1 < n && input[i + 1].from == a.to && input[i + 1].to == a.from)
+      input[++i].from = kPaired; // its capacity: the pair's reverse
   }
+  // Each node's end, then (placing its arcs backwards) its start.
   for (unsigned u = 0; u < nodes; ++u)
-    first[u + 1] += first[u];
-  size_t n = 2 * input.size();
-  head.resize(n);
-  rev.resize(n);
-  cap.resize(n);
-  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-  for (const InputArc &a : input) {
-    uint32_t f = fill[a.from]++, r = fill[a.to]++;
-    head[f] = a.to;
-    cap[f] = a.cap;
-    rev[f] = r;
-    head[r] = a.from;
-    cap[r] = 0;
-    rev[r] = f;
+    node[u + 1].first += node[u].first;
+  arc.resize(node[nodes].first);
+  for (size_t i = n; i-- > 0;) {
+    const InputArc &a = input[i];
+    if (a.from == kDone || a.from == kPaired)
+      continue;
+    bool paired = i + 1 < n && input[i + 1].from == kPaired;
+    uint32_t f = --node[a.from].first, r = --node[a.to].first;
+    arc[f] = {a.to, r, a.cap};
+    arc[r] = {a.from, f, paired ? input[i + 1].cap : 0};
   }
-  input = {};
+  input = LargeVector<InputArc>();
+  for (unsigned u = 0; u < nodes; ++u) {
+    Cap &fromS = node[u].term;
+    // The common part flows s -> u -> t at once; a node with both infinite
+    // makes the flow infinite.
+    directFlow = saturatingAdd(directFlow, std::min(fromS, toT[u]));
+    if (fromS >= kInfinite)
+      fromS = toT[u] >= kInfinite ? 0 : kInfinite;
+    else if (toT[u] >= kInfinite)
+      fromS = -kInfinite;
+    else
+      fromS -= toT[u];
+  }
 }
 
-bool MaxFlow::levels(unsigned s, unsigned t) {
-  // Only the current component's nodes (and t) were labelled: reset those.
-  for (uint32_t u : queue)
-    level[u] = -1;
-  level[t] = -1;
-  queue.assign(1, s);
-  level[s] = 0;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    uint32_t u = queue[i];
-    if (level[t] >= 0 && level[u] >= level[t])
-      break; // nothing at the sink's level or beyond leads to it
-    uint32_t a = u == s ? sBegin : first[u], end = u == s ? sEnd : first[u + 1];
-    for (; a < end; ++a)
-      if (cap[a] > 0 && level[head[a]] < 0) {
-        level[head[a]] = level[u] + 1;
-        queue.push_back(head[a]);
-      }
+void MaxFlow::activate(uint32_t u) {
+  if (!node[u].active) {
+    node[u].active = 1;
+    activeQueue.push_back(u);
   }
-  return level[t] >= 0;
 }
 
-MaxFlow::Cap MaxFlow::blockingFlow(unsigned s, unsigned t) {
-  for (uint32_t u : queue)
-    current[u] = first[u];
-  current[s] = sBegin;
-  Cap total = 0;
-  std::vector<uint32_t> path; // arcs from s
-  uint32_t u = s;
-  while (true) {
-    if (u == t) {
-      Cap b = kInfinite;
-      for (uint32_t a : path)
-        b = std::min(b, cap[a]);
-      size_t firstSaturated = path.size();
-      for (size_t i = 0; i < path.size(); ++i) {
-        cap[path[i]] -= b;
-        cap[rev[path[i]]] += b;
-        if (cap[path[i]] == 0 && firstSaturated == path.size())
-          firstSaturated = i;
+uint32_t MaxFlow::grow() {
+  while (activeHead < activeQueue.size()) {
+    uint32_t u = activeQueue[activeHead];
+    Node &n = node[u];
+    if (n.tree != Free) {
+      bool source = n.tree == Source;
+      for (uint32_t a = n.first, end = node[u + 1].first; a < end; ++a) {
+        // The residual capacity towards the tree's growth: u -> v from the
+        // source's tree, v -> u into the sink's.
+        uint32_t toward = source ? a : arc[a].rev;
+        if (arc[toward].cap == 0)
+          continue;
+        Node &v = node[arc[a].head];
+        if (v.tree == Free) {
+          v.tree = n.tree;
+          v.parent = arc[a].rev; // v -> u
+          v.stamp = n.stamp;
+          v.dist = n.dist + 1;
+          activate(arc[a].head);
+        } else if (v.tree != n.tree) {
+          return toward; // u stays at the front: scanned again after this path
+        } else if (v.stamp <= n.stamp && v.dist > n.dist + 1) {
+          v.parent = arc[a].rev; // a shorter way to the root
+          v.stamp = n.stamp;
+          v.dist = n.dist + 1;
+        }
       }
-      ++augmentations;
-      total = std::min(kInfinite, total + b);
-      if (b >= kInfinite)
-        return total; // an uncuttable path: nothing finite separates s and t
-      path.resize(firstSaturated);
-      u = path.empty() ? s : head[path.back()];
-      continue;
     }
-    uint32_t &a = current[u];
-    uint32_t end = u == s ? sEnd : first[u + 1];
-    while (a < end && !(cap[a] > 0 && level[head[a]] == level[u] + 1))
-      ++a;
-    if (a < end) {
-      path.push_back(a);
-      u = head[a];
-      continue;
+    // Scanned (or freed since it was queued): no longer active.
+    n.active = 0;
+    ++activeHead;
+    if (activeHead >= 4096 && 2 * activeHead >= activeQueue.size()) {
+      activeQueue.erase(activeQueue.begin(), activeQueue.begin() + activeHead);
+      activeHead = 0;
     }
-    // A dead end leaves the level graph; retreat past the arc that led here.
-    level[u] = -1;
-    if (path.empty())
-      return total;
-    uint32_t back = path.back();
-    path.pop_back();
-    u = head[rev[back]];
-    ++current[u];
   }
+  return kNoArc;
+}
+
+MaxFlow::Cap MaxFlow::augment(uint32_t middle) {
+  uint32_t x = arc[arc[middle].rev].head, y = arc[middle].head;
+  Cap b = arc[middle].cap;
+  uint32_t v = x;
+  for (; node[v].parent != kTerminal; v = arc[node[v].parent].head)
+    b = std::min(b, arc[arc[node[v].parent].rev].cap);
+  b = std::min(b, node[v].term);
+  for (v = y; node[v].parent != kTerminal; v = arc[node[v].parent].head)
+    b = std::min(b, arc[node[v].parent].cap);
+  b = std::min(b, -node[v].term);
+  if (b >= kInfinite)
+    return kInfinite;
+  arc[middle].cap -= b;
+  arc[arc[middle].rev].cap += b;
+  auto orphan = [&](uint32_t u) {
+    node[u].parent = kOrphan;
+    orphanQueue.push_back(u);
+  };
+  for (v = x; node[v].parent != kTerminal;) {
+    Arc &up = arc[node[v].parent], &down = arc[up.rev]; // down: parent -> v
+    uint32_t next = up.head;
+    down.cap -= b;
+    up.cap += b;
+    if (down.cap == 0)
+      orphan(v);
+    v = next;
+  }
+  node[v].term -= b;
+  if (node[v].term == 0)
+    orphan(v);
+  for (v = y; node[v].parent != kTerminal;) {
+    Arc &up = arc[node[v].parent], &down = arc[up.rev]; // up: v -> parent
+    uint32_t next = up.head;
+    up.cap -= b;
+    down.cap += b;
+    if (up.cap == 0)
+      orphan(v);
+    v = next;
+  }
+  node[v].term += b;
+  if (node[v].term == 0)
+    orphan(v);
+  return b;
+}
+
+bool MaxFlow::rooted(uint32_t u, uint32_t &depth) {
+  uint32_t steps = 0;
+  for (uint32_t w = u;; ++steps) {
+    Node &n = node[w];
+    if (n.stamp == time) {
+      depth = steps + n.dist;
+      break;
+    }
+    if (n.parent == kTerminal) {
+      n.stamp = time;
+      n.dist = 1;
+      depth = steps + 1;
+      break;
+    }
+    if (n.parent == kOrphan || n.parent == kNoArc)
+      return false;
+    w = arc[n.parent].head;
+  }
+  // Stamp the path walked, so later walks this round stop early.
+  for (uint32_t d = depth; node[u].stamp != time; u = arc[node[u].parent].head, --d) {
+    node[u].stamp = time;
+    node[u].dist = d;
+  }
+  return true;
+}
+
+void MaxFlow::adopt() {
+  for (size_t i = 0; i < orphanQueue.size(); ++i) {
+    uint32_t v = orphanQueue[i];
+    ++orphans;
+    Tree own = node[v].tree;
+    bool source = own == Source;
+    uint32_t first = node[v].first, end = node[v + 1].first;
+    uint32_t best = kNoArc, bestDepth = UINT32_MAX;
+    for (uint32_t a = first; a < end; ++a) {
+      // In the source's tree the capacity must run w -> v, in the sink's
+      // v -> w.
+      uint32_t w = arc[a].head, depth;
+      if (node[w].tree == own && arc[source ? arc[a].rev : a].cap > 0 && rooted(w, depth) &&
+          depth < bestDepth) {
+        best = a;
+        bestDepth = depth;
+      }
+    }
+    if (best != kNoArc) {
+      node[v].parent = best;
+      node[v].stamp = time;
+      node[v].dist = bestDepth + 1;
+      continue;
+    }
+    for (uint32_t a = first; a < end; ++a) {
+      uint32_t w = arc[a].head;
+      if (node[w].tree != own)
+        continue;
+      if (arc[source ? arc[a].rev : a].cap > 0)
+        activate(w); // it may grow into v again
+      uint32_t p = node[w].parent;
+      if (p != kTerminal && p != kOrphan && p != kNoArc && arc[p].head == v) {
+        node[w].parent = kOrphan;
+        orphanQueue.push_back(w);
+      }
+    }
+    node[v].tree = Free;
+    node[v].parent = kNoArc;
+  }
+  orphanQueue.clear();
 }
 
 MaxFlow::Cap MaxFlow::run(unsigned s, unsigned t) {
-  if (!input.empty() || first.size() != size_t(nodes) + 1)
-    build();
+  assert(s < nodes && t < nodes && s != t);
+  build(s, t);
   augmentations = 0;
-  phases = 0;
-  Cap flow = 0;
-  // The components of the graph without s and t share nothing but s and t:
-  // the flow is the sum of theirs, and each is found with searches over its
-  // own nodes only (a million-node graph of small components would
-  // otherwise pay a search of all of it per phase of the slowest one).
-  std::vector<uint32_t> comp(nodes);
-  for (uint32_t u = 0; u < nodes; ++u)
-    comp[u] = u;
-  auto find = [&](uint32_t x) {
-    while (comp[x] != x)
-      x = comp[x] = comp[comp[x]];
-    return x;
-  };
-  for (uint32_t u = 0; u < nodes; ++u)
-    if (u != s && u != t)
-      for (uint32_t a = first[u]; a < first[u + 1]; ++a)
-        if (head[a] != s && head[a] != t) {
-          uint32_t x = find(u), y = find(head[a]);
-          if (x != y)
-            comp[std::max(x, y)] = std::min(x, y);
-        }
-  // s's arcs grouped by component (a stable order within one), then the
-  // others (to t, to s, empty); an arc s -> t is a constant part of every cut.
-  std::vector<std::pair<uint32_t, uint32_t>> byComp; // (component, arc)
-  std::vector<uint32_t> rest;
-  for (uint32_t a = first[s]; a < first[s + 1]; ++a) {
-    if (head[a] == t) {
-      flow = std::min(kInfinite, flow + cap[a]);
-      cap[rev[a]] += cap[a];
-      cap[a] = 0;
-    }
-    if (head[a] != t && head[a] != s && cap[a] > 0)
-      byComp.push_back({find(head[a]), a});
-    else
-      rest.push_back(a);
+  orphans = 0;
+  activeQueue.clear();
+  activeHead = 0;
+  time = 0;
+  for (uint32_t u = 0; u < nodes; ++u) {
+    Node &n = node[u];
+    if (u == s || u == t || n.term == 0)
+      continue;
+    n.tree = n.term > 0 ? Source : Sink;
+    n.parent = kTerminal;
+    n.dist = 1;
+    activate(u);
   }
-  std::stable_sort(byComp.begin(), byComp.end(),
-                   [](auto &x, auto &y) { return x.first < y.first; });
-  // Lay s's arcs out in that order, fixing the reverse links.
-  std::vector<uint32_t> order;
-  for (auto &[c, a] : byComp)
-    order.push_back(a);
-  order.insert(order.end(), rest.begin(), rest.end());
-  uint32_t base = first[s];
-  std::vector<uint32_t> oldHead(head.begin() + base, head.begin() + first[s + 1]);
-  std::vector<uint32_t> oldRev(rev.begin() + base, rev.begin() + first[s + 1]);
-  std::vector<Cap> oldCap(cap.begin() + base, cap.begin() + first[s + 1]);
-  for (uint32_t i = 0; i < order.size(); ++i) {
-    uint32_t from = order[i] - base;
-    head[base + i] = oldHead[from];
-    cap[base + i] = oldCap[from];
-    rev[base + i] = oldRev[from];
-    rev[oldRev[from]] = base + i;
-  }
-  level.assign(nodes, -1);
-  current.assign(nodes, 0);
-  queue.clear();
-  for (size_t i = 0; i < byComp.size() && flow < kInfinite;) {
-    size_t j = i;
-    while (j < byComp.size() && byComp[j].first == byComp[i].first)
-      ++j;
-    sBegin = static_cast<uint32_t>(base + i);
-    sEnd = static_cast<uint32_t>(base + j);
-    while (flow < kInfinite && levels(s, t)) {
-      ++phases;
-      flow = std::min(kInfinite, flow + blockingFlow(s, t));
-    }
-    i = j;
+  Cap flow = directFlow;
+  while (flow < kInfinite) {
+    uint32_t middle = grow();
+    if (middle == kNoArc)
+      break;
+    ++time;
+    Cap b = augment(middle);
+    ++augmentations;
+    flow = saturatingAdd(flow, b);
+    adopt();
   }
   return flow;
 }
 
 std::vector<bool> MaxFlow::sinkSide(unsigned t) const {
-  // Backwards from t: u reaches v if the arc u -> v (the reverse of one of
-  // v's arcs) has residual capacity.
-  std::vector<bool> reaches(nodes, false);
-  std::vector<uint32_t> queue{t};
-  reaches[t] = true;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    uint32_t v = queue[i];
-    for (uint32_t a = first[v]; a < first[v + 1]; ++a) {
-      uint32_t u = head[a];
-      if (!reaches[u] && cap[rev[a]] > 0) {
-        reaches[u] = true;
-        queue.push_back(u);
-      }
-    }
-  }
-  return reaches;
+  std::vector<bool> sink(nodes, false);
+  for (uint32_t u = 0; u < nodes && u < node.size(); ++u)
+    sink[u] = node[u].tree == Sink;
+  sink[t] = true;
+  return sink;
 }

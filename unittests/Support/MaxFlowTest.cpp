@@ -1,4 +1,4 @@
-//===- MaxFlowTest.cpp - Dinic's maximum flow and its minimum cut --------===//
+//===- MaxFlowTest.cpp - Maximum flow and its smallest minimum cut ---------===//
 #include "hx/Support/MaxFlow.h"
 #include "gtest/gtest.h"
 #include <random>
@@ -90,6 +90,60 @@ TEST(MaxFlowTest, RandomGraphsMatchEveryCut) {
     for (unsigned v = 2; v < n; ++v)
       mask |= unsigned(sink[v]) << (v - 2);
     EXPECT_EQ(cutCost(mask), best) << "round " << round;
+  }
+}
+
+TEST(MaxFlowTest, ReversePairsInfiniteArcsAndTheSmallestSinkSide) {
+  // Arcs followed by their reverse (one residual pair), terminal arcs both
+  // ways, uncuttable arcs: the flow is the cheapest cut (saturating at
+  // kInfinite), and the sink side is the smallest of the cheapest cuts,
+  // which is the intersection of all of them.
+  std::mt19937 rng(11);
+  const int64_t inf = MaxFlow::kInfinite;
+  for (int round = 0; round < 2000; ++round) {
+    unsigned k = 1 + rng() % 8, n = k + 2;
+    MaxFlow f(n);
+    std::vector<std::tuple<unsigned, unsigned, int64_t>> arcs;
+    auto add = [&](unsigned a, unsigned b, int64_t c) {
+      f.addArc(a, b, c);
+      arcs.push_back({a, b, c});
+    };
+    unsigned m = rng() % 20;
+    for (unsigned e = 0; e < m; ++e) {
+      unsigned a = rng() % n, b = rng() % n;
+      if (a == b)
+        continue;
+      int64_t c = rng() % 10 == 0 ? inf : int64_t(rng() % 6);
+      add(a, b, c);
+      if (rng() % 3 == 0)
+        add(b, a, rng() % 6);
+    }
+    auto cutCost = [&](unsigned mask) {
+      auto sinkSide = [&](unsigned v) { return v == 1 || (v >= 2 && (mask >> (v - 2) & 1)); };
+      int64_t cost = 0;
+      for (auto [a, b, c] : arcs)
+        if (!sinkSide(a) && sinkSide(b))
+          cost = std::min(inf, cost + c);
+      return cost;
+    };
+    int64_t best = INT64_MAX;
+    for (unsigned mask = 0; mask < (1u << k); ++mask)
+      best = std::min(best, cutCost(mask));
+    unsigned smallest = (1u << k) - 1;
+    for (unsigned mask = 0; mask < (1u << k); ++mask)
+      if (cutCost(mask) == best)
+        smallest &= mask;
+    int64_t flow = f.run(0, 1);
+    if (best >= inf) {
+      EXPECT_EQ(flow, inf) << "round " << round;
+      continue;
+    }
+    ASSERT_EQ(flow, best) << "round " << round;
+    std::vector<bool> sink = f.sinkSide(1);
+    unsigned mask = 0;
+    for (unsigned v = 2; v < n; ++v)
+      mask |= unsigned(sink[v]) << (v - 2);
+    EXPECT_EQ(mask, smallest) << "round " << round;
   }
 }
 

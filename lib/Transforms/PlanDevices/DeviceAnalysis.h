@@ -40,8 +40,9 @@ struct PlacementStats {
   /// Free classes placed, and the copy terms (values with uses elsewhere).
   uint64_t classes = 0, terms = 0;
   /// Of the cut graphs: nodes and arcs (largest move), augmenting paths and
-  /// breadth-first phases (all moves), and the moves (max-flows) run.
-  uint64_t nodes = 0, arcs = 0, augmentations = 0, phases = 0, moves = 0;
+  /// orphans (nodes a saturated arc cut off their search tree; all moves),
+  /// and the moves (max-flows) run.
+  uint64_t nodes = 0, arcs = 0, augmentations = 0, orphans = 0, moves = 0;
   /// The estimate minimized: bytes (min-copy) or picoseconds (min-time),
   /// before and after (the default device for every free class, then the
   /// cut's placement).

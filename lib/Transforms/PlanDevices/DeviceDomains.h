@@ -106,6 +106,8 @@ public:
   std::optional<Conflict> unify(Id a, Id b);
   /// Binds `x` (every component, if function-shaped) to `d`.
   std::optional<Conflict> bind(Id x, DeviceIndex d, Reason why);
+  /// Room for `n` more bindings' reasons (a million at once: one allocation).
+  void reserveBindings(size_t n) { reasons.reserve(reasons.size() + n); }
   /// Unifies every component of `fnDomain` with the first-order `fo`
   /// (TVM's "collapse": a function stored in a tuple lives with the tuple).
   std::optional<Conflict> collapse(Id fnDomain, Id fo);

@@ -48,12 +48,17 @@
 //
 // Cost: one pass over the soft uses and operators to build the terms, and
 // per move a graph with a node per free class and multi-use term, an arc per
-// single-use term; Dinic's phases are few on these graphs (chains with a
-// handful of terminals). `--placement-report` prints the sizes.
+// single-use term (a term's two directions share one residual pair); the
+// max-flow's search trees (Boykov-Kolmogorov, MaxFlow.h) survive each
+// augmentation, so chains a million nodes long are searched about once.
+// The side tables are flat arrays on huge pages (LargeVector.h): on the
+// 1M-line bench module they hold a million classes and terms, and page
+// faults cost more than the work. `--placement-report` prints the sizes.
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceAnalysis.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Support/LargeVector.h"
 #include "hx/Support/MaxFlow.h"
 #include "hx/Transforms/CostModel.h"
 #include <cmath>
@@ -71,15 +76,15 @@ Cap saturatingAdd(Cap a, Cap b) { return std::min(kInf, a + b); }
 /// The placement problem: classes, their unary costs, the copy terms.
 struct Problem {
   unsigned numLabels = 0;
-  std::vector<DeviceIndex> fixed; // per class: its device, or kNoDevice
-  std::vector<Cap> unary;         // class * numLabels + label (empty: none)
+  LargeVector<DeviceIndex> fixed; // per class: its device, or kNoDevice
+  LargeVector<Cap> unary;         // class * numLabels + label (empty: none)
   struct Term {
     uint32_t value;
     uint32_t usesBegin, usesEnd;
     uint64_t bytes;
   };
-  std::vector<Term> terms;
-  std::vector<uint32_t> uses; // distinct use classes, none the value's
+  LargeVector<Term> terms;
+  LargeVector<uint32_t> uses; // distinct use classes, none the value's
   /// copy[a * numLabels + b] per byte and fixed part (picoseconds or bytes).
   std::vector<double> perByte, fixedPart;
 
@@ -235,9 +240,12 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   // (Side tables are vectors indexed by domain and by slot: a million
   // classes do not fit a hash table in the cache.)
   constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> classOf(domains.size(), kNone);
-  std::vector<Id> roots;
-  std::vector<const Expr *> where; // a node of each class, for its reason
+  LargeVector<uint32_t> classOf(domains.size(), kNone);
+  LargeVector<Id> roots;
+  LargeVector<const Expr *> where; // a node of each class, for its reason
+  roots.reserve(domains.size() + 1);
+  where.reserve(domains.size() + 1);
+  p.fixed.reserve(domains.size() + 1);
   auto classFor = [&](Id id, const Expr *at) {
     Id r = domains.find(domains.firstOrder(id));
     if (r >= classOf.size()) // a domain made since (domainOf)
@@ -267,14 +275,24 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     p.uses.insert(p.uses.end(), us.begin(), us.end());
     p.terms.push_back({a, begin, static_cast<uint32_t>(p.uses.size()), bytes});
   };
+  // The values copies may be of (copyOwner), each with its distinct use
+  // classes in a list through `links` (flat: a million owners).
   struct Owner {
-    const Expr *value;
-    uint32_t cls;
-    SmallVector<uint32_t, 4> uses;
+    uint64_t bytes; // of the value (read while its node is in the cache)
+    uint32_t cls, firstLink;
   };
-  std::vector<Owner> owners;
-  std::vector<uint32_t> ownerOfSlot;
-  auto ownerFor = [&](const Expr *v) -> Owner & {
+  struct Link {
+    uint32_t cls, next;
+  };
+  size_t numShared = 0;
+  for (DefWalk *w : order)
+    numShared += w->sharedValues.size() + w->onDevices.size();
+  LargeVector<Owner> owners;
+  LargeVector<Link> links;
+  owners.reserve(numShared);
+  links.reserve(softUses.size() + numShared);
+  LargeVector<uint32_t> ownerOfSlot;
+  auto ownerFor = [&](const Expr *v) -> uint32_t {
     const Expr *owner = copyOwner(v, /*settled=*/false);
     Id domain = domainOf(owner); // numbers the owner
     uint32_t slot = slotOf(owner);
@@ -282,10 +300,30 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       ownerOfSlot.resize(info.size(), kNone);
     if (ownerOfSlot[slot] == kNone) {
       ownerOfSlot[slot] = static_cast<uint32_t>(owners.size());
-      owners.push_back({owner, classFor(domain, owner), {}});
+      owners.push_back({bytesOf(owner), classFor(domain, owner), kNone});
     }
-    return owners[ownerOfSlot[slot]];
+    return ownerOfSlot[slot];
   };
+  // Whether use class b is on owner o's list already: seenBy[b] == o. An
+  // owner's uses mostly arrive together (its soft uses); the few that come
+  // later (on_devices) may repeat one, which the terms drop below.
+  LargeVector<uint32_t> seenBy;
+  auto addUse = [&](uint32_t o, uint32_t b) {
+    if (b == owners[o].cls)
+      return;
+    if (b >= seenBy.size())
+      seenBy.resize(std::max<size_t>(roots.size(), b + 1), kNone);
+    if (seenBy[b] == o)
+      return;
+    seenBy[b] = o;
+    links.push_back({b, owners[o].firstLink});
+    owners[o].firstLink = static_cast<uint32_t>(links.size() - 1);
+  };
+  // What each device's target offers (targetSupports, once per device).
+  SmallVector<TargetMask, 4> labelTargets;
+  for (unsigned l = 0; l < numLabels; ++l)
+    labelTargets.push_back(mod.devices[l].target.deviceType() == DeviceType::CUDA ? kTargetCUDA
+                                                                                  : kTargetCPU);
   // Unary costs of operators: the class, then one cost per device.
   std::vector<uint32_t> unaryClasses;
   std::vector<Cap> unaryCosts;
@@ -295,12 +333,9 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     for (auto [pos, slot] : w->sharedValues) {
       // The uses of a pinned wrapper are uses of the value it pins: the
       // capture copies them once per device (copyOwner).
-      Owner &o = ownerFor(w->order[pos]);
-      for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next) {
-        uint32_t b = classFor(softUses[u].expected, consumerOf(softUses[u]));
-        if (b != o.cls && !llvm::is_contained(o.uses, b))
-          o.uses.push_back(b);
-      }
+      uint32_t o = ownerFor(w->order[pos]);
+      for (uint32_t u = info[slot].firstSoft; u != kNoUse; u = softUses[u].next)
+        addUse(o, classFor(softUses[u].expected, consumerOf(softUses[u])));
     }
     // An on_device that does not fix its result is a copy where its result
     // and its body are on different devices. The copy is of the body's value: one more use of it
@@ -316,9 +351,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         addTerm(classOnDevice(d, c), {result}, bytesOf(c));
         continue;
       }
-      Owner &o = ownerFor(c->args[0].get());
-      if (result != o.cls && !llvm::is_contained(o.uses, result))
-        o.uses.push_back(result);
+      addUse(ownerFor(c->args[0].get()), result);
     }
     for (Expr *e : w->order) {
       auto *c = dyn_cast<Call>(e);
@@ -330,7 +363,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       bool any = false;
       for (unsigned l = 0; l < numLabels; ++l) {
         cost[l] = 0;
-        if (!targetSupports(*c, l))
+        if (c->getOp()->def && !c->getOp()->def->supportsTarget(labelTargets[l]))
           cost[l] = kInf;
         else if (time)
           cost[l] =
@@ -343,9 +376,20 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       }
     }
   }
-  for (const Owner &o : owners)
-    if (!o.uses.empty())
-      addTerm(o.cls, o.uses, bytesOf(o.value));
+  p.terms.reserve(p.terms.size() + owners.size());
+  p.uses.reserve(p.uses.size() + links.size());
+  SmallVector<uint32_t, 8> us;
+  for (const Owner &o : owners) {
+    if (o.firstLink == kNone)
+      continue;
+    us.clear();
+    for (uint32_t l = o.firstLink; l != kNone; l = links[l].next)
+      us.push_back(links[l].cls);
+    std::reverse(us.begin(), us.end());                             // first use first
+    uint32_t mark = ~static_cast<uint32_t>(&o - owners.data() + 1); // no owner's
+    llvm::erase_if(us, [&](uint32_t b) { return std::exchange(seenBy[b], mark) == mark; });
+    addTerm(o.cls, us, o.bytes);
+  }
   uint32_t numClasses = static_cast<uint32_t>(roots.size());
   if (!unaryClasses.empty()) {
     p.unary.assign(size_t(numClasses) * numLabels, 0);
@@ -355,8 +399,8 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         u = saturatingAdd(u, unaryCosts[i * numLabels + l]);
       }
   }
-  std::vector<DeviceIndex> labels(numClasses);
-  std::vector<uint32_t> freeClasses;
+  LargeVector<DeviceIndex> labels(numClasses);
+  LargeVector<uint32_t> freeClasses;
   for (uint32_t x = 0; x < numClasses; ++x) {
     labels[x] = p.fixed[x] != kNoDevice ? p.fixed[x] : initial;
     if (p.fixed[x] == kNoDevice)
@@ -367,7 +411,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   stats.initialEnergy = p.energy(labels);
 
   // Expansion moves. Two devices: one move towards the other is exact.
-  std::vector<unsigned> nodeOf(numClasses);
+  LargeVector<unsigned> nodeOf(numClasses);
   SmallVector<SmallVector<unsigned, 4>, 4> byLabel(numLabels);
   SmallVector<unsigned, 8> all;
   auto move = [&](unsigned alpha) {
@@ -385,6 +429,9 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     }
     if (!anySwitchable)
       return false;
+    // At most two arcs per free class (unary), and per term and destination
+    // one arc per use plus one (p1, q and p2: three groups when α is new).
+    g.flow.reserveArcs(2 * freeClasses.size() + 3 * (p.terms.size() + p.uses.size()));
     if (!p.unary.empty())
       for (uint32_t x : freeClasses) {
         unsigned n = nodeOf[x];
@@ -426,7 +473,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     stats.nodes = std::max<uint64_t>(stats.nodes, g.flow.numNodes());
     stats.arcs = std::max<uint64_t>(stats.arcs, g.flow.numArcs());
     stats.augmentations += g.flow.augmentations;
-    stats.phases += g.flow.phases;
+    stats.orphans += g.flow.orphans;
     if (f >= kInf)
       return false; // no finite choice: keep (a target check reports it)
     std::vector<bool> sw = g.flow.sinkSide(MoveGraph::T);
@@ -456,7 +503,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   if (opts.verifyOptimal && !freeClasses.empty()) {
     double space = std::pow(double(numLabels), double(freeClasses.size()));
     if (freeClasses.size() <= opts.verifyOptimal && space <= double(1 << 24)) {
-      std::vector<DeviceIndex> trial = labels;
+      std::vector<DeviceIndex> trial(labels.begin(), labels.end());
       for (uint32_t x : freeClasses)
         trial[x] = 0;
       Cap best = p.energy(trial);
@@ -484,6 +531,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   }
 
   StringRef reason = text(Twine("placed by --placement=") + (time ? "min-time" : "min-copy"));
+  domains.reserveBindings(freeClasses.size());
   for (uint32_t x : freeClasses) // (a device's own class is never free)
     if (!bind(roots[x], labels[x], {where[x]->loc, reason}, const_cast<Expr *>(where[x])))
       return false;

@@ -167,8 +167,8 @@ private:
       os << "default:  fails (its placement breaks a constraint)\n";
     os << "cut: " << stats.classes << " free classes, " << stats.terms << " copy terms; "
        << stats.moves << (stats.moves == 1 ? " move, " : " moves, ") << stats.nodes << " nodes, "
-       << stats.arcs << " arcs, " << stats.augmentations << " augmentations in " << stats.phases
-       << " phases; cost " << stats.initialEnergy << " -> " << stats.finalEnergy
+       << stats.arcs << " arcs, " << stats.augmentations << " augmentations, " << stats.orphans
+       << " orphans; cost " << stats.initialEnergy << " -> " << stats.finalEnergy
        << (options.placement == PlacementStrategy::MinCopy ? " bytes" : " ps") << "\n";
     return true;
   }
