@@ -159,30 +159,25 @@ MaxFlow::Cap MaxFlow::augment(uint32_t middle) {
     node[u].parent = kOrphan;
     orphanQueue.push_back(u);
   };
-  for (v = x; node[v].parent != kTerminal;) {
-    Arc &up = arc[node[v].parent], &down = arc[up.rev]; // down: parent -> v
-    uint32_t next = up.head;
-    down.cap -= b;
-    up.cap += b;
-    if (down.cap == 0)
-      orphan(v);
-    v = next;
-  }
-  node[v].term -= b;
-  if (node[v].term == 0)
-    orphan(v);
-  for (v = y; node[v].parent != kTerminal;) {
-    Arc &up = arc[node[v].parent], &down = arc[up.rev]; // up: v -> parent
-    uint32_t next = up.head;
-    up.cap -= b;
-    down.cap += b;
-    if (up.cap == 0)
-      orphan(v);
-    v = next;
-  }
-  node[v].term += b;
-  if (node[v].term == 0)
-    orphan(v);
+  // Along each half to its root: the capacity used runs towards the sink
+  // (parent -> v in the source's tree, v -> parent in the sink's).
+  auto push = [&](uint32_t w, bool sourceTree) {
+    for (; node[w].parent != kTerminal;) {
+      Arc &up = arc[node[w].parent], &down = arc[up.rev];
+      Arc &used = sourceTree ? down : up, &back = sourceTree ? up : down;
+      uint32_t next = up.head;
+      used.cap -= b;
+      back.cap += b;
+      if (used.cap == 0)
+        orphan(w);
+      w = next;
+    }
+    node[w].term += sourceTree ? -b : b;
+    if (node[w].term == 0)
+      orphan(w);
+  };
+  push(x, true);
+  push(y, false);
   return b;
 }
 
