@@ -55,9 +55,9 @@ void MaxFlow::build(unsigned s, unsigned t) {
     if (terminal) {
       if (a.from == s && a.to == t)
         directFlow = saturatingAdd(directFlow, a.cap);
-      else if (a.from == s && a.to != s)
+      else if (a.from == s)
         node[a.to].term = saturatingAdd(node[a.to].term, a.cap);
-      else if (a.to == t && a.from != t)
+      else if (a.to == t)
         toT[a.from] = saturatingAdd(toT[a.from], a.cap);
       a.from = kDone;
       continue;

@@ -319,11 +319,6 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     links.push_back({b, owners[o].firstLink});
     owners[o].firstLink = static_cast<uint32_t>(links.size() - 1);
   };
-  // What each device's target offers (targetSupports, once per device).
-  SmallVector<TargetMask, 4> labelTargets;
-  for (unsigned l = 0; l < numLabels; ++l)
-    labelTargets.push_back(mod.devices[l].target.deviceType() == DeviceType::CUDA ? kTargetCUDA
-                                                                                  : kTargetCPU);
   // Unary costs of operators: the class, then one cost per device.
   std::vector<uint32_t> unaryClasses;
   std::vector<Cap> unaryCosts;
@@ -363,7 +358,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       bool any = false;
       for (unsigned l = 0; l < numLabels; ++l) {
         cost[l] = 0;
-        if (c->getOp()->def && !c->getOp()->def->supportsTarget(labelTargets[l]))
+        if (!targetSupports(*c, l))
           cost[l] = kInf;
         else if (time)
           cost[l] =
