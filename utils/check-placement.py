@@ -2,7 +2,7 @@
 """Checks the cost-based placements against brute force on generated modules.
 
     utils/check-placement.py [--bin DIR] [--seed 1] [-n 200] [--calls 8]
-                             [--classes 20] [-j 2]
+                             [--classes 20] [--audit 0] [-j 2]
 
 DIR holds hx-smith and hx-opt (default: where PATH finds hx-opt, else
 build/bin). For each seed, hx-smith writes a module (two devices, random annotations,
@@ -13,7 +13,9 @@ unless the cut's is the cheapest. Then the planned module must pass
 -verify-placement (every cross-device edge through a device_copy, every call's
 arguments on its device, no operator on a target that lacks it), planning
 it again must change nothing (idempotence), and the bytes the cost model
-estimated must be the bytes the plan copies. A module the generator
+estimated must be the bytes the plan copies. With --audit N, N random
+placements per module and strategy are forced (--force-placement) and the
+cut's model must price each as the plan costs it, up to one constant. A module the generator
 or the default placement rejects is skipped. Prints the counts (modules,
 checked by enumeration, cheaper than the default placement) and every
 failure with its seed; exits 1 when any failed.
@@ -21,6 +23,7 @@ failure with its seed; exits 1 when any failed.
 import argparse
 import concurrent.futures
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -33,7 +36,54 @@ def run(cmd, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def check(bindir, seed, calls, classes):
+def priced(hx_opt, src, strategy, labels):
+    """(model cost, cost of the plan the capture makes) of one placement:
+    bytes for min-copy, picoseconds for min-time (the report's ms)."""
+    rc, _, err = run([hx_opt, "-plan-devices", "--placement=" + strategy, "--placement-report",
+                      "--force-placement=" + labels, src, "-o", os.devnull])
+    model = re.search(r"^cut: .*; cost \d+ -> (\d+) (bytes|ps)$", err, re.M)
+    plan = re.search(r"^%s: +\d+ cop(?:y|ies), (\d+) bytes; estimated ([0-9.]+) ms" % strategy,
+                     err, re.M)
+    if rc != 0 or not model or not plan:
+        return None
+    actual = int(plan.group(1)) if strategy == "min-copy" else float(plan.group(2)) * 1e9
+    return int(model.group(1)), actual
+
+
+def audit_model(hx_opt, src, strategy, report, seed, samples):
+    """The cut's model must price every placement as the capture makes it,
+    up to a constant (explicit copies, the operators of fixed classes): then
+    the model's optimum, which --verify-optimal-placement checks by
+    enumeration, is the optimum of the plan. Checks the cut's placement and
+    `samples` random ones."""
+    m = re.search(r"^cut: (\d+) free classes", report, re.M)
+    if not m or int(m.group(1)) == 0:
+        return []
+    n = int(m.group(1))
+    cut_model = re.search(r"^cut: .*; cost \d+ -> (\d+) (?:bytes|ps)$", report, re.M)
+    plan = re.search(r"^%s: +\d+ cop(?:y|ies), (\d+) bytes; estimated ([0-9.]+) ms" % strategy,
+                     report, re.M)
+    if not cut_model or not plan:
+        return ["%s: no cost in the placement report" % strategy]
+    actual = int(plan.group(1)) if strategy == "min-copy" else float(plan.group(2)) * 1e9
+    offset = actual - int(cut_model.group(1))
+    # The report prints ms to 6 decimals (1000 ps); the model rounds each
+    # term to a picosecond.
+    slack = 0 if strategy == "min-copy" else 1000 + n * 4
+    rng = random.Random(seed * 2 + (strategy == "min-time"))
+    for _ in range(samples):
+        labels = "".join(rng.choice("01") for _ in range(n))
+        got = priced(hx_opt, src, strategy, labels)
+        if got is None:
+            continue  # e.g. an operator on a target that lacks it
+        if abs(got[1] - got[0] - offset) > slack:
+            return ["%s: the model prices placement %s at %d, the plan costs %s (the cut's "
+                    "placement: model %s, plan %s)" % (strategy, labels, got[0], got[1],
+                                                        cut_model.group(1), actual)]
+    return []
+
+
+def check(bindir, seed, calls, classes, audit=0):
     hx_opt = os.path.join(bindir, "hx-opt")
     rc, module, err = run([os.path.join(bindir, "hx-smith"), "--seed=%d" % seed,
                            "--calls=%d" % calls])
@@ -67,6 +117,8 @@ def check(bindir, seed, calls, classes):
             if costs and int(costs[0][0]) != copied:
                 failures.append("%s: estimated %s bytes, the plan copies %d"
                                 % (p, costs[0][0], copied))
+            if audit:
+                failures += audit_model(hx_opt, src, p, err, seed, audit)
             rc, _, err = run([hx_opt, "-verify-placement", out, "-o", os.devnull])
             if rc != 0:
                 failures.append("%s: -verify-placement: %s" % (p, err.strip()[:400]))
@@ -84,6 +136,10 @@ def main():
     ap.add_argument("--calls", type=int, default=8)
     ap.add_argument("--classes", type=int, default=20)
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--audit", type=int, default=0,
+                    help="also price this many random placements per module and strategy "
+                         "(--force-placement) and fail unless the cut's model prices them as "
+                         "the plan costs them, up to a constant")
     ap.add_argument("--min-checked", type=int, default=0,
                     help="fail unless at least this many placements were enumerated")
     a = ap.parse_args()
@@ -91,7 +147,7 @@ def main():
     enumerated = cheaper = 0
     failed = []
     with concurrent.futures.ThreadPoolExecutor(a.j) as pool:
-        jobs = [pool.submit(check, a.bin, s, a.calls, a.classes)
+        jobs = [pool.submit(check, a.bin, s, a.calls, a.classes, a.audit)
                 for s in range(a.seed, a.seed + a.n)]
         for j in jobs:
             seed, status, e, c, fails = j.result()

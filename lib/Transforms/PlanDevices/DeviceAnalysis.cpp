@@ -235,10 +235,16 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   bool costCut = opts.placement != PlacementStrategy::Default &&
                  ((cc && !annotation) || isa<Tuple>(consumer)) &&
                  isa_and_nonnull<TensorType>(operand->checkedType.get());
-  // Under a cost strategy an annotated call runs where its on_device says,
-  // whoever else uses its value (those uses may still be copies).
-  bool annotatedCall = opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
-                       isa<Call>(operand) && !isAnnotation(operand);
+  // Under a cost strategy an annotated call, or tensor, is where its
+  // on_device says, whoever else uses its value (those uses may still be
+  // copies). A variable too: were it free to live elsewhere, the annotation
+  // would be a copy of it or the variable itself as the cut decides, and
+  // its consumers' copies shared with the variable's or not, a cost no cut
+  // can model exactly (utils/check-placement.py --audit).
+  bool annotatedCall =
+      opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
+      !isAnnotation(operand) &&
+      (isa<Call>(operand) || isa_and_nonnull<TensorType>(operand->checkedType.get()));
   // It also reads a normal on_device of a tensor as a fixed one (a pin on
   // its device, constrainNode): another annotation right around it may
   // still ask for a copy, as the normal one allowed.
@@ -818,6 +824,17 @@ PlacementPass::PlacementPass(bool planning) {
               }
               return true;
             });
+  addOption("force-placement", "DIGITS",
+            "(testing) put the free classes of --placement=min-copy|min-time on these devices, "
+            "one digit per class in canonical order, instead of cutting",
+            [this](StringRef v, std::string &error) {
+              if (v.empty() || v.find_first_not_of("0123456789") != StringRef::npos) {
+                error = ("expected one device digit per free class, not '" + v + "'").str();
+                return false;
+              }
+              options.forcedPlacement = v.str();
+              return true;
+            });
 }
 
 void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalysisOptions &out,
@@ -842,6 +859,7 @@ void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalys
   out.strictPlacement = o.strictPlacement;
   out.placement = o.placement;
   out.verifyOptimal = o.verifyOptimal;
+  out.forcedPlacement = o.forcedPlacement;
   // A cpu device for operators cuda lacks, added only when one is needed.
   bool anyCuda = false;
   for (const VirtualDevice &d : m.devices)

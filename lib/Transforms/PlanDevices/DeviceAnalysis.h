@@ -76,6 +76,10 @@ struct DeviceAnalysisOptions {
   /// up to this many free classes and report an error if the cut's is not
   /// the cheapest (two devices) or costs more than where it started.
   unsigned verifyOptimal = 0;
+  /// For tests: instead of a cut, put the free classes (in canonical order)
+  /// on these devices, one digit each, so a script can price every
+  /// placement as the capture makes it against the cut's model.
+  std::string forcedPlacement;
 };
 
 class DeviceAnalysis {
@@ -362,6 +366,8 @@ struct PlacementOptions {
   std::string costTable;
   /// `verify-optimal-placement=N` (plan-devices, for tests).
   unsigned verifyOptimal = 0;
+  /// `force-placement=DIGITS` (plan-devices, for tests).
+  std::string forcedPlacement;
 };
 
 /// A pass that places devices: declares the PlacementOptions it reads.

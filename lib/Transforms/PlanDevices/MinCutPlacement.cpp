@@ -191,8 +191,9 @@ bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
 const Expr *DeviceAnalysis::copyOwner(const Expr *v, bool settled) {
   // A fixed on_device (and, under a cost strategy, a normal one of a tensor,
   // which the capture fixes) holds its body's value on its device, when the
-  // body is there: an annotated call is (a hard edge under a cost strategy);
-  // once settled, the devices say.
+  // body is there: an annotated call or tensor is (a hard edge under a cost
+  // strategy, so the body shares its class or its bound device); once
+  // settled, the devices say.
   while (auto *c = dyn_cast<Call>(v)) {
     if (!c->isOp(kOnDevice) || deviceAttr(*c, "virtual_device") == kNoDevice ||
         !boolAttr(*c, "constrain_body"))
@@ -200,7 +201,14 @@ const Expr *DeviceAnalysis::copyOwner(const Expr *v, bool settled) {
     bool pins = isFixedOnDevice(c) || (opts.placement != PlacementStrategy::Default &&
                                        isa_and_nonnull<TensorType>(c->checkedType.get()));
     const Expr *body = c->args[0].get();
-    bool there = settled ? deviceOf(body) == deviceOf(c) : isa<Call>(body);
+    bool there;
+    if (settled) {
+      there = deviceOf(body) == deviceOf(c);
+    } else {
+      Id b = domains.find(domains.firstOrder(domainOf(body)));
+      Id r = domains.find(domains.firstOrder(domainOf(c)));
+      there = b == r || (domains.device(b) != kNoDevice && domains.device(b) == domains.device(r));
+    }
     if (!pins || !there)
       break;
     v = body;
@@ -480,7 +488,23 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       }
     return changed;
   };
-  if (!freeClasses.empty()) {
+  if (!opts.forcedPlacement.empty()) {
+    const std::string &f = opts.forcedPlacement;
+    if (f.size() != freeClasses.size()) {
+      diags.error(SMLoc(), "--force-placement has " + Twine(f.size()) + " digits, the module " +
+                               Twine(freeClasses.size()) + " free classes");
+      return false;
+    }
+    for (size_t i = 0; i < f.size(); ++i) {
+      unsigned d = static_cast<unsigned>(f[i] - '0');
+      if (d >= numLabels) {
+        diags.error(SMLoc(), "--force-placement: no device " + Twine(d) + " (the module has " +
+                                 Twine(numLabels) + ")");
+        return false;
+      }
+      labels[freeClasses[i]] = static_cast<DeviceIndex>(d);
+    }
+  } else if (!freeClasses.empty()) {
     if (numLabels == 2) {
       move(1 - initial);
     } else {
