@@ -46,7 +46,7 @@ void MaxFlow::build(unsigned s, unsigned t) {
   constexpr uint32_t kDone = UINT32_MAX;       // `from` of a terminal arc
   constexpr uint32_t kPaired = UINT32_MAX - 1; // `from` of a pair's reverse
   node.assign(size_t(nodes) + 1, Node{0, kNoArc, 0, 0, 0, Free, 0});
-  LargeVector<Cap> toT(nodes, 0);
+  LargeVector<Cap> toT(nodes, 0, HugePageAllocator<Cap>(input.get_allocator()));
   directFlow = 0; // s -> t arcs are in every cut
   size_t n = input.size();
   for (size_t i = 0; i < n; ++i) {
@@ -80,7 +80,7 @@ void MaxFlow::build(unsigned s, unsigned t) {
     arc[f] = {a.to, r, a.cap};
     arc[r] = {a.from, f, paired ? input[i + 1].cap : 0};
   }
-  input = LargeVector<InputArc>();
+  LargeVector<InputArc>(input.get_allocator()).swap(input); // frees it
   for (unsigned u = 0; u < nodes; ++u) {
     Cap &fromS = node[u].term;
     // The common part flows s -> u -> t at once; a node with both infinite

@@ -43,7 +43,10 @@ public:
   /// An arc no finite cut crosses. Sums of a few of them still fit.
   static constexpr Cap kInfinite = Cap(1) << 60;
 
-  explicit MaxFlow(unsigned numNodes = 0) : nodes(numNodes) {}
+  /// Its arrays come from `recycler` when not null (LargeVector.h).
+  explicit MaxFlow(unsigned numNodes = 0, PageRecycler *recycler = nullptr)
+      : nodes(numNodes), input(HugePageAllocator<InputArc>(recycler)),
+        node(HugePageAllocator<Node>(recycler)), arc(HugePageAllocator<Arc>(recycler)) {}
 
   unsigned addNode() { return nodes++; }
   /// Room for this many arcs in all (a hint: fewer reallocations).

@@ -53,7 +53,10 @@
 // augmentation, so chains a million nodes long are searched about once.
 // The side tables are flat arrays on huge pages (LargeVector.h): on the
 // 1M-line bench module they hold a million classes and terms, and page
-// faults cost more than the work. `--placement-report` prints the sizes.
+// faults cost more than the work, so the collection's tables, once the terms
+// are built, give their pages to the cut graph (PageRecycler), and each
+// class's location for its binding is read while its node is in the cache.
+// `--placement-report` prints the sizes.
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceAnalysis.h"
@@ -75,6 +78,8 @@ Cap saturatingAdd(Cap a, Cap b) { return std::min(kInf, a + b); }
 
 /// The placement problem: classes, their unary costs, the copy terms.
 struct Problem {
+  explicit Problem(HugePageAllocator<char> pages)
+      : fixed(pages), unary(pages), terms(pages), uses(pages) {}
   unsigned numLabels = 0;
   LargeVector<DeviceIndex> fixed; // per class: its device, or kNoDevice
   LargeVector<Cap> unary;         // class * numLabels + label (empty: none)
@@ -126,7 +131,8 @@ struct Problem {
 class MoveGraph {
 public:
   static constexpr unsigned S = 0, T = 1;
-  MaxFlow flow{2};
+  explicit MoveGraph(PageRecycler &r) : flow(2, &r) {}
+  MaxFlow flow;
 
   /// c·[a keeps]·[some of us switches].
   void p1(unsigned a, ArrayRef<unsigned> us, Cap c) { term(a, us, c, /*reversed=*/false); }
@@ -226,7 +232,10 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   CostModel roofline;
   const CostModel &costs = opts.costs ? *opts.costs : roofline;
 
-  Problem p;
+  // Each phase's tables reuse the pages of the last one's (LargeVector.h).
+  PageRecycler recycler;
+  HugePageAllocator<char> pages(&recycler);
+  Problem p(pages);
   p.numLabels = numLabels;
   p.perByte.assign(size_t(numLabels) * numLabels, 0);
   p.fixedPart.assign(size_t(numLabels) * numLabels, 0);
@@ -248,11 +257,13 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   // (Side tables are vectors indexed by domain and by slot: a million
   // classes do not fit a hash table in the cache.)
   constexpr uint32_t kNone = UINT32_MAX;
-  LargeVector<uint32_t> classOf(domains.size(), kNone);
-  LargeVector<Id> roots;
-  LargeVector<const Expr *> where; // a node of each class, for its reason
+  LargeVector<uint32_t> classOf(domains.size(), kNone, pages);
+  LargeVector<Id> roots(pages);
+  LargeVector<const Expr *> where(pages); // a node of each class, for its reason
+  LargeVector<SMLoc> whereLoc(pages);     // its location (read while it is in the cache)
   roots.reserve(domains.size() + 1);
   where.reserve(domains.size() + 1);
+  whereLoc.reserve(domains.size() + 1);
   p.fixed.reserve(domains.size() + 1);
   auto classFor = [&](Id id, const Expr *at) {
     Id r = domains.find(domains.firstOrder(id));
@@ -263,6 +274,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
       k = static_cast<uint32_t>(roots.size());
       roots.push_back(r);
       where.push_back(at);
+      whereLoc.push_back(at->loc);
       p.fixed.push_back(domains.device(r));
     }
     return k;
@@ -274,6 +286,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     if (inserted) {
       roots.push_back(kNoDomain);
       where.push_back(at);
+      whereLoc.push_back(at->loc);
       p.fixed.push_back(d);
     }
     return it->second;
@@ -295,11 +308,11 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   size_t numShared = 0;
   for (DefWalk *w : order)
     numShared += w->sharedValues.size() + w->onDevices.size();
-  LargeVector<Owner> owners;
-  LargeVector<Link> links;
+  LargeVector<Owner> owners(pages);
+  LargeVector<Link> links(pages);
   owners.reserve(numShared);
   links.reserve(softUses.size() + numShared);
-  LargeVector<uint32_t> ownerOfSlot;
+  LargeVector<uint32_t> ownerOfSlot(pages);
   auto ownerFor = [&](const Expr *v) -> uint32_t {
     const Expr *owner = copyOwner(v, /*settled=*/false);
     Id domain = domainOf(owner); // numbers the owner
@@ -315,7 +328,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   // Whether use class b is on owner o's list already: seenBy[b] == o. An
   // owner's uses mostly arrive together (its soft uses); the few that come
   // later (on_devices) may repeat one, which the terms drop below.
-  LargeVector<uint32_t> seenBy;
+  LargeVector<uint32_t> seenBy(pages);
   auto addUse = [&](uint32_t o, uint32_t b) {
     if (b == owners[o].cls)
       return;
@@ -393,6 +406,11 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     llvm::erase_if(us, [&](uint32_t b) { return std::exchange(seenBy[b], mark) == mark; });
     addTerm(o.cls, us, o.bytes);
   }
+  // The collection's tables are done with: their pages go to the graph.
+  for (auto *v : {&classOf, &ownerOfSlot, &seenBy})
+    LargeVector<uint32_t>(pages).swap(*v);
+  LargeVector<Owner>(pages).swap(owners);
+  LargeVector<Link>(pages).swap(links);
   uint32_t numClasses = static_cast<uint32_t>(roots.size());
   if (!unaryClasses.empty()) {
     p.unary.assign(size_t(numClasses) * numLabels, 0);
@@ -402,8 +420,8 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         u = saturatingAdd(u, unaryCosts[i * numLabels + l]);
       }
   }
-  LargeVector<DeviceIndex> labels(numClasses);
-  LargeVector<uint32_t> freeClasses;
+  LargeVector<DeviceIndex> labels(numClasses, 0, pages);
+  LargeVector<uint32_t> freeClasses(pages);
   for (uint32_t x = 0; x < numClasses; ++x) {
     labels[x] = p.fixed[x] != kNoDevice ? p.fixed[x] : initial;
     if (p.fixed[x] == kNoDevice)
@@ -414,11 +432,11 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   stats.initialEnergy = p.energy(labels);
 
   // Expansion moves. Two devices: one move towards the other is exact.
-  LargeVector<unsigned> nodeOf(numClasses);
+  LargeVector<unsigned> nodeOf(numClasses, 0, pages);
   SmallVector<SmallVector<unsigned, 4>, 4> byLabel(numLabels);
   SmallVector<unsigned, 8> all;
   auto move = [&](unsigned alpha) {
-    MoveGraph g;
+    MoveGraph g(recycler);
     bool anySwitchable = false;
     for (uint32_t x = 0; x < numClasses; ++x) {
       if (labels[x] == static_cast<DeviceIndex>(alpha))
@@ -433,8 +451,10 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
     if (!anySwitchable)
       return false;
     // At most two arcs per free class (unary), and per term and destination
-    // one arc per use plus one (p1, q and p2: three groups when α is new).
-    g.flow.reserveArcs(2 * freeClasses.size() + 3 * (p.terms.size() + p.uses.size()));
+    // one arc per use plus one (p1 and p2; q too when there are more devices).
+    size_t groups = numLabels == 2 ? 2 : 3;
+    g.flow.reserveArcs((p.unary.empty() ? 0 : 2 * freeClasses.size()) +
+                       groups * (p.terms.size() + p.uses.size()));
     if (!p.unary.empty())
       for (uint32_t x : freeClasses) {
         unsigned n = nodeOf[x];
@@ -552,7 +572,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
   StringRef reason = text(Twine("placed by --placement=") + (time ? "min-time" : "min-copy"));
   domains.reserveBindings(freeClasses.size());
   for (uint32_t x : freeClasses) // (a device's own class is never free)
-    if (!bind(roots[x], labels[x], {where[x]->loc, reason}, const_cast<Expr *>(where[x])))
+    if (!bind(roots[x], labels[x], {whereLoc[x], reason}, const_cast<Expr *>(where[x])))
       return false;
   return true;
 }
