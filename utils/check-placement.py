@@ -36,15 +36,13 @@ def run(cmd, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def priced(hx_opt, src, strategy, labels):
-    """(model cost, cost of the plan the capture makes) of one placement:
-    bytes for min-copy, picoseconds for min-time (the report's ms)."""
-    rc, _, err = run([hx_opt, "-plan-devices", "--placement=" + strategy, "--placement-report",
-                      "--force-placement=" + labels, src, "-o", os.devnull])
-    model = re.search(r"^cut: .*; cost \d+ -> (\d+) (bytes|ps)$", err, re.M)
+def report_costs(report, strategy):
+    """(the cut model's cost, the plan's cost) from a --placement-report:
+    bytes for min-copy, picoseconds for min-time (the report's ms), or None."""
+    model = re.search(r"^cut: .*; cost \d+ -> (\d+) (?:bytes|ps)$", report, re.M)
     plan = re.search(r"^%s: +\d+ cop(?:y|ies), (\d+) bytes; estimated ([0-9.]+) ms" % strategy,
-                     err, re.M)
-    if rc != 0 or not model or not plan:
+                     report, re.M)
+    if not model or not plan:
         return None
     actual = int(plan.group(1)) if strategy == "min-copy" else float(plan.group(2)) * 1e9
     return int(model.group(1)), actual
@@ -55,31 +53,31 @@ def audit_model(hx_opt, src, strategy, report, seed, samples):
     up to a constant (explicit copies, the operators of fixed classes): then
     the model's optimum, which --verify-optimal-placement checks by
     enumeration, is the optimum of the plan. Checks the cut's placement and
-    `samples` random ones."""
+    `samples` random ones (--force-placement)."""
     m = re.search(r"^cut: (\d+) free classes", report, re.M)
     if not m or int(m.group(1)) == 0:
         return []
     n = int(m.group(1))
-    cut_model = re.search(r"^cut: .*; cost \d+ -> (\d+) (?:bytes|ps)$", report, re.M)
-    plan = re.search(r"^%s: +\d+ cop(?:y|ies), (\d+) bytes; estimated ([0-9.]+) ms" % strategy,
-                     report, re.M)
-    if not cut_model or not plan:
+    cut = report_costs(report, strategy)
+    if not cut:
         return ["%s: no cost in the placement report" % strategy]
-    actual = int(plan.group(1)) if strategy == "min-copy" else float(plan.group(2)) * 1e9
-    offset = actual - int(cut_model.group(1))
+    offset = cut[1] - cut[0]
     # The report prints ms to 6 decimals (1000 ps); the model rounds each
     # term to a picosecond.
     slack = 0 if strategy == "min-copy" else 1000 + n * 4
     rng = random.Random(seed * 2 + (strategy == "min-time"))
     for _ in range(samples):
         labels = "".join(rng.choice("01") for _ in range(n))
-        got = priced(hx_opt, src, strategy, labels)
+        rc, _, err = run([hx_opt, "-plan-devices", "--placement=" + strategy,
+                          "--placement-report", "--force-placement=" + labels, src,
+                          "-o", os.devnull])
+        got = report_costs(err, strategy) if rc == 0 else None
         if got is None:
             continue  # e.g. an operator on a target that lacks it
         if abs(got[1] - got[0] - offset) > slack:
             return ["%s: the model prices placement %s at %d, the plan costs %s (the cut's "
-                    "placement: model %s, plan %s)" % (strategy, labels, got[0], got[1],
-                                                        cut_model.group(1), actual)]
+                    "placement: model %d, plan %s)" % (strategy, labels, got[0], got[1],
+                                                        cut[0], cut[1])]
     return []
 
 

@@ -80,9 +80,6 @@ template <typename T> struct HugePageAllocator {
   template <typename U> bool operator==(const HugePageAllocator<U> &o) const {
     return recycler == o.recycler;
   }
-  template <typename U> bool operator!=(const HugePageAllocator<U> &o) const {
-    return recycler != o.recycler;
-  }
 
   PageRecycler *recycler = nullptr;
 };

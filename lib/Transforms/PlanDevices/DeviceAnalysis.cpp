@@ -241,7 +241,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   // would be a copy of it or the variable itself as the cut decides, and
   // its consumers' copies shared with the variable's or not, a cost no cut
   // can model exactly (utils/check-placement.py --audit).
-  bool annotatedCall =
+  bool pinnedByAnnotation =
       opts.placement != PlacementStrategy::Default && cc && cc->isOp(kOnDevice) &&
       !isAnnotation(operand) &&
       (isa<Call>(operand) || isa_and_nonnull<TensorType>(operand->checkedType.get()));
@@ -250,7 +250,7 @@ bool DeviceAnalysis::edge(Expr *consumer, unsigned i, Expr *operand, Id expected
   // still ask for a copy, as the normal one allowed.
   bool nestedNormal =
       opts.placement != PlacementStrategy::Default && annotation && asNormalOnDevice(operand);
-  bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) && !annotatedCall &&
+  bool soft = firstOrder && !(annotation && isFixedOnDevice(operand)) && !pinnedByAnnotation &&
               (info[slotOf(operand)].uses > 1 || boundary || (pinned && operatorUse) || costCut ||
                nestedNormal);
   if (soft) {

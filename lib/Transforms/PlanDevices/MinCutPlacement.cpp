@@ -211,8 +211,7 @@ const Expr *DeviceAnalysis::copyOwner(const Expr *v, bool settled) {
     if (settled) {
       there = deviceOf(body) == deviceOf(c);
     } else {
-      Id b = domains.find(domains.firstOrder(domainOf(body)));
-      Id r = domains.find(domains.firstOrder(domainOf(c)));
+      Id b = domains.firstOrder(domainOf(body)), r = domains.firstOrder(domainOf(c)); // roots
       there = b == r || (domains.device(b) != kNoDevice && domains.device(b) == domains.device(r));
     }
     if (!pins || !there)
