@@ -25,7 +25,8 @@ RANK = {
     "Tools": 8,
 }
 # CMake target names -> room.
-TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target"}
+TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target",
+           "hxTargetSIMT": "Target"}
 
 
 def room_of_target(name):

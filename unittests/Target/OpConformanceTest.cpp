@@ -12,6 +12,8 @@
 //  - "ptx", where CUDA's libdevice is installed: every case's kernel
 //    compiled to PTX for sm_80 and sm_90 (no GPU needed); with HX_PTX_DIR set, each operator's two
 //    modules are written there as <op>.<arch>.ptx for ptxas (test/Target/ptx-conformance.test);
+//  - "cuda_emu": the cuda kernels run on the host by the SIMT emulator
+//    (hx/Target/SIMT), with their grid and with one block, and compared;
 //  - "cuda", only when HX_CONFORMANCE_CUDA=1 (lit feature `cuda`:
 //    test/Target/cuda-conformance.test): run on cuda:0 and compared.
 // Operators a backend's OpDef::targets excludes (argsort and topk on cuda)
@@ -27,6 +29,7 @@
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Runtime/CUDA.h"
 #include "hx/Target/GPU/GPUCompiler.h"
+#include "hx/Target/SIMT/SimtEmulator.h"
 #include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
@@ -34,6 +37,7 @@
 #include "gtest/gtest.h"
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <set>
 
@@ -221,10 +225,17 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
   if (op == "nn.dense")
     return {{"%a: Tensor[(4, 17), {T}], %w: Tensor[(5, 17), {T}]", "nn.dense(%a, %w)"},
             {"%a: Tensor[(2, 3, 64), {T}], %w: Tensor[(7, 64), {T}]", "nn.dense(%a, %w, units=7)"},
-            {"%a: Tensor[(1, 1000), {T}], %w: Tensor[(3, 1000), {T}]", "nn.dense(%a, %w)"}};
+            {"%a: Tensor[(1, 1000), {T}], %w: Tensor[(3, 1000), {T}]", "nn.dense(%a, %w)"},
+            // Tiled on cuda (m, n >= 32): one partial tile, then 2 x 2 tiles
+            // with partial edges and a depth that is no multiple of 8.
+            {"%a: Tensor[(40, 13), {T}], %w: Tensor[(33, 13), {T}]", "nn.dense(%a, %w)"},
+            {"%a: Tensor[(130, 21), {T}], %w: Tensor[(129, 21), {T}]", "nn.dense(%a, %w)"}};
   if (op == "nn.batch_matmul")
     return {{"%a: Tensor[(2, 3, 17), {T}], %b: Tensor[(2, 5, 17), {T}]", "nn.batch_matmul(%a, %b)"},
             {"%a: Tensor[(2, 17, 3), {T}], %b: Tensor[(1, 17, 5), {T}]",
+             "nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=False)"},
+            {"%a: Tensor[(2, 40, 9), {T}], %b: Tensor[(2, 33, 9), {T}]", "nn.batch_matmul(%a, %b)"},
+            {"%a: Tensor[(3, 9, 36), {T}], %b: Tensor[(1, 9, 50), {T}]",
              "nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=False)"}};
   if (op == "nn.bias_add")
     return {
@@ -282,7 +293,12 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
              "nn.conv2d(%x, %w, padding=[1, 1], groups=2, data_layout=\"NHWC\", "
              "kernel_layout=\"HWIO\", out_layout=\"NCHW\")"},
             {"%x: Tensor[(1, 3, 9, 9), {T}], %w: Tensor[(5, 3, 2, 2), {T}]",
-             "nn.conv2d(%x, %w, dilation=[2, 1], out_layout=\"NHWC\")"}};
+             "nn.conv2d(%x, %w, dilation=[2, 1], out_layout=\"NHWC\")"},
+            // Tiled on cuda (an implicit GEMM with >= 32 output channels).
+            {"%x: Tensor[(1, 4, 8, 8), {T}], %w: Tensor[(40, 4, 3, 3), {T}]",
+             "nn.conv2d(%x, %w, padding=[1, 1])"},
+            {"%x: Tensor[(2, 4, 6, 6), {T}], %w: Tensor[(64, 2, 3, 3), {T}]",
+             "nn.conv2d(%x, %w, strides=[2, 1], padding=[1, 2], groups=2)"}};
   if (op == "nn.conv1d")
     return {{"%x: Tensor[(2, 4, 17), {T}], %w: Tensor[(6, 4, 3), {T}]", "nn.conv1d(%x, %w)"},
             {"%x: Tensor[(1, 3, 20), {T}], %w: Tensor[(5, 3, 4), {T}]",
@@ -406,6 +422,7 @@ std::vector<std::string> backendsUnderTest() {
   // the backend is not instantiated, as the lit feature ptxas is absent.
   if (llvm::sys::fs::exists(GPUCompiler::defaultLibdevicePath()))
     out.push_back("ptx");
+  out.push_back("cuda_emu");
   if (const char *cuda = std::getenv("HX_CONFORMANCE_CUDA"); cuda && std::string(cuda) == "1")
     out.push_back("cuda");
   return out;
@@ -516,11 +533,52 @@ Expected<std::vector<HostTensor>> runOnCUDA(const Call &call,
   return results;
 }
 
+/// Runs a typed call's cuda kernel on the SIMT emulator: with the kernel's
+/// grid, and again with one block, whose results must be the same bits
+/// (every loop is grid-stride).
+Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
+                                                llvm::ArrayRef<const HostTensor *> args) {
+  static std::unique_ptr<SimtEmulator> emulator; // one JIT for the whole suite
+  if (!emulator) {
+    Expected<std::unique_ptr<SimtEmulator>> e = SimtEmulator::create();
+    if (!e)
+      return e.takeError();
+    emulator = std::move(*e);
+  }
+  Expected<unsigned> id = emulator->addKernel(call);
+  if (!id)
+    return id.takeError();
+  if (llvm::Error e = emulator->finalize())
+    return e;
+  std::vector<HostTensor> results, again;
+  for (const TensorType *t : resultTypes(call)) {
+    results.emplace_back(t->dtype, t->shape);
+    again.emplace_back(t->dtype, t->shape);
+  }
+  for (unsigned grid : {0u, 1u}) {
+    std::vector<void *> buffers;
+    for (const HostTensor *a : args)
+      buffers.push_back(const_cast<void *>(a->data()));
+    for (HostTensor &r : grid ? again : results)
+      buffers.push_back(r.data());
+    if (llvm::Error e = emulator->launch(*id, buffers.data(), grid))
+      return e;
+  }
+  for (size_t r = 0; r < results.size(); ++r)
+    if (std::memcmp(results[r].data(), again[r].data(), results[r].byteSize()) != 0)
+      return llvm::createStringError("result " + std::to_string(r) + " of a " +
+                                     std::to_string(emulator->kernel(*id).gridDim) +
+                                     "-block grid differs from a 1-block grid's");
+  return results;
+}
+
 /// Runs a typed call on a backend.
 Expected<std::vector<HostTensor>> runOnBackend(const std::string &backend, const Call &call,
                                                llvm::ArrayRef<const HostTensor *> args) {
   if (backend == "cuda")
     return runOnCUDA(call, args);
+  if (backend == "cuda_emu")
+    return runOnEmulator(call, args);
   if (backend != "cpu")
     return llvm::createStringError("unknown backend " + backend);
   Expected<std::unique_ptr<CPUCompiler>> compiler = CPUCompiler::create();
@@ -599,7 +657,7 @@ void OpConformanceTest::runOp(const OpDef &def) {
   const std::string &backend = GetParam();
   if (backend == "cpu" && !def.supportsTarget(kTargetCPU))
     return;
-  if ((backend == "cuda" || backend == "ptx") && !def.supportsTarget(kTargetCUDA))
+  if (backend != "cpu" && !def.supportsTarget(kTargetCUDA))
     return;
   std::mt19937 rng(1234);
   PTXCollector ptx;

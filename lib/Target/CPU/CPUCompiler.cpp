@@ -16,10 +16,10 @@
 
 #include "hx/Target/CPU/CPUCompiler.h"
 #include "CPUKernelBuilder.h"
-#include "KernelJit.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/IR/Printer.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Target/CPU/KernelJit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/LLVMContext.h"

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelJit.h"
+#include "hx/Target/CPU/KernelJit.h"
 #include "hx/CodeGen/Optimize.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -173,6 +173,12 @@ Expected<ThreadSafeModule> KernelJit::optimize(ThreadSafeModule tsm) {
 }
 
 Error KernelJit::addModule(ThreadSafeModule tsm) { return jit->addIRModule(std::move(tsm)); }
+
+Error KernelJit::defineAbsolute(StringRef name, void *addr) {
+  SymbolMap symbols;
+  symbols[jit->mangleAndIntern(name)] = {ExecutorAddr::fromPtr(addr), JITSymbolFlags::Exported};
+  return jit->getMainJITDylib().define(absoluteSymbols(std::move(symbols)));
+}
 
 Expected<void *> KernelJit::lookup(StringRef name) {
   Expected<ExecutorAddr> addr = jit->lookup(name);

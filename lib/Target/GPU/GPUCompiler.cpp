@@ -15,6 +15,9 @@
 //  3. The O3 pipeline of a NVPTX TargetMachine for the architecture (its
 //     callbacks add NVVMReflect and the NVPTX passes), then the NVPTX
 //     AsmPrinter prints PTX.
+// Emulating, the pending module has the host JIT's triple and data layout,
+// each kernel gets a host entry (KernelABI's signature), and finalize only
+// keeps the module for takeEmulationModule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +29,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Metadata.h"
@@ -70,6 +74,8 @@ struct GPUCompiler::Impl {
   StringMap<unsigned> cache;
   std::vector<std::string> ptx;
   std::vector<std::string> ir;
+  std::vector<orc::ThreadSafeModule> emulated;
+  bool emulate() const { return !opts.emulationTriple.empty(); }
   std::unique_ptr<LLVMContext> pendingCtx;
   std::unique_ptr<llvm::Module> pendingModule;
   std::vector<unsigned> pendingIds;
@@ -79,8 +85,13 @@ struct GPUCompiler::Impl {
       pendingCtx = std::make_unique<LLVMContext>();
       pendingModule =
           std::make_unique<llvm::Module>("hx_ptx_" + std::to_string(ptx.size()), *pendingCtx);
-      pendingModule->setTargetTriple(kTriple);
-      pendingModule->setDataLayout(tm->createDataLayout());
+      if (emulate()) {
+        pendingModule->setTargetTriple(opts.emulationTriple);
+        pendingModule->setDataLayout(opts.emulationDataLayout);
+      } else {
+        pendingModule->setTargetTriple(kTriple);
+        pendingModule->setDataLayout(tm->createDataLayout());
+      }
     }
     return *pendingModule;
   }
@@ -91,6 +102,12 @@ GPUCompiler::GPUCompiler() = default;
 GPUCompiler::~GPUCompiler() = default;
 
 Expected<std::unique_ptr<GPUCompiler>> GPUCompiler::create(GPUCompilerOptions opts) {
+  if (!opts.emulationTriple.empty()) {
+    std::unique_ptr<GPUCompiler> c(new GPUCompiler());
+    c->impl = std::make_unique<Impl>();
+    c->impl->opts = std::move(opts);
+    return c;
+  }
   static std::once_flag once;
   std::call_once(once, [] {
     LLVMInitializeNVPTXTargetInfo();
@@ -136,6 +153,22 @@ bool GPUCompiler::supports(const OpDef &op) {
   return op.supportsTarget(kTargetCUDA) && lookupKernelGenerator(op.name) != nullptr;
 }
 
+/// `void <kernel>.host(ptr buffers, ptr launch)`: KernelABI's entry, which
+/// calls the emulated kernel with buffers[0..n).
+static void addHostEntry(llvm::Function &kernel) {
+  LLVMContext &ctx = kernel.getContext();
+  llvm::Type *ptr = PointerType::getUnqual(ctx);
+  auto *ty = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  auto *entry = llvm::Function::Create(ty, GlobalValue::ExternalLinkage, kernel.getName() + ".host",
+                                       kernel.getParent());
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<Value *, 8> args;
+  for (unsigned i = 0; i < kernel.arg_size(); ++i)
+    args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i)));
+  b.CreateCall(&kernel, args);
+  b.CreateRetVoid();
+}
+
 Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   std::string sig = kernelSignature(call);
   if (auto it = impl->cache.find(sig); it != impl->cache.end())
@@ -147,7 +180,7 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   llvm::Module &m = impl->getPendingModule();
   unsigned id = unsigned(impl->kernels.size());
   std::string symbol = kernelSymbol(id, spec->opName());
-  GPUKernelBuilder kb(m, symbol, spec->numBuffers());
+  GPUKernelBuilder kb(m, symbol, spec->numBuffers(), impl->emulate());
   Error e = emitKernel(kb, *spec);
   if (!e && !kb.error().empty())
     e = unsupported(kb, *spec, kb.error());
@@ -165,14 +198,18 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
         ": internal error: the generated cuda kernel is invalid LLVM IR: " + os.str());
   }
   LLVMContext &ctx = m.getContext();
-  m.getOrInsertNamedMetadata("nvvm.annotations")
-      ->addOperand(MDNode::get(
-          ctx, {ValueAsMetadata::get(kb.function()), MDString::get(ctx, "maxntidx"),
-                ValueAsMetadata::get(ConstantInt::get(llvm::Type::getInt32Ty(ctx), kBlockDim))}));
+  if (impl->emulate())
+    addHostEntry(*kb.function());
+  else
+    m.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(MDNode::get(
+            ctx, {ValueAsMetadata::get(kb.function()), MDString::get(ctx, "maxntidx"),
+                  ValueAsMetadata::get(ConstantInt::get(llvm::Type::getInt32Ty(ctx), kBlockDim))}));
   KernelRecord r;
-  r.info.module = unsigned(impl->ptx.size());
+  r.info.module = numModules();
   r.info.symbol = symbol;
   r.info.gridDim = kb.gridDim();
+  r.info.usesBarrier = kb.usesBarrier();
   r.signature = sig;
   impl->kernels.push_back(std::move(r));
   impl->pendingIds.push_back(id);
@@ -216,6 +253,10 @@ Error GPUCompiler::finalize() {
     return createStringError("cannot compile the cuda kernels: " + what);
   };
 
+  if (impl->emulate()) {
+    impl->emulated.emplace_back(std::move(m), std::move(ctx));
+    return Error::success();
+  }
   if (Error e = impl->linkLibdevice(*m))
     return fail(toString(std::move(e)));
   for (llvm::Function &f : *m)
@@ -246,7 +287,13 @@ Error GPUCompiler::finalize() {
 
 unsigned GPUCompiler::numKernels() const { return unsigned(impl->kernels.size()); }
 const GPUKernelInfo &GPUCompiler::kernel(unsigned id) const { return impl->kernels[id].info; }
-unsigned GPUCompiler::numModules() const { return unsigned(impl->ptx.size()); }
+unsigned GPUCompiler::numModules() const {
+  return unsigned(impl->emulate() ? impl->emulated.size() : impl->ptx.size());
+}
+bool GPUCompiler::emulates() const { return impl->emulate(); }
+orc::ThreadSafeModule GPUCompiler::takeEmulationModule(unsigned module) {
+  return std::move(impl->emulated[module]);
+}
 const std::string &GPUCompiler::ptx(unsigned module) const { return impl->ptx[module]; }
 StringRef GPUCompiler::arch() const { return impl->opts.arch; }
 

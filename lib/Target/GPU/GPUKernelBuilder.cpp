@@ -32,13 +32,15 @@ using namespace llvm;
 
 namespace hx {
 
-GPUKernelBuilder::GPUKernelBuilder(Module &m, StringRef kernelName, unsigned numBuffers)
-    : KernelBuilder(m, numBuffers), name(kernelName.str()) {
+GPUKernelBuilder::GPUKernelBuilder(Module &m, StringRef kernelName, unsigned numBuffers,
+                                   bool emulate)
+    : KernelBuilder(m, numBuffers), name(kernelName.str()), emulate(emulate) {
   LLVMContext &ctx = m.getContext();
   SmallVector<llvm::Type *, 8> params(numBuffers, PointerType::getUnqual(ctx));
   auto *fnTy = FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
   kernel = llvm::Function::Create(fnTy, GlobalValue::ExternalLinkage, name, m);
-  kernel->setCallingConv(CallingConv::PTX_Kernel);
+  if (!emulate)
+    kernel->setCallingConv(CallingConv::PTX_Kernel);
   kernel->setDoesNotThrow();
   SmallVector<Value *, 8> args;
   for (unsigned i = 0; i < numBuffers; ++i) {
@@ -77,22 +79,48 @@ void GPUKernelBuilder::discard() {
   shared.clear();
 }
 
+/// The emulator's state: i32 [tid.x, ctaid.x, nctaid.x, reserved].
+static GlobalVariable *simtState(Module &m) {
+  auto *ty = ArrayType::get(llvm::Type::getInt32Ty(m.getContext()), 4);
+  return cast<GlobalVariable>(m.getOrInsertGlobal("hx_simt_state", ty));
+}
+
+Value *GPUKernelBuilder::specialRegister(Intrinsic::ID id, unsigned emulatedSlot) {
+  Value *r;
+  if (emulate) {
+    GlobalVariable *state = simtState(module);
+    r = b.CreateLoad(b.getInt32Ty(),
+                     b.CreateConstInBoundsGEP2_32(state->getValueType(), state, 0, emulatedSlot));
+  } else {
+    r = b.CreateIntrinsic(id, {}, {});
+  }
+  return b.CreateZExt(r, b.getInt64Ty());
+}
+
 Value *GPUKernelBuilder::threadIndex() {
-  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}),
-                      b.getInt64Ty());
+  return specialRegister(Intrinsic::nvvm_read_ptx_sreg_tid_x, 0);
 }
 
 Value *GPUKernelBuilder::blockIndex() {
-  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {}),
-                      b.getInt64Ty());
+  return specialRegister(Intrinsic::nvvm_read_ptx_sreg_ctaid_x, 1);
 }
 
 Value *GPUKernelBuilder::gridSize() {
-  return b.CreateZExt(b.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}, {}),
-                      b.getInt64Ty());
+  return specialRegister(Intrinsic::nvvm_read_ptx_sreg_nctaid_x, 2);
 }
 
-void GPUKernelBuilder::barrier() { b.CreateIntrinsic(Intrinsic::nvvm_barrier0, {}, {}); }
+void GPUKernelBuilder::barrier() {
+  unsigned site = barriers++;
+  if (!emulate) {
+    b.CreateIntrinsic(Intrinsic::nvvm_barrier0, {}, {});
+    return;
+  }
+  // An opaque call: the optimizer keeps shared-memory accesses on their side.
+  LLVMContext &ctx = module.getContext();
+  FunctionCallee f = module.getOrInsertFunction("hx_simt_barrier", llvm::Type::getVoidTy(ctx),
+                                                PointerType::getUnqual(ctx), b.getInt32Ty());
+  b.CreateCall(f, {simtState(module), b.getInt32(site)});
+}
 
 void GPUKernelBuilder::wantBlocks(int64_t blocks) {
   grid = std::max<unsigned>(grid, unsigned(std::clamp<int64_t>(blocks, 1, kMaxGrid)));
@@ -100,9 +128,12 @@ void GPUKernelBuilder::wantBlocks(int64_t blocks) {
 
 GlobalVariable *GPUKernelBuilder::sharedArray(DType t, int64_t count, StringRef suffix) {
   auto *ty = ArrayType::get(memoryType(t), uint64_t(count));
-  auto *g = new GlobalVariable(module, ty, /*isConstant=*/false, GlobalValue::InternalLinkage,
-                               UndefValue::get(ty), name + "." + suffix, nullptr,
-                               GlobalValue::NotThreadLocal, /*AddressSpace=*/3);
+  // Emulated: external, so that the barrier call may touch it.
+  auto *g = new GlobalVariable(
+      module, ty, /*isConstant=*/false,
+      emulate ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
+      emulate ? llvm::Constant::getNullValue(ty) : UndefValue::get(ty), name + "." + suffix,
+      nullptr, GlobalValue::NotThreadLocal, /*AddressSpace=*/emulate ? 0 : 3);
   g->setAlignment(Align(16));
   shared.push_back(g);
   return g;
@@ -153,6 +184,8 @@ Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     callee = f32 ? "__nv_erff" : "__nv_erf";
     break;
   }
+  if (emulate) // the host's libm: expf for __nv_expf
+    callee.consume_front("__nv_");
   llvm::Type *ty = registerType(t);
   SmallVector<llvm::Type *, 2> params(args.size(), ty);
   FunctionCallee f = module.getOrInsertFunction(callee, FunctionType::get(ty, params, false));

@@ -23,11 +23,21 @@
 //    contraction, whose products accumulate in the operands' dtype with
 //    fused multiply-adds (one rounding each) and are widened for the store.
 //
+// Emulation (hx/Target/SIMT): the same kernel for the host, the hardware
+// replaced by the emulator's: the special registers are loads from the
+// external i32 array @hx_simt_state ({tid.x, ctaid.x, nctaid.x}), a barrier
+// is a call of hx_simt_barrier(@hx_simt_state, i32 site), shared arrays are
+// ordinary external globals (one block runs at a time), libdevice's
+// __nv_expf is libm's expf, and the kernel has the C calling convention.
+// Everything else, the loops, tiles and index arithmetic under test, is
+// emitted by the very same code.
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_TARGET_GPU_GPUKERNELBUILDER_H
 #define HX_LIB_TARGET_GPU_GPUKERNELBUILDER_H
 
 #include "hx/CodeGen/KernelBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include <string>
 
 namespace hx {
@@ -35,8 +45,9 @@ namespace hx {
 class GPUKernelBuilder : public KernelBuilder {
 public:
   /// Creates the kernel function `name` in `m` and positions the builder in
-  /// its body.
-  GPUKernelBuilder(llvm::Module &m, llvm::StringRef name, unsigned numBuffers);
+  /// its body; `emulate`: for the host's SIMT emulator (see above).
+  GPUKernelBuilder(llvm::Module &m, llvm::StringRef name, unsigned numBuffers,
+                   bool emulate = false);
 
   /// Terminates the kernel (and guards it when it has no parallel loop).
   void finish();
@@ -45,6 +56,8 @@ public:
   llvm::Function *function() const { return kernel; }
   /// Blocks of the launch grid.
   unsigned gridDim() const { return grid; }
+  /// Whether the kernel synchronizes its block (a tiled contraction).
+  bool usesBarrier() const { return barriers > 0; }
   /// Set by withScratch when a request is too large for local memory.
   const std::string &error() const { return err; }
 
@@ -64,6 +77,7 @@ public:
 
 private:
   /// int64 special registers.
+  Value *specialRegister(llvm::Intrinsic::ID id, unsigned emulatedSlot);
   Value *threadIndex();
   Value *blockIndex();
   Value *gridSize();
@@ -79,6 +93,8 @@ private:
   std::vector<llvm::GlobalVariable *> shared;
   int parallelDepth = 0;
   bool sawParallel = false;
+  bool emulate = false;
+  unsigned barriers = 0;
   unsigned grid = 1;
   std::string err;
 };

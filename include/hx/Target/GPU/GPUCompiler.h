@@ -12,6 +12,10 @@
 // first (addKernel) and compiled together (finalize): each finalize makes
 // one PTX module, which the runtime loads once per device.
 //
+// With GPUCompilerOptions::emulationTriple the same kernels are emitted for
+// the host instead, for the SIMT emulator (hx/Target/SIMT), which runs them
+// thread by thread: CI checks their results without a GPU.
+//
 // Launch: every kernel runs as a 1-D grid of kBlockDim-thread blocks; the
 // kernel's parameters are its buffer pointers, operands then results
 // (KernelABI.h's order).
@@ -21,6 +25,7 @@
 #define HX_TARGET_GPU_GPUCOMPILER_H
 
 #include "hx/IR/Expr.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
@@ -39,6 +44,11 @@ struct GPUCompilerOptions {
   std::string libdevicePath;
   /// Keep each module's optimized LLVM IR for printLLVM.
   bool keepIR = false;
+  /// Set by the SIMT emulator (hx/Target/SIMT): emit the kernels as LLVM IR
+  /// for the host JIT with this triple and data layout instead of PTX (no
+  /// NVPTX target, libdevice or optimization: the JIT optimizes).
+  std::string emulationTriple;
+  std::string emulationDataLayout;
 };
 
 struct GPUKernelInfo {
@@ -47,6 +57,8 @@ struct GPUKernelInfo {
   unsigned module = 0;
   std::string symbol;
   unsigned gridDim = 1;
+  /// Whether a block synchronizes (__syncthreads) in the kernel.
+  bool usesBarrier = false;
 };
 
 class GPUCompiler {
@@ -84,6 +96,12 @@ public:
   void printPTX(llvm::raw_ostream &os) const;
   /// Every module's optimized LLVM IR (needs keepIR).
   void printLLVM(llvm::raw_ostream &os) const;
+
+  /// Emulation only: the host LLVM module of a finalized module, once. Each
+  /// kernel `sym` has a host entry `sym.host` with KernelABI's signature
+  /// (buffers, launch), which runs one thread of one block.
+  llvm::orc::ThreadSafeModule takeEmulationModule(unsigned module);
+  bool emulates() const;
 
 private:
   GPUCompiler();

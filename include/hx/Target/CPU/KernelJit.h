@@ -1,16 +1,18 @@
 //===- KernelJit.h - ORC LLJIT with the host O3 pipeline --------*- C++ -*-===//
 //
-// Private to lib/Target/CPU. One LLJIT for the host CPU
+// The host JIT of the CPU code generator (and of the SIMT emulator,
+// hx/Target/SIMT). One LLJIT for the host CPU
 // (JITTargetMachineBuilder::detectHost) whose IR transform layer runs the
 // O3 module pipeline with the host TargetMachine's TargetIRAnalysis (LLJIT
 // optimizes nothing by itself, and without the target's cost model the
 // vectorizers see no vector registers). The runtime's parallel-for callback
 // is defined in the main JITDylib as the absolute symbol hx_parallel_for;
-// libm and libc symbols resolve from the process.
+// libm and libc symbols resolve from the process; a user of the JIT may
+// define more absolute symbols (defineAbsolute).
 //
 //===----------------------------------------------------------------------===//
-#ifndef HX_LIB_TARGET_CPU_KERNELJIT_H
-#define HX_LIB_TARGET_CPU_KERNELJIT_H
+#ifndef HX_TARGET_CPU_KERNELJIT_H
+#define HX_TARGET_CPU_KERNELJIT_H
 
 #include "hx/Target/KernelABI.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -36,6 +38,9 @@ public:
 
   /// Adds a module; it is optimized and compiled at its first lookup.
   llvm::Error addModule(llvm::orc::ThreadSafeModule tsm);
+  /// Defines `name` in the JIT as the absolute address `addr` (data or a
+  /// function of the process), for the modules added later.
+  llvm::Error defineAbsolute(llvm::StringRef name, void *addr);
   /// The address of a function of an added module (compiling it if needed).
   llvm::Expected<void *> lookup(llvm::StringRef name);
 

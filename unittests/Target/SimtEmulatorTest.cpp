@@ -1,0 +1,162 @@
+//===- SimtEmulatorTest.cpp - The SIMT emulator's own semantics -----------===//
+//
+// Hand-written kernels in the form GPUKernelBuilder emits when emulating
+// (@hx_simt_state, hx_simt_barrier): the special registers, a grid smaller
+// than the kernel's, shared memory across a barrier, and both kinds of
+// divergent barrier, which must fail the launch and name the threads. The
+// operators' kernels themselves run on the emulator in OpConformanceTest
+// (backend cuda_emu).
+//
+//===----------------------------------------------------------------------===//
+
+#include "hx/Target/SIMT/SimtEmulator.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "gtest/gtest.h"
+#include <cstdint>
+#include <vector>
+
+using namespace hx;
+
+namespace {
+
+constexpr unsigned kThreads = GPUCompiler::kBlockDim;
+
+class SimtEmulatorTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto e = SimtEmulator::create();
+    ASSERT_TRUE(bool(e)) << llvm::toString(e.takeError());
+    emu = std::move(*e);
+  }
+
+  /// Adds a kernel `@k(ptr %buffers, ptr %launch)` whose body is `body`,
+  /// with %tid, %bid and %nb (i32) already read.
+  unsigned add(const std::string &body, unsigned grid, bool barrier) {
+    std::string text = "target triple = \"" + emu->triple() + "\"\n" + "target datalayout = \"" +
+                       emu->dataLayout() + "\"\n" +
+                       "@hx_simt_state = external global [4 x i32]\n"
+                       "@shared = global [256 x i32] zeroinitializer\n"
+                       "declare void @hx_simt_barrier(ptr, i32)\n"
+                       "define void @k" +
+                       std::to_string(count) +
+                       "(ptr %buffers, ptr %launch) {\n"
+                       "entry:\n"
+                       "  %out = load ptr, ptr %buffers\n"
+                       "  %tid = load i32, ptr @hx_simt_state\n"
+                       "  %bidp = getelementptr [4 x i32], ptr @hx_simt_state, i32 0, i32 1\n"
+                       "  %bid = load i32, ptr %bidp\n"
+                       "  %nbp = getelementptr [4 x i32], ptr @hx_simt_state, i32 0, i32 2\n"
+                       "  %nb = load i32, ptr %nbp\n" +
+                       body + "}\n";
+    // Each module's @shared is its own: rename it per kernel.
+    llvm::SmallVector<llvm::StringRef, 8> pieces;
+    llvm::StringRef(text).split(pieces, "@shared");
+    text = llvm::join(pieces, "@shared" + std::to_string(count));
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    llvm::SMDiagnostic diag;
+    std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(text, diag, *ctx);
+    EXPECT_TRUE(m) << diag.getMessage().str() << "\n" << text;
+    std::string symbol = ("k" + llvm::Twine(count++)).str();
+    auto id = emu->addHostKernel(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)), symbol,
+                                 grid, barrier);
+    EXPECT_TRUE(bool(id)) << llvm::toString(id.takeError());
+    return *id;
+  }
+
+  std::unique_ptr<SimtEmulator> emu;
+  unsigned count = 0;
+};
+
+TEST_F(SimtEmulatorTest, SpecialRegistersAndGrid) {
+  // out[bid * 256 + tid] = nb * 1000 + bid
+  unsigned id = add("  %b256 = mul i32 %bid, 256\n"
+                    "  %i = add i32 %b256, %tid\n"
+                    "  %p = getelementptr i32, ptr %out, i32 %i\n"
+                    "  %n1000 = mul i32 %nb, 1000\n"
+                    "  %v = add i32 %n1000, %bid\n"
+                    "  store i32 %v, ptr %p\n"
+                    "  ret void\n",
+                    3, false);
+  std::vector<int32_t> out(3 * kThreads, -1);
+  void *buffers[] = {out.data()};
+  ASSERT_FALSE(bool(emu->launch(id, buffers)));
+  for (unsigned i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], int32_t(3000 + i / kThreads)) << i;
+  // A smaller grid than the kernel's: only its blocks run.
+  std::fill(out.begin(), out.end(), -1);
+  ASSERT_FALSE(bool(emu->launch(id, buffers, 2)));
+  EXPECT_EQ(out[0], 2000);
+  EXPECT_EQ(out[2 * kThreads - 1], 2001);
+  EXPECT_EQ(out[2 * kThreads], -1);
+}
+
+TEST_F(SimtEmulatorTest, BarrierOrdersSharedMemory) {
+  // shared[tid] = tid + bid; barrier; out[bid * 256 + tid] = shared[(tid + 1) % 256]
+  unsigned id = add("  %v = add i32 %tid, %bid\n"
+                    "  %s = getelementptr [256 x i32], ptr @shared, i32 0, i32 %tid\n"
+                    "  store i32 %v, ptr %s\n"
+                    "  call void @hx_simt_barrier(ptr @hx_simt_state, i32 0)\n"
+                    "  %t1 = add i32 %tid, 1\n"
+                    "  %n = urem i32 %t1, 256\n"
+                    "  %sn = getelementptr [256 x i32], ptr @shared, i32 0, i32 %n\n"
+                    "  %w = load i32, ptr %sn\n"
+                    "  %b256 = mul i32 %bid, 256\n"
+                    "  %i = add i32 %b256, %tid\n"
+                    "  %p = getelementptr i32, ptr %out, i32 %i\n"
+                    "  store i32 %w, ptr %p\n"
+                    "  ret void\n",
+                    2, true);
+  std::vector<int32_t> out(2 * kThreads, -1);
+  void *buffers[] = {out.data()};
+  llvm::Error e = emu->launch(id, buffers);
+  ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
+  for (unsigned b = 0; b < 2; ++b)
+    for (unsigned t = 0; t < kThreads; ++t)
+      EXPECT_EQ(out[b * kThreads + t], int32_t((t + 1) % kThreads + b)) << b << " " << t;
+}
+
+TEST_F(SimtEmulatorTest, ThreadReturningBeforeABarrierIsAnError) {
+  // Threads below 128 wait at the barrier; the others return.
+  unsigned id = add("  %low = icmp ult i32 %tid, 128\n"
+                    "  br i1 %low, label %wait, label %done\n"
+                    "wait:\n"
+                    "  call void @hx_simt_barrier(ptr @hx_simt_state, i32 0)\n"
+                    "  br label %done\n"
+                    "done:\n"
+                    "  ret void\n",
+                    1, true);
+  void *buffers[] = {nullptr};
+  llvm::Error e = emu->launch(id, buffers);
+  ASSERT_TRUE(bool(e));
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "k0: divergent barrier: thread 128 of block 0 returned while thread 0 of block 0 "
+            "waits at barrier 0");
+  // The emulator stays usable.
+  unsigned ok = add("  ret void\n", 1, true);
+  EXPECT_FALSE(bool(emu->launch(ok, buffers)));
+}
+
+TEST_F(SimtEmulatorTest, ThreadsAtDifferentBarriersAreAnError) {
+  unsigned id = add("  %odd = and i32 %tid, 1\n"
+                    "  %isOdd = icmp ne i32 %odd, 0\n"
+                    "  br i1 %isOdd, label %a, label %b\n"
+                    "a:\n"
+                    "  call void @hx_simt_barrier(ptr @hx_simt_state, i32 1)\n"
+                    "  ret void\n"
+                    "b:\n"
+                    "  call void @hx_simt_barrier(ptr @hx_simt_state, i32 0)\n"
+                    "  ret void\n",
+                    1, true);
+  void *buffers[] = {nullptr};
+  llvm::Error e = emu->launch(id, buffers);
+  ASSERT_TRUE(bool(e));
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "k0: divergent barrier: thread 0 of block 0 waits at barrier 0, thread 1 of block 0 "
+            "at barrier 1");
+}
+
+} // namespace
