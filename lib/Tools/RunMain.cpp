@@ -78,6 +78,8 @@ struct RunConfig {
   unsigned threads = 0;
   Emit emit = Emit::None;
   uint64_t deviceMemoryLimit = 0;
+  /// --emulate-cuda: cuda virtual devices run on cuda-emu devices.
+  bool emulateCuda = false;
   /// Hidden, for testing: a test-crash pass after planning.
   std::string testCrash;
   std::string crashReproducer;
@@ -110,7 +112,8 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.checkDevices, "--check-devices"},
                           {c.interpret, "--interpret"},
                           {c.profile, "--profile"},
-                          {c.noPlan, "--no-plan"}})
+                          {c.noPlan, "--no-plan"},
+                          {c.emulateCuda, "--emulate-cuda"}})
     if (on)
       args.push_back(flag);
   if (c.repeat != 1)
@@ -172,10 +175,18 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
     }
     return d;
   };
-  std::map<unsigned, Device *> cudaDevices;
+  std::map<unsigned, Device *> cudaDevices, emulatedDevices;
   // cuda:N once per ordinal: two virtual devices on one GPU share it (and
-  // get streams of their own).
-  auto cudaDevice = [&](unsigned ordinal) -> Expected<Device *> {
+  // get streams of their own). The same for cuda-emu:N.
+  auto cudaDevice = [&](unsigned ordinal, bool emulated) -> Expected<Device *> {
+    if (emulated) {
+      Device *&d = emulatedDevices[ordinal];
+      if (!d) {
+        owned.push_back(createSimtDevice(ordinal, c.deviceMemoryLimit));
+        d = owned.back().get();
+      }
+      return d;
+    }
     Device *&d = cudaDevices[ordinal];
     if (!d) {
       CUDADeviceOptions opts;
@@ -218,7 +229,7 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
         auto [kind, num] = spec.split(':');
         int64_t n = 0;
         if (!num.empty() && (num.getAsInteger(10, n) || n < 0)) {
-          userError("--device=" + spec + ": expected cpu, cpu:N, cuda or cuda:N");
+          userError("--device=" + spec + ": expected cpu, cpu:N, cuda, cuda:N or cuda-emu:N");
           return false;
         }
         if (kind == "cpu") {
@@ -226,10 +237,10 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
             out[i] = cpu(n);
           else if (pass == 1 && num.empty())
             out[i] = freshCpu();
-        } else if (kind == "cuda" || kind == "gpu") {
+        } else if (kind == "cuda" || kind == "gpu" || kind == "cuda-emu") {
           if (pass == 1)
             continue;
-          Expected<Device *> d = cudaDevice(unsigned(n));
+          Expected<Device *> d = cudaDevice(unsigned(n), kind == "cuda-emu");
           if (!d) {
             userError("--device: " + toString(d.takeError()));
             return false;
@@ -237,7 +248,7 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
           out[i] = *d;
         } else {
           userError("--device=" + spec + ": unknown device '" + kind +
-                    "' (expected cpu, cpu:N, cuda or cuda:N)");
+                    "' (expected cpu, cpu:N, cuda, cuda:N or cuda-emu:N)");
           return false;
         }
       }
@@ -255,6 +266,13 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
   // The driver is probed only when a cuda virtual device needs it.
   if (llvm::all_of(out, [](Device *d) { return d != nullptr; }))
     return true;
+  if (c.emulateCuda) { // cuda-emu:N for virtual_device_id N (or 0), no driver
+    for (size_t i = 0; i < virt.size(); ++i)
+      if (!out[i])
+        out[i] =
+            cantFail(cudaDevice(unsigned(std::max<int64_t>(virt[i].virtualDeviceId, 0)), true));
+    return true;
+  }
   Expected<CUDASystemInfo> gpus = probeCUDA();
   std::string noGpu = gpus ? "" : toString(gpus.takeError());
   for (size_t i = 0; i < virt.size(); ++i) {
@@ -263,7 +281,7 @@ bool mapDevices(const Module &m, const RunConfig &c, std::vector<std::unique_ptr
     if (gpus) {
       int64_t id = virt[i].virtualDeviceId;
       unsigned ordinal = id >= 0 && uint64_t(id) < gpus->devices.size() ? unsigned(id) : 0;
-      Expected<Device *> d = cudaDevice(ordinal);
+      Expected<Device *> d = cudaDevice(ordinal, false);
       if (!d) {
         userError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
                   "): " + toString(d.takeError()));
@@ -504,7 +522,7 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
     // --emit=ptx compiles each cuda virtual device's kernels for cuda
     // whatever it runs on, and runs nothing.
     bool ptxOnly = c.emit == Emit::PTX;
-    Backend *cpuBackend = nullptr;
+    Backend *cpuBackend = nullptr, *simtBackend = nullptr;
     std::map<std::string, Backend *> cudaBackends;
     std::vector<Backend *> backends;
     for (size_t i = 0; i < devices.size(); ++i) {
@@ -519,6 +537,17 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
           cpuBackend = ownedBackends.back().get();
         }
         backends.push_back(cpuBackend);
+        continue;
+      }
+      if (!ptxOnly && StringRef(devices[i]->name()).starts_with("cuda-emu")) {
+        if (!simtBackend) {
+          Expected<std::unique_ptr<Backend>> b = createSimtBackend();
+          if (!b)
+            return userError(toString(b.takeError()));
+          ownedBackends.push_back(std::move(*b));
+          simtBackend = ownedBackends.back().get();
+        }
+        backends.push_back(simtBackend);
         continue;
       }
       std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";
@@ -684,7 +713,7 @@ int hx::runMain(int argc, char **argv) {
                                  cl::value_desc("DIR"), cl::cat(cat));
   cl::list<std::string> devices(
       "device", cl::desc("The physical device of the next virtual device, in table order"),
-      cl::value_desc("cpu|cpu:N|cuda:N"), cl::cat(cat));
+      cl::value_desc("cpu|cpu:N|cuda:N|cuda-emu:N"), cl::cat(cat));
   cl::opt<bool> check("check",
                       cl::desc("Run the reference interpreter on the same inputs; exit 1 when "
                                "the results differ by more than the tolerance"),
@@ -724,6 +753,11 @@ int hx::runMain(int argc, char **argv) {
                                            "the steps, and the buffers and offsets per device")),
                      cl::cat(cat));
   cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
+  cl::opt<bool> emulateCuda(
+      "emulate-cuda",
+      cl::desc("Run cuda virtual devices on cuda-emu:N (the cuda kernels run on the host by the "
+               "SIMT emulator; no GPU or driver needed) unless --device maps them"),
+      cl::cat(cat));
   cl::opt<std::string> memoryLimit(
       "device-memory-limit",
       cl::desc("The most memory hx-run allocates on each device, cuda or cpu (bytes, or with "
@@ -761,6 +795,7 @@ int hx::runMain(int argc, char **argv) {
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;
+  c.emulateCuda = emulateCuda;
   if (!reproducer.crashPath("hx-run", c.crashReproducer))
     return kExitUserError;
   if (!memoryLimit.empty()) {

@@ -32,6 +32,8 @@ class raw_ostream;
 
 namespace hx {
 
+class SimtEmulator;
+
 /// An ordered queue of device work.
 class Stream {
 public:
@@ -57,6 +59,9 @@ struct KernelBinary {
   unsigned module = 0;
   std::string symbol;
   unsigned gridDim = 1, blockDim = 1;
+  /// cuda-emu: the SIMT emulator that compiled the kernel, and its id there.
+  SimtEmulator *emulator = nullptr;
+  unsigned emulatorKernel = 0;
 };
 
 class Device {
@@ -149,6 +154,17 @@ llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(bool keepIR);
 /// The cuda backend: PTX for `arch` (sm_80 when empty) from lib/Target/GPU.
 /// It needs no GPU: the cuda device loads the PTX.
 llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
+
+/// The cuda code generator's kernels for the SIMT emulator (hx/Target/SIMT),
+/// which runs them on the host: the backend of a cuda-emu device.
+llvm::Expected<std::unique_ptr<Backend>> createSimtBackend();
+
+/// "cuda-emu:N": a device of type cuda without a GPU, which runs the SIMT
+/// backend's kernels on the host. Its memory is host memory that the
+/// runtime treats as device memory (copies go through copyFromHost and
+/// copyToHost, as on a GPU); everything is synchronous. `memoryLimit` as for
+/// a cpu device.
+std::unique_ptr<Device> createSimtDevice(unsigned ordinal, uint64_t memoryLimit = 0);
 
 /// The PTX architecture a cuda target asks for (`cuda -arch=sm_90` gives
 /// sm_90), or empty.

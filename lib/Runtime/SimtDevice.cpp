@@ -1,0 +1,121 @@
+//===- SimtDevice.cpp - A cuda device emulated on the host ----------------===//
+//
+// hx-run --device=cuda-emu:N (or --emulate-cuda): the seeds' heterogeneous
+// runs without a GPU. The backend is the SIMT emulator's (the cuda code
+// generator's kernels, JIT-compiled for the host); each KernelBinary points
+// at the emulator that compiled it, so the device needs no code of its own.
+// Memory, copies, streams and events are a private cpu device's (one
+// thread): the device reports itself as not host-accessible, so the
+// executor moves data with copyFromHost / copyToHost exactly where it would
+// on a GPU, and --check-devices tells its memory from every other device's.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Runtime/Backend.h"
+#include "hx/Target/SIMT/SimtEmulator.h"
+#include "llvm/Support/raw_ostream.h"
+#include <deque>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+
+class SimtBackend : public Backend {
+public:
+  explicit SimtBackend(std::unique_ptr<SimtEmulator> e) : emulator(std::move(e)) {}
+  DeviceType type() const override { return DeviceType::CUDA; }
+  bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
+  Expected<unsigned> addKernel(const Call &call) override { return emulator->addKernel(call); }
+  Error finalize() override {
+    if (Error e = emulator->finalize())
+      return e;
+    for (unsigned id = binaries.size(); id < numKernels(); ++id) {
+      const GPUKernelInfo &info = emulator->kernel(id);
+      KernelBinary k;
+      k.symbol = info.symbol;
+      k.gridDim = info.gridDim;
+      k.blockDim = GPUCompiler::kBlockDim;
+      k.emulator = emulator.get();
+      k.emulatorKernel = id;
+      binaries.push_back(std::move(k));
+    }
+    return Error::success();
+  }
+  const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
+  unsigned numKernels() const override { return emulator->numKernels(); }
+  void printCode(raw_ostream &os) const override {}
+
+private:
+  std::unique_ptr<SimtEmulator> emulator;
+  std::vector<KernelBinary> binaries;
+};
+
+class SimtDevice : public Device {
+public:
+  SimtDevice(unsigned ordinal, uint64_t memoryLimit)
+      : ordinal(ordinal), memory(createCPUDevice(0, 1, memoryLimit)) {}
+
+  std::string name() const override { return "cuda-emu:" + std::to_string(ordinal); }
+  DeviceType type() const override { return DeviceType::CUDA; }
+  bool hostAccessible() const override { return false; }
+
+  Expected<void *> allocate(size_t bytes) override {
+    Expected<void *> p = memory->allocate(bytes);
+    if (!p) // the message names the private cpu device: name this one
+      return createStringError(
+          name() + StringRef(toString(p.takeError())).drop_front(memory->name().size()));
+    return p;
+  }
+  void deallocate(void *p) override { memory->deallocate(p); }
+  bool owns(const void *p) const override { return memory->owns(p); }
+  Error copyFromHost(void *dst, const void *src, size_t bytes, Stream *s) override {
+    return memory->copyFromHost(dst, src, bytes, s);
+  }
+  Error copyToHost(void *dst, const void *src, size_t bytes, Stream *s) override {
+    return memory->copyToHost(dst, src, bytes, s);
+  }
+  Error copyWithin(void *dst, const void *src, size_t bytes, Stream *s) override {
+    return memory->copyWithin(dst, src, bytes, s);
+  }
+  std::unique_ptr<Stream> createStream() override { return memory->createStream(); }
+  std::unique_ptr<Event> createEvent(bool timing) override { return memory->createEvent(timing); }
+  Error record(Event &e, Stream *s) override { return memory->record(e, s); }
+  Error wait(Event &e, Stream *s) override { return memory->wait(e, s); }
+  Error hostWait(Event &e) override { return memory->hostWait(e); }
+  Expected<double> elapsed(Event &from, Event &to) override { return memory->elapsed(from, to); }
+  Error synchronize() override { return Error::success(); }
+
+  Expected<const void *> load(const KernelBinary &k) override {
+    if (!k.emulator)
+      return createStringError(name() + ": kernel '" + k.symbol +
+                               "' was not compiled for the SIMT emulator");
+    loaded.push_back({k.emulator, k.emulatorKernel});
+    return static_cast<const void *>(&loaded.back());
+  }
+  Error launch(const void *kernel, void **buffers, unsigned, Stream *) override {
+    const auto &[emulator, id] = *static_cast<const Loaded *>(kernel);
+    if (Error e = emulator->launch(id, buffers))
+      return createStringError(name() + ": " + toString(std::move(e)));
+    return Error::success();
+  }
+
+private:
+  unsigned ordinal;
+  std::unique_ptr<Device> memory;
+  /// The handles load returns (a deque: they never move).
+  using Loaded = std::pair<SimtEmulator *, unsigned>;
+  std::deque<Loaded> loaded;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Backend>> hx::createSimtBackend() {
+  Expected<std::unique_ptr<SimtEmulator>> e = SimtEmulator::create();
+  if (!e)
+    return e.takeError();
+  return std::make_unique<SimtBackend>(std::move(*e));
+}
+
+std::unique_ptr<Device> hx::createSimtDevice(unsigned ordinal, uint64_t memoryLimit) {
+  return std::make_unique<SimtDevice>(ordinal, memoryLimit);
+}
