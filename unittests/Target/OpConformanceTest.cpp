@@ -534,8 +534,9 @@ Expected<std::vector<HostTensor>> runOnCUDA(const Call &call,
 }
 
 /// Runs a typed call's cuda kernel on the SIMT emulator: with the kernel's
-/// grid, and again with one block, whose results must be the same bits
-/// (every loop is grid-stride).
+/// grid, again with one block (every loop is grid-stride), and again with
+/// blocks and threads in reverse order (no result may depend on the order
+/// of threads): all three must give the same bits.
 Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
                                                 llvm::ArrayRef<const HostTensor *> args) {
   static std::unique_ptr<SimtEmulator> emulator; // one JIT for the whole suite
@@ -550,26 +551,26 @@ Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
     return id.takeError();
   if (llvm::Error e = emulator->finalize())
     return e;
-  std::vector<HostTensor> results, again;
-  for (const TensorType *t : resultTypes(call)) {
-    results.emplace_back(t->dtype, t->shape);
-    again.emplace_back(t->dtype, t->shape);
-  }
-  for (unsigned grid : {0u, 1u}) {
+  const SimtLaunchOptions launches[] = {{0, false}, {1, false}, {0, true}};
+  const char *names[] = {"its grid", "one block", "reverse order"};
+  std::vector<HostTensor> results[3];
+  for (int l = 0; l < 3; ++l) {
+    for (const TensorType *t : resultTypes(call))
+      results[l].emplace_back(t->dtype, t->shape);
     std::vector<void *> buffers;
     for (const HostTensor *a : args)
       buffers.push_back(const_cast<void *>(a->data()));
-    for (HostTensor &r : grid ? again : results)
+    for (HostTensor &r : results[l])
       buffers.push_back(r.data());
-    if (llvm::Error e = emulator->launch(*id, buffers.data(), grid))
+    if (llvm::Error e = emulator->launch(*id, buffers.data(), launches[l]))
       return e;
+    for (size_t r = 0; l > 0 && r < results[0].size(); ++r)
+      if (std::memcmp(results[0][r].data(), results[l][r].data(), results[0][r].byteSize()) != 0)
+        return llvm::createStringError("result " + std::to_string(r) + " with " + names[l] +
+                                       " differs from the result with its grid (" +
+                                       std::to_string(emulator->kernel(*id).gridDim) + " blocks)");
   }
-  for (size_t r = 0; r < results.size(); ++r)
-    if (std::memcmp(results[r].data(), again[r].data(), results[r].byteSize()) != 0)
-      return llvm::createStringError("result " + std::to_string(r) + " of a " +
-                                     std::to_string(emulator->kernel(*id).gridDim) +
-                                     "-block grid differs from a 1-block grid's");
-  return results;
+  return std::move(results[0]);
 }
 
 /// Runs a typed call on a backend.

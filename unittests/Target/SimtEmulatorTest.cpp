@@ -88,10 +88,25 @@ TEST_F(SimtEmulatorTest, SpecialRegistersAndGrid) {
     EXPECT_EQ(out[i], int32_t(3000 + i / kThreads)) << i;
   // A smaller grid than the kernel's: only its blocks run.
   std::fill(out.begin(), out.end(), -1);
-  ASSERT_FALSE(bool(emu->launch(id, buffers, 2)));
+  ASSERT_FALSE(bool(emu->launch(id, buffers, {2, false})));
   EXPECT_EQ(out[0], 2000);
   EXPECT_EQ(out[2 * kThreads - 1], 2001);
   EXPECT_EQ(out[2 * kThreads], -1);
+}
+
+TEST_F(SimtEmulatorTest, ReverseOrderShowsARace) {
+  // Every thread of every block writes out[0]: the last one wins.
+  unsigned id = add("  %v = mul i32 %bid, 1000\n"
+                    "  %w = add i32 %v, %tid\n"
+                    "  store i32 %w, ptr %out\n"
+                    "  ret void\n",
+                    2, false);
+  int32_t out = -1;
+  void *buffers[] = {&out};
+  ASSERT_FALSE(bool(emu->launch(id, buffers)));
+  EXPECT_EQ(out, 1255);
+  ASSERT_FALSE(bool(emu->launch(id, buffers, {0, /*reverse=*/true})));
+  EXPECT_EQ(out, 0);
 }
 
 TEST_F(SimtEmulatorTest, BarrierOrdersSharedMemory) {
@@ -112,11 +127,14 @@ TEST_F(SimtEmulatorTest, BarrierOrdersSharedMemory) {
                     2, true);
   std::vector<int32_t> out(2 * kThreads, -1);
   void *buffers[] = {out.data()};
-  llvm::Error e = emu->launch(id, buffers);
-  ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
-  for (unsigned b = 0; b < 2; ++b)
-    for (unsigned t = 0; t < kThreads; ++t)
-      EXPECT_EQ(out[b * kThreads + t], int32_t((t + 1) % kThreads + b)) << b << " " << t;
+  for (bool reverse : {false, true}) {
+    std::fill(out.begin(), out.end(), -1);
+    llvm::Error e = emu->launch(id, buffers, {0, reverse});
+    ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
+    for (unsigned b = 0; b < 2; ++b)
+      for (unsigned t = 0; t < kThreads; ++t)
+        EXPECT_EQ(out[b * kThreads + t], int32_t((t + 1) % kThreads + b)) << b << " " << t;
+  }
 }
 
 TEST_F(SimtEmulatorTest, ThreadReturningBeforeABarrierIsAnError) {

@@ -85,6 +85,7 @@ struct SimtEmulator::Impl {
 
   // The launch in progress.
   KernelFn fn = nullptr;
+  bool reverse = false;
   void **buffers = nullptr;
   std::vector<Fiber> fibers;
   ucontext_t scheduler;
@@ -208,22 +209,25 @@ Error SimtEmulator::Impl::reserveStacks() {
   return Error::success();
 }
 
-Error SimtEmulator::launch(unsigned id, void **buffers, unsigned gridDim) {
+Error SimtEmulator::launch(unsigned id, void **buffers, const SimtLaunchOptions &opts) {
   const Entry &e = impl->entries[id];
   if (!e.fn)
     return createStringError("kernel " + e.info.symbol + " is not finalized");
-  unsigned grid = gridDim ? gridDim : e.info.gridDim;
+  unsigned grid = opts.gridDim ? opts.gridDim : e.info.gridDim;
+  impl->reverse = opts.reverse;
+  auto nth = [&](unsigned i, unsigned n) { return opts.reverse ? n - 1 - i : i; };
   impl->fn = e.fn;
   impl->buffers = buffers;
   impl->state.regs[2] = int32_t(grid);
   if (e.info.usesBarrier)
     if (Error err = impl->reserveStacks())
       return err;
-  for (unsigned block = 0; block < grid; ++block) {
+  for (unsigned b = 0; b < grid; ++b) {
+    unsigned block = nth(b, grid);
     impl->state.regs[1] = int32_t(block);
     if (!e.info.usesBarrier) {
-      for (unsigned t = 0; t < kThreads; ++t) {
-        impl->state.regs[0] = int32_t(t);
+      for (unsigned i = 0; i < kThreads; ++i) {
+        impl->state.regs[0] = int32_t(nth(i, kThreads));
         e.fn(buffers, nullptr);
       }
       continue;
@@ -283,7 +287,8 @@ Error SimtEmulator::Impl::runBlock(const Entry &e, unsigned block) {
     return "thread " + std::to_string(t) + " of block " + std::to_string(block);
   };
   for (;;) {
-    for (unsigned t = 0; t < kThreads; ++t) {
+    for (unsigned i = 0; i < kThreads; ++i) {
+      unsigned t = reverse ? kThreads - 1 - i : i;
       if (fibers[t].status != FiberStatus::Running)
         continue;
       current = t;

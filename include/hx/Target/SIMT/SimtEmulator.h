@@ -20,6 +20,10 @@
 //
 // A launch may use fewer blocks than the kernel's grid: every hx kernel's
 // loops are grid-stride loops, which must cover their extent with any grid.
+// It may also run the blocks, and the threads of a block, in reverse order:
+// a kernel whose result depends on the order (two threads writing one
+// element, a thread reading what another writes without a barrier between)
+// then gives other bits, which is how tests find such races.
 //
 // State is per emulator (its own JIT and its @hx_simt_state); one emulator
 // runs one launch at a time.
@@ -35,6 +39,13 @@
 
 namespace hx {
 
+struct SimtLaunchOptions {
+  /// Blocks to run (0: the kernel's own grid).
+  unsigned gridDim = 0;
+  /// Blocks and threads in descending order.
+  bool reverse = false;
+};
+
 class SimtEmulator {
 public:
   static llvm::Expected<std::unique_ptr<SimtEmulator>> create();
@@ -47,9 +58,9 @@ public:
   const GPUKernelInfo &kernel(unsigned id) const;
   unsigned numKernels() const;
 
-  /// Runs a finalized kernel over `gridDim` blocks (0: the kernel's own
-  /// grid) on `buffers` (KernelABI's order: operands, then results).
-  llvm::Error launch(unsigned id, void **buffers, unsigned gridDim = 0);
+  /// Runs a finalized kernel on `buffers` (KernelABI's order: operands,
+  /// then results).
+  llvm::Error launch(unsigned id, void **buffers, const SimtLaunchOptions &opts = {});
 
   /// For tests of the emulator itself: a host module whose function
   /// `symbol` has KernelABI's signature and uses the emulator's state and
