@@ -142,8 +142,9 @@ double maxError(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want, std::string
 
 struct DifferentialTester::Impl {
   PassRegistry registry;
-  std::unique_ptr<Backend> cpu;
-  std::vector<std::unique_ptr<Device>> devices;
+  std::unique_ptr<Backend> cpu, simt;
+  /// Per virtual device i: a cpu instance, and a cuda-emu device.
+  std::vector<std::unique_ptr<Device>> devices, emulated;
 
   Impl() { registerAllPasses(registry); }
 
@@ -215,6 +216,19 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
   std::vector<Device *> devs;
   std::vector<Backend *> backends;
   for (size_t i = 0; i < n; ++i) {
+    if (opts.emulateCuda && i < m->devices.size() && m->devices[i].deviceType == DeviceType::CUDA) {
+      if (!simt) {
+        Expected<std::unique_ptr<Backend>> b = createSimtBackend();
+        if (!b)
+          return fail("compile", toString(b.takeError()));
+        simt = std::move(*b);
+      }
+      while (emulated.size() <= i)
+        emulated.push_back(createSimtDevice(unsigned(emulated.size())));
+      devs.push_back(emulated[i].get());
+      backends.push_back(simt.get());
+      continue;
+    }
     devs.push_back(devices[i].get());
     backends.push_back(cpu.get());
   }

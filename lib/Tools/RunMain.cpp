@@ -518,6 +518,11 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
     std::vector<Device *> devices;
     if (!mapDevices(*m, c, owned, devices))
       return kExitUserError;
+    if (!c.costTableOut.empty())
+      for (Device *d : devices)
+        if (StringRef(d->name()).starts_with("cuda-emu"))
+          return userError("--cost-table-out: " + d->name() +
+                           " is an emulated GPU, whose times say nothing of a GPU's");
     // One backend per kind of code: cpu, and cuda per PTX architecture.
     // --emit=ptx compiles each cuda virtual device's kernels for cuda
     // whatever it runs on, and runs nothing.

@@ -49,6 +49,10 @@ int hx::smithMain(int argc, char **argv) {
   cl::opt<bool> staticOnly("static-only",
                            cl::desc("--check: the static checks only (no compile, run, compare)"),
                            cl::cat(cat));
+  cl::opt<bool> emulateCuda(
+      "emulate-cuda",
+      cl::desc("--check: cuda virtual devices run on emulated GPUs (hx-run --emulate-cuda)"),
+      cl::cat(cat));
   cl::opt<std::string> keep("keep-failures", cl::desc("--check: write DIR/seed-S.ir per failure"),
                             cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<bool> coverage("coverage", cl::desc("Print how many modules call each operator"),
@@ -100,6 +104,7 @@ int hx::smithMain(int argc, char **argv) {
     DiffOptions d;
     d.execute = !staticOnly;
     d.inputSeed = o.seed;
+    d.emulateCuda = emulateCuda;
     std::string name = "seed-" + std::to_string(o.seed) + ".ir";
     DiffResult r = tester.check(m.text, name, d);
     if (r.ok)

@@ -11,7 +11,8 @@
 //   idempotence planning the printed plan again changes nothing, and the
 //               plan itself round-trips;
 //   compile     the executable builds, each virtual device on a cpu
-//               instance of its own, with --check-devices;
+//               instance of its own (with emulateCuda, a cuda one on an
+//               emulated GPU: the cuda kernels), with --check-devices;
 //   run         it runs on seeded random inputs (floats in [-1, 1),
 //               integers in [-9, 9] without 0, booleans);
 //   interpret   the reference interpreter runs;
@@ -38,6 +39,9 @@ struct DiffOptions {
   bool execute = true;
   /// The seed of the random inputs.
   uint64_t inputSeed = 0;
+  /// Run cuda virtual devices on emulated GPUs (cuda-emu, the cuda
+  /// backend's kernels on the SIMT emulator) instead of cpu instances.
+  bool emulateCuda = false;
 };
 
 struct DiffResult {
