@@ -140,7 +140,7 @@ Value *KernelBuilder::buffer(unsigned i) const {
 
 Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
   llvm::Type *mt = memoryType(t);
-  Value *addr = b.CreateInBoundsGEP(mt, ptr, offset);
+  Value *addr = accessAddress(t, ptr, offset, b.CreateInBoundsGEP(mt, ptr, offset), false);
   Value *v = b.CreateAlignedLoad(mt, addr, Align(dtypeBytes(t)));
   if (t == DType::Bool)
     return b.CreateICmpNE(v, ConstantInt::get(mt, 0));
@@ -151,7 +151,7 @@ Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
 
 void KernelBuilder::store(DType t, Value *ptr, Value *offset, Value *v) {
   llvm::Type *mt = memoryType(t);
-  Value *addr = b.CreateInBoundsGEP(mt, ptr, offset);
+  Value *addr = accessAddress(t, ptr, offset, b.CreateInBoundsGEP(mt, ptr, offset), true);
   if (t == DType::Bool)
     v = b.CreateZExt(v, mt);
   else if (t == DType::Float16)

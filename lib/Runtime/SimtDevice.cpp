@@ -8,12 +8,17 @@
 // thread): the device reports itself as not host-accessible, so the
 // executor moves data with copyFromHost / copyToHost exactly where it would
 // on a GPU, and --check-devices tells its memory from every other device's.
+// A launch gives the emulator each buffer's bytes up to the end of its
+// allocation (an arena, a parameter, an output), so an access beyond it
+// fails the run as an illegal address would on a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Runtime/Backend.h"
 #include "hx/Target/SIMT/SimtEmulator.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
+#include <limits>
+#include <map>
 
 using namespace hx;
 using namespace llvm;
@@ -64,9 +69,13 @@ public:
     if (!p) // the message names the private cpu device: name this one
       return createStringError(
           name() + StringRef(toString(p.takeError())).drop_front(memory->name().size()));
+    sizes[*p] = bytes;
     return p;
   }
-  void deallocate(void *p) override { memory->deallocate(p); }
+  void deallocate(void *p) override {
+    sizes.erase(p);
+    memory->deallocate(p);
+  }
   bool owns(const void *p) const override { return memory->owns(p); }
   Error copyFromHost(void *dst, const void *src, size_t bytes, Stream *s) override {
     return memory->copyFromHost(dst, src, bytes, s);
@@ -92,15 +101,34 @@ public:
     loaded.push_back({k.emulator, k.emulatorKernel});
     return static_cast<const void *>(&loaded.back());
   }
-  Error launch(const void *kernel, void **buffers, unsigned, Stream *) override {
+  Error launch(const void *kernel, void **buffers, unsigned numBuffers, Stream *) override {
     const auto &[emulator, id] = *static_cast<const Loaded *>(kernel);
-    if (Error e = emulator->launch(id, buffers))
+    SimtLaunchOptions opts;
+    std::vector<uint64_t> bytes;
+    for (unsigned i = 0; i < numBuffers; ++i)
+      bytes.push_back(bytesFrom(buffers[i]));
+    opts.bufferBytes = bytes;
+    if (Error e = emulator->launch(id, buffers, opts))
       return createStringError(name() + ": " + toString(std::move(e)));
     return Error::success();
   }
 
 private:
+  /// From `p` to the end of its allocation; unlimited outside them.
+  uint64_t bytesFrom(const void *p) const {
+    auto it = sizes.upper_bound(p);
+    if (it != sizes.begin()) {
+      --it;
+      auto *start = static_cast<const char *>(it->first), *at = static_cast<const char *>(p);
+      if (at >= start && at <= start + it->second)
+        return uint64_t(start + it->second - at);
+    }
+    return std::numeric_limits<uint64_t>::max();
+  }
+
   unsigned ordinal;
+  /// Bytes of each allocation.
+  std::map<const void *, size_t> sizes;
   std::unique_ptr<Device> memory;
   /// The handles load returns (a deque: they never move).
   using Loaded = std::pair<SimtEmulator *, unsigned>;

@@ -551,7 +551,12 @@ Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
     return id.takeError();
   if (llvm::Error e = emulator->finalize())
     return e;
-  const SimtLaunchOptions launches[] = {{0, false}, {1, false}, {0, true}};
+  std::vector<uint64_t> bytes;
+  for (const HostTensor *a : args)
+    bytes.push_back(a->byteSize());
+  for (const TensorType *t : resultTypes(call))
+    bytes.push_back(HostTensor(t->dtype, t->shape).byteSize());
+  const SimtLaunchOptions launches[] = {{0, false, bytes}, {1, false, bytes}, {0, true, bytes}};
   const char *names[] = {"its grid", "one block", "reverse order"};
   std::vector<HostTensor> results[3];
   for (int l = 0; l < 3; ++l) {

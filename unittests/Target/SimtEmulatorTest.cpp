@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hx/Target/SIMT/SimtEmulator.h"
+#include "KernelTestUtil.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -24,6 +25,18 @@ using namespace hx;
 namespace {
 
 constexpr unsigned kThreads = GPUCompiler::kBlockDim;
+
+SimtLaunchOptions withGrid(unsigned blocks) {
+  SimtLaunchOptions o;
+  o.gridDim = blocks;
+  return o;
+}
+
+SimtLaunchOptions reversed() {
+  SimtLaunchOptions o;
+  o.reverse = true;
+  return o;
+}
 
 class SimtEmulatorTest : public ::testing::Test {
 protected:
@@ -88,7 +101,7 @@ TEST_F(SimtEmulatorTest, SpecialRegistersAndGrid) {
     EXPECT_EQ(out[i], int32_t(3000 + i / kThreads)) << i;
   // A smaller grid than the kernel's: only its blocks run.
   std::fill(out.begin(), out.end(), -1);
-  ASSERT_FALSE(bool(emu->launch(id, buffers, {2, false})));
+  ASSERT_FALSE(bool(emu->launch(id, buffers, withGrid(2))));
   EXPECT_EQ(out[0], 2000);
   EXPECT_EQ(out[2 * kThreads - 1], 2001);
   EXPECT_EQ(out[2 * kThreads], -1);
@@ -105,7 +118,7 @@ TEST_F(SimtEmulatorTest, ReverseOrderShowsARace) {
   void *buffers[] = {&out};
   ASSERT_FALSE(bool(emu->launch(id, buffers)));
   EXPECT_EQ(out, 1255);
-  ASSERT_FALSE(bool(emu->launch(id, buffers, {0, /*reverse=*/true})));
+  ASSERT_FALSE(bool(emu->launch(id, buffers, reversed())));
   EXPECT_EQ(out, 0);
 }
 
@@ -129,7 +142,7 @@ TEST_F(SimtEmulatorTest, BarrierOrdersSharedMemory) {
   void *buffers[] = {out.data()};
   for (bool reverse : {false, true}) {
     std::fill(out.begin(), out.end(), -1);
-    llvm::Error e = emu->launch(id, buffers, {0, reverse});
+    llvm::Error e = emu->launch(id, buffers, reverse ? reversed() : SimtLaunchOptions());
     ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
     for (unsigned b = 0; b < 2; ++b)
       for (unsigned t = 0; t < kThreads; ++t)
@@ -175,6 +188,43 @@ TEST_F(SimtEmulatorTest, ThreadsAtDifferentBarriersAreAnError) {
   EXPECT_EQ(llvm::toString(std::move(e)),
             "k0: divergent barrier: thread 0 of block 0 waits at barrier 0, thread 1 of block 0 "
             "at barrier 1");
+}
+
+TEST_F(SimtEmulatorTest, AccessBeyondABufferIsAnError) {
+  // A real kernel (GPUKernelBuilder's checks), told its output is shorter
+  // than it is: the first thread to write past it is named, and nothing
+  // is written there.
+  auto tc = test::TypedCall::parse("%a: Tensor[(1000), float32], %b: Tensor[(1000), float32]",
+                                   "add(%a, %b)");
+  ASSERT_TRUE(tc);
+  auto id = emu->addKernel(tc->call());
+  ASSERT_TRUE(bool(id)) << llvm::toString(id.takeError());
+  ASSERT_FALSE(bool(emu->finalize()));
+  EXPECT_EQ(emu->kernel(*id).numBuffers, 3u);
+  std::vector<float> a(1000, 1.0f), b(1000, 2.0f), out(1001, 0.0f);
+  void *buffers[] = {a.data(), b.data(), out.data()};
+  std::vector<uint64_t> bytes = {4000, 4000, 400};
+  SimtLaunchOptions opts;
+  opts.bufferBytes = bytes;
+  llvm::Error e = emu->launch(*id, buffers, opts);
+  ASSERT_TRUE(bool(e));
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            emu->kernel(*id).symbol +
+                ": thread 100 of block 0 writes buffer 2 at byte 400, beyond its 400 bytes (an "
+                "illegal address on a GPU)");
+  EXPECT_EQ(out[99], 3.0f);
+  EXPECT_EQ(out[100], 0.0f);
+  // The right sizes: no fault.
+  bytes[2] = 4000;
+  EXPECT_FALSE(bool(emu->launch(*id, buffers, opts)));
+  EXPECT_EQ(out[999], 3.0f);
+  EXPECT_EQ(out[1000], 0.0f);
+  // A size per buffer, or none.
+  bytes.pop_back();
+  opts.bufferBytes = bytes;
+  e = emu->launch(*id, buffers, opts);
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            emu->kernel(*id).symbol + ": 2 buffer sizes for 3 buffers");
 }
 
 } // namespace

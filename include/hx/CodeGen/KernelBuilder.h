@@ -245,6 +245,12 @@ protected:
   void beginFunction(llvm::Function *fn, llvm::ArrayRef<Value *> bufferPointers);
   FunctionState saveFunction() const { return cur; }
   void restoreFunction(FunctionState s) { cur = std::move(s); }
+  /// The address load and store use for element `offset` of `ptr`, given
+  /// its in-bounds GEP `addr`: `addr` itself, unless a target checks
+  /// accesses (the SIMT emulator checks those of the buffers).
+  virtual Value *accessAddress(DType t, Value *ptr, Value *offset, Value *addr, bool write) {
+    return addr;
+  }
   /// An alloca in the current function's entry block.
   Value *entryAlloca(llvm::Type *ty, Value *count = nullptr);
 

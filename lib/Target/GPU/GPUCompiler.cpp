@@ -210,6 +210,7 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   r.info.symbol = symbol;
   r.info.gridDim = kb.gridDim();
   r.info.usesBarrier = kb.usesBarrier();
+  r.info.numBuffers = spec->numBuffers();
   r.signature = sig;
   impl->kernels.push_back(std::move(r));
   impl->pendingIds.push_back(id);

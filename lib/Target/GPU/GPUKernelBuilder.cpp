@@ -97,6 +97,34 @@ Value *GPUKernelBuilder::specialRegister(Intrinsic::ID id, unsigned emulatedSlot
   return b.CreateZExt(r, b.getInt64Ty());
 }
 
+Value *GPUKernelBuilder::accessAddress(DType t, Value *ptr, Value *offset, Value *addr,
+                                       bool write) {
+  if (!emulate)
+    return addr;
+  unsigned buf = 0;
+  while (buf < numBuffers() && buffer(buf) != ptr)
+    ++buf;
+  if (buf == numBuffers()) // shared memory or a scratch array
+    return addr;
+  LLVMContext &ctx = module.getContext();
+  llvm::Type *ptrTy = PointerType::getUnqual(ctx), *i64 = b.getInt64Ty();
+  auto *sizesVar = llvm::cast<GlobalVariable>(module.getOrInsertGlobal("hx_simt_sizes", ptrTy));
+  Value *sizes = b.CreateLoad(ptrTy, sizesVar);
+  Value *limit = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, sizes, buf));
+  int64_t bytes = dtypeBytes(t);
+  Value *byte = b.CreateMul(offset, index(bytes));
+  // Unsigned: a negative offset is beyond too.
+  Value *inside = b.CreateICmpULE(b.CreateAdd(byte, index(bytes)), limit);
+  ifThen(b.CreateNot(inside), [&] {
+    FunctionCallee fault = module.getOrInsertFunction("hx_simt_fault", llvm::Type::getVoidTy(ctx),
+                                                      ptrTy, b.getInt32Ty(), i64, b.getInt1Ty());
+    b.CreateCall(fault, {simtState(module), b.getInt32(buf), byte, b.getInt1(write)});
+  });
+  auto *sinkTy = ArrayType::get(b.getInt8Ty(), 16);
+  Value *sink = module.getOrInsertGlobal("hx_simt_sink", sinkTy);
+  return b.CreateSelect(inside, addr, sink);
+}
+
 Value *GPUKernelBuilder::threadIndex() {
   return specialRegister(Intrinsic::nvvm_read_ptx_sreg_tid_x, 0);
 }

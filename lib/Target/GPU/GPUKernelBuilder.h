@@ -29,6 +29,10 @@
 // is a call of hx_simt_barrier(@hx_simt_state, i32 site), shared arrays are
 // ordinary external globals (one block runs at a time), libdevice's
 // __nv_expf is libm's expf, and the kernel has the C calling convention.
+// Every access to a buffer is checked against the launch's sizes
+// (@hx_simt_sizes, bytes per buffer): one beyond them calls
+// hx_simt_fault(@hx_simt_state, i32 buffer, i64 byte, i1 write) and goes to
+// @hx_simt_sink instead, so the emulator reports what a GPU would fault on.
 // Everything else, the loops, tiles and index arithmetic under test, is
 // emitted by the very same code.
 //
@@ -67,6 +71,7 @@ public:
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   int64_t innerBlockLength(int64_t innerSize, int64_t workPerPoint) const override { return 1; }
   void contraction(const Contraction &c) override;
+  Value *accessAddress(DType t, Value *ptr, Value *offset, Value *addr, bool write) override;
   bool tilesContractions() const override { return true; }
   DType accumulatorType(DType t) const override { return isFloat(t) ? DType::Float64 : t; }
 

@@ -4,7 +4,12 @@
 // emulator, which the emulated kernels use (GPUKernelBuilder.h):
 //   hx_simt_state    State::regs: i32 tid.x, ctaid.x, nctaid.x, reserved
 //   hx_simt_barrier  void(ptr state, i32 site): the State leads back to
-//                    its emulator, so the function needs no global.
+//                    its emulator, so the function needs no global;
+//   hx_simt_sizes    a pointer to the launch's bytes per buffer;
+//   hx_simt_fault    void(ptr state, i32 buffer, i64 byte, i1 write): an
+//                    access beyond them, which went to
+//   hx_simt_sink     instead. The first fault is kept; the launch stops
+//                    after its block and fails.
 //
 // Fibers (a kernel with barriers): kBlockDim stacks of kStackBytes in one
 // reserved mapping, each with a guard page below it; per block every
@@ -22,6 +27,8 @@
 #include "hx/Target/KernelABI.h"
 #include "llvm/ADT/Twine.h"
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -85,6 +92,16 @@ struct SimtEmulator::Impl {
 
   // The launch in progress.
   KernelFn fn = nullptr;
+  /// What hx_simt_sizes points at: the launch's sizes, or `unlimited`.
+  const uint64_t *sizes = nullptr;
+  std::vector<uint64_t> unlimited;
+  alignas(16) char sink[16] = {};
+  struct Fault {
+    int32_t thread, block, buffer;
+    int64_t byte;
+    bool write;
+  };
+  std::optional<Fault> fault;
   bool reverse = false;
   void **buffers = nullptr;
   std::vector<Fiber> fibers;
@@ -109,6 +126,7 @@ struct SimtEmulator::Impl {
   void yieldToScheduler();
   static void fiberMain(unsigned hi, unsigned lo);
   static void barrier(void *statePtr, int32_t site);
+  static void recordFault(void *statePtr, int32_t buffer, int64_t byte, bool write);
 };
 
 SimtEmulator::SimtEmulator() = default;
@@ -134,6 +152,13 @@ Expected<std::unique_ptr<SimtEmulator>> SimtEmulator::create() {
     return e;
   if (Error e =
           impl.jit->defineAbsolute("hx_simt_barrier", reinterpret_cast<void *>(&Impl::barrier)))
+    return e;
+  if (Error e =
+          impl.jit->defineAbsolute("hx_simt_fault", reinterpret_cast<void *>(&Impl::recordFault)))
+    return e;
+  if (Error e = impl.jit->defineAbsolute("hx_simt_sizes", &impl.sizes))
+    return e;
+  if (Error e = impl.jit->defineAbsolute("hx_simt_sink", impl.sink))
     return e;
   return emu;
 }
@@ -218,6 +243,16 @@ Error SimtEmulator::launch(unsigned id, void **buffers, const SimtLaunchOptions 
   auto nth = [&](unsigned i, unsigned n) { return opts.reverse ? n - 1 - i : i; };
   impl->fn = e.fn;
   impl->buffers = buffers;
+  impl->fault.reset();
+  if (opts.bufferBytes.empty()) {
+    impl->unlimited.assign(std::max(1u, e.info.numBuffers), std::numeric_limits<uint64_t>::max());
+    impl->sizes = impl->unlimited.data();
+  } else if (opts.bufferBytes.size() != e.info.numBuffers) {
+    return createStringError(e.info.symbol + ": " + Twine(opts.bufferBytes.size()).str() +
+                             " buffer sizes for " + Twine(e.info.numBuffers).str() + " buffers");
+  } else {
+    impl->sizes = opts.bufferBytes.data();
+  }
   impl->state.regs[2] = int32_t(grid);
   if (e.info.usesBarrier)
     if (Error err = impl->reserveStacks())
@@ -230,12 +265,25 @@ Error SimtEmulator::launch(unsigned id, void **buffers, const SimtLaunchOptions 
         impl->state.regs[0] = int32_t(nth(i, kThreads));
         e.fn(buffers, nullptr);
       }
-      continue;
-    }
-    if (Error err = impl->runBlock(e, block))
+    } else if (Error err = impl->runBlock(e, block)) {
       return err;
+    }
+    if (impl->fault) {
+      const Impl::Fault &f = *impl->fault;
+      return createStringError(e.info.symbol + ": thread " + Twine(f.thread) + " of block " +
+                               Twine(f.block) + (f.write ? " writes" : " reads") + " buffer " +
+                               Twine(f.buffer) + " at byte " + Twine(f.byte) + ", beyond its " +
+                               Twine(opts.bufferBytes[unsigned(f.buffer)]) +
+                               " bytes (an illegal address on a GPU)");
+    }
   }
   return Error::success();
+}
+
+void SimtEmulator::Impl::recordFault(void *statePtr, int32_t buffer, int64_t byte, bool write) {
+  State &s = *static_cast<State *>(statePtr);
+  if (!s.self->fault)
+    s.self->fault = Fault{s.regs[0], s.regs[1], buffer, byte, write};
 }
 
 void SimtEmulator::Impl::fiberMain(unsigned hi, unsigned lo) {

@@ -59,6 +59,8 @@ struct GPUKernelInfo {
   unsigned gridDim = 1;
   /// Whether a block synchronizes (__syncthreads) in the kernel.
   bool usesBarrier = false;
+  /// Its parameters: buffer pointers, operands then results.
+  unsigned numBuffers = 0;
 };
 
 class GPUCompiler {

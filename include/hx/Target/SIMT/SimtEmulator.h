@@ -14,9 +14,10 @@
 //    thread waits at it. A thread that returns while others wait, or threads
 //    waiting at different barriers, are a divergent barrier (undefined on
 //    the hardware): the launch fails naming the threads and barriers.
-// Threads interleave only at barriers, so a race between threads of a
-// block shows only where it crosses a barrier; shared memory is one array
-// per kernel (one block runs at a time).
+// Buffer accesses are checked against the sizes a launch gives (see
+// SimtLaunchOptions::bufferBytes). Threads interleave only at barriers, so a race between threads
+// of a block shows only where it crosses a barrier; shared memory is one array per kernel (one
+// block runs at a time).
 //
 // A launch may use fewer blocks than the kernel's grid: every hx kernel's
 // loops are grid-stride loops, which must cover their extent with any grid.
@@ -44,6 +45,10 @@ struct SimtLaunchOptions {
   unsigned gridDim = 0;
   /// Blocks and threads in descending order.
   bool reverse = false;
+  /// The bytes of each buffer from its pointer on (empty: unchecked). An
+  /// access beyond them fails the launch, as an illegal address would on a
+  /// GPU (the access itself goes to a sink, not beyond the buffer).
+  llvm::ArrayRef<uint64_t> bufferBytes;
 };
 
 class SimtEmulator {
