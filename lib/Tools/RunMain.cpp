@@ -530,41 +530,33 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
     Backend *cpuBackend = nullptr, *simtBackend = nullptr;
     std::map<std::string, Backend *> cudaBackends;
     std::vector<Backend *> backends;
+    // Appends the backend in `slot`, made by `make` on first use.
+    auto use = [&](Backend *&slot,
+                   function_ref<Expected<std::unique_ptr<Backend>>()> make) -> Error {
+      if (!slot) {
+        Expected<std::unique_ptr<Backend>> b = make();
+        if (!b)
+          return b.takeError();
+        ownedBackends.push_back(std::move(*b));
+        slot = ownedBackends.back().get();
+      }
+      backends.push_back(slot);
+      return Error::success();
+    };
     for (size_t i = 0; i < devices.size(); ++i) {
       bool cuda = ptxOnly ? i < m->devices.size() && m->devices[i].deviceType == DeviceType::CUDA
                           : devices[i]->type() == DeviceType::CUDA;
+      Error e = Error::success();
       if (!cuda) {
-        if (!cpuBackend) {
-          Expected<std::unique_ptr<Backend>> b = createCPUBackend(c.emit == Emit::LLVM);
-          if (!b)
-            return userError(toString(b.takeError()));
-          ownedBackends.push_back(std::move(*b));
-          cpuBackend = ownedBackends.back().get();
-        }
-        backends.push_back(cpuBackend);
-        continue;
+        e = use(cpuBackend, [&] { return createCPUBackend(c.emit == Emit::LLVM); });
+      } else if (!ptxOnly && StringRef(devices[i]->name()).starts_with("cuda-emu")) {
+        e = use(simtBackend, createSimtBackend);
+      } else {
+        std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";
+        e = use(cudaBackends[arch], [&] { return createCUDABackend(arch); });
       }
-      if (!ptxOnly && StringRef(devices[i]->name()).starts_with("cuda-emu")) {
-        if (!simtBackend) {
-          Expected<std::unique_ptr<Backend>> b = createSimtBackend();
-          if (!b)
-            return userError(toString(b.takeError()));
-          ownedBackends.push_back(std::move(*b));
-          simtBackend = ownedBackends.back().get();
-        }
-        backends.push_back(simtBackend);
-        continue;
-      }
-      std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";
-      Backend *&b = cudaBackends[arch];
-      if (!b) {
-        Expected<std::unique_ptr<Backend>> nb = createCUDABackend(arch);
-        if (!nb)
-          return userError("virtual device " + Twine(i) + ": " + toString(nb.takeError()));
-        ownedBackends.push_back(std::move(*nb));
-        b = ownedBackends.back().get();
-      }
-      backends.push_back(b);
+      if (e)
+        return userError("virtual device " + Twine(i) + ": " + toString(std::move(e)));
     }
     ExecutableOptions eo;
     eo.checkDevices = c.checkDevices;
