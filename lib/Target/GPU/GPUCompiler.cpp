@@ -291,7 +291,6 @@ const GPUKernelInfo &GPUCompiler::kernel(unsigned id) const { return impl->kerne
 unsigned GPUCompiler::numModules() const {
   return unsigned(impl->emulate() ? impl->emulated.size() : impl->ptx.size());
 }
-bool GPUCompiler::emulates() const { return impl->emulate(); }
 orc::ThreadSafeModule GPUCompiler::takeEmulationModule(unsigned module) {
   return std::move(impl->emulated[module]);
 }

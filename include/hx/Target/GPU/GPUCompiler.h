@@ -103,7 +103,6 @@ public:
   /// kernel `sym` has a host entry `sym.host` with KernelABI's signature
   /// (buffers, launch), which runs one thread of one block.
   llvm::orc::ThreadSafeModule takeEmulationModule(unsigned module);
-  bool emulates() const;
 
 private:
   GPUCompiler();
