@@ -143,7 +143,8 @@ double maxError(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want, std::string
 struct DifferentialTester::Impl {
   PassRegistry registry;
   std::unique_ptr<Backend> cpu, simt;
-  /// Per virtual device i: a cpu instance, and a cuda-emu device.
+  /// Per virtual device i: a cpu instance, and for a cuda one a cuda-emu
+  /// device when emulating (null otherwise).
   std::vector<std::unique_ptr<Device>> devices, emulated;
 
   Impl() { registerAllPasses(registry); }
@@ -223,8 +224,10 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
           return fail("compile", toString(b.takeError()));
         simt = std::move(*b);
       }
-      while (emulated.size() <= i)
-        emulated.push_back(createSimtDevice(unsigned(emulated.size())));
+      if (emulated.size() <= i)
+        emulated.resize(i + 1);
+      if (!emulated[i])
+        emulated[i] = createSimtDevice(unsigned(i));
       devs.push_back(emulated[i].get());
       backends.push_back(simt.get());
       continue;

@@ -13,12 +13,12 @@
 // fails the run as an illegal address would on a GPU.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/Runtime/AllocationTable.h"
 #include "hx/Runtime/Backend.h"
 #include "hx/Target/SIMT/SimtEmulator.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
 #include <limits>
-#include <map>
 
 using namespace hx;
 using namespace llvm;
@@ -63,13 +63,14 @@ public:
   std::string name() const override { return "cuda-emu:" + std::to_string(ordinal); }
   DeviceType type() const override { return DeviceType::CUDA; }
   bool hostAccessible() const override { return false; }
+  bool emulated() const override { return true; }
 
   Expected<void *> allocate(size_t bytes) override {
     Expected<void *> p = memory->allocate(bytes);
     if (!p) // the message names the private cpu device: name this one
       return createStringError(
           name() + StringRef(toString(p.takeError())).drop_front(memory->name().size()));
-    sizes[*p] = bytes;
+    sizes.insert(*p, bytes);
     return p;
   }
   void deallocate(void *p) override {
@@ -106,7 +107,7 @@ public:
     SimtLaunchOptions opts;
     std::vector<uint64_t> bytes;
     for (unsigned i = 0; i < numBuffers; ++i)
-      bytes.push_back(bytesFrom(buffers[i]));
+      bytes.push_back(sizes.bytesFrom(buffers[i]).value_or(std::numeric_limits<uint64_t>::max()));
     opts.bufferBytes = bytes;
     if (Error e = emulator->launch(id, buffers, opts))
       return createStringError(name() + ": " + toString(std::move(e)));
@@ -114,21 +115,10 @@ public:
   }
 
 private:
-  /// From `p` to the end of its allocation; unlimited outside them.
-  uint64_t bytesFrom(const void *p) const {
-    auto it = sizes.upper_bound(p);
-    if (it != sizes.begin()) {
-      --it;
-      auto *start = static_cast<const char *>(it->first), *at = static_cast<const char *>(p);
-      if (at >= start && at <= start + it->second)
-        return uint64_t(start + it->second - at);
-    }
-    return std::numeric_limits<uint64_t>::max();
-  }
-
   unsigned ordinal;
-  /// Bytes of each allocation.
-  std::map<const void *, size_t> sizes;
+  /// Each allocation's bytes as asked for (a buffer's limit runs to the
+  /// end of its allocation; outside them, none).
+  AllocationTable sizes;
   std::unique_ptr<Device> memory;
   /// The handles load returns (a deque: they never move).
   using Loaded = std::pair<SimtEmulator *, unsigned>;

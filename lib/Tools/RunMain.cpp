@@ -360,7 +360,7 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
       return kExitUserError;
     if (!c.costTableOut.empty())
       for (Device *d : devices)
-        if (StringRef(d->name()).starts_with("cuda-emu"))
+        if (d->emulated())
           return userError("--cost-table-out: " + d->name() +
                            " is an emulated GPU, whose times say nothing of a GPU's");
     // One backend per kind of code: cpu, and cuda per PTX architecture.
@@ -389,7 +389,7 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
       Error e = Error::success();
       if (!cuda) {
         e = use(cpuBackend, [&] { return createCPUBackend(c.emit == Emit::LLVM); });
-      } else if (!ptxOnly && StringRef(devices[i]->name()).starts_with("cuda-emu")) {
+      } else if (!ptxOnly && devices[i]->emulated()) {
         e = use(simtBackend, createSimtBackend);
       } else {
         std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";

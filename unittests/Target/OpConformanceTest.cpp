@@ -551,23 +551,25 @@ Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
     return id.takeError();
   if (llvm::Error e = emulator->finalize())
     return e;
-  std::vector<uint64_t> bytes;
-  for (const HostTensor *a : args)
-    bytes.push_back(a->byteSize());
-  for (const TensorType *t : resultTypes(call))
-    bytes.push_back(HostTensor(t->dtype, t->shape).byteSize());
-  const SimtLaunchOptions launches[] = {{0, false, bytes}, {1, false, bytes}, {0, true, bytes}};
+  const SimtLaunchOptions launches[] = {{0, false, {}}, {1, false, {}}, {0, true, {}}};
   const char *names[] = {"its grid", "one block", "reverse order"};
   std::vector<HostTensor> results[3];
   for (int l = 0; l < 3; ++l) {
     for (const TensorType *t : resultTypes(call))
       results[l].emplace_back(t->dtype, t->shape);
     std::vector<void *> buffers;
-    for (const HostTensor *a : args)
+    std::vector<uint64_t> bytes; // each buffer's exact size: accesses are checked
+    for (const HostTensor *a : args) {
       buffers.push_back(const_cast<void *>(a->data()));
-    for (HostTensor &r : results[l])
+      bytes.push_back(a->byteSize());
+    }
+    for (HostTensor &r : results[l]) {
       buffers.push_back(r.data());
-    if (llvm::Error e = emulator->launch(*id, buffers.data(), launches[l]))
+      bytes.push_back(r.byteSize());
+    }
+    SimtLaunchOptions opts = launches[l];
+    opts.bufferBytes = bytes;
+    if (llvm::Error e = emulator->launch(*id, buffers.data(), opts))
       return e;
     for (size_t r = 0; l > 0 && r < results[0].size(); ++r)
       if (std::memcmp(results[0][r].data(), results[l][r].data(), results[0][r].byteSize()) != 0)

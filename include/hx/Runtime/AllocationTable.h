@@ -9,6 +9,7 @@
 #define HX_RUNTIME_ALLOCATIONTABLE_H
 
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -31,17 +32,30 @@ public:
   }
   /// Whether `p` points into a block (a block of 0 bytes holds its start).
   bool contains(const void *p) const {
-    auto it = blocks.upper_bound(p);
-    if (it == blocks.begin())
-      return false;
-    --it;
-    size_t bytes = it->second ? it->second : 1;
-    return static_cast<const char *>(p) < static_cast<const char *>(it->first) + bytes;
+    const Map::value_type *b = blockAt(p);
+    return b && static_cast<const char *>(p) <
+                    static_cast<const char *>(b->first) + (b->second ? b->second : 1);
+  }
+  /// The bytes from `p` to the end of its block (0 at its end); nullopt
+  /// outside every block.
+  std::optional<size_t> bytesFrom(const void *p) const {
+    const Map::value_type *b = blockAt(p);
+    size_t offset =
+        size_t(static_cast<const char *>(p) - static_cast<const char *>(b ? b->first : p));
+    if (!b || offset > b->second)
+      return std::nullopt;
+    return b->second - offset;
   }
   Map::const_iterator begin() const { return blocks.begin(); }
   Map::const_iterator end() const { return blocks.end(); }
 
 private:
+  /// The block starting at or below `p`, if any.
+  const Map::value_type *blockAt(const void *p) const {
+    auto it = blocks.upper_bound(p);
+    return it == blocks.begin() ? nullptr : &*std::prev(it);
+  }
+
   Map blocks;
 };
 

@@ -72,6 +72,9 @@ public:
   virtual DeviceType type() const = 0;
   /// Whether the host can read and write its memory directly.
   virtual bool hostAccessible() const = 0;
+  /// Whether it emulates its type on the host (cuda-emu): its kernels are
+  /// the SIMT backend's, and its times say nothing of the real device's.
+  virtual bool emulated() const { return false; }
 
   virtual llvm::Expected<void *> allocate(size_t bytes) = 0;
   virtual void deallocate(void *p) = 0;

@@ -120,6 +120,8 @@ struct SimtEmulator::Impl {
   }
 
   static size_t pageBytes() { return size_t(sysconf(_SC_PAGESIZE)); }
+  /// The i-th of n blocks or threads to run, in the launch's order.
+  unsigned nth(unsigned i, unsigned n) const { return reverse ? n - 1 - i : i; }
   char *stackOf(unsigned t) const { return stacks + t * (kStackBytes + pageBytes()) + pageBytes(); }
   Error reserveStacks();
   Error runBlock(const Entry &e, unsigned block);
@@ -148,18 +150,15 @@ Expected<std::unique_ptr<SimtEmulator>> SimtEmulator::create() {
   impl.state.self = &impl;
   impl.jit = std::move(*jit);
   impl.compiler = std::move(*compiler);
-  if (Error e = impl.jit->defineAbsolute("hx_simt_state", impl.state.regs))
-    return e;
-  if (Error e =
-          impl.jit->defineAbsolute("hx_simt_barrier", reinterpret_cast<void *>(&Impl::barrier)))
-    return e;
-  if (Error e =
-          impl.jit->defineAbsolute("hx_simt_fault", reinterpret_cast<void *>(&Impl::recordFault)))
-    return e;
-  if (Error e = impl.jit->defineAbsolute("hx_simt_sizes", &impl.sizes))
-    return e;
-  if (Error e = impl.jit->defineAbsolute("hx_simt_sink", impl.sink))
-    return e;
+  const std::pair<const char *, void *> symbols[] = {
+      {"hx_simt_state", impl.state.regs},
+      {"hx_simt_barrier", reinterpret_cast<void *>(&Impl::barrier)},
+      {"hx_simt_fault", reinterpret_cast<void *>(&Impl::recordFault)},
+      {"hx_simt_sizes", &impl.sizes},
+      {"hx_simt_sink", impl.sink}};
+  for (const auto &[name, addr] : symbols)
+    if (Error e = impl.jit->defineAbsolute(name, addr))
+      return e;
   return emu;
 }
 
@@ -240,7 +239,6 @@ Error SimtEmulator::launch(unsigned id, void **buffers, const SimtLaunchOptions 
     return createStringError("kernel " + e.info.symbol + " is not finalized");
   unsigned grid = opts.gridDim ? opts.gridDim : e.info.gridDim;
   impl->reverse = opts.reverse;
-  auto nth = [&](unsigned i, unsigned n) { return opts.reverse ? n - 1 - i : i; };
   impl->fn = e.fn;
   impl->buffers = buffers;
   impl->fault.reset();
@@ -258,11 +256,11 @@ Error SimtEmulator::launch(unsigned id, void **buffers, const SimtLaunchOptions 
     if (Error err = impl->reserveStacks())
       return err;
   for (unsigned b = 0; b < grid; ++b) {
-    unsigned block = nth(b, grid);
+    unsigned block = impl->nth(b, grid);
     impl->state.regs[1] = int32_t(block);
     if (!e.info.usesBarrier) {
       for (unsigned i = 0; i < kThreads; ++i) {
-        impl->state.regs[0] = int32_t(nth(i, kThreads));
+        impl->state.regs[0] = int32_t(impl->nth(i, kThreads));
         e.fn(buffers, nullptr);
       }
     } else if (Error err = impl->runBlock(e, block)) {
@@ -336,7 +334,7 @@ Error SimtEmulator::Impl::runBlock(const Entry &e, unsigned block) {
   };
   for (;;) {
     for (unsigned i = 0; i < kThreads; ++i) {
-      unsigned t = reverse ? kThreads - 1 - i : i;
+      unsigned t = nth(i, kThreads);
       if (fibers[t].status != FiberStatus::Running)
         continue;
       current = t;
