@@ -200,11 +200,20 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   LLVMContext &ctx = m.getContext();
   if (impl->emulate())
     addHostEntry(*kb.function());
-  else
-    m.getOrInsertNamedMetadata("nvvm.annotations")
-        ->addOperand(MDNode::get(
-            ctx, {ValueAsMetadata::get(kb.function()), MDString::get(ctx, "maxntidx"),
-                  ValueAsMetadata::get(ConstantInt::get(llvm::Type::getInt32Ty(ctx), kBlockDim))}));
+  else {
+    NamedMDNode *annotations = m.getOrInsertNamedMetadata("nvvm.annotations");
+    auto annotate = [&](StringRef key, unsigned v) {
+      annotations->addOperand(MDNode::get(
+          ctx, {ValueAsMetadata::get(kb.function()), MDString::get(ctx, key),
+                ValueAsMetadata::get(ConstantInt::get(llvm::Type::getInt32Ty(ctx), v))}));
+    };
+    annotate("maxntidx", kBlockDim);
+    // A tiled contraction holds its sums in registers: ask ptxas for at most
+    // 65536 / (2 * kBlockDim) = 128 per thread, so two blocks share an SM
+    // (one block's global loads overlap the other's multiply-adds).
+    if (kb.usesBarrier())
+      annotate("minctasm", kMinBlocksPerSM);
+  }
   KernelRecord r;
   r.info.module = numModules();
   r.info.symbol = symbol;

@@ -4,9 +4,12 @@
 // only allocas and a branch to its body, so that finish() can turn the
 // branch into "thread 0 of block 0 only" when no parallel loop was emitted.
 //
-// The tiled contraction (kBlockDim = 256 threads as a 16 x 16 grid of
-// threads, thread (ty, tx) owning rows ty*8.. and columns tx*8.. of the
-// 128 x 128 tile):
+// The tiled contraction. Each block computes a 128 x 128 tile of C from
+// 8-deep slices of A and B staged in shared memory; each of its 256 threads
+// keeps an 8 x 8 block of sums in registers. The 8 warps tile C as 4 x 2
+// warp tiles of 32 x 64, and a warp's lanes as 4 x 8 threads: lane (lr, lc)
+// of warp (wm, wn) owns rows wm*32 + lr*8 + 0..7 and the columns
+// wn*64 + lc*4 + 0..3 and wn*64 + 32 + lc*4 + 0..3:
 //
 //   for tile in grid-stride(batch x tilesM x tilesN):
 //     sums[8][8] = 0                                  // registers
@@ -14,10 +17,28 @@
 //       As[k][i] = A(b, m0 + i, k0 + k)   (0 outside) // 4 loads per thread
 //       Bs[k][j] = B(b, n0 + j, k0 + k)   (0 outside)
 //       barrier
-//       for k < 8: a[r] = As[k][ty*8 + r]; w[q] = Bs[k][tx*8 + q]
-//                  sums[r][q] += a[r] * w[q]          // 64 FMAs, 16 loads
+//       for k < 8: a[0..7] = As[k][row..]              // 2 x 16-byte loads
+//                  w[0..7] = Bs[k][col..], Bs[k][col + 32..] // 2 x 16 bytes
+//                  sums[r][q] += a[r] * w[q]          // 64 FMAs
 //       barrier
 //     store the sums that fall inside C
+//
+// Shared memory is read far more often than it is written, and its 32 banks
+// serve one 4-byte word each per cycle, so the layout avoids bank conflicts:
+//  - the 8 lanes that a 16-byte load serves together (a quarter warp) read
+//    32 consecutive words of Bs (lc*4 + 0..3), one per bank; the quarter
+//    warps read the same words (a broadcast). Owning 8 consecutive columns
+//    instead (lc*8 + 0..7) would have lanes lc and lc + 4 collide;
+//  - a quarter warp reads one row block of As (a broadcast), and a warp
+//    reads 32 distinct words of As and 64 of Bs per k: a 4 x 8 warp shape
+//    needs fewer words per FMA than 2 x 16 (16 of As and 128 of Bs);
+//  - the staging stores: 8 neighbouring threads store one row of A's slice
+//    (k = 0..7, so the global loads coalesce), that is 8 rows of As, 4
+//    threads' worth per warp; rows 16 bytes longer than the tile put those
+//    32 stores in 32 distinct banks (unpadded, 4 banks, 8 ways each for
+//    float32) and keep every row 16-byte aligned;
+//  - each thread's rows and columns are addressed from one base pointer
+//    with constant offsets, so the backend merges them into 16-byte loads.
 //
 // Shapes too small for a tile (m or n below 32) use the untiled default.
 //
@@ -250,30 +271,50 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     KernelBuilder::contraction(c);
     return;
   }
-  constexpr int64_t threads = GPUCompiler::kBlockDim;
-  constexpr int64_t columnsOfThreads = kTileN / kThreadN; // 16
-  static_assert((kTileM / kThreadM) * columnsOfThreads == threads, "one sum block per thread");
+  constexpr int64_t threads = GPUCompiler::kBlockDim, warp = 32;
+  // A warp's lanes as kLaneRows x kLaneCols threads; a thread's columns as
+  // kThreadN / kColumnGroup groups of kColumnGroup, a warp's width apart.
+  constexpr int64_t kLaneRows = 4, kLaneCols = 8, kColumnGroup = 4;
+  constexpr int64_t warpTileM = kLaneRows * kThreadM, warpTileN = kLaneCols * kThreadN;
+  constexpr int64_t warpsN = kTileN / warpTileN;
+  static_assert(kLaneRows * kLaneCols == warp, "a warp of lanes");
+  static_assert((kTileM / warpTileM) * warpsN * warp == threads, "one sum block per thread");
+  static_assert(kTileM % warpTileM == 0 && kTileN % warpTileN == 0, "whole warp tiles");
   static_assert(kTileM * kTileK % threads == 0 && kTileN * kTileK % threads == 0,
                 "whole slices per thread");
+  static_assert(kTileM == kTileN, "one row stride for both tiles");
   sawParallel = true;
   // Tiles hold and sum the operands' dtype; the store gets the accumulator's.
   DType acc = isFloat(c.type) ? c.type : accumulatorType(c.type);
   DType storeType = accumulatorType(c.type);
+  llvm::Type *accTy = memoryType(acc);
+  // Elements per k-row of As and Bs: the tile and kPadBytes.
+  int64_t rowStride = kTileM + kPadBytes / int64_t(dtypeBytes(acc));
   int64_t tilesM = (c.m + kTileM - 1) / kTileM, tilesN = (c.n + kTileN - 1) / kTileN;
   int64_t tiles = c.batch * tilesM * tilesN;
   wantBlocks(tiles);
-  GlobalVariable *as = sharedArray(acc, kTileK * kTileM, "A");
-  GlobalVariable *bs = sharedArray(acc, kTileK * kTileN, "B");
+  GlobalVariable *as = sharedArray(acc, kTileK * rowStride, "A");
+  GlobalVariable *bs = sharedArray(acc, kTileK * rowStride, "B");
 
   ++parallelDepth;
   forRange(blockIndex(), index(tiles), gridSize(), [&](Value *tile) {
     Value *tid = threadIndex();
-    Value *tx = irem(tid, columnsOfThreads), *ty = idiv(tid, columnsOfThreads);
+    Value *lane = irem(tid, warp), *w = idiv(tid, warp);
+    Value *lr = idiv(lane, kLaneCols), *lc = irem(lane, kLaneCols);
+    // The first row and column this thread owns within the tile.
+    Value *row = iadd(imul(idiv(w, warpsN), warpTileM), imul(lr, kThreadM));
+    Value *col = iadd(imul(irem(w, warpsN), warpTileN), imul(lc, kColumnGroup));
+    // Column q of the thread's block, from `col`: groups a warp's width apart.
+    auto columnOf = [&](int64_t q) {
+      return (q / kColumnGroup) * (kLaneCols * kColumnGroup) + q % kColumnGroup;
+    };
     SmallVector<Value *, 4> t3 = unflatten(tile, {c.batch, tilesM, tilesN});
     Value *batch = t3[0], *m0 = imul(t3[1], kTileM), *n0 = imul(t3[2], kTileN);
     SmallVector<LocalVar, 64> sums;
     for (int64_t s = 0; s < kThreadM * kThreadN; ++s)
       sums.push_back(localVar(acc, constant(acc, 0)));
+    Value *aRow = b.CreateInBoundsGEP(accTy, as, row);
+    Value *bCol = b.CreateInBoundsGEP(accTy, bs, col);
 
     // One kTileK-deep slice of A or B into shared memory, 0 outside.
     auto stage = [&](GlobalVariable *dst, auto load, int64_t extent, int64_t tileLen, Value *origin,
@@ -286,32 +327,31 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
             logicalAnd(icmp(CmpOp::LT, i, index(extent)), icmp(CmpOp::LT, k, index(c.depth)));
         Value *v = load(batch, imin(i, index(extent - 1)), imin(k, index(c.depth - 1)));
         v = select(inside, cast(v, c.type, acc), constant(acc, 0));
-        store(acc, dst, iadd(imul(kl, tileLen), il), v);
+        store(acc, dst, iadd(imul(kl, rowStride), il), v);
       }
     };
     forRange(index(0), index(c.depth), index(kTileK), [&](Value *k0) {
       stage(as, c.loadA, c.m, kTileM, m0, k0);
       stage(bs, c.loadB, c.n, kTileN, n0, k0);
       barrier();
-      Value *aBase = imul(ty, kThreadM), *bBase = imul(tx, kThreadN);
       for (int64_t kl = 0; kl < kTileK; ++kl) {
-        Value *a[kThreadM], *w[kThreadN];
+        Value *a[kThreadM], *wv[kThreadN];
         for (int64_t r = 0; r < kThreadM; ++r)
-          a[r] = load(acc, as, iadd(aBase, kl * kTileM + r));
+          a[r] = load(acc, aRow, index(kl * rowStride + r));
         for (int64_t q = 0; q < kThreadN; ++q)
-          w[q] = load(acc, bs, iadd(bBase, kl * kTileN + q));
+          wv[q] = load(acc, bCol, index(kl * rowStride + columnOf(q)));
         for (int64_t r = 0; r < kThreadM; ++r)
           for (int64_t q = 0; q < kThreadN; ++q) {
             const LocalVar &s = sums[r * kThreadN + q];
-            set(s, multiplyAdd(acc, a[r], w[q], get(s)));
+            set(s, multiplyAdd(acc, a[r], wv[q], get(s)));
           }
       }
       barrier();
     });
     for (int64_t r = 0; r < kThreadM; ++r)
       for (int64_t q = 0; q < kThreadN; ++q) {
-        Value *i = iadd(m0, iadd(imul(ty, kThreadM), r));
-        Value *j = iadd(n0, iadd(imul(tx, kThreadN), q));
+        Value *i = iadd(m0, iadd(row, r));
+        Value *j = iadd(n0, iadd(col, columnOf(q)));
         Value *inside = logicalAnd(icmp(CmpOp::LT, i, index(c.m)), icmp(CmpOp::LT, j, index(c.n)));
         ifThen(inside,
                [&] { c.store(batch, i, j, cast(get(sums[r * kThreadN + q]), acc, storeType)); });

@@ -77,6 +77,8 @@ public:
 
   static constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
   static constexpr int64_t kThreadM = 8, kThreadN = 8;
+  /// Bytes between the k-rows of the shared tiles beyond the tile's width.
+  static constexpr int64_t kPadBytes = 16;
   static constexpr int64_t kMaxScratchBytes = 64 * 1024;
   static constexpr unsigned kMaxGrid = 1u << 16;
 
