@@ -11,7 +11,7 @@
 #     bash /tmp/hx/run-gpu-suite.sh RESULTS_DIR [info lit gtest bench]
 #     . /tmp/hx/env.sh && hx-run ...             (the tools on PATH)
 #
-# Recipe (the same every time; about 48 MiB; 2.5 to 7 minutes on 2 cores
+# Recipe (the same every time; about 50 MiB; 2.5 to 7 minutes on 2 cores
 # after the build, nearly all of it xz):
 #  1. Build hx in $HX_BUILD_DIR (default build/; configured with
 #     `cmake -G Ninja -DCMAKE_BUILD_TYPE=Release` when it has no build.ninja).

@@ -32,11 +32,12 @@
 //  - a quarter warp reads one row block of As (a broadcast), and a warp
 //    reads 32 distinct words of As and 64 of Bs per k: a 4 x 8 warp shape
 //    needs fewer words per FMA than 2 x 16 (16 of As and 128 of Bs);
-//  - the staging stores: 8 neighbouring threads store one row of A's slice
-//    (k = 0..7, so the global loads coalesce), that is 8 rows of As, 4
-//    threads' worth per warp; rows 16 bytes longer than the tile put those
-//    32 stores in 32 distinct banks (unpadded, 4 banks, 8 ways each for
-//    float32) and keep every row 16-byte aligned;
+//  - the staging stores: the 8 neighbouring threads that load one row of
+//    A's slice (k = 0..7, so the global loads coalesce) store one column of
+//    As, across its 8 k-rows, and a warp stores 4 neighbouring columns. Rows
+//    16 bytes longer than the tile put those 32 stores in 32 distinct banks
+//    (unpadded: 4 banks, 8 ways each, for float32) and keep every row
+//    16-byte aligned;
 //  - each thread's rows and columns are addressed from one base pointer
 //    with constant offsets, so the backend merges them into 16-byte loads.
 //
