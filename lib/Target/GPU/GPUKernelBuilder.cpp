@@ -13,15 +13,23 @@
 //
 //   for tile in grid-stride(batch x tilesM x tilesN):
 //     sums[8][8] = 0                                  // registers
+//     ra, rb = A, B at (b, m0 + i, k), (b, n0 + j, k), k < 8 // 4 + 4 loads
 //     for k0 in 0, 8, ... < depth:
-//       As[k][i] = A(b, m0 + i, k0 + k)   (0 outside) // 4 loads per thread
-//       Bs[k][j] = B(b, n0 + j, k0 + k)   (0 outside)
+//       As[k][i] = ra (0 outside A), Bs[k][j] = rb (0 outside B)
 //       barrier
+//       ra, rb = the same at k0 + 8 + k (clamped inside) // in flight while
 //       for k < 8: a[0..7] = As[k][row..]              // 2 x 16-byte loads
 //                  w[0..7] = Bs[k][col..], Bs[k][col + 32..] // 2 x 16 bytes
 //                  sums[r][q] += a[r] * w[q]          // 64 FMAs
 //       barrier
 //     store the sums that fall inside C
+//
+// The next slice's global loads are issued before this slice's FMAs and
+// first used after them, so their latency hides behind 512 FMAs per thread
+// (the warp stalls only at the first use); the other block on the SM
+// (.minnctapersm 2) covers the barriers. The loads' indices are clamped
+// into the operand, so each is in bounds, and the zeroing of elements
+// outside it waits for the store into shared memory.
 //
 // Shared memory is read far more often than it is written, and its 32 banks
 // serve one 4-byte word each per cycle, so the layout avoids bank conflicts:
@@ -317,24 +325,51 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     Value *aRow = b.CreateInBoundsGEP(accTy, as, row);
     Value *bCol = b.CreateInBoundsGEP(accTy, bs, col);
 
-    // One kTileK-deep slice of A or B into shared memory, 0 outside.
-    auto stage = [&](GlobalVariable *dst, auto load, int64_t extent, int64_t tileLen, Value *origin,
-                     Value *k0) {
-      for (int64_t r = 0; r < tileLen * kTileK / threads; ++r) {
-        Value *e = iadd(tid, r * threads);
-        Value *il = idiv(e, kTileK), *kl = irem(e, kTileK);
-        Value *i = iadd(origin, il), *k = iadd(k0, kl);
+    // A kTileK-deep slice of A or B is staged in two steps, so that its
+    // global loads are in flight while the previous slice is summed:
+    // fetch() loads this thread's elements into registers (indices clamped,
+    // so every load is in bounds), commit() zeroes those outside the
+    // operand and stores them into shared memory.
+    struct Slice {
+      int64_t extent, tileLen;
+      Value *origin;
+      SmallVector<LocalVar, 4> regs;
+    };
+    auto element = [&](const Slice &s, int64_t r, Value *k0) {
+      Value *e = iadd(tid, r * threads);
+      Value *il = idiv(e, kTileK), *kl = irem(e, kTileK);
+      return std::make_tuple(il, kl, iadd(s.origin, il), iadd(k0, kl));
+    };
+    auto fetch = [&](Slice &s, auto load, Value *k0) {
+      for (int64_t r = 0; r < s.tileLen * kTileK / threads; ++r) {
+        auto [il, kl, i, k] = element(s, r, k0);
+        Value *v = load(batch, imin(i, index(s.extent - 1)), imin(k, index(c.depth - 1)));
+        if (size_t(r) < s.regs.size())
+          set(s.regs[r], v);
+        else
+          s.regs.push_back(localVar(c.type, v));
+      }
+    };
+    auto commit = [&](const Slice &s, GlobalVariable *dst, Value *k0) {
+      for (int64_t r = 0; r < s.tileLen * kTileK / threads; ++r) {
+        auto [il, kl, i, k] = element(s, r, k0);
         Value *inside =
-            logicalAnd(icmp(CmpOp::LT, i, index(extent)), icmp(CmpOp::LT, k, index(c.depth)));
-        Value *v = load(batch, imin(i, index(extent - 1)), imin(k, index(c.depth - 1)));
-        v = select(inside, cast(v, c.type, acc), constant(acc, 0));
+            logicalAnd(icmp(CmpOp::LT, i, index(s.extent)), icmp(CmpOp::LT, k, index(c.depth)));
+        Value *v = select(inside, cast(get(s.regs[r]), c.type, acc), constant(acc, 0));
         store(acc, dst, iadd(imul(kl, rowStride), il), v);
       }
     };
+    Slice sa{c.m, kTileM, m0, {}}, sb{c.n, kTileN, n0, {}};
+    fetch(sa, c.loadA, index(0));
+    fetch(sb, c.loadB, index(0));
     forRange(index(0), index(c.depth), index(kTileK), [&](Value *k0) {
-      stage(as, c.loadA, c.m, kTileM, m0, k0);
-      stage(bs, c.loadB, c.n, kTileN, n0, k0);
+      commit(sa, as, k0);
+      commit(sb, bs, k0);
       barrier();
+      // The next slice (past the end: the last one again, unused).
+      Value *next = iadd(k0, kTileK);
+      fetch(sa, c.loadA, next);
+      fetch(sb, c.loadB, next);
       for (int64_t kl = 0; kl < kTileK; ++kl) {
         Value *a[kThreadM], *wv[kThreadN];
         for (int64_t r = 0; r < kThreadM; ++r)

@@ -14,7 +14,8 @@
 //  - a strided nest's innermost dim is not blocked (innerBlockLength 1):
 //    neighbouring threads take neighbouring elements, so accesses coalesce;
 //  - contraction() is tiled: each block computes a kTileM x kTileN tile of
-//    C, staging kTileK-deep slices of A and B in shared memory, and each
+//    C, staging kTileK-deep slices of A and B in shared memory (the next
+//    slice's global loads in flight while this one is summed), and each
 //    thread keeps a kThreadM x kThreadN block of sums in registers;
 //  - math functions are libdevice's (__nv_expf, ...), sqrt is llvm.sqrt;
 //  - scratch arrays are per-thread local memory (at most 64 KiB);
