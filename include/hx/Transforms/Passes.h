@@ -17,7 +17,7 @@ void registerTestPasses(PassRegistry &registry);
 /// exercise the tools' crash reproducers (lib/Transforms/TestCrash.cpp).
 std::unique_ptr<Pass> createTestCrashPass();
 
-/// `infer-type`: a type for every expression (lib/Transforms/InferType.cpp).
+/// `infer-type`: a type for every expression (lib/Transforms/InferType/).
 std::unique_ptr<Pass> createInferTypePass();
 /// infer-type as a function: false after reporting errors.
 bool inferTypes(Module &m, DiagEngine &diags);
