@@ -17,7 +17,7 @@
 //  - "cuda", only when HX_CONFORMANCE_CUDA=1 (lit feature `cuda`:
 //    test/Target/cuda-conformance.test): run on cuda:0 and compared.
 // Operators a backend's OpDef::targets excludes (argsort and topk on cuda)
-// are skipped for it. An operator without a case here fails the
+// are skipped for it. An operator without a case (OpConformanceCases.cpp) fails the
 // CoversEveryOperator test, so a new operator cannot slip past the suite.
 //
 // Built only when the interpreter library (hxInterpreter) exists.
