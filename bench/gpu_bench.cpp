@@ -56,6 +56,8 @@
 // module for sm_90 (Executable::build with compileOnly) and runs nothing.
 //
 //===----------------------------------------------------------------------===//
+#include "cublas_loader.h"
+#include "gpu_bench_modules.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Runtime/CUDA.h"
 #include "hx/Runtime/Executable.h"
@@ -80,6 +82,7 @@
 #include <vector>
 
 using namespace hx;
+using namespace hx::bench;
 using llvm::format;
 using llvm::outs;
 using Clock = std::chrono::steady_clock;
@@ -214,99 +217,6 @@ double syncedSeconds(Device &d, int calls, const std::function<void()> &issue) {
     issue();
   check(d.synchronize(), "synchronize");
   return seconds(t) / calls;
-}
-
-//===----------------------------------------------------------------------===//
-// Modules
-//===----------------------------------------------------------------------===//
-
-/// The virtual devices every module's text uses: 0 cpu, 1 cuda.
-std::string metadata(const std::string &arch) {
-  return "#[metadata]\n{\"VirtualDevice\": [{\"device_type\": \"cpu\"}, {\"device_type\": "
-         "\"cuda\", \"target\": \"cuda -arch=" +
-         arch + "\"}]}\n";
-}
-
-std::string on(unsigned vd) {
-  return "virtual_device=meta[VirtualDevice][" + std::to_string(vd) + "]";
-}
-
-std::string tensor(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "Tensor[(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "), float32]";
-}
-
-std::string param(const std::string &name, unsigned vd, llvm::ArrayRef<int64_t> shape) {
-  return "%" + name + " {" + on(vd) + "}: " + tensor(shape);
-}
-
-const char *const kHeader = "#[version = \"0.0.5\"]\n";
-
-/// add(%a, %b) of n floats, all on cuda.
-std::string addModule(int64_t n, const std::string &arch) {
-  return kHeader +
-         ("def @main(" + param("a", 1, {n}) + ", " + param("b", 1, {n}) + ", " + on(1) +
-          ") {\n  add(%a, %b)\n}\n") +
-         metadata(arch);
-}
-
-/// nn.dense of (n, n) by (n, n), on cuda.
-std::string denseModule(int64_t n, const std::string &arch) {
-  return kHeader +
-         ("def @main(" + param("data", 1, {n, n}) + ", " + param("weight", 1, {n, n}) + ", " +
-          on(1) + ") {\n  nn.dense(%data, %weight, units=" + std::to_string(n) + ")\n}\n") +
-         metadata(arch);
-}
-
-/// max(%x) of a cpu parameter of n floats, after a round trip through cuda
-/// when `roundTrip`; `full` returns the round-tripped tensor instead.
-std::string copyModule(int64_t n, bool roundTrip, bool full, const std::string &arch) {
-  std::string body = "%x";
-  std::string s = kHeader + ("def @main(" + param("x", 0, {n}) + ", " + on(0) + ") {\n");
-  if (roundTrip) {
-    s += "  %0 = device_copy(%x, src_" + on(0) + ", dst_" + on(1) + ");\n";
-    s += "  %1 = device_copy(%0, src_" + on(1) + ", dst_" + on(0) + ");\n";
-    body = "%1";
-  }
-  return s + "  " + (full ? body : "max(" + body + ")") + "\n}\n" + metadata(arch);
-}
-
-/// The MLP: %x (batch, width) and %w0..%w<layers-1> (width, width); every
-/// layer nn.dense + nn.relu, then nn.softmax. Layers before the last on
-/// `gpuDevice`, the last one and the softmax on the cpu.
-std::string mlpModule(int layers, int64_t batch, int64_t width, unsigned gpuDevice,
-                      const std::string &arch) {
-  std::string s = kHeader + ("def @main(" + param("x", gpuDevice, {batch, width}));
-  for (int l = 0; l < layers; ++l)
-    s += ", " + param("w" + std::to_string(l), l + 1 < layers ? gpuDevice : 0, {width, width});
-  s += ", " + on(0) + ") {\n";
-  std::string in = "%x";
-  int v = 0;
-  for (int l = 0; l < layers; ++l) {
-    std::string d = "%" + std::to_string(v++), r = "%" + std::to_string(v++);
-    s += "  " + d + " = nn.dense(" + in + ", %w" + std::to_string(l) +
-         ", units=" + std::to_string(width) + ");\n";
-    s += "  " + r + " = nn.relu(" + d + ");\n";
-    in = r;
-    if (l + 1 < layers) {
-      in = "%" + std::to_string(v++);
-      s += "  " + in + " = on_device(" + r + ", " + on(gpuDevice) + ");\n";
-    }
-  }
-  s += "  nn.softmax(" + in + ")\n}\n";
-  return s + (gpuDevice == 0 ? "#[metadata]\n{\"VirtualDevice\": [{\"device_type\": \"cpu\"}]}\n"
-                             : metadata(arch));
-}
-
-/// `n` adds chained on cuda: %0 = %x + %x, %i = %(i-1) + %x.
-std::string chainModule(int n, const std::string &arch) {
-  std::string s = kHeader + ("def @main(" + param("x", 1, {4}) + ", " + on(1) + ") {\n");
-  s += "  %0 = add(%x, %x);\n";
-  for (int i = 1; i < n; ++i)
-    s += "  %" + std::to_string(i) + " = add(%" + std::to_string(i - 1) + ", %x);\n";
-  return s + "  %" + std::to_string(n - 1) + "\n}\n" + metadata(arch);
 }
 
 //===----------------------------------------------------------------------===//
@@ -477,61 +387,6 @@ std::string fmt(const char *f, double v) {
   std::snprintf(buf, sizeof(buf), f, v);
   return buf;
 }
-
-//===----------------------------------------------------------------------===//
-// cuBLAS, opened at run time
-//===----------------------------------------------------------------------===//
-
-struct CuBLAS {
-  using Handle = void *;
-  void *lib = nullptr;
-  std::string path, whyNot;
-  Handle handle = nullptr;
-  int (*create)(Handle *) = nullptr;
-  int (*destroy)(Handle) = nullptr;
-  int (*version)(Handle, int *) = nullptr;
-  int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *, int, const float *,
-               int, const float *, float *, int) = nullptr;
-
-  /// $HX_CUBLAS, then the sonames of CUDA 13 and 12, then the toolkit's.
-  bool open() {
-    std::vector<std::string> names;
-    if (const char *env = std::getenv("HX_CUBLAS"))
-      names.push_back(env);
-    for (const char *n :
-         {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-          "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.12"})
-      names.push_back(n);
-    for (const std::string &n : names) {
-      if ((lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL))) {
-        path = n;
-        break;
-      }
-      if (whyNot.empty())
-        whyNot = dlerror();
-    }
-    if (!lib)
-      return false;
-    create = reinterpret_cast<decltype(create)>(dlsym(lib, "cublasCreate_v2"));
-    destroy = reinterpret_cast<decltype(destroy)>(dlsym(lib, "cublasDestroy_v2"));
-    version = reinterpret_cast<decltype(version)>(dlsym(lib, "cublasGetVersion_v2"));
-    sgemm = reinterpret_cast<decltype(sgemm)>(dlsym(lib, "cublasSgemm_v2"));
-    if (!create || !destroy || !sgemm) {
-      whyNot = path + " lacks cublasCreate_v2, cublasDestroy_v2 or cublasSgemm_v2";
-      return false;
-    }
-    if (int s = create(&handle)) {
-      whyNot = "cublasCreate_v2 failed with status " + std::to_string(s);
-      return false;
-    }
-    return true;
-  }
-  ~CuBLAS() {
-    if (handle)
-      destroy(handle);
-    // The library stays loaded: the CUDA runtime inside it tears down at exit.
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // The figures
