@@ -331,45 +331,51 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     // so every load is in bounds), commit() zeroes those outside the
     // operand and stores them into shared memory.
     struct Slice {
-      int64_t extent, tileLen;
+      int64_t extent;
       Value *origin;
-      SmallVector<LocalVar, 4> regs;
+      function_ref<Value *(Value *, Value *, Value *)> load;
+      GlobalVariable *dst;
+      SmallVector<LocalVar, 4> regs; // this thread's elements, fetched
+    };
+    constexpr int64_t kPerThread = kTileM * kTileK / threads; // kTileM == kTileN
+    auto slice = [&](int64_t extent, Value *origin,
+                     function_ref<Value *(Value *, Value *, Value *)> load, GlobalVariable *dst) {
+      Slice s{extent, origin, load, dst, {}};
+      for (int64_t r = 0; r < kPerThread; ++r)
+        s.regs.push_back(localVar(c.type, constant(c.type, 0)));
+      return s;
     };
     auto element = [&](const Slice &s, int64_t r, Value *k0) {
       Value *e = iadd(tid, r * threads);
       Value *il = idiv(e, kTileK), *kl = irem(e, kTileK);
       return std::make_tuple(il, kl, iadd(s.origin, il), iadd(k0, kl));
     };
-    auto fetch = [&](Slice &s, auto load, Value *k0) {
-      for (int64_t r = 0; r < s.tileLen * kTileK / threads; ++r) {
+    auto fetch = [&](const Slice &s, Value *k0) {
+      for (int64_t r = 0; r < kPerThread; ++r) {
         auto [il, kl, i, k] = element(s, r, k0);
-        Value *v = load(batch, imin(i, index(s.extent - 1)), imin(k, index(c.depth - 1)));
-        if (size_t(r) < s.regs.size())
-          set(s.regs[r], v);
-        else
-          s.regs.push_back(localVar(c.type, v));
+        set(s.regs[r], s.load(batch, imin(i, index(s.extent - 1)), imin(k, index(c.depth - 1))));
       }
     };
-    auto commit = [&](const Slice &s, GlobalVariable *dst, Value *k0) {
-      for (int64_t r = 0; r < s.tileLen * kTileK / threads; ++r) {
+    auto commit = [&](const Slice &s, Value *k0) {
+      for (int64_t r = 0; r < kPerThread; ++r) {
         auto [il, kl, i, k] = element(s, r, k0);
         Value *inside =
             logicalAnd(icmp(CmpOp::LT, i, index(s.extent)), icmp(CmpOp::LT, k, index(c.depth)));
         Value *v = select(inside, cast(get(s.regs[r]), c.type, acc), constant(acc, 0));
-        store(acc, dst, iadd(imul(kl, rowStride), il), v);
+        store(acc, s.dst, iadd(imul(kl, rowStride), il), v);
       }
     };
-    Slice sa{c.m, kTileM, m0, {}}, sb{c.n, kTileN, n0, {}};
-    fetch(sa, c.loadA, index(0));
-    fetch(sb, c.loadB, index(0));
+    Slice sa = slice(c.m, m0, c.loadA, as), sb = slice(c.n, n0, c.loadB, bs);
+    fetch(sa, index(0));
+    fetch(sb, index(0));
     forRange(index(0), index(c.depth), index(kTileK), [&](Value *k0) {
-      commit(sa, as, k0);
-      commit(sb, bs, k0);
+      commit(sa, k0);
+      commit(sb, k0);
       barrier();
       // The next slice (past the end: the last one again, unused).
       Value *next = iadd(k0, kTileK);
-      fetch(sa, c.loadA, next);
-      fetch(sb, c.loadB, next);
+      fetch(sa, next);
+      fetch(sb, next);
       for (int64_t kl = 0; kl < kTileK; ++kl) {
         Value *a[kThreadM], *wv[kThreadN];
         for (int64_t r = 0; r < kThreadM; ++r)
