@@ -538,7 +538,10 @@ void KernelBuilder::contraction(const Contraction &c) {
     SmallVector<Value *, 4> idx = unflatten(p, {c.batch, c.m, c.n});
     LocalVar sum = localVar(acc, constant(acc, 0));
     forRange(0, c.depth, [&](Value *k) {
-      Value *a = cast(c.loadA(idx[0], idx[1], k), c.type, acc);
+      Value *a = c.loadA(idx[0], idx[1], k);
+      if (c.insideA)
+        a = select(c.insideA(idx[0], idx[1], k), a, constant(c.type, 0));
+      a = cast(a, c.type, acc);
       Value *w = cast(c.loadB(idx[0], idx[2], k), c.type, acc);
       set(sum, accumulate(acc, get(sum), mul(acc, a, w)));
     });

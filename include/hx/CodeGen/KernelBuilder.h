@@ -126,10 +126,16 @@ public:
   /// to store each sum (given in the accumulator dtype); the target chooses
   /// the loops. The callbacks run inside the parallel region (see the
   /// scoping rule) and may be called several times per element.
+  ///
+  /// `insideA`, if set, says whether A(b, i, k) is an element of A or 0 (a
+  /// convolution's padding): where it is false, loadA's value, which must
+  /// still come from an in-bounds load, is replaced by 0. Kept apart from
+  /// loadA so that a target may issue the load early and zero it late.
   struct Contraction {
     DType type = DType::Float32;
     int64_t batch = 1, m = 0, n = 0, depth = 0;
     llvm::function_ref<Value *(Value *b, Value *i, Value *k)> loadA;
+    llvm::function_ref<Value *(Value *b, Value *i, Value *k)> insideA;
     llvm::function_ref<Value *(Value *b, Value *j, Value *k)> loadB;
     llvm::function_ref<void(Value *b, Value *i, Value *j, Value *sum)> store;
   };

@@ -24,7 +24,9 @@
 // On a target whose contractions are tiled (a GPU: shared-memory tiles)
 // nn.conv2d is instead an implicit GEMM per group: rows (n, oh, ow),
 // columns the group's output channels, depth (ic, kh, kw), padding read as
-// zero.
+// zero: A's load is clamped into the input and the padding is a separate
+// predicate (Contraction::insideA), so the target zeroes it where it
+// stores the tile, not right after the load.
 //
 // nn.max_pool2d: per output row, per column, the max over the window's
 // positions inside the input (padding never counts; ceil_mode's partial
@@ -201,21 +203,33 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     c.m = n * oh * ow;
     c.n = ocg;
     c.depth = icg * kh * kw;
-    auto loadA = [&](Value *g, Value *i, Value *k) {
+    // Input coordinates (batch, channel, row, column) of A(g, i, k); the
+    // row and column may fall in the padding.
+    auto inputAt = [&](Value *g, Value *i, Value *k) {
       SmallVector<Value *, 4> p = kb.unflatten(i, {n, oh, ow});
       SmallVector<Value *, 4> q = kb.unflatten(k, {icg, kh, kw});
       Value *ci = kb.iadd(kb.imul(g, icg), q[0]);
       Value *ih = kb.iadd(kb.iadd(kb.imul(p[1], sh), kb.imul(q[1], dh)), -top);
       Value *iw = kb.iadd(kb.iadd(kb.imul(p[2], sw), kb.imul(q[2], dw)), -left);
+      return std::array<Value *, 4>{p[0], ci, ih, iw};
+    };
+    // The load is clamped into the input; insideA zeroes the padding, so
+    // that a target may zero after the load has landed.
+    auto loadA = [&](Value *g, Value *i, Value *k) {
+      auto [bi, ci, ih, iw] = inputAt(g, i, k);
       Value *zero = kb.index(0);
-      Value *inside = kb.logicalAnd(
-          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, zero), kb.icmp(CmpOp::LT, ih, kb.index(h))),
-          kb.logicalAnd(kb.icmp(CmpOp::GE, iw, zero), kb.icmp(CmpOp::LT, iw, kb.index(w))));
       Value *chClamped = kb.imin(kb.imax(ih, zero), kb.index(h - 1));
       Value *cwClamped = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
-      Value *off = kb.linearOffset({p[0], ci, chClamped, cwClamped},
+      Value *off = kb.linearOffset({bi, ci, chClamped, cwClamped},
                                    {dv.stride[0], dv.stride[1], dv.stride[2], dv.stride[3]});
-      return kb.select(inside, kb.load(t, kb.buffer(spec.inputBuffer(0)), off), kb.constant(t, 0));
+      return kb.load(t, kb.buffer(spec.inputBuffer(0)), off);
+    };
+    auto insideA = [&](Value *g, Value *i, Value *k) {
+      auto [bi, ci, ih, iw] = inputAt(g, i, k);
+      Value *zero = kb.index(0);
+      return kb.logicalAnd(
+          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, zero), kb.icmp(CmpOp::LT, ih, kb.index(h))),
+          kb.logicalAnd(kb.icmp(CmpOp::GE, iw, zero), kb.icmp(CmpOp::LT, iw, kb.index(w))));
     };
     auto loadB = [&](Value *g, Value *j, Value *k) {
       SmallVector<Value *, 4> q = kb.unflatten(k, {icg, kh, kw});
@@ -232,6 +246,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       kb.store(outT->dtype, kb.buffer(spec.outputBuffer(0)), off, kb.cast(sum, acc, outT->dtype));
     };
     c.loadA = loadA;
+    c.insideA = insideA;
     c.loadB = loadB;
     c.store = store;
     kb.contraction(c);

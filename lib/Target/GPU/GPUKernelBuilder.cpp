@@ -29,7 +29,8 @@
 // (the warp stalls only at the first use); the other block on the SM
 // (.minnctapersm 2) covers the barriers. The loads' indices are clamped
 // into the operand, so each is in bounds, and the zeroing of elements
-// outside it waits for the store into shared memory.
+// outside it (or in a convolution's padding: insideA) waits for the store
+// into shared memory.
 //
 // Shared memory is read far more often than it is written, and its 32 banks
 // serve one 4-byte word each per cycle, so the layout avoids bank conflicts:
@@ -328,21 +329,26 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     // A kTileK-deep slice of A or B is staged in two steps, so that its
     // global loads are in flight while the previous slice is summed:
     // fetch() loads this thread's elements into registers (indices clamped,
-    // so every load is in bounds), commit() zeroes those outside the
-    // operand and stores them into shared memory.
+    // so every load is in bounds), with the operand's own inside predicate
+    // (insideA) if it has one; commit() zeroes those outside the operand
+    // and stores them into shared memory.
     struct Slice {
       int64_t extent;
       Value *origin;
-      function_ref<Value *(Value *, Value *, Value *)> load;
+      function_ref<Value *(Value *, Value *, Value *)> load, inside;
       GlobalVariable *dst;
-      SmallVector<LocalVar, 4> regs; // this thread's elements, fetched
+      SmallVector<LocalVar, 4> regs, masks; // this thread's elements, fetched
     };
     constexpr int64_t kPerThread = kTileM * kTileK / threads; // kTileM == kTileN
     auto slice = [&](int64_t extent, Value *origin,
-                     function_ref<Value *(Value *, Value *, Value *)> load, GlobalVariable *dst) {
-      Slice s{extent, origin, load, dst, {}};
-      for (int64_t r = 0; r < kPerThread; ++r)
+                     function_ref<Value *(Value *, Value *, Value *)> load,
+                     function_ref<Value *(Value *, Value *, Value *)> inside, GlobalVariable *dst) {
+      Slice s{extent, origin, load, inside, dst, {}, {}};
+      for (int64_t r = 0; r < kPerThread; ++r) {
         s.regs.push_back(localVar(c.type, constant(c.type, 0)));
+        if (inside)
+          s.masks.push_back(localVar(DType::Bool, constant(DType::Bool, 0)));
+      }
       return s;
     };
     auto element = [&](const Slice &s, int64_t r, Value *k0) {
@@ -353,7 +359,10 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     auto fetch = [&](const Slice &s, Value *k0) {
       for (int64_t r = 0; r < kPerThread; ++r) {
         auto [il, kl, i, k] = element(s, r, k0);
-        set(s.regs[r], s.load(batch, imin(i, index(s.extent - 1)), imin(k, index(c.depth - 1))));
+        Value *ic = imin(i, index(s.extent - 1)), *kc = imin(k, index(c.depth - 1));
+        set(s.regs[r], s.load(batch, ic, kc));
+        if (s.inside)
+          set(s.masks[r], s.inside(batch, ic, kc));
       }
     };
     auto commit = [&](const Slice &s, Value *k0) {
@@ -361,11 +370,13 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
         auto [il, kl, i, k] = element(s, r, k0);
         Value *inside =
             logicalAnd(icmp(CmpOp::LT, i, index(s.extent)), icmp(CmpOp::LT, k, index(c.depth)));
+        if (s.inside)
+          inside = logicalAnd(inside, get(s.masks[r]));
         Value *v = select(inside, cast(get(s.regs[r]), c.type, acc), constant(acc, 0));
         store(acc, s.dst, iadd(imul(kl, rowStride), il), v);
       }
     };
-    Slice sa = slice(c.m, m0, c.loadA, as), sb = slice(c.n, n0, c.loadB, bs);
+    Slice sa = slice(c.m, m0, c.loadA, c.insideA, as), sb = slice(c.n, n0, c.loadB, nullptr, bs);
     fetch(sa, index(0));
     fetch(sb, index(0));
     forRange(index(0), index(c.depth), index(kTileK), [&](Value *k0) {
