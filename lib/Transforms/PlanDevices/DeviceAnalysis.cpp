@@ -606,6 +606,14 @@ canonicalDefOrder(std::vector<DeviceAnalysis::DefWalk> &walks,
   return order;
 }
 
+bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
+  Op *op = c.getOp();
+  if (!op || !op->def || d < 0 || static_cast<size_t>(d) >= mod.devices.size())
+    return true;
+  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
+  return op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU);
+}
+
 bool DeviceAnalysis::checkTarget(Expr *e) {
   auto *c = dyn_cast<Call>(e);
   Op *op = c ? c->getOp() : nullptr;

@@ -186,14 +186,6 @@ private:
 };
 } // namespace
 
-bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
-  Op *op = c.getOp();
-  if (!op || !op->def || d < 0 || static_cast<size_t>(d) >= mod.devices.size())
-    return true;
-  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
-  return op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU);
-}
-
 const Expr *DeviceAnalysis::copyOwner(const Expr *v, bool settled) {
   // A fixed on_device (and, under a cost strategy, a normal one of a tensor,
   // which the capture fixes) holds its body's value on its device, when the
