@@ -2,11 +2,16 @@
 //
 // Evaluates @main symbolically, emitting a step for every value it computes:
 //
-//   def @main(%a {cpu}, %b {cpu}, virtual_device=cuda) {    step 0: kernel add [a, b] -> t0   (cpu)
-//     %0 = add(%a, %b);                                  => step 1: copy t0 -> t1            (cpu
-//     -> cuda) %1 = on_device(%0, cpu, constrain_result=True);       step 2: kernel exp [t1] ->
-//     out0  (cuda) %2 = device_copy(%1, cpu, cuda); exp(%2)
+//   def @main(%a {cpu}, %b {cpu}, virtual_device=cuda) {
+//     %0 = add(%a, %b);
+//     %1 = on_device(%0, cpu, constrain_result=True);
+//     %2 = device_copy(%1, cpu, cuda);
+//     exp(%2)
 //   }
+//
+//   =>  step 0: kernel add [a, b] -> t0    (cpu)
+//       step 1: copy t0 -> t1              (cpu -> cuda)
+//       step 2: kernel exp [t1] -> out0    (cuda)
 //
 //  1. Devices come from the planned module's contract (hx/IR/DeviceAware.h):
 //     a kernel runs where its call lives; a copy's result lives on its

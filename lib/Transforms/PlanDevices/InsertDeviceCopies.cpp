@@ -7,13 +7,19 @@
 // nothing is defaulted) and inserts a device_copy on every edge that crosses
 // devices, one per value and destination device.
 //
-//   def @main(%x {cpu}, virtual_device=cuda) {      def @main(%x {cpu}, virtual_device=cuda) {
-//     %0 = on_device(negative(%x), cpu, fixed);  ==>  %0 = negative(%x);
-//     exp(%0)                                         %1 = on_device(%0, cpu,
-//     constrain_result=True);
-//   }                                                 %2 = device_copy(%1, cpu, cuda);
-//                                                     exp(%2)
-//                                                   }
+//   def @main(%x {cpu}, virtual_device=cuda) {
+//     %0 = on_device(negative(%x), cpu, fixed);
+//     exp(%0)
+//   }
+//
+//   ==>
+//
+//   def @main(%x {cpu}, virtual_device=cuda) {
+//     %0 = negative(%x);
+//     %1 = on_device(%0, cpu, constrain_result=True);
+//     %2 = device_copy(%1, cpu, cuda);
+//     exp(%2)
+//   }
 //
 // Idempotent; linear in the module.
 //
