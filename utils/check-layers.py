@@ -7,7 +7,7 @@ The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
     Support < IR < Ops, Tensor < Parser, Pass, Smith < Transforms, CodeGen,
-    Interpreter < Target, Reduce < Runtime < Differential < Tools
+    Interpreter < Target, Reduce < Runtime < Run < Differential < Tools
 """
 import os
 import re
@@ -21,8 +21,9 @@ RANK = {
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
     "Target": 5, "Reduce": 5,
     "Runtime": 6,
-    "Differential": 7,
-    "Tools": 8,
+    "Run": 7,
+    "Differential": 8,
+    "Tools": 9,
 }
 # CMake target names -> room.
 TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target",

@@ -11,6 +11,8 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Run/Compare.h"
+#include "hx/Run/RandomInputs.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "hx/Transforms/VerifyPlacement.h"
@@ -19,7 +21,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-#include <cmath>
 
 using namespace hx;
 using namespace llvm;
@@ -86,58 +87,6 @@ std::string firstDifference(StringRef a, StringRef b) {
   return "the texts are equal";
 }
 
-uint64_t splitmix64(uint64_t &x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/// hx-run --random-inputs' distribution, from a portable generator.
-std::vector<HostTensor> randomInputs(const Function &main, uint64_t seed, std::string &error) {
-  std::vector<HostTensor> out;
-  uint64_t state = seed;
-  for (const Ref<Var> &p : main.params) {
-    auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
-    if (!tt || !tt->isStatic()) {
-      error = "parameter %" + p->name + " is not a tensor of static shape";
-      return {};
-    }
-    HostTensor t(tt->dtype, tt->shape);
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      uint64_t r = splitmix64(state);
-      if (isFloat(tt->dtype))
-        t.setDouble(i, double(r >> 11) * 0x1.0p-52 - 1.0); // [-1, 1)
-      else if (tt->dtype == DType::Bool)
-        t.setDouble(i, double(r & 1));
-      else
-        t.setDouble(i, double(1 + (r >> 1) % 9) * ((r & 1) ? 1 : -1));
-    }
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
-/// |a - b| / max(1, |b|), with NaN agreeing only with NaN.
-double maxError(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want, std::string &where) {
-  double worst = 0;
-  for (size_t k = 0; k < got.size() && k < want.size(); ++k)
-    for (int64_t i = 0; i < got[k].numElements(); ++i) {
-      double a = got[k].getDouble(i), b = want[k].getDouble(i);
-      double err;
-      if (std::isnan(a) || std::isnan(b))
-        err = std::isnan(a) == std::isnan(b) ? 0 : INFINITY;
-      else
-        err = a == b ? 0 : std::fabs(a - b) / std::max(1.0, std::fabs(b));
-      if (err > worst) {
-        worst = err;
-        where = "output_" + std::to_string(k) + "[" + std::to_string(i) + "]: compiled " +
-                formatv("{0}", a).str() + ", interpreter " + formatv("{0}", b).str();
-      }
-    }
-  return worst;
-}
-
 } // namespace
 
 struct DifferentialTester::Impl {
@@ -158,6 +107,30 @@ struct DifferentialTester::Impl {
   }
 
   DiffResult check(StringRef text, StringRef name, const DiffOptions &opts);
+
+  /// The stages run, interpret and compare, on `inputs`.
+  DiffResult compareRun(Module &m, Executable &exe, std::vector<HostTensor> inputs) {
+    DiffResult r = compareOn(m, exe, inputs);
+    r.inputs = std::move(inputs);
+    return r;
+  }
+
+  DiffResult compareOn(Module &m, Executable &exe, ArrayRef<HostTensor> inputs) {
+    Expected<std::vector<HostTensor>> got = exe.run(inputs);
+    if (!got)
+      return fail("run", toString(got.takeError()));
+    Expected<std::vector<HostTensor>> want = interpret(m, inputs);
+    if (!want)
+      return fail("interpret", toString(want.takeError()));
+    Comparison cmp = compareResults(*got, *want, inputs);
+    if (!cmp.mismatch.empty())
+      return fail("compare", cmp.mismatch);
+    if (!cmp.ok())
+      return fail("compare", formatv("max relative error {0} above the tolerance {1} at {2}",
+                                     cmp.maxError, cmp.tolerance, cmp.where)
+                                 .str());
+    return {};
+  }
 };
 
 DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
@@ -241,30 +214,12 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
   if (!exe)
     return fail("compile", s.errors);
 
-  std::string error;
-  std::vector<HostTensor> inputs = randomInputs(*main, opts.inputSeed, error);
-  if (!error.empty())
-    return fail("run", error);
-  Expected<std::vector<HostTensor>> got = exe->run(inputs);
-  if (!got)
-    return fail("run", toString(got.takeError()));
-  Expected<std::vector<HostTensor>> want = interpret(*m, inputs);
-  if (!want)
-    return fail("interpret", toString(want.takeError()));
-  if (got->size() != want->size())
-    return fail("compare", "the compiled module gives " + Twine(got->size()) +
-                               " outputs, the interpreter " + Twine(want->size()));
-  auto isHalf = [](const HostTensor &t) { return t.dtype() == DType::Float16; };
-  bool exact = llvm::all_of(*want, [](const HostTensor &t) { return !isFloat(t.dtype()); });
-  bool half = llvm::any_of(*want, isHalf) || llvm::any_of(inputs, isHalf);
-  double tol = exact ? 0.0 : half ? 1e-2 : 1e-4;
-  std::string where;
-  double err = maxError(*got, *want, where);
-  if (err > tol)
-    return fail(
-        "compare",
-        formatv("max relative error {0} above the tolerance {1} at {2}", err, tol, where).str());
-  return {};
+  Expected<std::vector<HostTensor>> inputs = randomInputs(*main, opts.inputSeed);
+  if (!inputs)
+    return fail("run", toString(inputs.takeError()));
+  DiffResult r = compareRun(*m, *exe, std::move(*inputs));
+  r.inputNames = paramNames(*main);
+  return r;
 }
 
 DifferentialTester::DifferentialTester() : impl(std::make_unique<Impl>()) {}

@@ -26,6 +26,8 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
+#include "hx/Run/Compare.h"
+#include "hx/Run/RandomInputs.h"
 #include "hx/Runtime/CUDA.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Tensor/Npy.h"
@@ -48,7 +50,6 @@
 #include "llvm/TargetParser/Host.h"
 #include <cmath>
 #include <map>
-#include <random>
 #include <thread>
 
 using namespace hx;
@@ -63,9 +64,12 @@ struct RunConfig {
   std::vector<std::string> inputs;
   /// --params: DIR/NAME.npy for each parameter without --input.
   std::string paramsDir;
-  bool randomInputs = false;
+  /// --random-inputs[=uniform|scaled] (RandomInputs.h).
+  std::optional<RandomInputMode> randomInputs;
   uint64_t seed = 0;
   std::string outputDir;
+  /// --save-inputs: DIR/NAME.npy of every input the run used.
+  std::string saveInputs;
   std::vector<std::string> devices;
   bool check = false;
   bool checkDevices = false;
@@ -104,7 +108,9 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
   if (!c.paramsDir.empty())
     args.push_back("--params=" + absolute(c.paramsDir));
   if (c.randomInputs)
-    args.push_back("--random-inputs");
+    args.push_back(*c.randomInputs == RandomInputMode::Uniform
+                       ? std::string("--random-inputs")
+                       : "--random-inputs=" + randomInputModeName(*c.randomInputs).str());
   if (c.seed)
     args.push_back("--seed=" + std::to_string(c.seed));
   for (const std::string &d : c.devices)
@@ -162,7 +168,9 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
       return false;
     }
   }
-  std::mt19937_64 rng(c.seed);
+  std::optional<RandomInputGenerator> random;
+  if (c.randomInputs)
+    random.emplace(main, c.seed, *c.randomInputs);
   for (const Ref<Var> &p : main.params) {
     auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
     if (!tt || !tt->isStatic()) {
@@ -170,7 +178,6 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
                 ": hx-run takes tensors of static shape");
       return false;
     }
-    HostTensor expected(tt->dtype, tt->shape);
     auto it = given.find(p->name);
     if (it == given.end() && !c.paramsDir.empty()) {
       SmallString<256> path(c.paramsDir);
@@ -199,39 +206,9 @@ bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTens
                 " or --random-inputs");
       return false;
     }
-    // Floats uniform in [-1, 1); integers in [-9, 9] without 0 (safe as
-    // divisors); booleans either.
-    std::uniform_real_distribution<double> real(-1.0, 1.0);
-    std::uniform_int_distribution<int> integer(1, 9), coin(0, 1);
-    for (int64_t i = 0; i < expected.numElements(); ++i) {
-      if (isFloat(tt->dtype))
-        expected.setDouble(i, real(rng));
-      else if (tt->dtype == DType::Bool)
-        expected.setDouble(i, coin(rng));
-      else
-        expected.setDouble(i, integer(rng) * (coin(rng) ? 1 : -1));
-    }
-    out.push_back(std::move(expected));
+    out.push_back(random->draw(*p, *tt));
   }
   return true;
-}
-
-/// |a - b| / max(1, |b|), with NaN agreeing only with NaN.
-double maxError(const std::vector<HostTensor> &got, const std::vector<HostTensor> &want) {
-  double worst = 0;
-  for (size_t k = 0; k < got.size() && k < want.size(); ++k)
-    for (int64_t i = 0; i < got[k].numElements(); ++i) {
-      double a = got[k].getDouble(i), b = want[k].getDouble(i);
-      if (std::isnan(a) || std::isnan(b)) {
-        if (std::isnan(a) != std::isnan(b))
-          return INFINITY;
-        continue;
-      }
-      if (a == b)
-        continue;
-      worst = std::max(worst, std::fabs(a - b) / std::max(1.0, std::fabs(b)));
-    }
-  return worst;
 }
 
 void summarize(raw_ostream &os, unsigned i, const HostTensor &t) {
@@ -349,6 +326,9 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
   // Read before compiling: a bad input fails fast, and no file is read twice.
   if (c.emit == Emit::None && !gatherInputs(*main, c, inputs))
     return kExitUserError;
+  if (!c.saveInputs.empty())
+    if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))
+      return userError("--save-inputs: " + toString(std::move(e)));
   if (c.interpret) {
     Expected<std::vector<HostTensor>> r = interpret(*m, inputs);
     if (!r)
@@ -474,22 +454,29 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
     Expected<std::vector<HostTensor>> ref = interpret(*m, inputs);
     if (!ref)
       return userError("--check: the interpreter: " + toString(ref.takeError()));
-    auto isHalf = [](const HostTensor &t) { return t.dtype() == DType::Float16; };
-    bool exact = llvm::all_of(results, [](const HostTensor &t) { return !isFloat(t.dtype()); });
-    // float16 results (or inputs) differ from the interpreter's by whole half
-    // ulps (2^-11 to 2^-10 relative) wherever a kernel's float32 arithmetic
-    // and the interpreter's double round to neighbouring halves, and a later
-    // operator may scale such a difference: 1e-2 is ten ulps.
-    bool half = llvm::any_of(results, isHalf) || llvm::any_of(inputs, isHalf);
-    double tol = exact ? 0.0 : half ? 1e-2 : 1e-4;
-    double err = maxError(results, *ref);
-    outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)", err,
-                     tol);
-    if (err > tol) {
+    Comparison cmp = compareResults(results, *ref, inputs);
+    if (!cmp.mismatch.empty()) {
+      outs() << "check: " << cmp.mismatch << ": FAILED\n";
+      return kExitUserError;
+    }
+    if (cmp.vacuous())
+      errs() << "hx-run: warning: --check: " << cmp.vacuousList()
+             << (cmp.vacuousOutputs.size() == 1 ? " is" : " are")
+             << " entirely inf or NaN on both sides, so the check says nothing of "
+             << (cmp.vacuousOutputs.size() == 1 ? "it" : "them")
+             << (c.randomInputs == RandomInputMode::Uniform ? " (try --random-inputs=scaled)" : "")
+             << "\n";
+    outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)",
+                     cmp.maxError, cmp.tolerance);
+    if (!cmp.ok()) {
       outs() << ": FAILED\n";
       return kExitUserError;
     }
-    outs() << ": ok\n";
+    if (cmp.vacuous()) {
+      outs() << ": vacuous (" << cmp.vacuousList() << " inf/NaN on both sides)\n";
+    } else {
+      outs() << ": ok\n";
+    }
   }
 
   for (unsigned i = 0; i < results.size(); ++i)
@@ -540,14 +527,21 @@ int hx::runMain(int argc, char **argv) {
                               cl::desc("Read each parameter NAME of @main not given with --input "
                                        "from DIR/NAME.npy, where that file exists"),
                               cl::value_desc("DIR"), cl::cat(cat));
-  cl::opt<bool> randomInputs("random-inputs",
-                             cl::desc("Fill parameters without --input with seeded random data "
-                                      "(floats in [-1, 1), integers in [-9, 9] without 0)"),
-                             cl::cat(cat));
+  cl::opt<std::string> randomInputs(
+      "random-inputs", cl::ValueOptional,
+      cl::desc("Fill parameters without --input with seeded random data: uniform (the default: "
+               "floats in [-1, 1), integers in [-9, 9] without 0) or scaled (weights as "
+               "frameworks initialize them, so deep networks stay finite)"),
+      cl::value_desc("uniform|scaled"), cl::cat(cat));
   cl::opt<uint64_t> seed("seed", cl::desc("The seed of --random-inputs"), cl::init(0),
                          cl::cat(cat));
   cl::opt<std::string> outputDir("output-dir", cl::desc("Write DIR/output_<i>.npy"),
                                  cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<std::string> saveInputs(
+      "save-inputs",
+      cl::desc("Write every input of @main the run uses to DIR/NAME.npy (--params DIR reads "
+               "them back)"),
+      cl::value_desc("DIR"), cl::cat(cat));
   cl::list<std::string> devices(
       "device", cl::desc("The physical device of the next virtual device, in table order"),
       cl::value_desc("cpu|cpu:N|cuda:N|cuda-emu:N"), cl::cat(cat));
@@ -616,10 +610,16 @@ int hx::runMain(int argc, char **argv) {
   if (!common.read("hx-run", c.common))
     return kExitUserError;
   c.inputs.assign(inputs.begin(), inputs.end());
-  c.randomInputs = randomInputs;
+  if (randomInputs.getNumOccurrences()) {
+    c.randomInputs =
+        randomInputs.empty() ? RandomInputMode::Uniform : parseRandomInputMode(randomInputs);
+    if (!c.randomInputs)
+      return userError("--random-inputs=" + randomInputs + ": expected uniform or scaled");
+  }
   c.paramsDir = params;
   c.seed = seed;
   c.outputDir = outputDir;
+  c.saveInputs = saveInputs;
   c.devices.assign(devices.begin(), devices.end());
   c.check = check;
   c.checkDevices = checkDevices;

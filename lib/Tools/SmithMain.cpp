@@ -2,7 +2,8 @@
 //
 //   hx-smith --seed=N [--count=K] [--calls=M] [--functions=F] [--ops=a,b]
 //            [--no-constants] [--no-annotations]
-//            [--check [--static-only] [--keep-failures=DIR]] [--coverage]
+//            [--check [--static-only] [--keep-failures=DIR] [--save-inputs=DIR]]
+//            [--coverage]
 //
 // Without --check: prints the modules of seeds N .. N+K-1 (separated by
 // `// -----` lines, as hx-opt --split-input-file reads them). With --check:
@@ -15,6 +16,7 @@
 #include "hx/Tools/SmithMain.h"
 #include "hx/Differential/Differential.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Run/RandomInputs.h"
 #include "hx/Smith/Smith.h"
 #include "hx/Tools/OptMain.h"
 #include "llvm/ADT/StringExtras.h"
@@ -53,6 +55,11 @@ int hx::smithMain(int argc, char **argv) {
       "emulate-cuda",
       cl::desc("--check: cuda virtual devices run on emulated GPUs (hx-run --emulate-cuda)"),
       cl::cat(cat));
+  cl::opt<std::string> saveInputs(
+      "save-inputs",
+      cl::desc("--check: write the random inputs of seed S's @main to DIR/seed-S/NAME.npy "
+               "(the inputs of hx-run --random-inputs --seed=S)"),
+      cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<std::string> keep("keep-failures", cl::desc("--check: write DIR/seed-S.ir per failure"),
                             cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<bool> coverage("coverage", cl::desc("Print how many modules call each operator"),
@@ -77,8 +84,8 @@ int hx::smithMain(int argc, char **argv) {
     return userError("--functions must be at least 1");
   if (count == 0)
     return userError("--count must be at least 1");
-  if ((staticOnly || !keep.empty()) && !check)
-    return userError("--static-only and --keep-failures go with --check");
+  if ((staticOnly || !keep.empty() || !saveInputs.empty()) && !check)
+    return userError("--static-only, --keep-failures and --save-inputs go with --check");
   if (!keep.empty())
     if (std::error_code ec = sys::fs::create_directories(keep))
       return userError("--keep-failures: cannot create '" + keep + "': " + ec.message());
@@ -107,6 +114,12 @@ int hx::smithMain(int argc, char **argv) {
     d.emulateCuda = emulateCuda;
     std::string name = "seed-" + std::to_string(o.seed) + ".ir";
     DiffResult r = tester.check(m.text, name, d);
+    if (!saveInputs.empty() && !r.inputs.empty()) {
+      SmallString<128> dir(saveInputs);
+      sys::path::append(dir, "seed-" + std::to_string(o.seed));
+      if (Error e = writeInputs(dir, r.inputNames, r.inputs))
+        return userError("--save-inputs: " + toString(std::move(e)));
+    }
     if (r.ok)
       continue;
     ++failures;

@@ -13,10 +13,10 @@
 //   compile     the executable builds, each virtual device on a cpu
 //               instance of its own (with emulateCuda, a cuda one on an
 //               emulated GPU: the cuda kernels), with --check-devices;
-//   run         it runs on seeded random inputs (floats in [-1, 1),
-//               integers in [-9, 9] without 0, booleans);
+//   run         it runs on seeded random inputs (hx/Run/RandomInputs.h,
+//               uniform: the inputs of hx-run --random-inputs --seed=S);
 //   interpret   the reference interpreter runs;
-//   compare     the results agree within hx-run --check's tolerance.
+//   compare     the results agree by hx/Run/Compare.h's rule.
 //
 // One tester keeps its cpu backend (the kernel cache) and devices across
 // modules, so a run of thousands of modules compiles each distinct kernel
@@ -26,10 +26,12 @@
 #ifndef HX_DIFFERENTIAL_DIFFERENTIAL_H
 #define HX_DIFFERENTIAL_DIFFERENTIAL_H
 
+#include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hx {
 
@@ -50,6 +52,11 @@ struct DiffResult {
   std::string stage;
   /// What went wrong: the diagnostics, or the two texts' first difference.
   std::string message;
+  /// The random inputs @main ran on (RandomInputs.h), once the run was
+  /// reached.
+  std::vector<HostTensor> inputs;
+  /// The names of @main's parameters, one per input.
+  std::vector<std::string> inputNames;
 };
 
 class DifferentialTester {
