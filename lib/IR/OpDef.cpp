@@ -58,4 +58,22 @@ StringRef attrKindDescription(AttrKind k) {
   return "a value";
 }
 
+StringRef opPatternName(OpPattern p) {
+  switch (p) {
+  case OpPattern::Elementwise:
+    return "elementwise";
+  case OpPattern::Broadcast:
+    return "broadcast";
+  case OpPattern::Injective:
+    return "injective";
+  case OpPattern::CommReduce:
+    return "comm-reduce";
+  case OpPattern::OutElementwiseFusable:
+    return "out-elementwise-fusable";
+  case OpPattern::Opaque:
+    return "opaque";
+  }
+  return "opaque";
+}
+
 } // namespace hx

@@ -279,6 +279,8 @@ OpImplFn lookupOpImpl(StringRef name) {
 
 using namespace interp;
 
+bool hasInterpreterImpl(StringRef op) { return lookupOpImpl(op) != nullptr; }
+
 Expected<std::vector<HostTensor>> interpretOp(const Call &call, ArrayRef<const HostTensor *> args) {
   const Op *op = call.getOp();
   if (!op)

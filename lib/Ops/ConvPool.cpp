@@ -407,6 +407,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
       stringAttr("data_layout", "NCHW"),      stringAttr("kernel_layout", "OIHW"),
       stringAttr("out_layout", ""),           dtypeAttr("out_dtype", "")};
   conv.relation = conv2dRel;
+  conv.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(conv));
 
   OpDef conv1d;
@@ -424,6 +425,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                   stringAttr("out_layout", ""),
                   dtypeAttr("out_dtype", "")};
   conv1d.relation = conv1dRel;
+  conv1d.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(conv1d));
 
   OpDef maxPool;
@@ -435,6 +437,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                    stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
                    boolAttr("ceil_mode", false)};
   maxPool.relation = pool2dRel;
+  maxPool.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(maxPool));
 
   OpDef avgPool;
@@ -446,6 +449,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                    stringAttr("layout", "NCHW"),     stringAttr("out_layout", ""),
                    boolAttr("ceil_mode", false),     boolAttr("count_include_pad", false)};
   avgPool.relation = pool2dRel;
+  avgPool.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(avgPool));
 
   OpDef adaptive;
@@ -456,6 +460,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   outputSize.kind = AttrKind::SizeList;
   adaptive.attrs = {outputSize, stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
   adaptive.relation = adaptiveAvgPool2dRel;
+  adaptive.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(adaptive));
 
   OpDef gap;
@@ -464,6 +469,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   gap.numArgs = 1;
   gap.attrs = {stringAttr("layout", "NCHW"), stringAttr("out_layout", "")};
   gap.relation = globalAvgPool2dRel;
+  gap.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(gap));
 
   OpDef upsampling;
@@ -474,6 +480,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                       requiredAttr("scale_w", AttrKind::Float), stringAttr("layout", "NCHW"),
                       stringAttr("method", "nearest_neighbor"), boolAttr("align_corners", false)};
   upsampling.relation = upsamplingRel;
+  upsampling.pattern = OpPattern::Injective;
   ops.push_back(std::move(upsampling));
 
   OpDef resize;
@@ -491,6 +498,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
                   floatAttr("extrapolation_value", 0.0),
                   dtypeAttr("out_dtype", "")};
   resize.relation = resize2dRel;
+  resize.pattern = OpPattern::Injective;
   ops.push_back(std::move(resize));
 }
 

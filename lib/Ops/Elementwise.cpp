@@ -5,9 +5,8 @@
 // yield bool. `where` broadcasts all three operands. Unary operators, `clip`
 // and `cast` keep the shape.
 //
-//   add(Tensor[(5, 1), float32], Tensor[(7), float32]) : Tensor[(5, 7),
-//   float32] less(Tensor[(?, 3), int32], Tensor[(3), int32])     : Tensor[(?,
-//   3), bool]
+//   add(Tensor[(5, 1), float32], Tensor[(7), float32])  : Tensor[(5, 7), float32]
+//   less(Tensor[(?, 3), int32], Tensor[(3), int32])     : Tensor[(?, 3), bool]
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,6 +103,7 @@ static OpDef binary(StringRef name, StringRef summary, DTypeSet dtypes,
   d.numArgs = 2;
   d.dtypes = dtypes;
   d.relation = rel;
+  d.pattern = OpPattern::Broadcast;
   return d;
 }
 
@@ -114,6 +114,7 @@ static OpDef unary(StringRef name, StringRef summary, DTypeSet dtypes) {
   d.numArgs = 1;
   d.dtypes = dtypes;
   d.relation = identityTensorRel;
+  d.pattern = OpPattern::Elementwise;
   return d;
 }
 
@@ -141,6 +142,7 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   where.numArgs = 3;
   where.dtypes = kAnySupported;
   where.relation = whereRel;
+  where.pattern = OpPattern::Broadcast;
   ops.push_back(std::move(where));
 
   ops.push_back(unary("negative", "Elementwise -a", kNumeric));

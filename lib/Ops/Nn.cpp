@@ -234,6 +234,7 @@ void addNnOps(std::vector<OpDef> &ops) {
   dense.numArgs = 2;
   dense.attrs = {noneAttr("units", AttrKind::OptInt), dtypeAttr("out_dtype", "")};
   dense.relation = denseRel;
+  dense.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(dense));
 
   OpDef bmm;
@@ -243,6 +244,7 @@ void addNnOps(std::vector<OpDef> &ops) {
   bmm.attrs = {dtypeAttr("out_dtype", ""), boolAttr("transpose_a", false),
                boolAttr("transpose_b", true)};
   bmm.relation = batchMatmulRel;
+  bmm.pattern = OpPattern::OutElementwiseFusable;
   ops.push_back(std::move(bmm));
 
   OpDef biasAdd;
@@ -251,6 +253,7 @@ void addNnOps(std::vector<OpDef> &ops) {
   biasAdd.numArgs = 2;
   biasAdd.attrs = {intAttr("axis", 1)};
   biasAdd.relation = biasAddRel;
+  biasAdd.pattern = OpPattern::Broadcast;
   ops.push_back(std::move(biasAdd));
 
   OpDef softmax;
@@ -299,6 +302,7 @@ void addNnOps(std::vector<OpDef> &ops) {
   flatten.numArgs = 1;
   flatten.dtypes = kAnySupported;
   flatten.relation = batchFlattenRel;
+  flatten.pattern = OpPattern::Injective;
   ops.push_back(std::move(flatten));
 }
 

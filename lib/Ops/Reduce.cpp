@@ -63,6 +63,7 @@ static OpDef reduction(StringRef name, StringRef summary) {
   d.attrs = {noneAttr("axis", AttrKind::OptIntList), boolAttr("keepdims", false),
              boolAttr("exclude", false)};
   d.relation = reduceRel;
+  d.pattern = OpPattern::CommReduce;
   return d;
 }
 

@@ -404,6 +404,7 @@ static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec
   d.dtypes = kAnySupported;
   d.attrs = std::move(attrs);
   d.relation = rel;
+  d.pattern = OpPattern::Injective;
   return d;
 }
 

@@ -702,6 +702,8 @@ bool validateSmithOps(ArrayRef<std::string> ops, std::string &error) {
   return true;
 }
 
+bool hasSmithRecipe(StringRef op) { return smith::findRecipe(op) != nullptr; }
+
 SmithModule generateModule(const SmithOptions &opts) {
   smith::Gen g(opts);
   return g.run();

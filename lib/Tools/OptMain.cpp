@@ -14,6 +14,7 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Tools/CrashReproducer.h"
+#include "hx/Tools/OpPieces.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
@@ -198,16 +199,31 @@ int hx::optMain(int argc, char **argv) {
       cl::values(clEnumValN(OptConfig::Emit::IR, "ir", "the IR (default)"),
                  clEnumValN(OptConfig::Emit::Dot, "dot", "a Graphviz graph coloured by device")),
       cl::cat(cat));
-  cl::opt<bool> listOps("list-ops", cl::desc("Print every operator with its targets and dtypes"),
-                        cl::cat(cat));
+  cl::opt<std::string> listOps(
+      "list-ops", cl::ValueOptional,
+      cl::desc("Print every operator with its targets, fusion pattern and dtypes (=markdown: "
+               "as the page docs/ops.md), after checking that each has every piece it promises"),
+      cl::value_desc("text|markdown"), cl::cat(cat));
   ReproducerFlags reproducer(cat);
   cl::HideUnrelatedOptions(cat);
   const char *overview = "hx optimizer driver\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (!reproducer.replay("hx-opt", argc, argv, overview))
     return kExitUserError;
-  if (listOps) {
-    printOperatorTable(outs());
+  if (listOps.getNumOccurrences()) {
+    if (!listOps.empty() && listOps != "text" && listOps != "markdown") {
+      errs() << "hx-opt: error: --list-ops=" << listOps << ": expected text or markdown\n";
+      return kExitUserError;
+    }
+    std::vector<std::string> missing = checkOperatorPieces();
+    for (const std::string &m : missing)
+      errs() << "hx-opt: error: operator " << m << "\n";
+    if (!missing.empty())
+      return kExitInternalError;
+    if (listOps == "markdown")
+      printOperatorMarkdown(outs());
+    else
+      printOperatorTable(outs());
     return kExitSuccess;
   }
 

@@ -72,6 +72,28 @@ struct AttrSpec {
   AttrValue defaultValue;
 };
 
+/// How an operator fuses with its neighbours: TVM's OpPatternKind, in
+/// TVM's order (a group's pattern is the largest of its members').
+///   elementwise   out[i] = f(in[i]), same shape
+///   broadcast     out[i] = f(in[j]) with j a broadcast of i (add, bias_add)
+///   injective     each output element reads one input element (reshape,
+///                 transpose, concatenate, take)
+///   comm-reduce   a commutative reduction over some axes (sum, max)
+///   out-elementwise-fusable  a complex operator whose output can take an
+///                 elementwise epilogue (conv2d, dense, pooling)
+///   opaque        fuses with nothing (sort, softmax, annotations)
+enum class OpPattern : uint8_t {
+  Elementwise,
+  Broadcast,
+  Injective,
+  CommReduce,
+  OutElementwiseFusable,
+  Opaque,
+};
+
+/// "elementwise", "broadcast", ..., as TVM names them in lower case.
+llvm::StringRef opPatternName(OpPattern p);
+
 class TypeRelContext;
 /// Computes the result type of one call from its argument types, or emits a
 /// located diagnostic and returns null.
@@ -91,6 +113,11 @@ struct OpDef {
   DTypeSet dtypes = kFloatOnly;
   TypeRelationFn relation = nullptr;
   uint8_t targets = kTargetAll;
+  /// The fusion class (fuse-ops reads it).
+  OpPattern pattern = OpPattern::Opaque;
+  /// The family file that defines it: "elementwise", "nn", ... (set by the
+  /// registry; the interpreter, kernel and smith files mirror the families).
+  llvm::StringRef family;
 
   const AttrSpec *findAttr(llvm::StringRef attrName) const;
   bool supportsTarget(TargetMask t) const { return (targets & t) != 0; }

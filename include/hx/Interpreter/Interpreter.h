@@ -36,6 +36,10 @@ interpret(const Module &m, llvm::ArrayRef<HostTensor> inputs, llvm::StringRef en
 llvm::Expected<std::vector<HostTensor>> interpretOp(const Call &call,
                                                     llvm::ArrayRef<const HostTensor *> args);
 
+/// Whether the interpreter implements the operator `op` (the registry
+/// check of hx/Tools/OpPieces.h asks it of every operator).
+bool hasInterpreterImpl(llvm::StringRef op);
+
 } // namespace hx
 
 #endif

@@ -41,6 +41,8 @@ inline uint8_t opTargets(const OpDef &def) { return def.targets; }
 /// Every builtin operator, sorted by name, one line each: its targets, the
 /// input dtypes it accepts and its summary (`hx-opt --list-ops`).
 void printOperatorTable(llvm::raw_ostream &os);
+/// The same as a Markdown page: docs/ops.md (`hx-opt --list-ops=markdown`).
+void printOperatorMarkdown(llvm::raw_ostream &os);
 
 /// The builtin operator whose name is closest to `name` (a typo), or "" when
 /// none is close enough to suggest.

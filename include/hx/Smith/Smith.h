@@ -55,6 +55,10 @@ struct SmithModule {
 /// unknown operator.
 bool validateSmithOps(llvm::ArrayRef<std::string> ops, std::string &error);
 
+/// Whether hx-smith has a recipe that writes calls of `op` (the registry
+/// check of hx/Tools/OpPieces.h asks it of every operator).
+bool hasSmithRecipe(llvm::StringRef op);
+
 /// One module, a function of `opts` alone.
 SmithModule generateModule(const SmithOptions &opts);
 
