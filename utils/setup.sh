@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what hx needs (Debian packages, see docs/toolchain notes in
-# README.md), then configures and builds it in build/ (Release, Ninja).
+# Installs what hx needs (Debian packages; docs/toolchain.md says why each),
+# then configures and builds it in build/ (Release, Ninja).
 # Idempotent; prints nothing about packages when none is missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
