@@ -1,5 +1,7 @@
 //===- VirtualDevice.cpp - Devices and TVM-style target strings ----------===//
 #include "hx/IR/VirtualDevice.h"
+#include "hx/IR/TargetKind.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -46,8 +48,17 @@ std::optional<Target> Target::parse(StringRef s, std::string &error) {
   }
   Target t;
   t.kind = words[0].str();
-  if (t.kind != "llvm" && t.kind != "cuda" && t.kind != "nvptx" && t.kind != "c") {
-    error = ("unknown target kind '" + t.kind + "' (expected 'llvm', 'c', 'cuda' or 'nvptx')");
+  const TargetKindInfo *kind = lookupTargetKind(t.kind);
+  if (!kind) {
+    std::vector<StringRef> names;
+    for (const TargetKindInfo &k : allTargetKinds()) {
+      names.push_back(k.name);
+      names.insert(names.end(), k.aliases.begin(), k.aliases.end());
+    }
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i)
+      list += (i == 0 ? "'" : i + 1 == names.size() ? " or '" : ", '") + names[i].str() + "'";
+    error = "unknown target kind '" + t.kind + "' (expected " + list + ")";
     return std::nullopt;
   }
   for (StringRef w : ArrayRef(words).drop_front()) {
@@ -59,6 +70,15 @@ std::optional<Target> Target::parse(StringRef s, std::string &error) {
     auto [key, value] = w.split('=');
     if (key.empty() || (w.contains('=') && value.empty())) {
       error = ("malformed target option '" + w + "' (expected -key=value)").str();
+      return std::nullopt;
+    }
+    if (!llvm::any_of(kind->options, [&](const TargetOptionInfo &o) { return o.name == key; })) {
+      std::string accepted;
+      for (const TargetOptionInfo &o : kind->options)
+        accepted += (accepted.empty() ? "-" : ", -") + o.name.str();
+      error = ("target option '-" + key + "' is not one target kind '" + kind->name +
+               "' takes (it takes " + accepted + ")")
+                  .str();
       return std::nullopt;
     }
     t.options.emplace_back(key.str(), value.str());
@@ -82,9 +102,7 @@ std::string Target::str() const {
   return s;
 }
 
-DeviceType Target::deviceType() const {
-  return kind == "cuda" || kind == "nvptx" ? DeviceType::CUDA : DeviceType::CPU;
-}
+DeviceType Target::deviceType() const { return targetKindOf(*this).deviceType; }
 
 std::string VirtualDevice::shortName() const {
   std::string s = deviceTypeName(deviceType).str();

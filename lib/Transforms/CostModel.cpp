@@ -1,9 +1,8 @@
 //===- CostModel.cpp - Estimated times for placement ---------------------===//
 //
-// See hx/Transforms/CostModel.h. The roofline's peaks are round numbers of
-// the machines hx is measured on (a server core's vector units and DRAM; an
-// H100's fp32 rate and HBM; PCIe between them): placement needs their ratios
-// more than their values, and a measured table replaces them.
+// See hx/Transforms/CostModel.h. The roofline's peaks and the default copy
+// links are the target kinds' (hx/IR/TargetKind.h); a measured table
+// replaces them.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Transforms/CostModel.h"
@@ -18,38 +17,25 @@
 using namespace hx;
 using namespace llvm;
 
-DevicePeaks CostModel::peaks(DeviceType kind) {
-  if (kind == DeviceType::CUDA)
-    return {50e12, 2.0e12, 5e-6};
-  return {50e9, 20e9, 1e-6};
-}
-
-CopyLink CostModel::defaultLink(DeviceType from, DeviceType to) {
-  if (from == DeviceType::CUDA && to == DeviceType::CUDA)
-    return {200e9, 10e-6};
-  if (from == DeviceType::CUDA || to == DeviceType::CUDA)
-    return {20e9, 10e-6};
-  return {10e9, 1e-6}; // between two cpu devices: a memcpy
-}
-
-double CostModel::opSeconds(const Call &c, DeviceType kind) const {
+double CostModel::opSeconds(const Call &c, const VirtualDevice &d) const {
   if (!operators.empty()) {
-    auto it = operators.find({operatorSignature(c), deviceTypeName(kind).str()});
+    auto it = operators.find({operatorSignature(c), deviceTypeName(d.deviceType).str()});
     if (it != operators.end())
       return it->second.seconds;
   }
   OpWork w = operatorWork(c);
-  DevicePeaks p = peaks(kind);
+  DevicePeaks p = targetKindOf(d.target).peaks;
   return std::max(w.flops / p.flopsPerSecond, w.bytes / p.bytesPerSecond) + p.launchSeconds;
 }
 
-CopyLink CostModel::link(DeviceType from, DeviceType to) const {
+CopyLink CostModel::link(const VirtualDevice &from, const VirtualDevice &to) const {
   if (!copies.empty()) {
-    auto it = copies.find({deviceTypeName(from).str(), deviceTypeName(to).str()});
+    auto it =
+        copies.find({deviceTypeName(from.deviceType).str(), deviceTypeName(to.deviceType).str()});
     if (it != copies.end())
       return it->second.first;
   }
-  return defaultLink(from, to);
+  return defaultCopyLink(from.target, to.target);
 }
 
 bool CostModel::load(StringRef path, std::string &error) {

@@ -5,7 +5,8 @@
 // (latency + bytes / bandwidth of the device pair). Two sources:
 //  - a built-in roofline: an operator takes max(FLOPs / peak FLOP/s, bytes /
 //    memory bandwidth) + a launch overhead, with FLOPs and bytes from its
-//    types (hx/Ops/OpCost.h) and peaks per device kind (peaks());
+//    types (hx/Ops/OpCost.h) and the peaks the device's target kind
+//    declares (hx/IR/TargetKind.h);
 //  - a measured cost table, the JSON `hx-run --profile --cost-table-out=F`
 //    writes and `--cost-table=F` reads: seconds per operator signature and
 //    device kind, bandwidth and latency per device-kind pair. Its entries
@@ -22,6 +23,7 @@
 #ifndef HX_TRANSFORMS_COSTMODEL_H
 #define HX_TRANSFORMS_COSTMODEL_H
 
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/VirtualDevice.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -35,34 +37,18 @@ class raw_ostream;
 namespace hx {
 class Call;
 
-/// Peak numbers of a device kind for the roofline.
-struct DevicePeaks {
-  double flopsPerSecond;
-  double bytesPerSecond;
-  double launchSeconds;
-};
-
-/// A copy link between two device kinds.
-struct CopyLink {
-  double bytesPerSecond;
-  double latencySeconds;
-};
-
 class CostModel {
 public:
-  /// Seconds for the typed operator call `c` on a device of kind `kind`.
-  double opSeconds(const Call &c, DeviceType kind) const;
-  /// The copy link from a device of kind `from` to one of `to` (measured,
-  /// else the default), and the seconds it takes to copy `bytes`.
-  CopyLink link(DeviceType from, DeviceType to) const;
-  double copySeconds(DeviceType from, DeviceType to, uint64_t bytes) const {
+  /// Seconds for the typed operator call `c` on the virtual device `d`.
+  double opSeconds(const Call &c, const VirtualDevice &d) const;
+  /// The copy link from device `from` to `to` (measured between their
+  /// device types, else their target kinds' default), and the seconds it
+  /// takes to copy `bytes`.
+  CopyLink link(const VirtualDevice &from, const VirtualDevice &to) const;
+  double copySeconds(const VirtualDevice &from, const VirtualDevice &to, uint64_t bytes) const {
     CopyLink l = link(from, to);
     return l.latencySeconds + static_cast<double>(bytes) / l.bytesPerSecond;
   }
-
-  /// The roofline's numbers for a device kind, and its copy links.
-  static DevicePeaks peaks(DeviceType kind);
-  static CopyLink defaultLink(DeviceType from, DeviceType to);
 
   /// Reads a cost table (the format above). On error, `error` names the
   /// file and what is wrong with it.

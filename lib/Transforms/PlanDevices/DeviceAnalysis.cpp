@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceAnalysis.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
 
@@ -97,11 +98,11 @@ uint64_t DeviceAnalysis::bytesOf(const Expr *e) const { return storageBytes(e->c
 
 void DeviceAnalysis::warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d) {
   auto *inner = dyn_cast<Call>(onDevice->args[0].get());
-  if (!inner || !needsFallback(inner) || mod.devices[d].target.deviceType() != DeviceType::CUDA)
+  if (!inner || !needsFallback(inner) || targetSupportsOp(mod.devices[d].target, *inner->getOp()->def))
     return;
   diags
-      .warning(inner->loc, "'" + inner->getOp()->name +
-                               "' has no cuda implementation: it runs on " +
+      .warning(inner->loc, "'" + inner->getOp()->name + "' has no " +
+                               targetKindOf(mod.devices[d].target).name + " implementation: it runs on " +
                                deviceName(cpuDevice()) + ", not on " + deviceName(d) +
                                " as annotated (--strict-placement makes this an error)")
       .note(onDevice->loc, "the annotation is here");
@@ -111,7 +112,7 @@ bool DeviceAnalysis::needsFallback(const Call *c) const {
   if (!opts.cpuFallback || opts.strictPlacement)
     return false;
   Op *op = c->getOp();
-  return op && op->def && !op->def->supportsTarget(kTargetCUDA);
+  return op && op->def && firstKindLacking(mod.devices, *op->def);
 }
 
 DeviceAnalysis::Id DeviceAnalysis::makeDomainForType(const Type *t) {
@@ -332,8 +333,9 @@ bool DeviceAnalysis::constrainNode(Expr *e) {
         fallbacks.insert(c);
         DeviceIndex cpu = cpuDevice();
         if (!bind(self, cpu,
-                  {c->loc, text("'" + Twine(op->name) +
-                                "' has no cuda implementation: it runs on " + deviceName(cpu))},
+                  {c->loc, text("'" + Twine(op->name) + "' has no " +
+                                firstKindLacking(mod.devices, *op->def)->name +
+                                " implementation: it runs on " + deviceName(cpu))},
                   c))
           return false;
       }
@@ -440,7 +442,7 @@ bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
         w.onDevices.push_back(c);
       else if (Op *op = c->getOp();
                op && op->def &&
-               !(op->def->supportsTarget(kTargetCPU) && op->def->supportsTarget(kTargetCUDA)))
+               !everyTargetKindSupports(*op->def))
         w.targetChecks.push_back(c); // may sit on a device whose target lacks it
     }
     if (!constrainNode(e))
@@ -610,8 +612,7 @@ bool DeviceAnalysis::targetSupports(const Call &c, DeviceIndex d) const {
   Op *op = c.getOp();
   if (!op || !op->def || d < 0 || static_cast<size_t>(d) >= mod.devices.size())
     return true;
-  bool cuda = mod.devices[d].target.deviceType() == DeviceType::CUDA;
-  return op->def->supportsTarget(cuda ? kTargetCUDA : kTargetCPU);
+  return targetSupportsOp(mod.devices[d].target, *op->def);
 }
 
 bool DeviceAnalysis::checkTarget(Expr *e) {

@@ -239,7 +239,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         p.perByte[k] = 1;
         continue;
       }
-      CopyLink l = costs.link(mod.devices[a].deviceType, mod.devices[b].deviceType);
+      CopyLink l = costs.link(mod.devices[a], mod.devices[b]);
       p.fixedPart[k] = l.latencySeconds * 1e12;
       p.perByte[k] = 1e12 / l.bytesPerSecond;
     }
@@ -374,7 +374,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
           cost[l] = kInf;
         else if (time)
           cost[l] =
-              static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l].deviceType) * 1e12));
+              static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l]) * 1e12));
         any |= cost[l] != 0;
       }
       if (any) {
@@ -573,7 +573,7 @@ PlacementCost DeviceAnalysis::placementCost(const CostModel &costs) {
   // device, whether a soft use, an on_device or an explicit device_copy
   // asks for it.
   PlacementCost pc;
-  auto kind = [&](DeviceIndex d) { return mod.devices[d].deviceType; };
+  auto device = [&](DeviceIndex d) -> const VirtualDevice & { return mod.devices[d]; };
   DenseMap<const Expr *, SmallVector<DeviceIndex, 2>> copiedTo;
   auto addCopy = [&](const Expr *v, DeviceIndex from, DeviceIndex to) {
     if (from == kNoDevice || to == kNoDevice || domains.join(from, to) != kNoDevice ||
@@ -586,7 +586,7 @@ PlacementCost DeviceAnalysis::placementCost(const CostModel &costs) {
     uint64_t bytes = bytesOf(v);
     ++pc.copies;
     pc.bytes += bytes;
-    pc.copySeconds += costs.copySeconds(kind(from), kind(to), bytes);
+    pc.copySeconds += costs.copySeconds(device(from), device(to), bytes);
   };
   for (DefWalk &w : walks) {
     for (auto [pos, slot] : w.sharedValues) {
@@ -614,7 +614,7 @@ PlacementCost DeviceAnalysis::placementCost(const CostModel &costs) {
       }
       DeviceIndex d = deviceOf(c);
       if (d != kNoDevice)
-        pc.computeSeconds += costs.opSeconds(*c, kind(d));
+        pc.computeSeconds += costs.opSeconds(*c, device(d));
     }
   }
   return pc;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceAnalysis.h"
+#include "hx/IR/TargetKind.h"
 
 using namespace hx;
 using namespace llvm;
@@ -102,9 +103,10 @@ void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalys
   out.placement = o.placement;
   out.verifyOptimal = o.verifyOptimal;
   out.forcedPlacement = o.forcedPlacement;
-  // A cpu device for operators cuda lacks, added only when one is needed.
-  bool anyCuda = false;
-  for (const VirtualDevice &d : m.devices)
-    anyCuda |= d.target.deviceType() == DeviceType::CUDA;
-  out.cpuFallback = fallback && anyCuda && !o.strictPlacement;
+  // A cpu device for operators a device's target kind lacks, added only when
+  // one is needed.
+  bool anyLacking = llvm::any_of(m.devices, [](const VirtualDevice &d) {
+    return !targetKindOf(d.target).isHost();
+  });
+  out.cpuFallback = fallback && anyLacking && !o.strictPlacement;
 }

@@ -5,6 +5,7 @@
 // program order.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
@@ -55,15 +56,13 @@ DeviceIndex deviceAttr(const Call &c, StringRef name) {
   return v && v->kind == AttrValue::Kind::Device ? DeviceIndex(v->intValue) : kNoDevice;
 }
 
-/// An operator the cpu runs because the module's cuda devices lack it.
+/// An operator the cpu runs because another device of the module lacks it.
 bool isFallback(const Module &m, const PlannedDevices &a, const Call &c) {
   const OpDef *def = c.getOp()->def;
   DeviceIndex d = a.deviceOf(&c);
-  if (!def || def->supportsTarget(kTargetCUDA) || d == kNoDevice ||
-      m.devices[d].deviceType != DeviceType::CPU)
+  if (!def || d == kNoDevice || !targetKindOf(m.devices[d].target).isHost())
     return false;
-  return llvm::any_of(m.devices,
-                      [](const VirtualDevice &v) { return v.deviceType == DeviceType::CUDA; });
+  return firstKindLacking(m.devices, *def) != nullptr;
 }
 } // namespace
 
@@ -100,7 +99,8 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
       os << "  " << c->getOp()->name << " at " << where(sm, c->loc) << " on "
          << name(a.deviceOf(c));
       if (isFallback(m, a, *c))
-        os << " (cpu fallback: no cuda implementation)";
+        os << " (cpu fallback: no " << firstKindLacking(m.devices, *c->getOp()->def)->name
+           << " implementation)";
       os << "\n";
     });
     for (auto &[k, v] : perFn) {

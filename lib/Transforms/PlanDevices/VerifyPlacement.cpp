@@ -9,6 +9,7 @@
 // target lacks it. Linear in the module's size; no recursion.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/IR/TargetKind.h"
 #include "hx/Transforms/VerifyPlacement.h"
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/Module.h"
@@ -114,8 +115,7 @@ private:
       }
       if (const Op *op = c->getOp()) {
         if (op->def && expected != kNoDevice && size_t(expected) < m.devices.size() &&
-            m.devices[expected].deviceType == DeviceType::CUDA &&
-            !op->def->supportsTarget(kTargetCUDA)) {
+            !targetSupportsOp(m.devices[expected].target, *op->def)) {
           ok = false;
           diags.error(e->loc, "verify-placement: " + op->name + " placed on " + name(expected) +
                                   ", whose target lacks it");

@@ -1,0 +1,90 @@
+//===- TargetKind.h - What each kind of target is and can do ----*- C++ -*-===//
+//
+// The one table of target kinds, TVM's TargetKind registry in small: for
+// each kind a target string may name (`llvm`, `cuda`, ...), the device type
+// it runs on, the operators its code generators implement (the OpDef
+// targets bit it answers to), its roofline figures for the cost model and
+// its copy links, and the options a target string may give it — each of
+// which some backend honours (cpu: -mcpu, -mattr; cuda: -arch). Target::parse
+// rejects an unknown kind or option, naming it, so no option is silently
+// ignored.
+//
+// Everything that asks "can this device run that operator?" or "what does
+// it cost there?" — plan-devices and its cpu fallback, the cost model, the
+// placement report, verify-placement — asks here, not `== cuda`. The
+// backends that compile for a kind and make its devices register in
+// hx/Backends/Registry.h, a layer above.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_IR_TARGETKIND_H
+#define HX_IR_TARGETKIND_H
+
+#include "hx/IR/OpDef.h"
+#include "hx/IR/VirtualDevice.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace hx {
+
+/// Peak figures of a device for the roofline.
+struct DevicePeaks {
+  double flopsPerSecond;
+  double bytesPerSecond;
+  /// Fixed cost of one kernel launch.
+  double launchSeconds;
+};
+
+/// A copy link between two devices.
+struct CopyLink {
+  double bytesPerSecond;
+  double latencySeconds;
+};
+
+struct TargetOptionInfo {
+  llvm::StringRef name;
+  /// What the option does, for the error that lists the accepted ones.
+  llvm::StringRef meaning;
+};
+
+struct TargetKindInfo {
+  /// The kind as target strings name it; `aliases` name it too.
+  llvm::StringRef name;
+  llvm::ArrayRef<llvm::StringRef> aliases;
+  DeviceType deviceType;
+  /// The OpDef::targets bit of the operators its code generators implement.
+  TargetMask ops;
+  DevicePeaks peaks;
+  /// Copies between a device of this kind and the host; between two
+  /// devices of this kind (peer copies).
+  CopyLink hostLink, peerLink;
+  llvm::ArrayRef<TargetOptionInfo> options;
+
+  bool supports(const OpDef &op) const { return op.supportsTarget(ops); }
+  /// Whether its devices share the host's memory (a cpu): such a device
+  /// takes the operators another kind lacks (plan-devices' cpu fallback).
+  bool isHost() const { return deviceType == DeviceType::CPU; }
+};
+
+/// Every target kind, in a fixed order.
+llvm::ArrayRef<TargetKindInfo> allTargetKinds();
+/// The kind `name` names (or an alias of it); null when none does.
+const TargetKindInfo *lookupTargetKind(llvm::StringRef name);
+/// The kind of `t` (Target::parse accepted it, so there is one); the default
+/// kind of `DeviceType::CPU` for a target made by hand with an unknown kind.
+const TargetKindInfo &targetKindOf(const Target &t);
+
+/// Whether a device with target `t` runs `op`.
+inline bool targetSupportsOp(const Target &t, const OpDef &op) {
+  return targetKindOf(t).supports(op);
+}
+/// Whether every target kind runs `op` (no device can lack it).
+bool everyTargetKindSupports(const OpDef &op);
+/// The kind of the first of `devices` whose target lacks `op`, or null.
+const TargetKindInfo *firstKindLacking(llvm::ArrayRef<VirtualDevice> devices, const OpDef &op);
+
+/// The default copy link between devices of targets `from` and `to`.
+CopyLink defaultCopyLink(const Target &from, const Target &to);
+
+} // namespace hx
+
+#endif
