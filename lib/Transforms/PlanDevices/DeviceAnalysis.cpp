@@ -98,13 +98,14 @@ uint64_t DeviceAnalysis::bytesOf(const Expr *e) const { return storageBytes(e->c
 
 void DeviceAnalysis::warnOverriddenAnnotation(const Call *onDevice, DeviceIndex d) {
   auto *inner = dyn_cast<Call>(onDevice->args[0].get());
-  if (!inner || !needsFallback(inner) || targetSupportsOp(mod.devices[d].target, *inner->getOp()->def))
+  if (!inner || !needsFallback(inner) ||
+      targetSupportsOp(mod.devices[d].target, *inner->getOp()->def))
     return;
   diags
-      .warning(inner->loc, "'" + inner->getOp()->name + "' has no " +
-                               targetKindOf(mod.devices[d].target).name + " implementation: it runs on " +
-                               deviceName(cpuDevice()) + ", not on " + deviceName(d) +
-                               " as annotated (--strict-placement makes this an error)")
+      .warning(inner->loc,
+               "'" + inner->getOp()->name + "' has no " + targetKindOf(mod.devices[d].target).name +
+                   " implementation: it runs on " + deviceName(cpuDevice()) + ", not on " +
+                   deviceName(d) + " as annotated (--strict-placement makes this an error)")
       .note(onDevice->loc, "the annotation is here");
 }
 
@@ -440,9 +441,7 @@ bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
     else if (auto *c = dyn_cast<Call>(e)) {
       if (c->isOp(kOnDevice))
         w.onDevices.push_back(c);
-      else if (Op *op = c->getOp();
-               op && op->def &&
-               !everyTargetKindSupports(*op->def))
+      else if (Op *op = c->getOp(); op && op->def && !everyTargetKindSupports(*op->def))
         w.targetChecks.push_back(c); // may sit on a device whose target lacks it
     }
     if (!constrainNode(e))

@@ -373,8 +373,7 @@ bool DeviceAnalysis::placeByCost(ArrayRef<DefWalk *> order) {
         if (!targetSupports(*c, l))
           cost[l] = kInf;
         else if (time)
-          cost[l] =
-              static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l]) * 1e12));
+          cost[l] = static_cast<Cap>(std::llround(costs.opSeconds(*c, mod.devices[l]) * 1e12));
         any |= cost[l] != 0;
       }
       if (any) {

@@ -105,8 +105,7 @@ void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalys
   out.forcedPlacement = o.forcedPlacement;
   // A cpu device for operators a device's target kind lacks, added only when
   // one is needed.
-  bool anyLacking = llvm::any_of(m.devices, [](const VirtualDevice &d) {
-    return !targetKindOf(d.target).isHost();
-  });
+  bool anyLacking = llvm::any_of(
+      m.devices, [](const VirtualDevice &d) { return !targetKindOf(d.target).isHost(); });
   out.cpuFallback = fallback && anyLacking && !o.strictPlacement;
 }

@@ -5,8 +5,8 @@
 // program order.
 //
 //===----------------------------------------------------------------------===//
-#include "hx/IR/TargetKind.h"
 #include "hx/IR/DeviceAware.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/DeviceReport.h"

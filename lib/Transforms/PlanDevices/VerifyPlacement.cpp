@@ -9,11 +9,11 @@
 // target lacks it. Linear in the module's size; no recursion.
 //
 //===----------------------------------------------------------------------===//
-#include "hx/IR/TargetKind.h"
 #include "hx/Transforms/VerifyPlacement.h"
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/Module.h"
 #include "hx/IR/OpDef.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Pass/Pass.h"
 #include "hx/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
