@@ -58,8 +58,10 @@
 //===----------------------------------------------------------------------===//
 #include "cublas_loader.h"
 #include "gpu_bench_modules.h"
+#include "hx/Backends/CPU.h"
+#include "hx/Backends/CUDA.h"
+#include "hx/Backends/Registry.h"
 #include "hx/Parser/Parser.h"
-#include "hx/Runtime/CUDA.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -238,7 +240,7 @@ struct Compiled {
   llvm::SourceMgr sm;
   std::unique_ptr<DiagEngine> diags;
   std::unique_ptr<Module> m;
-  std::vector<std::unique_ptr<Backend>> backends;
+  BackendCache backends;
   std::unique_ptr<Executable> exe;
 
   /// The steps that are kernels, on `device` (a virtual device) or on any.
@@ -278,18 +280,13 @@ std::unique_ptr<Compiled> compile(Context &ctx, const std::string &name, const s
     die("module '" + name + "' does not parse or plan (diagnostics above)");
   std::vector<Device *> devices;
   std::vector<Backend *> backends;
-  Backend *cpuBackend = nullptr, *cudaBackend = nullptr;
   for (const VirtualDevice &vd : c->m->devices) {
-    Backend *&b = vd.deviceType == DeviceType::CUDA ? cudaBackend : cpuBackend;
-    if (!b) {
-      c->backends.push_back(
-          vd.deviceType == DeviceType::CUDA
-              ? check(createCUDABackend(cudaArchOf(vd.target)), "the cuda backend")
-              : check(createCPUBackend(false), "the cpu backend"));
-      b = c->backends.back().get();
-    }
-    devices.push_back(vd.deviceType == DeviceType::CUDA ? ctx.cuda : ctx.cpu);
-    backends.push_back(b);
+    // The registered backend of the virtual device's type, for its target
+    // (a dry run compiles cuda code with a cpu device standing in).
+    bool cuda = vd.deviceType == DeviceType::CUDA;
+    backends.push_back(check(c->backends.get(cuda ? "cuda" : "cpu", vd.target),
+                             cuda ? "the cuda backend" : "the cpu backend"));
+    devices.push_back(cuda ? ctx.cuda : ctx.cpu);
   }
   ExecutableOptions eo;
   eo.compileOnly = ctx.opts.dryRun;
@@ -299,10 +296,11 @@ std::unique_ptr<Compiled> compile(Context &ctx, const std::string &name, const s
   ++ctx.compiled;
   if (ctx.opts.dryRun) {
     unsigned ptx = 0;
-    if (cudaBackend)
-      for (const std::string &mod : cudaBackend->codeModules())
-        if (llvm::StringRef(mod).contains(".target " + ctx.arch))
-          ++ptx;
+    for (Backend *b : c->backends.made())
+      if (b->type() == DeviceType::CUDA)
+        for (const std::string &mod : b->codeModules())
+          if (llvm::StringRef(mod).contains(".target " + ctx.arch))
+            ++ptx;
     outs() << "compiled " << name << ": " << c->summary() << "; " << ptx << " PTX modules for "
            << ctx.arch << "\n";
   }
@@ -316,9 +314,9 @@ const void *loadOnlyKernel(Context &ctx, const Compiled &c) {
   if (k.size() != 1)
     die(c.name + ": expected one kernel, the schedule has " + llvm::Twine(k.size()));
   Backend *b = nullptr;
-  for (auto &be : c.backends)
+  for (Backend *be : c.backends.made())
     if (be->type() == DeviceType::CUDA)
-      b = be.get();
+      b = be;
   if (!b || c.m->devices[k[0]->device].deviceType != DeviceType::CUDA)
     die(c.name + ": the kernel is not on cuda");
   return check(ctx.cuda->load(b->binary(k[0]->kernel)), c.name + ": loading the kernel");

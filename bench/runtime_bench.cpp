@@ -13,6 +13,7 @@
 // through the same parser, planner, compiler and executor as hx-run.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/Backends/CPU.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"

@@ -7,7 +7,7 @@ The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
     Support < IR < Ops, Tensor < Parser, Pass, Smith < Transforms, CodeGen,
-    Interpreter < Target, Reduce < Runtime < Run < Differential < Tools
+    Interpreter < Target, Reduce < Runtime < Backends < Run < Differential < Tools
 """
 import os
 import re
@@ -21,9 +21,10 @@ RANK = {
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
     "Target": 5, "Reduce": 5,
     "Runtime": 6,
-    "Run": 7,
-    "Differential": 8,
-    "Tools": 9,
+    "Backends": 7,
+    "Run": 8,
+    "Differential": 9,
+    "Tools": 10,
 }
 # CMake target names -> room.
 TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target",

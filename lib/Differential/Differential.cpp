@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Differential/Differential.h"
+#include "hx/Backends/Registry.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
@@ -91,7 +92,8 @@ std::string firstDifference(StringRef a, StringRef b) {
 
 struct DifferentialTester::Impl {
   PassRegistry registry;
-  std::unique_ptr<Backend> cpu, simt;
+  /// The backends, kept across modules (their kernel caches).
+  BackendCache backends;
   /// Per virtual device i: a cpu instance, and for a cuda one a cuda-emu
   /// device when emulating (null otherwise).
   std::vector<std::unique_ptr<Device>> devices, emulated;
@@ -178,39 +180,36 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
   Function *main = m->lookup("main");
   if (!main)
     return fail("compile", "no @main");
-  if (!cpu) {
-    Expected<std::unique_ptr<Backend>> b = createCPUBackend(/*keepIR=*/false);
-    if (!b)
-      return fail("compile", toString(b.takeError()));
-    cpu = std::move(*b);
-  }
   size_t n = std::max<size_t>(1, m->devices.size());
+  DeviceOptions one;
+  one.threads = 1;
   while (devices.size() < n)
-    devices.push_back(createCPUDevice(unsigned(devices.size()), /*threads=*/1));
+    devices.push_back(cantFail(lookupBackend("cpu")->createDevice(unsigned(devices.size()), one)));
   std::vector<Device *> devs;
-  std::vector<Backend *> backends;
+  std::vector<Backend *> backendOf;
   for (size_t i = 0; i < n; ++i) {
-    if (opts.emulateCuda && i < m->devices.size() && m->devices[i].deviceType == DeviceType::CUDA) {
-      if (!simt) {
-        Expected<std::unique_ptr<Backend>> b = createSimtBackend();
-        if (!b)
-          return fail("compile", toString(b.takeError()));
-        simt = std::move(*b);
-      }
+    VirtualDevice vd = i < m->devices.size() ? m->devices[i] : VirtualDevice{};
+    Device *d = devices[i].get();
+    if (opts.emulateCuda && vd.deviceType == DeviceType::CUDA) {
       if (emulated.size() <= i)
         emulated.resize(i + 1);
       if (!emulated[i])
-        emulated[i] = createSimtDevice(unsigned(i));
-      devs.push_back(emulated[i].get());
-      backends.push_back(simt.get());
-      continue;
+        emulated[i] = cantFail(lookupBackend("cuda-emu")->createDevice(unsigned(i), one));
+      d = emulated[i].get();
+    } else if (vd.deviceType != DeviceType::CPU) {
+      // Without emulation a cuda virtual device runs on a cpu instance:
+      // its code is the cpu's.
+      vd = VirtualDevice{};
     }
-    devs.push_back(devices[i].get());
-    backends.push_back(cpu.get());
+    Expected<Backend *> b = backends.backendFor(vd, *d);
+    if (!b)
+      return fail("compile", toString(b.takeError()));
+    devs.push_back(d);
+    backendOf.push_back(*b);
   }
   ExecutableOptions eo;
   eo.checkDevices = true;
-  std::unique_ptr<Executable> exe = Executable::build(*m, devs, backends, s.diags, eo);
+  std::unique_ptr<Executable> exe = Executable::build(*m, devs, backendOf, s.diags, eo);
   if (!exe)
     return fail("compile", s.errors);
 

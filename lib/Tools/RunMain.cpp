@@ -1,11 +1,13 @@
 //===- RunMain.cpp - The logic of hx-run ----------------------------------===//
 //
+// hx-run is the command line of the compile-and-run API (hx/Run/Session.h):
 //  1. Parse, verify, infer-type and (unless --no-plan) plan-devices, with the
 //     pass options given as flags (CommonFlags).
 //  2. Map the planned virtual devices (the metadata table's, plus any the
-//     planner appended) to physical devices (RunDevices.h): --device options
-//     in order, or by default each to a device of its type; a cuda device
-//     without a GPU runs on a further cpu instance, and hx-run says so.
+//     planner appended) to physical devices (hx/Run/Devices.h): --device
+//     options in order, or by default each to a device of its type; a cuda
+//     device without a GPU runs on a further cpu instance, and hx-run says
+//     so. Each device's backend compiles its kernels (hx/Backends).
 //  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
 //     --random-inputs (seeded), checked against @main's parameter types.
 //     Every file is read once, here, before anything is compiled: what the
@@ -28,14 +30,13 @@
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
 #include "hx/Run/RandomInputs.h"
-#include "hx/Runtime/CUDA.h"
+#include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
 #include "hx/Tools/CrashReproducer.h"
 #include "hx/Tools/MeasuredCosts.h"
 #include "hx/Tools/OptMain.h"
-#include "hx/Tools/RunDevices.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -268,11 +269,92 @@ int writeOutputs(const std::string &dir, ArrayRef<HostTensor> results) {
   return kExitSuccess;
 }
 
-int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<MemoryBuffer> file,
-              CrashReproducer &repro) {
-  SourceMgr sm;
-  unsigned id = sm.AddNewSourceBuffer(std::move(file), SMLoc());
-  DiagEngine diags(sm);
+/// Writes --emit=ptx's modules: the PTX of every cuda backend, and with
+/// --output-dir DIR/module_<i>.ptx each.
+int emitPTX(const RunConfig &c, Session &s) {
+  unsigned n = 0;
+  bool anyCuda = false;
+  for (Backend *b : s.backends()) {
+    if (b->type() != DeviceType::CUDA)
+      continue;
+    anyCuda = true;
+    b->printCode(outs());
+    if (c.outputDir.empty())
+      continue;
+    if (std::error_code ec = sys::fs::create_directories(c.outputDir))
+      return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
+    for (const std::string &text : b->codeModules()) {
+      SmallString<128> path(c.outputDir);
+      sys::path::append(path, "module_" + std::to_string(n++) + ".ptx");
+      std::error_code ec;
+      ToolOutputFile f(path, ec, sys::fs::OF_None);
+      if (ec)
+        return userError("--output-dir: cannot write '" + path + "': " + ec.message());
+      f.os() << text;
+      f.keep();
+    }
+  }
+  if (!anyCuda)
+    errs() << "hx-run: note: --emit=ptx: no virtual device is cuda, so there are no cuda "
+              "kernels\n";
+  return kExitSuccess;
+}
+
+/// Writes what the run measured: --profile, --trace, --cost-table-out.
+int writeMeasurements(const RunConfig &c, Session &s, const RunProfile &profile) {
+  Executable &exe = s.executable();
+  if (c.profile)
+    exe.printProfile(errs(), profile, std::max(1u, c.repeat));
+  if (!c.trace.empty()) {
+    std::error_code ec;
+    ToolOutputFile f(c.trace, ec, sys::fs::OF_None);
+    if (ec)
+      return userError("--trace: cannot write '" + c.trace + "': " + ec.message());
+    exe.writeTrace(f.os(), profile);
+    f.keep();
+  }
+  if (!c.costTableOut.empty()) {
+    std::error_code ec;
+    ToolOutputFile f(c.costTableOut, ec, sys::fs::OF_None);
+    if (ec)
+      return userError("--cost-table-out: cannot write '" + c.costTableOut + "': " + ec.message());
+    measuredCosts(exe, profile, s.module()).write(f.os());
+    f.keep();
+  }
+  return kExitSuccess;
+}
+
+/// --check: the interpreter on the same inputs, by Compare.h's rule.
+int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
+                 ArrayRef<HostTensor> results) {
+  Expected<Comparison> cmp = s.check(inputs, results);
+  if (!cmp)
+    return userError("--check: the interpreter: " + toString(cmp.takeError()));
+  if (!cmp->mismatch.empty()) {
+    outs() << "check: " << cmp->mismatch << ": FAILED\n";
+    return kExitUserError;
+  }
+  if (cmp->vacuous())
+    errs() << "hx-run: warning: --check: " << cmp->vacuousList()
+           << (cmp->vacuousOutputs.size() == 1 ? " is" : " are")
+           << " entirely inf or NaN on both sides, so the check says nothing of "
+           << (cmp->vacuousOutputs.size() == 1 ? "it" : "them")
+           << (c.randomInputs == RandomInputMode::Uniform ? " (try --random-inputs=scaled)" : "")
+           << "\n";
+  outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)",
+                   cmp->maxError, cmp->tolerance);
+  if (!cmp->ok()) {
+    outs() << ": FAILED\n";
+    return kExitUserError;
+  }
+  if (cmp->vacuous())
+    outs() << ": vacuous (" << cmp->vacuousList() << " inf/NaN on both sides)\n";
+  else
+    outs() << ": ok\n";
+  return kExitSuccess;
+}
+
+int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashReproducer &repro) {
   TimingReport timing;
   TimingReport *report = c.common.timePasses ? &timing : nullptr;
   // Printed however the run ends.
@@ -283,46 +365,34 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
         r->print(errs());
     }
   } printTiming{report};
-  std::unique_ptr<Module> m;
-  {
-    TimeScope t(report, "(parse)");
-    m = parseModule(id, diags, c.common.parser);
-  }
-  if (!m || !verifyModule(*m, diags))
-    return kExitUserError;
-  PassManagerOptions pmo;
-  pmo.verifyEach = c.common.verifyEach;
-  pmo.printIRAfterAll = c.common.printIRAfterAll;
-  pmo.timing = report;
-  PassManager pm(pmo);
-  std::string pipeline = c.noPlan ? "infer-type" : "infer-type,plan-devices";
+  Session s;
+  LoadOptions lo;
+  lo.parser = c.common.parser;
+  lo.plan = !c.noPlan;
+  lo.passOptions = c.common.passOptions;
   if (!c.testCrash.empty())
-    pipeline += ",test-crash{mode=" + c.testCrash + "}";
-  if (!parsePassPipeline(pipeline, registry, pm, diags, c.common.passOptions))
+    lo.extraPasses = "test-crash{mode=" + c.testCrash + "}";
+  lo.verifyEach = c.common.verifyEach;
+  lo.printIRAfterAll = c.common.printIRAfterAll;
+  lo.timing = report;
+  switch (s.load(std::move(file), lo)) {
+  case Session::Status::Ok:
+    break;
+  case Session::Status::UserError:
     return kExitUserError;
-  PassContext ctx{diags, report};
-  bool internal = false;
-  if (!pm.run(*m, ctx, &internal)) {
-    if (!internal)
-      return kExitUserError;
+  case Session::Status::InternalError:
     repro.reportInternalError("a pass left a module that does not verify (the error above)");
     return kExitInternalError;
   }
   if (c.emit == Emit::IR) {
-    printModule(outs(), *m);
+    printModule(outs(), s.module());
     return kExitSuccess;
   }
-  Function *main = m->lookup("main");
+  Function *main = s.main();
   if (!main)
     return userError(c.common.inputFile + ": the module has no @main to run");
 
-  std::vector<HostTensor> inputs;
-  std::vector<HostTensor> results;
-  // Devices outlive the executable, which frees its memory on them.
-  std::vector<std::unique_ptr<Device>> owned;
-  // Backends hold the compiled code: they outlive the executable too.
-  std::vector<std::unique_ptr<Backend>> ownedBackends;
-  std::unique_ptr<Executable> exe;
+  std::vector<HostTensor> inputs, results;
   // Read before compiling: a bad input fails fast, and no file is read twice.
   if (c.emit == Emit::None && !gatherInputs(*main, c, inputs))
     return kExitUserError;
@@ -330,155 +400,61 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
     if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))
       return userError("--save-inputs: " + toString(std::move(e)));
   if (c.interpret) {
-    Expected<std::vector<HostTensor>> r = interpret(*m, inputs);
+    Expected<std::vector<HostTensor>> r = s.interpret(inputs);
     if (!r)
       return userError(toString(r.takeError()));
     results = std::move(*r);
   } else {
-    std::vector<Device *> devices;
-    if (!mapDevices(*m, {c.devices, c.threads, c.deviceMemoryLimit, c.emulateCuda}, owned, devices))
-      return kExitUserError;
+    CompileOptions co;
+    co.devices = {c.devices, c.threads, c.deviceMemoryLimit, c.emulateCuda};
+    co.checkDevices = c.checkDevices;
+    co.keepCode = c.emit == Emit::LLVM;
+    co.compileOnly = c.emit == Emit::PTX;
+    Error e = Error::success();
+    {
+      TimeScope t(report, "(compile)");
+      e = s.compile(co, [&](const Twine &msg) { errs() << "hx-run: " << msg << "\n"; });
+    }
+    if (e) {
+      if (e.isA<DiagnosedError>()) {
+        consumeError(std::move(e));
+        return kExitUserError;
+      }
+      return userError(toString(std::move(e)));
+    }
     if (!c.costTableOut.empty())
-      for (Device *d : devices)
+      for (Device *d : s.devices())
         if (d->emulated())
           return userError("--cost-table-out: " + d->name() +
                            " is an emulated GPU, whose times say nothing of a GPU's");
-    // One backend per kind of code: cpu, and cuda per PTX architecture.
-    // --emit=ptx compiles each cuda virtual device's kernels for cuda
-    // whatever it runs on, and runs nothing.
-    bool ptxOnly = c.emit == Emit::PTX;
-    Backend *cpuBackend = nullptr, *simtBackend = nullptr;
-    std::map<std::string, Backend *> cudaBackends;
-    std::vector<Backend *> backends;
-    // Appends the backend in `slot`, made by `make` on first use.
-    auto use = [&](Backend *&slot,
-                   function_ref<Expected<std::unique_ptr<Backend>>()> make) -> Error {
-      if (!slot) {
-        Expected<std::unique_ptr<Backend>> b = make();
-        if (!b)
-          return b.takeError();
-        ownedBackends.push_back(std::move(*b));
-        slot = ownedBackends.back().get();
-      }
-      backends.push_back(slot);
-      return Error::success();
-    };
-    for (size_t i = 0; i < devices.size(); ++i) {
-      bool cuda = ptxOnly ? i < m->devices.size() && m->devices[i].deviceType == DeviceType::CUDA
-                          : devices[i]->type() == DeviceType::CUDA;
-      Error e = Error::success();
-      if (!cuda) {
-        e = use(cpuBackend, [&] { return createCPUBackend(c.emit == Emit::LLVM); });
-      } else if (!ptxOnly && devices[i]->emulated()) {
-        e = use(simtBackend, createSimtBackend);
-      } else {
-        std::string arch = i < m->devices.size() ? cudaArchOf(m->devices[i].target) : "";
-        e = use(cudaBackends[arch], [&] { return createCUDABackend(arch); });
-      }
-      if (e)
-        return userError("virtual device " + Twine(i) + ": " + toString(std::move(e)));
-    }
-    ExecutableOptions eo;
-    eo.checkDevices = c.checkDevices;
-    eo.compileOnly = ptxOnly;
-    {
-      TimeScope t(report, "(compile)");
-      exe = Executable::build(*m, devices, backends, diags, eo);
-    }
-    if (!exe)
-      return kExitUserError;
-    if (ptxOnly) {
-      unsigned n = 0;
-      for (const auto &[arch, b] : cudaBackends) {
-        b->printCode(outs());
-        if (c.outputDir.empty())
-          continue;
-        if (std::error_code ec = sys::fs::create_directories(c.outputDir))
-          return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
-        for (const std::string &text : b->codeModules()) {
-          SmallString<128> path(c.outputDir);
-          sys::path::append(path, "module_" + std::to_string(n++) + ".ptx");
-          std::error_code ec;
-          ToolOutputFile f(path, ec, sys::fs::OF_None);
-          if (ec)
-            return userError("--output-dir: cannot write '" + path + "': " + ec.message());
-          f.os() << text;
-          f.keep();
-        }
-      }
-      if (cudaBackends.empty())
-        errs() << "hx-run: note: --emit=ptx: no virtual device is cuda, so there are no cuda "
-                  "kernels\n";
-      return kExitSuccess;
-    }
+    if (c.emit == Emit::PTX)
+      return emitPTX(c, s);
     if (c.emit == Emit::LLVM) {
-      if (cpuBackend)
-        cpuBackend->printCode(outs());
+      for (Backend *b : s.backends())
+        if (b->type() == DeviceType::CPU)
+          b->printCode(outs());
       return kExitSuccess;
     }
     if (c.emit == Emit::Schedule) {
-      exe->printSchedule(outs());
+      s.executable().printSchedule(outs());
       return kExitSuccess;
     }
     RunProfile profile;
     bool wantProfile = c.profile || !c.trace.empty() || !c.costTableOut.empty();
     TimeScope runTime(report, "(run)");
     for (unsigned r = 0; r < std::max(1u, c.repeat); ++r) {
-      Expected<std::vector<HostTensor>> out = exe->run(inputs, wantProfile ? &profile : nullptr);
+      Expected<std::vector<HostTensor>> out = s.run(inputs, wantProfile ? &profile : nullptr);
       if (!out)
         return userError(toString(out.takeError()));
       results = std::move(*out);
     }
-    if (c.profile)
-      exe->printProfile(errs(), profile, std::max(1u, c.repeat));
-    if (!c.trace.empty()) {
-      std::error_code ec;
-      ToolOutputFile f(c.trace, ec, sys::fs::OF_None);
-      if (ec)
-        return userError("--trace: cannot write '" + c.trace + "': " + ec.message());
-      exe->writeTrace(f.os(), profile);
-      f.keep();
-    }
-    if (!c.costTableOut.empty()) {
-      std::error_code ec;
-      ToolOutputFile f(c.costTableOut, ec, sys::fs::OF_None);
-      if (ec)
-        return userError("--cost-table-out: cannot write '" + c.costTableOut +
-                         "': " + ec.message());
-      measuredCosts(*exe, profile, *m).write(f.os());
-      f.keep();
-    }
+    if (int status = writeMeasurements(c, s, profile))
+      return status;
   }
 
-  if (c.check) {
-    Expected<std::vector<HostTensor>> ref = interpret(*m, inputs);
-    if (!ref)
-      return userError("--check: the interpreter: " + toString(ref.takeError()));
-    Comparison cmp = compareResults(results, *ref, inputs);
-    if (!cmp.mismatch.empty()) {
-      outs() << "check: " << cmp.mismatch << ": FAILED\n";
-      return kExitUserError;
-    }
-    if (cmp.vacuous())
-      errs() << "hx-run: warning: --check: " << cmp.vacuousList()
-             << (cmp.vacuousOutputs.size() == 1 ? " is" : " are")
-             << " entirely inf or NaN on both sides, so the check says nothing of "
-             << (cmp.vacuousOutputs.size() == 1 ? "it" : "them")
-             << (c.randomInputs == RandomInputMode::Uniform ? " (try --random-inputs=scaled)" : "")
-             << "\n";
-    outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)",
-                     cmp.maxError, cmp.tolerance);
-    if (!cmp.ok()) {
-      outs() << ": FAILED\n";
-      return kExitUserError;
-    }
-    if (cmp.vacuous()) {
-      outs() << ": vacuous (" << cmp.vacuousList() << " inf/NaN on both sides)\n";
-    } else {
-      outs() << ": ok\n";
-    }
-  }
-
+  if (c.check)
+    if (int status = checkResults(c, s, inputs, results))
+      return status;
   for (unsigned i = 0; i < results.size(); ++i)
     summarize(outs(), i, results[i]);
   if (!c.outputDir.empty())
@@ -486,7 +462,7 @@ int runLoaded(const RunConfig &c, const PassRegistry &registry, std::unique_ptr<
   return kExitSuccess;
 }
 
-int run(const RunConfig &c, const PassRegistry &registry) {
+int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
     return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
                      "flags (--default-device=...), not passes");
@@ -498,7 +474,7 @@ int run(const RunConfig &c, const PassRegistry &registry) {
   std::optional<std::string> exception;
   if (!repro.runSafely([&] {
         try {
-          status = runLoaded(c, registry, std::move(*file), repro);
+          status = runLoaded(c, std::move(*file), repro);
         } catch (std::exception &e) {
           exception = std::string("an exception: ") + e.what();
         } catch (...) {
@@ -603,8 +579,10 @@ int hx::runMain(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (!reproducer.replay("hx-run", argc, argv, overview))
     return kExitUserError;
-  if (list)
-    return listDevices();
+  if (list) {
+    listDevices(outs());
+    return kExitSuccess;
+  }
 
   RunConfig c;
   if (!common.read("hx-run", c.common))
@@ -650,5 +628,5 @@ int hx::runMain(int argc, char **argv) {
                        ": expected a positive number of bytes, optionally with K, M or G");
     c.deviceMemoryLimit = n * scale;
   }
-  return run(c, registry);
+  return run(c);
 }

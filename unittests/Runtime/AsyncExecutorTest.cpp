@@ -15,7 +15,9 @@
 // memory late) is counted in staleSources rather than left to chance.
 //
 //===----------------------------------------------------------------------===//
+#include "CPU/CPUKernel.h"
 #include "PlanForTest.h"
+#include "hx/Backends/CPU.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Runtime/AllocationTable.h"
@@ -133,8 +135,9 @@ public:
       s->runUntil(s->ops.size());
     return llvm::Error::success();
   }
+  llvm::StringRef backend() const override { return CPUKernel::kBackend; }
   llvm::Expected<const void *> load(const KernelBinary &k) override {
-    return reinterpret_cast<const void *>(k.hostEntry);
+    return reinterpret_cast<const void *>(kernelAs<CPUKernel>(k)->entry);
   }
   llvm::Error launch(const void *kernel, void **buffers, unsigned n, Stream *s) override {
     std::vector<void *> args(buffers, buffers + n);

@@ -17,8 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CUDADriver.h"
+#include "CUDAKernel.h"
 #include "FakeCUDADriver.h"
-#include "hx/Runtime/CUDA.h"
+#include "hx/Backends/CPU.h"
+#include "hx/Backends/CUDA.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
@@ -97,11 +99,11 @@ template <class T> std::string errorText(llvm::Expected<T> &x) {
 }
 template <class T> std::string errorText(llvm::Expected<T> &&x) { return errorText(x); }
 
-KernelBinary kernel(const std::string &ptx, const char *symbol, unsigned module = 0) {
-  KernelBinary k;
+CUDAKernel kernel(const std::string &ptx, const char *symbol, unsigned module = 0) {
+  CUDAKernel k;
   k.ptx = &ptx;
   k.module = module;
-  k.symbol = symbol;
+  k.symbolName = symbol;
   k.gridDim = 4;
   k.blockDim = 256;
   return k;
@@ -388,7 +390,7 @@ TEST_P(CUDADeviceTest, KernelAddsArrays) {
   ASSERT_EQ(errorText(dev->copyFromHost(*da, a.data(), bytes)), "");
   ASSERT_EQ(errorText(dev->copyFromHost(*db, b.data(), bytes)), "");
 
-  KernelBinary k = kernel(kTestPTX, "hx_test_add");
+  CUDAKernel k = kernel(kTestPTX, "hx_test_add");
   auto handle = dev->load(k);
   ASSERT_TRUE(bool(handle)) << errorText(handle);
   // Loaded once: the same kernel, and the same text in another string.
@@ -655,7 +657,7 @@ TEST_F(FakeDriver, LaunchPassesTheBufferPointers) {
   ASSERT_TRUE(d);
   auto dev = createCUDADevice(*d, 1, {});
   ASSERT_TRUE(bool(dev));
-  KernelBinary k = kernel(kTestPTX, "hx_test_add");
+  CUDAKernel k = kernel(kTestPTX, "hx_test_add");
   k.gridDim = 3;
   k.blockDim = 128;
   auto handle = (*dev)->load(k);
@@ -717,7 +719,7 @@ TEST_F(FakeDriver, InvalidLaunchShapeNamesTheKernel) {
   ASSERT_TRUE(d);
   auto dev = createCUDADevice(*d, 0, {});
   ASSERT_TRUE(bool(dev));
-  KernelBinary k = kernel(kTestPTX, "hx_test_add");
+  CUDAKernel k = kernel(kTestPTX, "hx_test_add");
   k.blockDim = 4096;
   auto handle = (*dev)->load(k);
   ASSERT_TRUE(bool(handle));

@@ -1,6 +1,7 @@
 //===- ExecutableTest.cpp - Schedules, memory and runs --------------------===//
 #include "hx/Runtime/Executable.h"
 #include "PlanForTest.h"
+#include "hx/Backends/CPU.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Transforms/Passes.h"

@@ -15,7 +15,9 @@
 //  - "cuda_emu": the cuda kernels run on the host by the SIMT emulator
 //    (hx/Target/SIMT), with their grid and with one block, and compared;
 //  - "cuda", only when HX_CONFORMANCE_CUDA=1 (lit feature `cuda`:
-//    test/Target/cuda-conformance.test): run on cuda:0 and compared.
+//    test/Target/cuda-conformance.test): run on cuda:0 and compared;
+//  - every test-only cpu backend of the registry (hx/Backends/Registry.h),
+//    as "cpu_generic": compiled, run on its own device and compared.
 // Operators a backend's OpDef::targets excludes (argsort and topk on cuda)
 // are skipped for it. An operator without a case (OpConformanceCases.cpp) fails the
 // CoversEveryOperator test, so a new operator cannot slip past the suite.
@@ -26,9 +28,11 @@
 
 #include "KernelTestUtil.h"
 #include "OpConformanceCases.h"
+#include "hx/Backends/CUDA.h"
+#include "hx/Backends/Registry.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Ops/OpRegistry.h"
-#include "hx/Runtime/CUDA.h"
 #include "hx/Target/GPU/GPUCompiler.h"
 #include "hx/Target/SIMT/SimtEmulator.h"
 #include "hx/Tensor/HostTensor.h"
@@ -36,10 +40,12 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <set>
 
 using namespace hx;
@@ -49,8 +55,26 @@ using llvm::Expected;
 namespace {
 
 /// The backends under test (see the file comment).
+/// A registered backend's name as a test parameter ("cpu-generic" is
+/// cpu_generic: gtest names take no dashes), and back.
+std::string paramName(llvm::StringRef backend) {
+  std::string s = backend.str();
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+std::string registryName(llvm::StringRef param) {
+  std::string s = param.str();
+  std::replace(s.begin(), s.end(), '_', '-');
+  return s;
+}
+
 std::vector<std::string> backendsUnderTest() {
   std::vector<std::string> out = {"cpu"};
+  // Every test-only cpu backend of the registry (cpu-generic): added in its
+  // folder, tested here with no change to this file.
+  for (const BackendInfo &b : allBackends())
+    if (b.testOnly && b.deviceType == DeviceType::CPU)
+      out.push_back(paramName(b.name));
   // PTX needs CUDA's libdevice (the math functions): with no CUDA toolkit
   // the backend is not instantiated, as the lit feature ptxas is absent.
   if (llvm::sys::fs::exists(GPUCompiler::defaultLibdevicePath()))
@@ -103,6 +127,14 @@ struct PTXCollector {
 
 bool isAnnotation(llvm::StringRef op) { return op == kOnDevice || op == kDeviceCopy; }
 
+/// The operators a backend under test implements: its target kind's.
+TargetMask targetOf(const std::string &backend) {
+  if (backend == "ptx" || backend == "cuda_emu")
+    return kTargetCUDA;
+  const BackendInfo *b = lookupBackend(registryName(backend));
+  return b && b->deviceType == DeviceType::CUDA ? kTargetCUDA : kTargetCPU;
+}
+
 /// The dtypes a conformance run covers for `def`.
 std::vector<DType> dtypesOf(const OpDef &def) {
   std::vector<DType> out;
@@ -112,25 +144,36 @@ std::vector<DType> dtypesOf(const OpDef &def) {
   return out;
 }
 
-/// Runs a typed call on cuda:0 through the cuda backend and device.
-Expected<std::vector<HostTensor>> runOnCUDA(const Call &call,
-                                            llvm::ArrayRef<const HostTensor *> args) {
-  static std::unique_ptr<Device> device; // one context for the whole suite
+/// Runs a typed call on device 0 of the registered backend `name`
+/// (hx/Backends/Registry.h), through its compiler and device as the
+/// executor would: buffers on the device, copies in and out. One backend
+/// and one device per name for the whole suite.
+Expected<std::vector<HostTensor>> runOnRegistered(llvm::StringRef name, const Call &call,
+                                                  llvm::ArrayRef<const HostTensor *> args) {
+  static std::map<std::string, std::pair<std::unique_ptr<Device>, std::unique_ptr<Backend>>> made;
+  auto &[device, backend] = made[name.str()];
   if (!device) {
-    Expected<std::unique_ptr<Device>> d = createCUDADevice(0);
+    const BackendInfo *info = lookupBackend(name);
+    if (!info)
+      return llvm::createStringError("no backend " + name);
+    DeviceOptions opts;
+    opts.threads = 1;
+    Expected<std::unique_ptr<Device>> d = info->createDevice(0, opts);
     if (!d)
       return d.takeError();
+    Expected<std::unique_ptr<Backend>> b =
+        info->createBackend(Target::defaultFor(info->deviceType), BackendOptions());
+    if (!b)
+      return b.takeError();
     device = std::move(*d);
+    backend = std::move(*b);
   }
-  Expected<std::unique_ptr<Backend>> backend = createCUDABackend("");
-  if (!backend)
-    return backend.takeError();
-  Expected<unsigned> id = (*backend)->addKernel(call);
+  Expected<unsigned> id = backend->addKernel(call);
   if (!id)
     return id.takeError();
-  if (llvm::Error e = (*backend)->finalize())
+  if (llvm::Error e = backend->finalize())
     return e;
-  Expected<const void *> kernel = device->load((*backend)->binary(*id));
+  Expected<const void *> kernel = device->load(backend->binary(*id));
   if (!kernel)
     return kernel.takeError();
   std::vector<HostTensor> results;
@@ -216,12 +259,10 @@ Expected<std::vector<HostTensor>> runOnEmulator(const Call &call,
 /// Runs a typed call on a backend.
 Expected<std::vector<HostTensor>> runOnBackend(const std::string &backend, const Call &call,
                                                llvm::ArrayRef<const HostTensor *> args) {
-  if (backend == "cuda")
-    return runOnCUDA(call, args);
   if (backend == "cuda_emu")
     return runOnEmulator(call, args);
-  if (backend != "cpu")
-    return llvm::createStringError("unknown backend " + backend);
+  if (backend != "cpu") // a registered backend: cuda, cpu_generic (as cpu-generic)
+    return runOnRegistered(registryName(backend), call, args);
   Expected<std::unique_ptr<CPUCompiler>> compiler = CPUCompiler::create();
   if (!compiler)
     return compiler.takeError();
@@ -296,9 +337,7 @@ protected:
 
 void OpConformanceTest::runOp(const OpDef &def) {
   const std::string &backend = GetParam();
-  if (backend == "cpu" && !def.supportsTarget(kTargetCPU))
-    return;
-  if (backend != "cpu" && !def.supportsTarget(kTargetCUDA))
+  if (!def.supportsTarget(targetOf(backend)))
     return;
   std::mt19937 rng(1234);
   PTXCollector ptx;
@@ -395,7 +434,7 @@ TEST_P(OpConformanceTest, CoversEveryOperator) {
       if (def.family != familyName)                                                                \
         continue;                                                                                  \
       ++members;                                                                                   \
-      targeted |= def.supportsTarget(GetParam() == "cpu" ? kTargetCPU : kTargetCUDA);              \
+      targeted |= def.supportsTarget(targetOf(GetParam()));                                        \
       runOp(def);                                                                                  \
     }                                                                                              \
     EXPECT_GT(members, 0u) << familyName;                                                          \

@@ -4,7 +4,8 @@
 // executable -> device manager, IREE's HAL queues, kept small):
 //
 //  - Backend: which operators it implements, and compiling a primitive
-//    function (today one operator call) into a kernel of KernelABI.h.
+//    function (today one operator call) into a kernel (KernelBinary,
+//    opaque to all but the backend).
 //  - Device: one physical device instance (a cpu instance with its own
 //    thread pool, a GPU): allocate and free memory, copy in, out and within,
 //    with an asynchronous form from the start — copies and kernels are
@@ -14,13 +15,16 @@
 //    already done when an operation returns.
 //  - Executable (hx/Runtime/Executable.h): a schedule bound to devices; run.
 //
+// The backends themselves (cpu, cuda, cuda-emu, ...) live in lib/Backends,
+// one folder each, and register there (hx/Backends/Registry.h): the
+// runtime links no compiler.
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_RUNTIME_BACKEND_H
 #define HX_RUNTIME_BACKEND_H
 
 #include "hx/IR/Expr.h"
 #include "hx/IR/VirtualDevice.h"
-#include "hx/Target/KernelABI.h"
 #include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
@@ -31,8 +35,6 @@ class raw_ostream;
 }
 
 namespace hx {
-
-class SimtEmulator;
 
 /// An ordered queue of device work.
 class Stream {
@@ -46,23 +48,23 @@ public:
   virtual ~Event() = default;
 };
 
-/// What a backend made of one kernel. The device that runs it prepares it
-/// once (Device::load) and launches the prepared handle.
-struct KernelBinary {
-  /// cpu: the JIT'd entry point (KernelABI.h).
-  KernelFn hostEntry = nullptr;
-  /// cuda: the PTX of the module holding the kernel (the backend's kernels
-  /// share a few modules), that module's index, the kernel's symbol and its
-  /// launch shape: a 1-D grid of `gridDim` blocks of `blockDim` threads. Its
-  /// parameters are the buffer pointers, operands then results.
-  const std::string *ptx = nullptr;
-  unsigned module = 0;
-  std::string symbol;
-  unsigned gridDim = 1, blockDim = 1;
-  /// cuda-emu: the SIMT emulator that compiled the kernel, and its id there.
-  SimtEmulator *emulator = nullptr;
-  unsigned emulatorKernel = 0;
+/// What a backend made of one kernel: opaque to everything but the backend
+/// that made it and that backend's devices (each backend's folder under
+/// lib/Backends defines its subclass and reads it back with kernelAs).
+class KernelBinary {
+public:
+  virtual ~KernelBinary() = default;
+  /// The registered name of the backend that made it (hx/Backends/Registry.h).
+  virtual llvm::StringRef backend() const = 0;
+  /// The kernel's symbol, for messages.
+  virtual llvm::StringRef symbol() const = 0;
 };
+
+/// `k` as backend `T`'s kernel (T::kBackend names the backend), or null when
+/// another backend made it.
+template <typename T> const T *kernelAs(const KernelBinary &k) {
+  return k.backend() == T::kBackend ? static_cast<const T *>(&k) : nullptr;
+}
 
 class Device {
 public:
@@ -72,8 +74,11 @@ public:
   virtual DeviceType type() const = 0;
   /// Whether the host can read and write its memory directly.
   virtual bool hostAccessible() const = 0;
-  /// Whether it emulates its type on the host (cuda-emu): its kernels are
-  /// the SIMT backend's, and its times say nothing of the real device's.
+  /// The registered name of the backend whose kernels it runs
+  /// (hx/Backends/Registry.h): "cpu", "cuda", "cuda-emu", ...
+  virtual llvm::StringRef backend() const = 0;
+  /// Whether it emulates its type on the host (cuda-emu): its times say
+  /// nothing of the real device's.
   virtual bool emulated() const { return false; }
 
   virtual llvm::Expected<void *> allocate(size_t bytes) = 0;
@@ -121,19 +126,11 @@ public:
                              Stream *stream = nullptr) = 0;
 };
 
-/// A cpu device instance with `threads` worker threads (0: one per core)
-/// for the kernels' parallel loops; allocations beyond `memoryLimit` bytes
-/// in all (0: no limit) fail with an out-of-memory error.
-std::unique_ptr<Device> createCPUDevice(unsigned instance, unsigned threads,
-                                        uint64_t memoryLimit = 0);
-
-/// The parallel-for callback cpu kernels call (KernelABI.h); `launch` is the
-/// CPU device the kernel runs on.
-void cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n);
-
 class Backend {
 public:
   virtual ~Backend() = default;
+  /// Its registered name (hx/Backends/Registry.h).
+  virtual llvm::StringRef name() const = 0;
   virtual DeviceType type() const = 0;
   /// Whether the backend has a kernel for the operator.
   virtual bool supports(const OpDef &op) const = 0;
@@ -150,28 +147,6 @@ public:
   /// empty where the code lives only in memory.
   virtual std::vector<std::string> codeModules() const { return {}; }
 };
-
-/// The host CPU backend (lib/Target/CPU through ORC); `keepIR` for printCode.
-llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(bool keepIR);
-
-/// The cuda backend: PTX for `arch` (sm_80 when empty) from lib/Target/GPU.
-/// It needs no GPU: the cuda device loads the PTX.
-llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
-
-/// The cuda code generator's kernels for the SIMT emulator (hx/Target/SIMT),
-/// which runs them on the host: the backend of a cuda-emu device.
-llvm::Expected<std::unique_ptr<Backend>> createSimtBackend();
-
-/// "cuda-emu:N": a device of type cuda without a GPU, which runs the SIMT
-/// backend's kernels on the host. Its memory is host memory that the
-/// runtime treats as device memory (copies go through copyFromHost and
-/// copyToHost, as on a GPU); everything is synchronous. `memoryLimit` as for
-/// a cpu device.
-std::unique_ptr<Device> createSimtDevice(unsigned ordinal, uint64_t memoryLimit = 0);
-
-/// The PTX architecture a cuda target asks for (`cuda -arch=sm_90` gives
-/// sm_90), or empty.
-std::string cudaArchOf(const Target &target);
 
 } // namespace hx
 

@@ -71,7 +71,7 @@ Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions op
   if (!opts.parallelFor)
     opts.parallelFor = serialParallelFor;
   Expected<std::unique_ptr<KernelJit>> jit =
-      KernelJit::create(opts.parallelFor, opts.keepIR, opts.extraFeatures);
+      KernelJit::create(opts.parallelFor, opts.keepIR, opts.extraFeatures, opts.cpu);
   if (!jit)
     return createStringError("cannot create the CPU JIT: " + toString(jit.takeError()));
   std::unique_ptr<CPUCompiler> c(new CPUCompiler());

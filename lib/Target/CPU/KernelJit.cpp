@@ -16,16 +16,20 @@
 
 #include "hx/Target/CPU/KernelJit.h"
 #include "hx/CodeGen/Optimize.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include <cmath>
 #include <cstring>
 
@@ -115,15 +119,60 @@ static void initializeNativeTarget() {
   });
 }
 
+/// Checks that the host can run code for the CPU and features the JIT's
+/// target machine builder now holds, and names the instruction-set features
+/// it lacks (sys::getHostCPUFeatures lists those; tuning features do not
+/// matter).
+static Error checkHostRuns(const JITTargetMachineBuilder &want, StringRef cpu) {
+  const Triple &triple = want.getTargetTriple();
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple.str(), error);
+  if (!target)
+    return createStringError(error);
+  StringMap<bool> hostFeatures = sys::getHostCPUFeatures();
+  SubtargetFeatures host;
+  for (const auto &[name, on] : hostFeatures)
+    host.AddFeature(name, on);
+  std::unique_ptr<MCSubtargetInfo> hostInfo(
+      target->createMCSubtargetInfo(triple.str(), sys::getHostCPUName(), host.getString()));
+  if (!cpu.empty() && !hostInfo->isCPUStringValid(cpu))
+    return createStringError("unknown CPU '" + cpu + "' for " + triple.getArchName() +
+                             " (llvm -mcpu=NAME takes a CPU of the host's architecture)");
+  std::unique_ptr<MCSubtargetInfo> wanted(
+      target->createMCSubtargetInfo(triple.str(), want.getCPU(), want.getFeatures().getString()));
+  std::string missing;
+  for (const SubtargetFeatureKV &kv : wanted->getAllProcessorFeatures()) {
+    auto it = hostFeatures.find(kv.Key);
+    if (it != hostFeatures.end() && !it->second && wanted->getFeatureBits().test(kv.Value))
+      missing += (missing.empty() ? "" : ", ") + std::string(kv.Key);
+  }
+  if (missing.empty())
+    return Error::success();
+  return createStringError("the host (" + sys::getHostCPUName() + ") lacks " + missing);
+}
+
 Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor, bool keepIR,
-                                                       StringRef extraFeatures) {
+                                                       StringRef extraFeatures, StringRef cpu) {
   initializeNativeTarget();
   Expected<JITTargetMachineBuilder> jtmb = JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
   jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
-  if (!extraFeatures.empty())
-    jtmb->getFeatures().AddFeature(extraFeatures);
+  if (cpu == "native")
+    cpu = "";
+  if (!cpu.empty()) {
+    jtmb->setCPU(cpu.str());
+    jtmb->getFeatures() = SubtargetFeatures();
+  }
+  if (!extraFeatures.empty()) {
+    SmallVector<StringRef, 4> features;
+    extraFeatures.split(features, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef f : features)
+      jtmb->getFeatures().AddFeature(f.trim());
+  }
+  if (!cpu.empty() || !extraFeatures.empty())
+    if (Error e = checkHostRuns(*jtmb, cpu))
+      return e;
 
   std::unique_ptr<KernelJit> kj(new KernelJit());
   kj->keepIR = keepIR;

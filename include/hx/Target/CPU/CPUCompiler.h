@@ -37,6 +37,9 @@ struct CPUCompilerOptions {
   /// Target features added to the host's ("-f16c" to test code generation
   /// on a CPU without a feature); empty in normal use.
   std::string extraFeatures;
+  /// The CPU to compile for: "" or "native" for the host, else a CPU name
+  /// (llvm -mcpu=NAME) whose features the host has.
+  std::string cpu;
 };
 
 class CPUCompiler {

@@ -26,9 +26,13 @@ namespace hx {
 
 class KernelJit {
 public:
-  /// `extraFeatures` ("-f16c,...") are added to the host's features.
+  /// Code for `cpu` ("" or "native": the host; else a CPU name of the host's
+  /// architecture, with that CPU's features instead of the host's), with
+  /// `extraFeatures` ("-f16c,+avx2") added. A CPU or feature the host cannot
+  /// run is an error naming it.
   static llvm::Expected<std::unique_ptr<KernelJit>> create(ParallelForFn parallelFor, bool keepIR,
-                                                           llvm::StringRef extraFeatures = "");
+                                                           llvm::StringRef extraFeatures = "",
+                                                           llvm::StringRef cpu = "");
 
   const llvm::DataLayout &getDataLayout() const;
   const llvm::Triple &getTargetTriple() const;

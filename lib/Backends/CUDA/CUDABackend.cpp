@@ -1,14 +1,17 @@
 //===- CUDABackend.cpp - The cuda backend over lib/Target/GPU -------------===//
 //
 // Compiles kernels to PTX with GPUCompiler and describes each as a
-// KernelBinary (its module's PTX, symbol and grid) for the cuda device,
+// CUDAKernel (its module's PTX, symbol and grid) for the cuda device,
 // which loads each module once. printCode is the PTX; codeModules gives
 // one text per module for hx-run --emit=ptx --output-dir.
 //
 //===----------------------------------------------------------------------===//
-#include "hx/Runtime/Backend.h"
+#include "CUDAKernel.h"
+#include "hx/Backends/CUDA.h"
+#include "hx/Backends/Registry.h"
 #include "hx/Target/GPU/GPUCompiler.h"
 #include "llvm/Support/raw_ostream.h"
+#include <deque>
 
 using namespace hx;
 using namespace llvm;
@@ -17,6 +20,7 @@ namespace {
 class CUDABackend : public Backend {
 public:
   explicit CUDABackend(std::unique_ptr<GPUCompiler> c) : compiler(std::move(c)) {}
+  StringRef name() const override { return CUDAKernel::kBackend; }
   DeviceType type() const override { return DeviceType::CUDA; }
   bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
@@ -25,13 +29,12 @@ public:
       return e;
     for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id) {
       const GPUKernelInfo &info = compiler->kernel(id);
-      KernelBinary k;
+      CUDAKernel &k = binaries.emplace_back();
       k.ptx = &compiler->ptx(info.module);
       k.module = info.module;
-      k.symbol = info.symbol;
+      k.symbolName = info.symbol;
       k.gridDim = info.gridDim;
       k.blockDim = GPUCompiler::kBlockDim;
-      binaries.push_back(std::move(k));
     }
     return Error::success();
   }
@@ -47,7 +50,7 @@ public:
 
 private:
   std::unique_ptr<GPUCompiler> compiler;
-  std::vector<KernelBinary> binaries;
+  std::deque<CUDAKernel> binaries;
 };
 } // namespace
 
@@ -67,3 +70,23 @@ std::string hx::cudaArchOf(const Target &target) {
       return value;
   return "";
 }
+
+namespace hx {
+BackendInfo cudaBackendInfo() {
+  BackendInfo b;
+  b.name = "cuda";
+  b.summary = "PTX for NVIDIA GPUs (cuda -arch honoured), run through the CUDA driver";
+  b.deviceType = DeviceType::CUDA;
+  b.createBackend = [](const Target &target,
+                       const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
+    return createCUDABackend(cudaArchOf(target));
+  };
+  b.createDevice = [](unsigned ordinal,
+                      const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {
+    CUDADeviceOptions o;
+    o.memoryLimit = opts.memoryLimit;
+    return createCUDADevice(ordinal, o);
+  };
+  return b;
+}
+} // namespace hx

@@ -28,8 +28,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CUDADriver.h"
+#include "CUDAKernel.h"
+#include "hx/Backends/CUDA.h"
 #include "hx/Runtime/AllocationTable.h"
-#include "hx/Runtime/CUDA.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
@@ -138,6 +139,7 @@ public:
   }
 
   std::string name() const override { return ctx->name; }
+  StringRef backend() const override { return CUDAKernel::kBackend; }
   DeviceType type() const override { return DeviceType::CUDA; }
   bool hostAccessible() const override { return false; }
   bool asynchronous() const override { return true; }
@@ -329,11 +331,14 @@ public:
     drv.cuMemHostUnregister(p);
   }
 
-  Expected<const void *> load(const KernelBinary &k) override {
-    if (!k.ptx)
-      return makeError(who() + ": kernel '" + k.symbol + "' has no PTX");
+  Expected<const void *> load(const KernelBinary &binary) override {
+    const CUDAKernel *cuda = kernelAs<CUDAKernel>(binary);
+    if (!cuda || !cuda->ptx)
+      return makeError(who() + ": kernel '" + binary.symbol() + "' of backend " + binary.backend() +
+                       " has no PTX");
+    const CUDAKernel &k = *cuda;
     if (k.gridDim == 0 || k.blockDim == 0)
-      return makeError(who() + ": kernel '" + k.symbol + "' has an empty launch shape (" +
+      return makeError(who() + ": kernel '" + k.symbolName + "' has an empty launch shape (" +
                        Twine(k.gridDim) + " blocks of " + Twine(k.blockDim) + " threads)");
     if (Error e = ctx->makeCurrent())
       return e;
@@ -341,18 +346,19 @@ public:
     if (!module)
       return module.takeError();
 
-    auto key = std::make_tuple(*module, k.symbol, k.gridDim, k.blockDim);
+    auto key = std::make_tuple(*module, k.symbolName, k.gridDim, k.blockDim);
     auto found = kernels.find(key);
     if (found != kernels.end())
       return static_cast<const void *>(found->second.get());
 
     auto kernel = std::make_unique<Kernel>();
-    kernel->symbol = k.symbol;
+    kernel->symbol = k.symbolName;
     kernel->gridDim = k.gridDim;
     kernel->blockDim = k.blockDim;
-    if (Error e = drv.check(drv.cuModuleGetFunction(&kernel->function, *module, k.symbol.c_str()),
-                            who() + ": cuModuleGetFunction(kernel '" + k.symbol + "' of module " +
-                                Twine(k.module) + ")"))
+    if (Error e =
+            drv.check(drv.cuModuleGetFunction(&kernel->function, *module, k.symbolName.c_str()),
+                      who() + ": cuModuleGetFunction(kernel '" + k.symbolName + "' of module " +
+                          Twine(k.module) + ")"))
       return e;
     if (Error e = countParams(*kernel))
       return e;

@@ -1,4 +1,4 @@
-//===- CPUDevice.cpp - A cpu device instance and the cpu backend ----------===//
+//===- CPUBackend.cpp - The cpu backend and its device instances ---------===//
 //
 // A cpu device instance owns its allocations (so --check-devices can tell two
 // instances apart even though both are host memory) and a thread pool for
@@ -12,15 +12,22 @@
 // cuda device, so a cpu instance standing in for a GPU runs out where the
 // GPU would.
 //
+// The backend honours the target: `llvm -mcpu=NAME` compiles for that CPU
+// and `-mattr=...` adds or removes features (CPUCompiler checks that the
+// host can run the result). A kernel is a CPUKernel: its JIT'd entry point.
+//
 //===----------------------------------------------------------------------===//
+#include "CPUKernel.h"
+#include "hx/Backends/CPU.h"
+#include "hx/Backends/Registry.h"
 #include "hx/Runtime/AllocationTable.h"
-#include "hx/Runtime/Backend.h"
 #include "hx/Target/CPU/CPUCompiler.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <thread>
 
@@ -37,8 +44,8 @@ public:
 
 class CPUDevice : public Device {
 public:
-  CPUDevice(unsigned instance, unsigned threads, uint64_t memoryLimit)
-      : instance(instance), memoryLimit(memoryLimit) {
+  CPUDevice(unsigned instance, unsigned threads, uint64_t memoryLimit, StringRef backendName)
+      : instance(instance), memoryLimit(memoryLimit), backendName(backendName) {
     unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     workers = n;
     if (n > 1)
@@ -49,7 +56,8 @@ public:
       std::free(const_cast<void *>(p));
   }
 
-  std::string name() const override { return "cpu:" + std::to_string(instance); }
+  std::string name() const override { return backendName.str() + ":" + std::to_string(instance); }
+  StringRef backend() const override { return backendName; }
   DeviceType type() const override { return DeviceType::CPU; }
   bool hostAccessible() const override { return true; }
 
@@ -110,9 +118,11 @@ public:
   }
   Error synchronize() override { return Error::success(); }
   Expected<const void *> load(const KernelBinary &k) override {
-    if (!k.hostEntry)
-      return createStringError(name() + ": kernel '" + k.symbol + "' has no host code");
-    return reinterpret_cast<const void *>(k.hostEntry);
+    const CPUKernel *cpu = kernelAs<CPUKernel>(k);
+    if (!cpu || !cpu->entry)
+      return createStringError(name() + ": kernel '" + k.symbol() + "' of backend " + k.backend() +
+                               " has no host code");
+    return reinterpret_cast<const void *>(cpu->entry);
   }
   Error launch(const void *kernel, void **buffers, unsigned, Stream *) override {
     reinterpret_cast<KernelFn>(const_cast<void *>(kernel))(buffers, static_cast<void *>(this));
@@ -141,6 +151,7 @@ public:
 private:
   unsigned instance;
   uint64_t memoryLimit;
+  StringRef backendName;
   /// Bytes allocated (as asked for), and each allocation's, for the limit.
   uint64_t allocated = 0;
   std::map<const void *, size_t> sizes;
@@ -151,19 +162,17 @@ private:
 
 class CPUBackend : public Backend {
 public:
-  explicit CPUBackend(std::unique_ptr<CPUCompiler> c) : compiler(std::move(c)) {}
+  CPUBackend(std::unique_ptr<CPUCompiler> c, StringRef name)
+      : compiler(std::move(c)), name_(name) {}
+  StringRef name() const override { return name_; }
   DeviceType type() const override { return DeviceType::CPU; }
   bool supports(const OpDef &op) const override { return CPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
   Error finalize() override {
     if (Error e = compiler->finalize())
       return e;
-    for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id) {
-      KernelBinary k;
-      k.hostEntry = compiler->lookup(id);
-      k.symbol = compiler->kernelName(id).str();
-      binaries.push_back(std::move(k));
-    }
+    for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id)
+      binaries.emplace_back(compiler->lookup(id), compiler->kernelName(id).str());
     return Error::success();
   }
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
@@ -172,16 +181,17 @@ public:
 
 private:
   std::unique_ptr<CPUCompiler> compiler;
-  std::vector<KernelBinary> binaries;
+  StringRef name_;
+  std::deque<CPUKernel> binaries;
 };
 } // namespace
 
 std::unique_ptr<Device> hx::createCPUDevice(unsigned instance, unsigned threads,
-                                            uint64_t memoryLimit) {
-  return std::make_unique<CPUDevice>(instance, threads, memoryLimit);
+                                            uint64_t memoryLimit, StringRef backend) {
+  return std::make_unique<CPUDevice>(instance, threads, memoryLimit, backend);
 }
 
-void hx::cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n) {
+static void cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_t n) {
   if (n <= 0)
     return;
   if (!launch) {
@@ -191,12 +201,39 @@ void hx::cpuParallelFor(void *launch, ParallelBodyFn body, void *closure, int64_
   static_cast<CPUDevice *>(launch)->parallelFor(body, closure, n);
 }
 
-Expected<std::unique_ptr<Backend>> hx::createCPUBackend(bool keepIR) {
+Expected<std::unique_ptr<Backend>> hx::createCPUBackend(const CPUBackendOptions &o) {
   CPUCompilerOptions opts;
   opts.parallelFor = cpuParallelFor;
-  opts.keepIR = keepIR;
+  opts.keepIR = o.keepIR;
+  for (const auto &[key, value] : o.target.options) {
+    if (key == "mcpu")
+      opts.cpu = value;
+    else if (key == "mattr")
+      opts.extraFeatures = value;
+  }
   auto c = CPUCompiler::create(opts);
   if (!c)
-    return c.takeError();
-  return std::make_unique<CPUBackend>(std::move(*c));
+    return createStringError("target '" + o.target.str() + "': " + toString(c.takeError()));
+  return std::make_unique<CPUBackend>(std::move(*c), o.name);
 }
+
+namespace hx {
+BackendInfo cpuBackendInfo() {
+  BackendInfo b;
+  b.name = "cpu";
+  b.summary = "kernels JIT-compiled for the host CPU (llvm -mcpu, -mattr honoured)";
+  b.deviceType = DeviceType::CPU;
+  b.createBackend = [](const Target &target,
+                       const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
+    CPUBackendOptions o;
+    o.keepIR = opts.keepCode;
+    o.target = target;
+    return createCPUBackend(o);
+  };
+  b.createDevice = [](unsigned ordinal,
+                      const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {
+    return createCPUDevice(ordinal, opts.threads, opts.memoryLimit);
+  };
+  return b;
+}
+} // namespace hx

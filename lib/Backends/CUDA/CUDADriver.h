@@ -16,13 +16,13 @@
 // opaque handle structs are declared at global scope with cuda.h's names, so
 // CUcontext here is the very type cuda.h declares.
 //
-// Private to lib/Runtime; the public face is hx/Runtime/CUDA.h.
+// Private to lib/Runtime; the public face is hx/Backends/CUDA.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_RUNTIME_CUDADRIVER_H
 #define HX_LIB_RUNTIME_CUDADRIVER_H
 
-#include "hx/Runtime/CUDA.h"
+#include "hx/Backends/CUDA.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Compiler.h"

@@ -1,7 +1,8 @@
-//===- CUDA.h - CUDA devices through the driver API -------------*- C++ -*-===//
+//===- CUDA.h - The cuda backend and its devices ----------------*- C++ -*-===//
 //
-// The cuda Device (Backend.h) and what the tools ask about the GPUs before
-// they pick devices: is there a driver, which devices, and if not, why not.
+// The cuda backend (PTX from lib/Target/GPU), its Device (Backend.h), and
+// what the tools ask about the GPUs before they pick devices: is there a
+// driver, which devices, and if not, why not.
 //
 // The driver (libcuda.so.1) is opened at run time, never linked, so every hx
 // binary runs on a machine without one and says so: probeCUDA() fails with
@@ -11,8 +12,8 @@
 // driver in the process; tests use it).
 //
 //===----------------------------------------------------------------------===//
-#ifndef HX_RUNTIME_CUDA_H
-#define HX_RUNTIME_CUDA_H
+#ifndef HX_BACKENDS_CUDA_H
+#define HX_BACKENDS_CUDA_H
 
 #include "hx/Runtime/Backend.h"
 #include "llvm/Support/Error.h"
@@ -71,6 +72,14 @@ struct CUDADeviceOptions {
 /// after "cuda:N: ".
 llvm::Expected<std::unique_ptr<Device>> createCUDADevice(unsigned ordinal,
                                                          const CUDADeviceOptions &opts = {});
+
+/// The cuda backend: PTX for `arch` (sm_80 when empty) from lib/Target/GPU.
+/// It needs no GPU: the cuda device loads the PTX.
+llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
+
+/// The PTX architecture a cuda target asks for (`cuda -arch=sm_90` gives
+/// sm_90), or empty.
+std::string cudaArchOf(const Target &target);
 
 } // namespace hx
 

@@ -1,8 +1,8 @@
-//===- SimtDevice.cpp - A cuda device emulated on the host ----------------===//
+//===- SimtBackend.cpp - The cuda-emu backend: cuda kernels on the host ---===//
 //
 // hx-run --device=cuda-emu:N (or --emulate-cuda): the seeds' heterogeneous
 // runs without a GPU. The backend is the SIMT emulator's (the cuda code
-// generator's kernels, JIT-compiled for the host); each KernelBinary points
+// generator's kernels, JIT-compiled for the host); each SimtKernel points
 // at the emulator that compiled it, so the device needs no code of its own.
 // Memory, copies, streams and events are a private cpu device's (one
 // thread): the device reports itself as not host-accessible, so the
@@ -13,8 +13,10 @@
 // fails the run as an illegal address would on a GPU.
 //
 //===----------------------------------------------------------------------===//
+#include "hx/Backends/CPU.h"
+#include "hx/Backends/CUDAEmu.h"
+#include "hx/Backends/Registry.h"
 #include "hx/Runtime/AllocationTable.h"
-#include "hx/Runtime/Backend.h"
 #include "hx/Target/SIMT/SimtEmulator.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
@@ -25,9 +27,21 @@ using namespace llvm;
 
 namespace {
 
+/// A kernel compiled by an emulator: the emulator and its id there.
+struct SimtKernel : KernelBinary {
+  static constexpr StringLiteral kBackend = "cuda-emu";
+  StringRef backend() const override { return kBackend; }
+  StringRef symbol() const override { return symbolName; }
+
+  std::string symbolName;
+  SimtEmulator *emulator = nullptr;
+  unsigned id = 0;
+};
+
 class SimtBackend : public Backend {
 public:
   explicit SimtBackend(std::unique_ptr<SimtEmulator> e) : emulator(std::move(e)) {}
+  StringRef name() const override { return SimtKernel::kBackend; }
   DeviceType type() const override { return DeviceType::CUDA; }
   bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return emulator->addKernel(call); }
@@ -36,13 +50,10 @@ public:
       return e;
     for (unsigned id = binaries.size(); id < numKernels(); ++id) {
       const GPUKernelInfo &info = emulator->kernel(id);
-      KernelBinary k;
-      k.symbol = info.symbol;
-      k.gridDim = info.gridDim;
-      k.blockDim = GPUCompiler::kBlockDim;
+      SimtKernel &k = binaries.emplace_back();
+      k.symbolName = info.symbol;
       k.emulator = emulator.get();
-      k.emulatorKernel = id;
-      binaries.push_back(std::move(k));
+      k.id = id;
     }
     return Error::success();
   }
@@ -52,7 +63,7 @@ public:
 
 private:
   std::unique_ptr<SimtEmulator> emulator;
-  std::vector<KernelBinary> binaries;
+  std::deque<SimtKernel> binaries;
 };
 
 class SimtDevice : public Device {
@@ -60,6 +71,7 @@ public:
   SimtDevice(unsigned ordinal, uint64_t memoryLimit)
       : ordinal(ordinal), memory(createCPUDevice(0, 1, memoryLimit)) {}
 
+  StringRef backend() const override { return SimtKernel::kBackend; }
   std::string name() const override { return "cuda-emu:" + std::to_string(ordinal); }
   DeviceType type() const override { return DeviceType::CUDA; }
   bool hostAccessible() const override { return false; }
@@ -95,11 +107,12 @@ public:
   Expected<double> elapsed(Event &from, Event &to) override { return memory->elapsed(from, to); }
   Error synchronize() override { return Error::success(); }
 
-  Expected<const void *> load(const KernelBinary &k) override {
-    if (!k.emulator)
-      return createStringError(name() + ": kernel '" + k.symbol +
-                               "' was not compiled for the SIMT emulator");
-    loaded.push_back({k.emulator, k.emulatorKernel});
+  Expected<const void *> load(const KernelBinary &binary) override {
+    const SimtKernel *k = kernelAs<SimtKernel>(binary);
+    if (!k || !k->emulator)
+      return createStringError(name() + ": kernel '" + binary.symbol() + "' of backend " +
+                               binary.backend() + " was not compiled for the SIMT emulator");
+    loaded.push_back({k->emulator, k->id});
     return static_cast<const void *>(&loaded.back());
   }
   Error launch(const void *kernel, void **buffers, unsigned numBuffers, Stream *) override {
@@ -137,3 +150,24 @@ Expected<std::unique_ptr<Backend>> hx::createSimtBackend() {
 std::unique_ptr<Device> hx::createSimtDevice(unsigned ordinal, uint64_t memoryLimit) {
   return std::make_unique<SimtDevice>(ordinal, memoryLimit);
 }
+
+namespace hx {
+BackendInfo cudaEmuBackendInfo() {
+  BackendInfo b;
+  b.name = "cuda-emu";
+  b.summary = "the cuda kernels run on the host by the SIMT emulator (no GPU needed)";
+  b.deviceType = DeviceType::CUDA;
+  b.emulated = true;
+  // The emulator runs the cuda code generator's kernels whatever the PTX
+  // architecture: -arch selects nothing here.
+  b.createBackend = [](const Target &,
+                       const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
+    return createSimtBackend();
+  };
+  b.createDevice = [](unsigned ordinal,
+                      const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {
+    return createSimtDevice(ordinal, opts.memoryLimit);
+  };
+  return b;
+}
+} // namespace hx

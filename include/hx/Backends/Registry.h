@@ -1,0 +1,93 @@
+//===- Registry.h - The backends hx can compile for and run on --*- C++ -*-===//
+//
+// Each backend lives in a folder of its own under lib/Backends (CPU/, CUDA/,
+// CUDAEmu/, GenericCPU/) and registers here, in lib/Backends/Registry.cpp,
+// with one line: its name (what `hx-run --device=NAME:N` and a Device's
+// backend() say), the device type of its devices, the target kinds it
+// compiles for (hx/IR/TargetKind.h, which also holds what those kinds
+// implement and cost), a compiler factory and a device factory.
+//
+// BackendCache is the one lookup every runner makes (hx-run, the
+// differential tester, the GPU bench): the backend that compiles a virtual
+// device's code for the physical device that runs it is the device's
+// backend, made once per (backend, target).
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_BACKENDS_REGISTRY_H
+#define HX_BACKENDS_REGISTRY_H
+
+#include "hx/IR/VirtualDevice.h"
+#include "hx/Runtime/Backend.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hx {
+
+struct BackendOptions {
+  /// Keep the generated code for printCode (--emit=llvm).
+  bool keepCode = false;
+};
+
+struct DeviceOptions {
+  /// Worker threads of a cpu device (0: one per core).
+  unsigned threads = 0;
+  /// The most bytes the device allocates (0: no limit but its own).
+  uint64_t memoryLimit = 0;
+};
+
+struct BackendInfo {
+  /// "cpu", "cuda", "cuda-emu", "cpu-generic".
+  llvm::StringRef name;
+  llvm::StringRef summary;
+  /// The type of its devices (and of the virtual devices it serves).
+  DeviceType deviceType;
+  /// Made for testing hx (not a default for any device type).
+  bool testOnly = false;
+  /// Emulates its device type on the host (its times say nothing).
+  bool emulated = false;
+  /// The compiler for the code of a virtual device with `target`.
+  llvm::Expected<std::unique_ptr<Backend>> (*createBackend)(const Target &target,
+                                                            const BackendOptions &opts);
+  /// Device `ordinal` of this backend (`name:ordinal`).
+  llvm::Expected<std::unique_ptr<Device>> (*createDevice)(unsigned ordinal,
+                                                          const DeviceOptions &opts);
+};
+
+/// Every registered backend, in registration order.
+llvm::ArrayRef<BackendInfo> allBackends();
+/// The backend registered as `name`, or null.
+const BackendInfo *lookupBackend(llvm::StringRef name);
+/// "cpu, cuda, cuda-emu, cpu-generic", for messages.
+std::string backendNames();
+
+/// Backends made on demand, each once per (backend, target string): the
+/// one place runners pick the compiler for a virtual device.
+class BackendCache {
+public:
+  explicit BackendCache(BackendOptions opts = {}) : opts(opts) {}
+
+  /// The backend that compiles virtual device `vd`'s code for `device`:
+  /// the device's own backend, for `vd`'s target (for the device's default
+  /// target when it stands in for another type, as a cpu instance for a
+  /// cuda virtual device without a GPU).
+  llvm::Expected<Backend *> backendFor(const VirtualDevice &vd, const Device &device);
+  /// The backend `name` for `target` (hx-run --emit=ptx compiles cuda code
+  /// with no cuda device at hand).
+  llvm::Expected<Backend *> get(llvm::StringRef name, const Target &target);
+  /// Every backend made so far, in the order made.
+  llvm::ArrayRef<Backend *> made() const { return order; }
+
+private:
+  BackendOptions opts;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Backend>> backends;
+  std::vector<Backend *> order;
+};
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,149 @@
+//===- Session.h - The public compile-and-run API ---------------*- C++ -*-===//
+//
+// What hx-run does, as a library: one Session holds one module from text
+// to results.
+//
+//   Session s;
+//   if (s.loadText(text, "model.ir", LoadOptions()) != Session::Status::Ok)
+//     ...                                   // located diagnostics printed
+//   if (Error e = s.compile(CompileOptions()))  // devices, backends, kernels
+//     ...
+//   auto inputs = randomInputs(*s.main(), /*seed=*/0, RandomInputMode::Scaled);
+//   auto outputs = s.run(*inputs);          // repeatable
+//   auto cmp = s.check(*inputs, *outputs);  // against the interpreter
+//
+//  - load: parse (the text format, or an `hx::Module` built elsewhere),
+//    verify, infer-type and plan-devices with the passes' options;
+//  - compile: map each virtual device to a physical one (hx/Run/Devices.h),
+//    pick its backend (hx/Backends/Registry.h), compile and build the
+//    executable (hx/Runtime/Executable.h);
+//  - run, profile, interpret, check (hx/Run/Compare.h's rule).
+//
+// hx-run, hx-smith --check (through the differential tester) and the
+// benches are its users; the Python API binds it. Diagnostics go to the
+// session's DiagEngine: printed to stderr unless a handler is set.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_RUN_SESSION_H
+#define HX_RUN_SESSION_H
+
+#include "hx/Backends/Registry.h"
+#include "hx/IR/Module.h"
+#include "hx/Parser/Parser.h"
+#include "hx/Pass/Pass.h"
+#include "hx/Run/Compare.h"
+#include "hx/Run/Devices.h"
+#include "hx/Runtime/Executable.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hx {
+
+struct LoadOptions {
+  ParserOptions parser;
+  /// Run plan-devices after infer-type (hx-run --no-plan: the module runs
+  /// as written).
+  bool plan = true;
+  /// Defaults for the passes' options: {"default-device", "cuda"}, ...
+  PassOptionDefaults passOptions;
+  /// Passes run after planning, as pipeline text (testing hx).
+  std::string extraPasses;
+  bool verifyEach = true;
+  bool printIRAfterAll = false;
+  /// Where the passes' times go (null: not timed).
+  TimingReport *timing = nullptr;
+};
+
+struct CompileOptions {
+  /// Which physical device runs each virtual device.
+  DeviceMapOptions devices;
+  /// Before each kernel, check that its arguments live on its device.
+  bool checkDevices = false;
+  /// Keep the generated code for printing (hx-run --emit=llvm).
+  bool keepCode = false;
+  /// Compile each virtual device's kernels for its own target's backend
+  /// (cuda code for a cuda virtual device) with no device allocated or
+  /// loaded, whatever runs it: such an executable prints, it does not run
+  /// (hx-run --emit=ptx without a GPU).
+  bool compileOnly = false;
+};
+
+/// The error compile returns when the diagnostics engine has already said
+/// why (located errors in the module).
+class DiagnosedError : public llvm::ErrorInfo<DiagnosedError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+};
+
+class Session {
+public:
+  Session();
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  enum class Status {
+    Ok,
+    /// The input is wrong: located diagnostics say where.
+    UserError,
+    /// A pass left a module that does not verify: a bug in hx.
+    InternalError,
+  };
+  /// Parses, verifies, types and plans the module in `buffer`.
+  Status load(std::unique_ptr<llvm::MemoryBuffer> buffer, const LoadOptions &opts);
+  Status loadText(llvm::StringRef text, llvm::StringRef name, const LoadOptions &opts);
+  /// Types and plans a module built elsewhere (its locations, if any, must
+  /// point into sourceMgr()).
+  Status loadModule(std::unique_ptr<Module> module, const LoadOptions &opts);
+
+  /// The loaded (typed, planned) module, and its @main (null if none).
+  Module &module() { return *mod; }
+  Function *main();
+
+  /// Maps devices, picks and runs the backends, builds the executable.
+  /// `note` hears notes and warnings (a cuda device running on a cpu).
+  llvm::Error compile(const CompileOptions &opts,
+                      llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
+  Executable &executable() { return *exe; }
+  /// The physical device of each virtual device (after compile).
+  llvm::ArrayRef<Device *> devices() const { return physical; }
+  /// The backends compile made, in the order made.
+  llvm::ArrayRef<Backend *> backends() const { return backendCache->made(); }
+
+  /// Runs the executable on one tensor per parameter of @main; the results
+  /// flattened depth first. Call it as often as you like.
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
+                                              RunProfile *profile = nullptr);
+  /// The reference interpreter on the same module.
+  llvm::Expected<std::vector<HostTensor>> interpret(llvm::ArrayRef<HostTensor> inputs);
+  /// The interpreter's results for `inputs`, compared with `results`.
+  llvm::Expected<Comparison> check(llvm::ArrayRef<HostTensor> inputs,
+                                   llvm::ArrayRef<HostTensor> results);
+
+  DiagEngine &diags() { return diag; }
+  llvm::SourceMgr &sourceMgr() { return sm; }
+
+private:
+  Status plan(const LoadOptions &opts);
+
+  llvm::SourceMgr sm;
+  DiagEngine diag{sm};
+  std::unique_ptr<Module> mod;
+  // Devices outlive the executable, which frees its memory on them, and
+  // backends hold the compiled code: both outlive it too.
+  std::vector<std::unique_ptr<Device>> ownedDevices;
+  std::vector<Device *> physical;
+  std::unique_ptr<BackendCache> backendCache;
+  std::unique_ptr<Executable> exe;
+};
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,128 @@
+//===- Session.cpp - The public compile-and-run API -----------------------===//
+//
+// load:    parseModule, verifyModule, then the pipeline "infer-type[,
+//          plan-devices][,extra]" with the passes' option defaults.
+// compile: mapDevices, then per virtual device the backend of its physical
+//          device (BackendCache::backendFor) — or, compile-only, the
+//          registered backend of its own device type — and
+//          Executable::build.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Run/Session.h"
+#include "hx/IR/Verifier.h"
+#include "hx/Interpreter/Interpreter.h"
+#include "hx/Transforms/Passes.h"
+
+using namespace llvm;
+
+namespace hx {
+
+char DiagnosedError::ID = 0;
+void DiagnosedError::log(raw_ostream &os) const { os << "the errors reported above"; }
+std::error_code DiagnosedError::convertToErrorCode() const { return inconvertibleErrorCode(); }
+
+Session::Session() = default;
+Session::~Session() = default;
+
+Function *Session::main() { return mod ? mod->lookup("main") : nullptr; }
+
+Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOptions &opts) {
+  unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  {
+    TimeScope t(opts.timing, "(parse)");
+    mod = parseModule(id, diag, opts.parser);
+  }
+  if (!mod || !verifyModule(*mod, diag)) {
+    mod.reset();
+    return Status::UserError;
+  }
+  return plan(opts);
+}
+
+Session::Status Session::loadText(StringRef text, StringRef name, const LoadOptions &opts) {
+  return load(MemoryBuffer::getMemBufferCopy(text, name), opts);
+}
+
+Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOptions &opts) {
+  mod = std::move(module);
+  if (!mod || !verifyModule(*mod, diag)) {
+    mod.reset();
+    return Status::UserError;
+  }
+  return plan(opts);
+}
+
+Session::Status Session::plan(const LoadOptions &opts) {
+  PassRegistry registry;
+  registerAllPasses(registry);
+  registerTestPasses(registry);
+  PassManagerOptions pmo;
+  pmo.verifyEach = opts.verifyEach;
+  pmo.printIRAfterAll = opts.printIRAfterAll;
+  pmo.timing = opts.timing;
+  PassManager pm(pmo);
+  std::string pipeline = opts.plan ? "infer-type,plan-devices" : "infer-type";
+  if (!opts.extraPasses.empty())
+    pipeline += "," + opts.extraPasses;
+  if (!parsePassPipeline(pipeline, registry, pm, diag, opts.passOptions))
+    return Status::UserError;
+  PassContext ctx{diag, opts.timing};
+  bool internal = false;
+  if (!pm.run(*mod, ctx, &internal))
+    return internal ? Status::InternalError : Status::UserError;
+  return Status::Ok;
+}
+
+Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine &)> note) {
+  if (!mod)
+    return createStringError("no module is loaded");
+  exe.reset();
+  BackendOptions bo;
+  bo.keepCode = opts.keepCode;
+  backendCache = std::make_unique<BackendCache>(bo);
+  physical.clear();
+  if (Error e = mapDevices(*mod, opts.devices, ownedDevices, physical, note))
+    return e;
+  std::vector<Backend *> backends;
+  for (size_t i = 0; i < physical.size(); ++i) {
+    VirtualDevice vd = i < mod->devices.size() ? mod->devices[i] : VirtualDevice{};
+    // Compile-only: each virtual device's code for the registered backend
+    // of its own type (cuda code for cuda), whatever would run it.
+    Expected<Backend *> b =
+        opts.compileOnly
+            ? backendCache->get(vd.deviceType == DeviceType::CUDA ? "cuda" : "cpu", vd.target)
+            : backendCache->backendFor(vd, *physical[i]);
+    if (!b)
+      return createStringError("virtual device " + Twine(i) + " (" + vd.shortName() +
+                               "): " + toString(b.takeError()));
+    backends.push_back(*b);
+  }
+  ExecutableOptions eo;
+  eo.checkDevices = opts.checkDevices;
+  eo.compileOnly = opts.compileOnly;
+  exe = Executable::build(*mod, physical, backends, diag, eo);
+  if (!exe)
+    return make_error<DiagnosedError>();
+  return Error::success();
+}
+
+Expected<std::vector<HostTensor>> Session::run(ArrayRef<HostTensor> inputs, RunProfile *profile) {
+  if (!exe)
+    return createStringError("the module is not compiled");
+  return exe->run(inputs, profile);
+}
+
+Expected<std::vector<HostTensor>> Session::interpret(ArrayRef<HostTensor> inputs) {
+  if (!mod)
+    return createStringError("no module is loaded");
+  return hx::interpret(*mod, inputs);
+}
+
+Expected<Comparison> Session::check(ArrayRef<HostTensor> inputs, ArrayRef<HostTensor> results) {
+  Expected<std::vector<HostTensor>> want = interpret(inputs);
+  if (!want)
+    return want.takeError();
+  return compareResults(results, *want, inputs);
+}
+
+} // namespace hx
