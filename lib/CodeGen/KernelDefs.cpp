@@ -24,35 +24,6 @@ namespace hx {
 // KernelSpec attributes
 //===----------------------------------------------------------------------===//
 
-AttrValue KernelSpec::attr(StringRef name) const { return getAttrOrDefault(*call, name); }
-
-bool KernelSpec::getBool(StringRef name) const {
-  AttrValue v = attr(name);
-  return v.kind == AttrValue::Kind::Bool ? v.boolValue : v.intValue != 0;
-}
-
-int64_t KernelSpec::getInt(StringRef name) const { return attr(name).intValue; }
-
-std::optional<int64_t> KernelSpec::getOptInt(StringRef name) const {
-  AttrValue v = attr(name);
-  if (v.isNone())
-    return std::nullopt;
-  return v.intValue;
-}
-
-double KernelSpec::getFloat(StringRef name) const {
-  AttrValue v = attr(name);
-  return v.kind == AttrValue::Kind::Int ? double(v.intValue) : v.floatValue;
-}
-
-std::string KernelSpec::getString(StringRef name) const { return attr(name).str; }
-
-SmallVector<int64_t, 4> KernelSpec::getInts(StringRef name) const { return attrInts(attr(name)); }
-
-std::optional<SmallVector<int64_t, 4>> KernelSpec::getOptInts(StringRef name) const {
-  return attrOptInts(attr(name));
-}
-
 //===----------------------------------------------------------------------===//
 // describeKernel
 //===----------------------------------------------------------------------===//

@@ -45,42 +45,6 @@ Error OpContext::expectArgs(size_t n) const {
                Twine(args.size()));
 }
 
-AttrValue OpContext::attr(StringRef attrName) const { return getAttrOrDefault(call, attrName); }
-
-bool OpContext::getBool(StringRef attrName) const {
-  AttrValue v = attr(attrName);
-  return v.kind == AttrValue::Kind::Bool ? v.boolValue : v.intValue != 0;
-}
-
-int64_t OpContext::getInt(StringRef attrName) const { return attr(attrName).intValue; }
-
-std::optional<int64_t> OpContext::getOptInt(StringRef attrName) const {
-  AttrValue v = attr(attrName);
-  if (v.kind != AttrValue::Kind::Int)
-    return std::nullopt;
-  return v.intValue;
-}
-
-double OpContext::getFloat(StringRef attrName) const {
-  AttrValue v = attr(attrName);
-  return v.kind == AttrValue::Kind::Int ? double(v.intValue) : v.floatValue;
-}
-
-std::string OpContext::getString(StringRef attrName) const { return attr(attrName).str; }
-
-std::optional<DType> OpContext::getDType(StringRef attrName) const {
-  AttrValue v = attr(attrName);
-  if (v.str.empty())
-    return std::nullopt;
-  return parseDType(v.str);
-}
-
-Shape OpContext::getInts(StringRef attrName) const { return attrInts(attr(attrName)); }
-
-std::optional<Shape> OpContext::getOptInts(StringRef attrName) const {
-  return attrOptInts(attr(attrName));
-}
-
 Expected<unsigned> OpContext::normalizeAxis(int64_t axis, size_t rank, StringRef attrName) const {
   if (std::optional<unsigned> a = hx::normalizeAxis(axis, rank))
     return *a;

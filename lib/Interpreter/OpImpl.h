@@ -23,6 +23,7 @@
 
 #include "hx/IR/Expr.h"
 #include "hx/IR/OpDef.h"
+#include "hx/Ops/AttrReader.h"
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -38,7 +39,7 @@ inline constexpr uint64_t kMaxResultBytes = uint64_t(1) << 34;
 
 using OpResults = std::vector<HostTensor>;
 
-class OpContext {
+class OpContext : public AttrReader<OpContext> {
 public:
   OpContext(const Call &call, const OpDef &def, llvm::ArrayRef<const HostTensor *> args)
       : call(call), def(def), args(args) {}
@@ -55,19 +56,10 @@ public:
   const HostTensor &arg(size_t i) const { return *args[i]; }
 
   //===--- Attributes (verified; defaults filled in) ------------------------===//
+  // attr, getBool, getInt, ... come from AttrReader (hx/Ops/AttrReader.h):
+  // the type relations and kernel generators read them the same way.
 
-  AttrValue attr(llvm::StringRef attrName) const;
-  bool getBool(llvm::StringRef attrName) const;
-  int64_t getInt(llvm::StringRef attrName) const;
-  /// Nullopt for None.
-  std::optional<int64_t> getOptInt(llvm::StringRef attrName) const;
-  double getFloat(llvm::StringRef attrName) const;
-  std::string getString(llvm::StringRef attrName) const;
-  /// Nullopt for "" (unset) or an unknown name.
-  std::optional<DType> getDType(llvm::StringRef attrName) const;
-  Shape getInts(llvm::StringRef attrName) const;
-  /// Nullopt for None.
-  std::optional<Shape> getOptInts(llvm::StringRef attrName) const;
+  const Call &attributeCall() const { return call; }
 
   /// Maps `axis` in [-rank, rank) to [0, rank), else an error naming `attr`.
   llvm::Expected<unsigned> normalizeAxis(int64_t axis, size_t rank, llvm::StringRef attrName) const;

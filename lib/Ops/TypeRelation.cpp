@@ -87,11 +87,6 @@ bool TypeRelContext::checkAttrDType(StringRef name, DType t, DTypeSet allowed) {
   return false;
 }
 
-AttrValue TypeRelContext::attr(StringRef name) const {
-  assert(def.findAttr(name) && "attribute not in the operator's schema");
-  return getAttrOrDefault(call, name);
-}
-
 bool TypeRelContext::isExplicit(StringRef name) const { return call.attrs.get(name) != nullptr; }
 
 SMLoc TypeRelContext::attrLoc(StringRef name) const {
@@ -102,34 +97,6 @@ SMLoc TypeRelContext::attrLoc(StringRef name) const {
       return a->loc;
   }
   return call.loc;
-}
-
-bool TypeRelContext::getBool(StringRef name) const { return attr(name).boolValue; }
-
-int64_t TypeRelContext::getInt(StringRef name) const { return attr(name).intValue; }
-
-std::optional<int64_t> TypeRelContext::getOptInt(StringRef name) const {
-  AttrValue v = attr(name);
-  if (v.isNone())
-    return std::nullopt;
-  return v.intValue;
-}
-
-double TypeRelContext::getFloat(StringRef name) const { return attr(name).floatValue; }
-
-std::string TypeRelContext::getString(StringRef name) const { return attr(name).str; }
-
-std::optional<DType> TypeRelContext::getDType(StringRef name) const {
-  std::string s = getString(name);
-  if (s.empty())
-    return std::nullopt;
-  return parseDType(s);
-}
-
-Shape TypeRelContext::getInts(StringRef name) const { return attrInts(attr(name)); }
-
-std::optional<Shape> TypeRelContext::getOptInts(StringRef name) const {
-  return attrOptInts(attr(name));
 }
 
 std::optional<SmallVector<IntPair, 4>> TypeRelContext::getIntPairs(StringRef name, size_t count) {

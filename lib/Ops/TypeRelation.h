@@ -16,6 +16,7 @@
 #define HX_LIB_OPS_TYPERELATION_H
 
 #include "hx/IR/Expr.h"
+#include "hx/Ops/AttrReader.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Ops/ShapeUtils.h"
 #include "hx/Support/Diagnostics.h"
@@ -24,7 +25,7 @@
 
 namespace hx {
 
-class TypeRelContext {
+class TypeRelContext : public AttrReader<TypeRelContext> {
 public:
   TypeRelContext(const Call &call, const OpDef &def, llvm::ArrayRef<const Type *> argTypes,
                  DiagEngine &diags)
@@ -62,20 +63,11 @@ public:
   bool checkAttrDType(llvm::StringRef attr, DType t, DTypeSet allowed);
 
   //===--- Attributes (already verified against the schema) ---------------===//
+  // attr, getBool, getInt, ... come from AttrReader (hx/Ops/AttrReader.h).
 
-  AttrValue attr(llvm::StringRef name) const;
+  const Call &attributeCall() const { return call; }
   bool isExplicit(llvm::StringRef name) const;
   llvm::SMLoc attrLoc(llvm::StringRef name) const;
-  bool getBool(llvm::StringRef name) const;
-  int64_t getInt(llvm::StringRef name) const;
-  std::optional<int64_t> getOptInt(llvm::StringRef name) const;
-  double getFloat(llvm::StringRef name) const;
-  std::string getString(llvm::StringRef name) const;
-  /// The dtype, or nullopt for "" (unset).
-  std::optional<DType> getDType(llvm::StringRef name) const;
-  Shape getInts(llvm::StringRef name) const;
-  /// Nullopt for None.
-  std::optional<Shape> getOptInts(llvm::StringRef name) const;
   /// A list-of-pairs attribute ([[before, after], ...]) as exactly `count`
   /// pairs of non-negative integers; nullopt after a located error (at the
   /// offending pair when it is one: not a pair, negative).

@@ -17,6 +17,7 @@
 
 #include "hx/IR/Expr.h"
 #include "hx/IR/OpDef.h"
+#include "hx/Ops/AttrReader.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -27,7 +28,7 @@ namespace hx {
 
 class KernelBuilder;
 
-struct KernelSpec {
+struct KernelSpec : AttrReader<KernelSpec> {
   const Call *call = nullptr;
   const OpDef *def = nullptr;
   /// Flattened operand and result types, all static tensors.
@@ -40,16 +41,9 @@ struct KernelSpec {
   unsigned outputBuffer(unsigned i) const { return unsigned(inputs.size()) + i; }
   unsigned numBuffers() const { return unsigned(inputs.size() + outputs.size()); }
 
-  /// Attributes in canonical form (getAttrOrDefault).
-  AttrValue attr(llvm::StringRef name) const;
-  bool getBool(llvm::StringRef name) const;
-  int64_t getInt(llvm::StringRef name) const;
-  std::optional<int64_t> getOptInt(llvm::StringRef name) const;
-  double getFloat(llvm::StringRef name) const;
-  std::string getString(llvm::StringRef name) const;
-  llvm::SmallVector<int64_t, 4> getInts(llvm::StringRef name) const;
-  /// Nullopt for None.
-  std::optional<llvm::SmallVector<int64_t, 4>> getOptInts(llvm::StringRef name) const;
+  /// Attributes (attr, getBool, getInt, ...) through AttrReader
+  /// (hx/Ops/AttrReader.h), as the type relations and the interpreter read them.
+  const Call &attributeCall() const { return *call; }
 };
 
 /// The static view of a typed operator call. Errors (naming the operator):
