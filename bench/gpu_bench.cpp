@@ -62,6 +62,7 @@
 #include "hx/Backends/CUDA.h"
 #include "hx/Backends/Registry.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -234,14 +235,15 @@ struct Context {
   unsigned compiled = 0;
 };
 
-/// A module parsed, planned and built; it owns what the executable uses.
+/// A module parsed, planned and built through the compile-and-run API; it
+/// owns what the executable uses (the backends outlive the session's
+/// executable).
 struct Compiled {
   std::string name;
-  llvm::SourceMgr sm;
-  std::unique_ptr<DiagEngine> diags;
-  std::unique_ptr<Module> m;
   BackendCache backends;
-  std::unique_ptr<Executable> exe;
+  Session session;
+  Module *m = nullptr;
+  Executable *exe = nullptr;
 
   /// The steps that are kernels, on `device` (a virtual device) or on any.
   std::vector<const Step *> kernels(int device = -1) const {
@@ -272,27 +274,24 @@ struct Compiled {
 std::unique_ptr<Compiled> compile(Context &ctx, const std::string &name, const std::string &text) {
   auto c = std::make_unique<Compiled>();
   c->name = name;
-  unsigned id = c->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), {});
-  c->diags = std::make_unique<DiagEngine>(c->sm);
-  c->m = parseModule(id, *c->diags, {});
-  PassContext pc{*c->diags};
-  if (!c->m || !createPlanDevicesPass()->run(*c->m, pc))
+  if (c->session.loadText(text, name, LoadOptions()) != Session::Status::Ok)
     die("module '" + name + "' does not parse or plan (diagnostics above)");
+  c->m = &c->session.module();
   std::vector<Device *> devices;
-  std::vector<Backend *> backends;
-  for (const VirtualDevice &vd : c->m->devices) {
-    // The registered backend of the virtual device's type, for its target
-    // (a dry run compiles cuda code with a cpu device standing in).
-    bool cuda = vd.deviceType == DeviceType::CUDA;
-    backends.push_back(check(c->backends.get(cuda ? "cuda" : "cpu", vd.target),
-                             cuda ? "the cuda backend" : "the cpu backend"));
-    devices.push_back(cuda ? ctx.cuda : ctx.cpu);
+  for (const VirtualDevice &vd : c->m->devices)
+    devices.push_back(vd.deviceType == DeviceType::CUDA ? ctx.cuda : ctx.cpu);
+  // A dry run compiles each virtual device's code for its own type's
+  // backend (cuda code, with a cpu device standing in for the GPU).
+  CompileOptions co;
+  co.compileOnly = ctx.opts.dryRun;
+  if (llvm::Error e = c->session.compileFor(devices, c->backends, co)) {
+    if (!e.isA<DiagnosedError>())
+      outs() << llvm::toString(std::move(e)) << "\n";
+    else
+      consumeError(std::move(e));
+    die("module '" + name + "' does not build");
   }
-  ExecutableOptions eo;
-  eo.compileOnly = ctx.opts.dryRun;
-  c->exe = Executable::build(*c->m, devices, backends, *c->diags, eo);
-  if (!c->exe)
-    die("module '" + name + "' does not build (diagnostics above)");
+  c->exe = &c->session.executable();
   ++ctx.compiled;
   if (ctx.opts.dryRun) {
     unsigned ptx = 0;

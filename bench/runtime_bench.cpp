@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Backends/CPU.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -44,40 +45,34 @@ double best(int reps, const std::function<void()> &f) {
   return b;
 }
 
+/// A module through the compile-and-run API, on one cpu device.
 struct Compiled {
-  llvm::SourceMgr sm;
-  std::unique_ptr<DiagEngine> diags;
-  std::unique_ptr<Module> m;
   std::unique_ptr<Device> device;
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<Executable> exe;
+  BackendCache backends;
+  Session session;
+  Module *m = nullptr;
+  Executable *exe = nullptr;
+  Backend *backend = nullptr;
   double compileSeconds = 0;
 };
 
 std::unique_ptr<Compiled> compile(const std::string &text) {
   auto c = std::make_unique<Compiled>();
-  unsigned id = c->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "bench"), {});
-  c->diags = std::make_unique<DiagEngine>(c->sm);
-  c->m = parseModule(id, *c->diags, {});
-  PassContext ctx{*c->diags};
-  if (!c->m || !createPlanDevicesPass()->run(*c->m, ctx)) {
+  if (c->session.loadText(text, "bench", LoadOptions()) != Session::Status::Ok) {
     llvm::errs() << "bench: the module does not plan\n";
     std::exit(1);
   }
+  c->m = &c->session.module();
   c->device = createCPUDevice(0, 0);
   auto t = Clock::now();
-  auto backend = createCPUBackend(false);
-  if (!backend) {
-    llvm::errs() << llvm::toString(backend.takeError()) << "\n";
+  Device *devices[] = {c->device.get()};
+  if (llvm::Error e = c->session.compileFor(devices, c->backends, CompileOptions())) {
+    llvm::errs() << llvm::toString(std::move(e)) << "\n";
     std::exit(1);
   }
-  c->backend = std::move(*backend);
-  Device *devices[] = {c->device.get()};
-  Backend *backends[] = {c->backend.get()};
-  c->exe = Executable::build(*c->m, devices, backends, *c->diags);
   c->compileSeconds = seconds(t);
-  if (!c->exe)
-    std::exit(1);
+  c->exe = &c->session.executable();
+  c->backend = c->backends.made().front();
   return c;
 }
 

@@ -13,7 +13,8 @@
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Run/Compare.h"
-#include "hx/Run/RandomInputs.h"
+#include "hx/Run/Inputs.h"
+#include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Transforms/Passes.h"
 #include "hx/Transforms/VerifyPlacement.h"
@@ -29,13 +30,13 @@ using namespace llvm;
 namespace {
 
 /// A SourceMgr and DiagEngine whose errors are collected as text.
-struct Session {
+struct TextSession {
   SourceMgr sm;
   DiagEngine diags{sm};
   std::string errors;
   unsigned buffer;
 
-  Session(StringRef text, StringRef name) {
+  TextSession(StringRef text, StringRef name) {
     buffer = sm.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, name), SMLoc());
     diags.setHandler([this](const Diagnostic &d) {
       if (d.severity != Severity::Error)
@@ -110,18 +111,22 @@ struct DifferentialTester::Impl {
 
   DiffResult check(StringRef text, StringRef name, const DiffOptions &opts);
 
+  /// The stages compile, run, interpret and compare, on the planned
+  /// module printed as `text`.
+  DiffResult execute(const Module &m, StringRef text, StringRef name, const DiffOptions &opts);
+
   /// The stages run, interpret and compare, on `inputs`.
-  DiffResult compareRun(Module &m, Executable &exe, std::vector<HostTensor> inputs) {
-    DiffResult r = compareOn(m, exe, inputs);
+  DiffResult compareRun(hx::Session &run, std::vector<HostTensor> inputs) {
+    DiffResult r = compareOn(run, inputs);
     r.inputs = std::move(inputs);
     return r;
   }
 
-  DiffResult compareOn(Module &m, Executable &exe, ArrayRef<HostTensor> inputs) {
-    Expected<std::vector<HostTensor>> got = exe.run(inputs);
+  DiffResult compareOn(hx::Session &run, ArrayRef<HostTensor> inputs) {
+    Expected<std::vector<HostTensor>> got = run.run(inputs);
     if (!got)
       return fail("run", toString(got.takeError()));
-    Expected<std::vector<HostTensor>> want = interpret(m, inputs);
+    Expected<std::vector<HostTensor>> want = run.interpret(inputs);
     if (!want)
       return fail("interpret", toString(want.takeError()));
     Comparison cmp = compareResults(*got, *want, inputs);
@@ -137,14 +142,14 @@ struct DifferentialTester::Impl {
 
 DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
                                            const DiffOptions &opts) {
-  Session s(text, name);
+  TextSession s(text, name);
   std::unique_ptr<Module> m = s.parse();
   if (!m)
     return fail("parse", s.errors);
 
   std::string p0 = print(*m);
   {
-    Session again(p0, name.str() + " (printed)");
+    TextSession again(p0, name.str() + " (printed)");
     std::unique_ptr<Module> m2 = again.parse();
     if (!m2)
       return fail("round-trip", "the printed module does not parse:\n" + again.errors);
@@ -160,7 +165,7 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
 
   std::string p1 = print(*m);
   {
-    Session again(p1, name.str() + " (planned)");
+    TextSession again(p1, name.str() + " (planned)");
     std::unique_ptr<Module> m2 = again.parse();
     if (!m2)
       return fail("idempotence", "the planned module does not parse:\n" + again.errors);
@@ -177,46 +182,57 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
   if (!opts.execute)
     return {};
 
-  Function *main = m->lookup("main");
+  return execute(*m, p0, name, opts);
+}
+
+DiffResult DifferentialTester::Impl::execute(const Module &m, StringRef text, StringRef name,
+                                             const DiffOptions &opts) {
+  // Through the compile-and-run API, as hx-run runs it, on the devices and
+  // backends this tester keeps across modules.
+  hx::Session run;
+  std::string errors;
+  run.diags().setHandler([&](const Diagnostic &d) {
+    if (d.severity != Severity::Error)
+      return;
+    raw_string_ostream os(errors);
+    run.diags().print(os, d);
+  });
+  if (run.loadText(text, name, LoadOptions()) != hx::Session::Status::Ok)
+    return fail("plan", errors);
+  Function *main = run.main();
   if (!main)
     return fail("compile", "no @main");
-  size_t n = std::max<size_t>(1, m->devices.size());
+  size_t n = std::max<size_t>(1, m.devices.size());
   DeviceOptions one;
   one.threads = 1;
   while (devices.size() < n)
     devices.push_back(cantFail(lookupBackend("cpu")->createDevice(unsigned(devices.size()), one)));
   std::vector<Device *> devs;
-  std::vector<Backend *> backendOf;
   for (size_t i = 0; i < n; ++i) {
-    VirtualDevice vd = i < m->devices.size() ? m->devices[i] : VirtualDevice{};
+    bool cuda = i < m.devices.size() && m.devices[i].deviceType == DeviceType::CUDA;
     Device *d = devices[i].get();
-    if (opts.emulateCuda && vd.deviceType == DeviceType::CUDA) {
+    if (opts.emulateCuda && cuda) {
       if (emulated.size() <= i)
         emulated.resize(i + 1);
       if (!emulated[i])
         emulated[i] = cantFail(lookupBackend("cuda-emu")->createDevice(unsigned(i), one));
       d = emulated[i].get();
-    } else if (vd.deviceType != DeviceType::CPU) {
-      // Without emulation a cuda virtual device runs on a cpu instance:
-      // its code is the cpu's.
-      vd = VirtualDevice{};
     }
-    Expected<Backend *> b = backends.backendFor(vd, *d);
-    if (!b)
-      return fail("compile", toString(b.takeError()));
     devs.push_back(d);
-    backendOf.push_back(*b);
   }
-  ExecutableOptions eo;
-  eo.checkDevices = true;
-  std::unique_ptr<Executable> exe = Executable::build(*m, devs, backendOf, s.diags, eo);
-  if (!exe)
-    return fail("compile", s.errors);
-
+  CompileOptions co;
+  co.checkDevices = true;
+  if (Error e = run.compileFor(devs, backends, co)) {
+    if (e.isA<DiagnosedError>()) {
+      consumeError(std::move(e));
+      return fail("compile", errors);
+    }
+    return fail("compile", toString(std::move(e)));
+  }
   Expected<std::vector<HostTensor>> inputs = randomInputs(*main, opts.inputSeed);
   if (!inputs)
     return fail("run", toString(inputs.takeError()));
-  DiffResult r = compareRun(*m, *exe, std::move(*inputs));
+  DiffResult r = compareRun(run, std::move(*inputs));
   r.inputNames = paramNames(*main);
   return r;
 }

@@ -11,11 +11,8 @@
 #include "hx/Run/RandomInputs.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
-#include "hx/Tensor/Npy.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include <cmath>
 
 using namespace llvm;
@@ -169,25 +166,6 @@ Expected<std::vector<HostTensor>> randomInputs(const Function &main, uint64_t se
     out.push_back(gen.draw(*p, *tt));
   }
   return out;
-}
-
-std::vector<std::string> paramNames(const Function &main) {
-  std::vector<std::string> names;
-  for (const Ref<Var> &p : main.params)
-    names.push_back(p->name);
-  return names;
-}
-
-Error writeInputs(StringRef dir, ArrayRef<std::string> names, ArrayRef<HostTensor> inputs) {
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return createStringError(ec, "cannot create '" + dir + "': " + ec.message());
-  for (size_t i = 0; i < names.size() && i < inputs.size(); ++i) {
-    SmallString<128> path(dir);
-    sys::path::append(path, names[i] + ".npy");
-    if (Error e = writeNpy(path, inputs[i]))
-      return e;
-  }
-  return Error::success();
 }
 
 } // namespace hx

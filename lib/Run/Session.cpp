@@ -79,19 +79,28 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   exe.reset();
   BackendOptions bo;
   bo.keepCode = opts.keepCode;
-  backendCache = std::make_unique<BackendCache>(bo);
-  physical.clear();
-  if (Error e = mapDevices(*mod, opts.devices, ownedDevices, physical, note))
+  ownedCache = std::make_unique<BackendCache>(bo);
+  std::vector<Device *> mapped;
+  if (Error e = mapDevices(*mod, opts.devices, ownedDevices, mapped, note))
     return e;
+  return compileFor(mapped, *ownedCache, opts);
+}
+
+Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache,
+                          const CompileOptions &opts) {
+  if (!mod)
+    return createStringError("no module is loaded");
+  exe.reset();
+  cache = &backendCache;
+  physical.assign(devices.begin(), devices.end());
   std::vector<Backend *> backends;
   for (size_t i = 0; i < physical.size(); ++i) {
     VirtualDevice vd = i < mod->devices.size() ? mod->devices[i] : VirtualDevice{};
     // Compile-only: each virtual device's code for the registered backend
     // of its own type (cuda code for cuda), whatever would run it.
     Expected<Backend *> b =
-        opts.compileOnly
-            ? backendCache->get(vd.deviceType == DeviceType::CUDA ? "cuda" : "cpu", vd.target)
-            : backendCache->backendFor(vd, *physical[i]);
+        opts.compileOnly ? cache->get(vd.deviceType == DeviceType::CUDA ? "cuda" : "cpu", vd.target)
+                         : cache->backendFor(vd, *physical[i]);
     if (!b)
       return createStringError("virtual device " + Twine(i) + " (" + vd.shortName() +
                                "): " + toString(b.takeError()));

@@ -29,7 +29,8 @@
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
-#include "hx/Run/RandomInputs.h"
+#include "hx/Run/Inputs.h"
+#include "hx/Run/Outputs.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Tensor/Npy.h"
@@ -143,130 +144,6 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
 int userError(const Twine &msg) {
   errs() << "hx-run: error: " << msg << "\n";
   return kExitUserError;
-}
-
-/// Reads or makes one tensor per parameter of @main.
-bool gatherInputs(const Function &main, const RunConfig &c, std::vector<HostTensor> &out) {
-  StringMap<std::string> given;
-  for (StringRef spec : c.inputs) {
-    auto [name, file] = spec.split('=');
-    name.consume_front("%");
-    if (name.empty() || file.empty()) {
-      userError("--input " + spec + ": expected NAME=file.npy");
-      return false;
-    }
-    bool known = llvm::any_of(main.params, [&](const Ref<Var> &p) { return p->name == name; });
-    if (!known) {
-      std::string names;
-      for (const Ref<Var> &p : main.params)
-        names += (names.empty() ? "%" : ", %") + p->name;
-      userError("--input " + spec + ": @main has no parameter %" + name +
-                (names.empty() ? " (it has none)" : " (it has " + names + ")"));
-      return false;
-    }
-    if (!given.try_emplace(name, file.str()).second) {
-      userError("--input: parameter %" + name + " given twice");
-      return false;
-    }
-  }
-  std::optional<RandomInputGenerator> random;
-  if (c.randomInputs)
-    random.emplace(main, c.seed, *c.randomInputs);
-  for (const Ref<Var> &p : main.params) {
-    auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
-    if (!tt || !tt->isStatic()) {
-      userError("parameter %" + p->name + " of type " + typeToString(p->checkedType.get()) +
-                ": hx-run takes tensors of static shape");
-      return false;
-    }
-    auto it = given.find(p->name);
-    if (it == given.end() && !c.paramsDir.empty()) {
-      SmallString<256> path(c.paramsDir);
-      sys::path::append(path, p->name + ".npy");
-      if (sys::fs::exists(path))
-        it = given.try_emplace(p->name, path.str().str()).first;
-    }
-    if (it != given.end()) {
-      Expected<HostTensor> t = readNpy(it->second);
-      if (!t) {
-        userError(toString(t.takeError()));
-        return false;
-      }
-      if (t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)) {
-        userError(it->second + ": " + t->typeString() + " does not match parameter %" + p->name +
-                  " of type " + typeToString(tt));
-        return false;
-      }
-      out.push_back(std::move(*t));
-      continue;
-    }
-    if (!c.randomInputs) {
-      userError("no input for parameter %" + p->name + " (" + typeToString(tt) +
-                "): give --input " + p->name + "=FILE.npy" +
-                (c.paramsDir.empty() ? "" : ", " + c.paramsDir + "/" + p->name + ".npy") +
-                " or --random-inputs");
-      return false;
-    }
-    out.push_back(random->draw(*p, *tt));
-  }
-  return true;
-}
-
-void summarize(raw_ostream &os, unsigned i, const HostTensor &t) {
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  for (int64_t k = 0; k < t.numElements(); ++k) {
-    double v = t.getDouble(k);
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
-  }
-  uint64_t h = 1469598103934665603ull; // FNV-1a of the bytes
-  const auto *bytes = static_cast<const uint8_t *>(t.data());
-  for (size_t k = 0; k < t.byteSize(); ++k)
-    h = (h ^ bytes[k]) * 1099511628211ull;
-  os << "output_" << i << ": " << t.typeString();
-  if (t.numElements())
-    os << format(" min=%.6g max=%.6g sum=%.6g", lo, hi, sum);
-  os << format(" fnv=%016llx\n", (unsigned long long)h);
-}
-
-/// Writes every result to DIR/output_<i>.npy, all or nothing.
-int writeOutputs(const std::string &dir, ArrayRef<HostTensor> results) {
-  bool existed = sys::fs::exists(dir);
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return userError("--output-dir: cannot create '" + dir + "': " + ec.message());
-  std::vector<std::pair<std::string, std::string>> staged; // temporary, final
-  auto undo = [&] {
-    for (auto &[tmp, path] : staged)
-      sys::fs::remove(tmp);
-    if (!existed)
-      sys::fs::remove(dir); // only if still empty
-  };
-  for (unsigned i = 0; i < results.size(); ++i) {
-    SmallString<128> path(dir), tmp(dir);
-    sys::path::append(path, "output_" + std::to_string(i) + ".npy");
-    sys::path::append(tmp, ".output_" + std::to_string(i) + ".npy.tmp" +
-                               std::to_string(sys::Process::getProcessId()));
-    if (Error e = writeNpy(tmp, results[i])) {
-      consumeError(std::move(e));
-      undo();
-      return userError("--output-dir: cannot write '" + path + "'");
-    }
-    staged.push_back({tmp.str().str(), path.str().str()});
-  }
-  // Renaming cannot run out of space; it fails only where a name cannot
-  // be taken (a directory of that name): check all before renaming any.
-  for (auto &[tmp, path] : staged)
-    if (sys::fs::is_directory(path)) {
-      undo();
-      return userError("--output-dir: cannot write '" + path + "': it is a directory");
-    }
-  for (auto &[tmp, path] : staged)
-    if (std::error_code ec = sys::fs::rename(tmp, path)) {
-      undo();
-      return userError("--output-dir: cannot write '" + path + "': " + ec.message());
-    }
-  return kExitSuccess;
 }
 
 /// Writes --emit=ptx's modules: the PTX of every cuda backend, and with
@@ -394,8 +271,13 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
 
   std::vector<HostTensor> inputs, results;
   // Read before compiling: a bad input fails fast, and no file is read twice.
-  if (c.emit == Emit::None && !gatherInputs(*main, c, inputs))
-    return kExitUserError;
+  if (c.emit == Emit::None) {
+    Expected<std::vector<HostTensor>> in =
+        gatherInputs(*main, {c.inputs, c.paramsDir, c.randomInputs, c.seed});
+    if (!in)
+      return userError(toString(in.takeError()));
+    inputs = std::move(*in);
+  }
   if (!c.saveInputs.empty())
     if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))
       return userError("--save-inputs: " + toString(std::move(e)));
@@ -456,9 +338,10 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
     if (int status = checkResults(c, s, inputs, results))
       return status;
   for (unsigned i = 0; i < results.size(); ++i)
-    summarize(outs(), i, results[i]);
+    summarizeOutput(outs(), i, results[i]);
   if (!c.outputDir.empty())
-    return writeOutputs(c.outputDir, results);
+    if (Error e = writeOutputs(c.outputDir, results))
+      return userError(toString(std::move(e)));
   return kExitSuccess;
 }
 

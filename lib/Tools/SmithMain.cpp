@@ -16,7 +16,7 @@
 #include "hx/Tools/SmithMain.h"
 #include "hx/Differential/Differential.h"
 #include "hx/Ops/OpRegistry.h"
-#include "hx/Run/RandomInputs.h"
+#include "hx/Run/Inputs.h"
 #include "hx/Smith/Smith.h"
 #include "hx/Tools/OptMain.h"
 #include "llvm/ADT/StringExtras.h"

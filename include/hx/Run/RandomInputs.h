@@ -76,14 +76,6 @@ private:
 llvm::Expected<std::vector<HostTensor>>
 randomInputs(const Function &main, uint64_t seed, RandomInputMode mode = RandomInputMode::Uniform);
 
-/// The names of `main`'s parameters, in order.
-std::vector<std::string> paramNames(const Function &main);
-
-/// Writes DIR/NAME.npy for each name and input, in order (what hx-run
-/// --params DIR reads back), creating DIR.
-llvm::Error writeInputs(llvm::StringRef dir, llvm::ArrayRef<std::string> names,
-                        llvm::ArrayRef<HostTensor> inputs);
-
 } // namespace hx
 
 #endif

@@ -111,11 +111,19 @@ public:
   /// `note` hears notes and warnings (a cuda device running on a cpu).
   llvm::Error compile(const CompileOptions &opts,
                       llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
+  /// Compiles for the given physical devices (one per virtual device),
+  /// with backends from `cache`, which the caller keeps: a runner of many
+  /// modules (the differential tester) shares one cache and so compiles
+  /// each distinct kernel once. The devices and the cache must outlive the
+  /// session's executable.
+  llvm::Error compileFor(llvm::ArrayRef<Device *> devices, BackendCache &cache,
+                         const CompileOptions &opts);
   Executable &executable() { return *exe; }
   /// The physical device of each virtual device (after compile).
   llvm::ArrayRef<Device *> devices() const { return physical; }
-  /// The backends compile made, in the order made.
-  llvm::ArrayRef<Backend *> backends() const { return backendCache->made(); }
+  /// The backends compile made, in the order made (compileFor: every
+  /// backend of the caller's cache).
+  llvm::ArrayRef<Backend *> backends() const { return cache ? cache->made() : std::nullopt; }
 
   /// Runs the executable on one tensor per parameter of @main; the results
   /// flattened depth first. Call it as often as you like.
@@ -140,7 +148,8 @@ private:
   // backends hold the compiled code: both outlive it too.
   std::vector<std::unique_ptr<Device>> ownedDevices;
   std::vector<Device *> physical;
-  std::unique_ptr<BackendCache> backendCache;
+  std::unique_ptr<BackendCache> ownedCache;
+  BackendCache *cache = nullptr;
   std::unique_ptr<Executable> exe;
 };
 

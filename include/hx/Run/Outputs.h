@@ -1,0 +1,21 @@
+//===- Outputs.h - What a run prints and writes of its results --*- C++ -*-===//
+#ifndef HX_RUN_OUTPUTS_H
+#define HX_RUN_OUTPUTS_H
+
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hx {
+
+/// `output_<i>: TYPE min=... max=... sum=... fnv=...` (FNV-1a of the bytes).
+void summarizeOutput(llvm::raw_ostream &os, unsigned i, const HostTensor &t);
+
+/// Writes every result to DIR/output_<i>.npy, all or nothing; the error
+/// names the file (as hx-run --output-dir).
+llvm::Error writeOutputs(llvm::StringRef dir, llvm::ArrayRef<HostTensor> results);
+
+} // namespace hx
+
+#endif

@@ -1,0 +1,100 @@
+//===- Inputs.cpp - The inputs of a run, from files or drawn -------------===//
+//
+// Every file is read once, here, before anything is compiled: what the run
+// uses is what was checked, whatever happens to the file later.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Run/Inputs.h"
+#include "hx/Tensor/Npy.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace hx {
+
+/// Reads or makes one tensor per parameter of @main.
+Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const InputSources &c) {
+  std::vector<HostTensor> out;
+  StringMap<std::string> given;
+  for (StringRef spec : c.inputs) {
+    auto [name, file] = spec.split('=');
+    name.consume_front("%");
+    if (name.empty() || file.empty()) {
+      return createStringError("--input " + spec + ": expected NAME=file.npy");
+    }
+    bool known = llvm::any_of(main.params, [&](const Ref<Var> &p) { return p->name == name; });
+    if (!known) {
+      std::string names;
+      for (const Ref<Var> &p : main.params)
+        names += (names.empty() ? "%" : ", %") + p->name;
+      return createStringError("--input " + spec + ": @main has no parameter %" + name +
+                               (names.empty() ? " (it has none)" : " (it has " + names + ")"));
+    }
+    if (!given.try_emplace(name, file.str()).second) {
+      return createStringError("--input: parameter %" + name + " given twice");
+    }
+  }
+  std::optional<RandomInputGenerator> random;
+  if (c.randomInputs)
+    random.emplace(main, c.seed, *c.randomInputs);
+  for (const Ref<Var> &p : main.params) {
+    auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
+    if (!tt || !tt->isStatic()) {
+      return createStringError("parameter %" + p->name + " of type " +
+                               typeToString(p->checkedType.get()) +
+                               ": hx-run takes tensors of static shape");
+    }
+    auto it = given.find(p->name);
+    if (it == given.end() && !c.paramsDir.empty()) {
+      SmallString<256> path(c.paramsDir);
+      sys::path::append(path, p->name + ".npy");
+      if (sys::fs::exists(path))
+        it = given.try_emplace(p->name, path.str().str()).first;
+    }
+    if (it != given.end()) {
+      Expected<HostTensor> t = readNpy(it->second);
+      if (!t)
+        return t.takeError();
+      if (t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)) {
+        return createStringError(it->second + ": " + t->typeString() +
+                                 " does not match parameter %" + p->name + " of type " +
+                                 typeToString(tt));
+      }
+      out.push_back(std::move(*t));
+      continue;
+    }
+    if (!c.randomInputs) {
+      return createStringError(
+          "no input for parameter %" + p->name + " (" + typeToString(tt) + "): give --input " +
+          p->name + "=FILE.npy" +
+          (c.paramsDir.empty() ? "" : ", " + c.paramsDir + "/" + p->name + ".npy") +
+          " or --random-inputs");
+    }
+    out.push_back(random->draw(*p, *tt));
+  }
+  return out;
+}
+
+std::vector<std::string> paramNames(const Function &main) {
+  std::vector<std::string> names;
+  for (const Ref<Var> &p : main.params)
+    names.push_back(p->name);
+  return names;
+}
+
+Error writeInputs(StringRef dir, ArrayRef<std::string> names, ArrayRef<HostTensor> inputs) {
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return createStringError(ec, "cannot create '" + dir + "': " + ec.message());
+  for (size_t i = 0; i < names.size() && i < inputs.size(); ++i) {
+    SmallString<128> path(dir);
+    sys::path::append(path, names[i] + ".npy");
+    if (Error e = writeNpy(path, inputs[i]))
+      return e;
+  }
+  return Error::success();
+}
+
+} // namespace hx

@@ -1,0 +1,76 @@
+//===- Outputs.cpp - What a run prints and writes of its results ---------===//
+//
+// writeOutputs writes every file under a temporary name first, then renames
+// them all, so a failure leaves none of them (nor a directory it created).
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Run/Outputs.h"
+#include "hx/Tensor/Npy.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include <cmath>
+
+using namespace llvm;
+
+namespace hx {
+
+void summarizeOutput(raw_ostream &os, unsigned i, const HostTensor &t) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (int64_t k = 0; k < t.numElements(); ++k) {
+    double v = t.getDouble(k);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  uint64_t h = 1469598103934665603ull; // FNV-1a of the bytes
+  const auto *bytes = static_cast<const uint8_t *>(t.data());
+  for (size_t k = 0; k < t.byteSize(); ++k)
+    h = (h ^ bytes[k]) * 1099511628211ull;
+  os << "output_" << i << ": " << t.typeString();
+  if (t.numElements())
+    os << format(" min=%.6g max=%.6g sum=%.6g", lo, hi, sum);
+  os << format(" fnv=%016llx\n", (unsigned long long)h);
+}
+
+/// Writes every result to DIR/output_<i>.npy, all or nothing.
+Error writeOutputs(StringRef dir, ArrayRef<HostTensor> results) {
+  bool existed = sys::fs::exists(dir);
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return createStringError("--output-dir: cannot create '" + dir + "': " + ec.message());
+  std::vector<std::pair<std::string, std::string>> staged; // temporary, final
+  auto undo = [&] {
+    for (auto &[tmp, path] : staged)
+      sys::fs::remove(tmp);
+    if (!existed)
+      sys::fs::remove(dir); // only if still empty
+  };
+  for (unsigned i = 0; i < results.size(); ++i) {
+    SmallString<128> path(dir), tmp(dir);
+    sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+    sys::path::append(tmp, ".output_" + std::to_string(i) + ".npy.tmp" +
+                               std::to_string(sys::Process::getProcessId()));
+    if (Error e = writeNpy(tmp, results[i])) {
+      consumeError(std::move(e));
+      undo();
+      return createStringError("--output-dir: cannot write '" + path + "'");
+    }
+    staged.push_back({tmp.str().str(), path.str().str()});
+  }
+  // Renaming cannot run out of space; it fails only where a name cannot
+  // be taken (a directory of that name): check all before renaming any.
+  for (auto &[tmp, path] : staged)
+    if (sys::fs::is_directory(path)) {
+      undo();
+      return createStringError("--output-dir: cannot write '" + path + "': it is a directory");
+    }
+  for (auto &[tmp, path] : staged)
+    if (std::error_code ec = sys::fs::rename(tmp, path)) {
+      undo();
+      return createStringError("--output-dir: cannot write '" + path + "': " + ec.message());
+    }
+  return Error::success();
+}
+
+} // namespace hx
