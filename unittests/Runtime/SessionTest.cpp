@@ -1,5 +1,6 @@
 //===- SessionTest.cpp - The public compile-and-run API -------------------===//
 #include "hx/Run/Session.h"
+#include "SeedProgram.h"
 #include "hx/Run/Inputs.h"
 #include "gtest/gtest.h"
 
@@ -7,21 +8,9 @@ using namespace hx;
 
 namespace {
 
-const char *kSeed = R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32], %c: Tensor[(5, 7), float32]) {
-  %0 = add(%a, %b);
-  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
-  %2 = add(%b, %c);
-  %3 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
-  subtract(%1, %3)
-}
-#[metadata]
-{"VirtualDevice": [{"device_type": "cpu"}, {"device_type": "cuda"}]}
-)";
-
 TEST(SessionTest, LoadsCompilesRunsAndChecks) {
   Session s;
-  ASSERT_EQ(s.loadText(kSeed, "seed.ir", LoadOptions()), Session::Status::Ok);
+  ASSERT_EQ(s.loadText(test::kSeedProgram, "seed.ir", LoadOptions()), Session::Status::Ok);
   ASSERT_NE(s.main(), nullptr);
   // Planned: the shared input %b is copied once.
   std::vector<std::string> notes;
