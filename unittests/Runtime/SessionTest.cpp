@@ -1,8 +1,10 @@
 //===- SessionTest.cpp - The public compile-and-run API -------------------===//
 #include "hx/Run/Session.h"
 #include "SeedProgram.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Run/Inputs.h"
 #include "gtest/gtest.h"
+#include <set>
 
 using namespace hx;
 
@@ -71,6 +73,48 @@ TEST(SessionTest, ComparisonFlagsVacuousOutputs) {
   EXPECT_TRUE(c.ok());
   EXPECT_TRUE(c.vacuous());
   EXPECT_EQ(c.vacuousList(), "output_0, output_1");
+}
+
+} // namespace
+
+namespace {
+
+TEST(BackendRegistryTest, EveryBackendNamesAKindOfItsDeviceType) {
+  std::set<std::string> names;
+  for (const BackendInfo &b : allBackends()) {
+    EXPECT_TRUE(names.insert(b.name.str()).second) << b.name.str() << " registered twice";
+    const TargetKindInfo *kind = lookupTargetKind(b.targetKind);
+    ASSERT_NE(kind, nullptr) << b.name.str() << ": unknown target kind " << b.targetKind.str();
+    EXPECT_EQ(kind->deviceType, b.deviceType) << b.name.str();
+    EXPECT_EQ(lookupBackend(b.name), &b);
+    ASSERT_TRUE(b.createBackend && b.createDevice) << b.name.str();
+  }
+  EXPECT_EQ(lookupBackend("tpu"), nullptr);
+}
+
+TEST(BackendRegistryTest, CacheMakesOneBackendPerBackendAndTarget) {
+  BackendCache cache;
+  std::string error;
+  Target host = *Target::parse("llvm", error),
+         generic = *Target::parse("llvm -mcpu=generic", error);
+  auto a = cache.get("cpu", host), b = cache.get("cpu", host), c = cache.get("cpu", generic);
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(*a, *c);
+  EXPECT_EQ(cache.made().size(), 2u);
+  auto none = cache.get("tpu", host);
+  ASSERT_FALSE(bool(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("no backend named 'tpu'"), std::string::npos);
+
+  // A cpu instance standing in for a cuda virtual device compiles for itself.
+  std::unique_ptr<Device> cpu = cantFail(lookupBackend("cpu")->createDevice(0, DeviceOptions()));
+  VirtualDevice cudaVd;
+  cudaVd.deviceType = DeviceType::CUDA;
+  cudaVd.target = *Target::parse("cuda -arch=sm_90", error);
+  auto standIn = cache.backendFor(cudaVd, *cpu);
+  ASSERT_TRUE(bool(standIn)) << llvm::toString(standIn.takeError());
+  EXPECT_EQ(*standIn, *a);
+  EXPECT_EQ((*standIn)->name(), "cpu");
 }
 
 } // namespace

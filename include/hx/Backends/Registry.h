@@ -46,6 +46,10 @@ struct BackendInfo {
   llvm::StringRef summary;
   /// The type of its devices (and of the virtual devices it serves).
   DeviceType deviceType;
+  /// The target kind it compiles for (hx/IR/TargetKind.h): what that kind
+  /// lists is what this backend implements and costs (its operators, its
+  /// roofline, its copy links, the target options it honours).
+  llvm::StringRef targetKind;
   /// Made for testing hx (not a default for any device type).
   bool testOnly = false;
   /// Emulates its device type on the host (its times say nothing).

@@ -223,6 +223,7 @@ BackendInfo cpuBackendInfo() {
   b.name = "cpu";
   b.summary = "kernels JIT-compiled for the host CPU (llvm -mcpu, -mattr honoured)";
   b.deviceType = DeviceType::CPU;
+  b.targetKind = "llvm";
   b.createBackend = [](const Target &target,
                        const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
     CPUBackendOptions o;

@@ -77,6 +77,7 @@ BackendInfo cudaBackendInfo() {
   b.name = "cuda";
   b.summary = "PTX for NVIDIA GPUs (cuda -arch honoured), run through the CUDA driver";
   b.deviceType = DeviceType::CUDA;
+  b.targetKind = "cuda";
   b.createBackend = [](const Target &target,
                        const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
     return createCUDABackend(cudaArchOf(target));

@@ -157,6 +157,7 @@ BackendInfo cudaEmuBackendInfo() {
   b.name = "cuda-emu";
   b.summary = "the cuda kernels run on the host by the SIMT emulator (no GPU needed)";
   b.deviceType = DeviceType::CUDA;
+  b.targetKind = "cuda";
   b.emulated = true;
   // The emulator runs the cuda code generator's kernels whatever the PTX
   // architecture: -arch selects nothing here.

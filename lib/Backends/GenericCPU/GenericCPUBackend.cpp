@@ -44,6 +44,7 @@ BackendInfo genericCPUBackendInfo() {
   b.name = "cpu-generic";
   b.summary = "the cpu backend for the baseline CPU of the host's architecture (testing)";
   b.deviceType = DeviceType::CPU;
+  b.targetKind = "llvm";
   b.testOnly = true;
   b.createBackend = createGenericCPUBackend;
   b.createDevice = createGenericCPUDevice;
