@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Backends/Registry.h"
+#include "hx/IR/TargetKind.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace llvm;
@@ -41,11 +42,37 @@ std::string backendNames() {
   return s;
 }
 
+const BackendInfo *defaultBackendFor(StringRef kind) {
+  for (const BackendInfo &b : allBackends())
+    if (b.targetKind == kind && !b.testOnly && !b.emulated)
+      return &b;
+  return nullptr;
+}
+
+std::string BackendCache::key(const BackendInfo &b, const Target &target) {
+  if (!b.usesTarget)
+    return "";
+  const TargetKindInfo &kind = targetKindOf(target);
+  std::vector<std::pair<std::string, std::string>> options;
+  for (auto [k, v] : target.options) {
+    if (k == "keys" || (k == "mcpu" && v == "native"))
+      continue;
+    if (kind.deviceType == DeviceType::CUDA && k == "mcpu")
+      k = "arch"; // cuda's -mcpu is its -arch
+    options.emplace_back(k, v);
+  }
+  llvm::sort(options);
+  std::string s = kind.name.str();
+  for (const auto &[k, v] : options)
+    s += " -" + k + "=" + v;
+  return s;
+}
+
 Expected<Backend *> BackendCache::get(StringRef name, const Target &target) {
   const BackendInfo *info = lookupBackend(name);
   if (!info)
     return createStringError("no backend named '" + name + "' (there are " + backendNames() + ")");
-  std::unique_ptr<Backend> &slot = backends[{name.str(), target.str()}];
+  std::unique_ptr<Backend> &slot = backends[{name.str(), key(*info, target)}];
   if (!slot) {
     Expected<std::unique_ptr<Backend>> b = info->createBackend(target, opts);
     if (!b)

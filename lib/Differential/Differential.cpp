@@ -112,8 +112,8 @@ struct DifferentialTester::Impl {
   DiffResult check(StringRef text, StringRef name, const DiffOptions &opts);
 
   /// The stages compile, run, interpret and compare, on the planned
-  /// module printed as `text`.
-  DiffResult execute(const Module &m, StringRef text, StringRef name, const DiffOptions &opts);
+  /// module printed as `planned`.
+  DiffResult execute(StringRef planned, StringRef name, const DiffOptions &opts);
 
   /// The stages run, interpret and compare, on `inputs`.
   DiffResult compareRun(hx::Session &run, std::vector<HostTensor> inputs) {
@@ -182,10 +182,10 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
   if (!opts.execute)
     return {};
 
-  return execute(*m, p0, name, opts);
+  return execute(p1, name, opts);
 }
 
-DiffResult DifferentialTester::Impl::execute(const Module &m, StringRef text, StringRef name,
+DiffResult DifferentialTester::Impl::execute(StringRef planned, StringRef name,
                                              const DiffOptions &opts) {
   // Through the compile-and-run API, as hx-run runs it, on the devices and
   // backends this tester keeps across modules.
@@ -197,8 +197,13 @@ DiffResult DifferentialTester::Impl::execute(const Module &m, StringRef text, St
     raw_string_ostream os(errors);
     run.diags().print(os, d);
   });
-  if (run.loadText(text, name, LoadOptions()) != hx::Session::Status::Ok)
+  // The planned text (its planning is checked idempotent above): typed
+  // again, not planned again.
+  LoadOptions lo;
+  lo.plan = false;
+  if (run.loadText(planned, name, lo) != hx::Session::Status::Ok)
     return fail("plan", errors);
+  const Module &m = run.module();
   Function *main = run.main();
   if (!main)
     return fail("compile", "no @main");

@@ -50,6 +50,8 @@ Comparison compareResults(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want,
       double err;
       if (std::isnan(a) || std::isnan(b))
         err = std::isnan(a) == std::isnan(b) ? 0 : INFINITY;
+      else if (std::isinf(a) || std::isinf(b))
+        err = a == b ? 0 : INFINITY; // an infinity agrees only with itself
       else
         err = a == b ? 0 : std::fabs(a - b) / std::max(1.0, std::fabs(b));
       if (err > c.maxError) {

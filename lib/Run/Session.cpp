@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Session.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Transforms/Passes.h"
@@ -26,7 +27,18 @@ Session::~Session() = default;
 
 Function *Session::main() { return mod ? mod->lookup("main") : nullptr; }
 
+void Session::resetCompiled() {
+  // The executable first: it frees its memory on the devices and holds the
+  // backends' code.
+  exe.reset();
+  cache = nullptr;
+  physical.clear();
+  ownedCache.reset();
+  ownedDevices.clear();
+}
+
 Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOptions &opts) {
+  resetCompiled();
   unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
   {
     TimeScope t(opts.timing, "(parse)");
@@ -44,6 +56,7 @@ Session::Status Session::loadText(StringRef text, StringRef name, const LoadOpti
 }
 
 Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOptions &opts) {
+  resetCompiled();
   mod = std::move(module);
   if (!mod || !verifyModule(*mod, diag)) {
     mod.reset();
@@ -76,7 +89,7 @@ Session::Status Session::plan(const LoadOptions &opts) {
 Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine &)> note) {
   if (!mod)
     return createStringError("no module is loaded");
-  exe.reset();
+  resetCompiled();
   BackendOptions bo;
   bo.keepCode = opts.keepCode;
   ownedCache = std::make_unique<BackendCache>(bo);
@@ -91,16 +104,23 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
   if (!mod)
     return createStringError("no module is loaded");
   exe.reset();
+  if (&backendCache != ownedCache.get()) { // the caller's devices and cache
+    ownedCache.reset();
+    ownedDevices.clear();
+  }
   cache = &backendCache;
   physical.assign(devices.begin(), devices.end());
   std::vector<Backend *> backends;
   for (size_t i = 0; i < physical.size(); ++i) {
     VirtualDevice vd = i < mod->devices.size() ? mod->devices[i] : VirtualDevice{};
-    // Compile-only: each virtual device's code for the registered backend
-    // of its own type (cuda code for cuda), whatever would run it.
+    // Compile-only: each virtual device's code for the default backend of
+    // its own target kind (cuda code for cuda), whatever would run it.
+    const BackendInfo *own = defaultBackendFor(targetKindOf(vd.target).name);
     Expected<Backend *> b =
-        opts.compileOnly ? cache->get(vd.deviceType == DeviceType::CUDA ? "cuda" : "cpu", vd.target)
-                         : cache->backendFor(vd, *physical[i]);
+        !opts.compileOnly ? cache->backendFor(vd, *physical[i])
+        : own             ? cache->get(own->name, vd.target)
+                          : Expected<Backend *>(
+                    createStringError("no backend compiles for target '" + vd.target.str() + "'"));
     if (!b)
       return createStringError("virtual device " + Twine(i) + " (" + vd.shortName() +
                                "): " + toString(b.takeError()));

@@ -292,11 +292,10 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
     co.checkDevices = c.checkDevices;
     co.keepCode = c.emit == Emit::LLVM;
     co.compileOnly = c.emit == Emit::PTX;
-    Error e = Error::success();
-    {
+    Error e = [&] {
       TimeScope t(report, "(compile)");
-      e = s.compile(co, [&](const Twine &msg) { errs() << "hx-run: " << msg << "\n"; });
-    }
+      return s.compile(co, [&](const Twine &msg) { errs() << "hx-run: " << msg << "\n"; });
+    }();
     if (e) {
       if (e.isA<DiagnosedError>()) {
         consumeError(std::move(e));

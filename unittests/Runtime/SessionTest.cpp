@@ -118,3 +118,42 @@ TEST(BackendRegistryTest, CacheMakesOneBackendPerBackendAndTarget) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CompareTest, AnInfinityAgreesOnlyWithItself) {
+  auto tensor = [](std::initializer_list<double> values) {
+    HostTensor t(DType::Float32, {int64_t(values.size())});
+    int64_t i = 0;
+    for (double v : values)
+      t.setDouble(i++, v);
+    return t;
+  };
+  std::vector<HostTensor> got, want;
+  got.push_back(tensor({INFINITY, 1.0, -INFINITY}));
+  want.push_back(tensor({INFINITY, INFINITY, INFINITY}));
+  Comparison c = compareResults(got, want, {});
+  EXPECT_FALSE(c.ok());
+  EXPECT_EQ(c.maxError, INFINITY);
+  EXPECT_NE(c.where.find("output_0[1]"), std::string::npos) << c.where;
+  EXPECT_FALSE(c.vacuous()); // a finite value takes part
+}
+
+TEST(BackendRegistryTest, EquivalentTargetsShareABackend) {
+  BackendCache cache;
+  std::string error;
+  auto backendOf = [&](llvm::StringRef name, llvm::StringRef target) {
+    return cantFail(cache.get(name, *Target::parse(target, error)));
+  };
+  Backend *host = backendOf("cpu", "llvm");
+  EXPECT_EQ(backendOf("cpu", "llvm -keys=cpu"), host);
+  EXPECT_EQ(backendOf("cpu", "llvm -mcpu=native"), host);
+  EXPECT_EQ(backendOf("cpu", "c"), host);
+  Backend *sm90 = backendOf("cuda", "cuda -arch=sm_90");
+  EXPECT_EQ(backendOf("cuda", "nvptx -mcpu=sm_90"), sm90);
+  EXPECT_NE(backendOf("cuda", "cuda -arch=sm_80"), sm90);
+  // The emulator runs the same kernels whatever the architecture.
+  EXPECT_EQ(backendOf("cuda-emu", "cuda -arch=sm_80"), backendOf("cuda-emu", "cuda"));
+}
+
+} // namespace

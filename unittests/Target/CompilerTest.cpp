@@ -3,6 +3,7 @@
 #include "KernelTestUtil.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Target/GPU/GPUCompiler.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <atomic>
@@ -285,6 +286,35 @@ TEST(CompilerTest, ManyKernelsInOneModule) {
   ASSERT_FALSE(bool(compiler->finalize()));
   for (unsigned id : ids)
     EXPECT_NE(compiler->lookup(id), nullptr);
+}
+
+} // namespace
+
+namespace {
+
+// The cuda backend's kernels point at their module's PTX: a module must not
+// move when later finalize() calls add modules (a backend shared across
+// modules, as the differential tester's, finalizes many times).
+TEST(GPUCompilerTest, ModuleTextStaysPutAcrossFinalizes) {
+  llvm::Expected<std::unique_ptr<GPUCompiler>> c = GPUCompiler::create(GPUCompilerOptions());
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  std::vector<std::unique_ptr<TypedCall>> calls;
+  auto addAndFinalize = [&](int n) {
+    std::string shape = "Tensor[(" + std::to_string(n) + "), float32]";
+    calls.push_back(TypedCall::parse("%a: " + shape + ", %b: " + shape, "add(%a, %b)"));
+    ASSERT_TRUE(calls.back());
+    llvm::Expected<unsigned> id = (*c)->addKernel(calls.back()->call());
+    ASSERT_TRUE(bool(id)) << llvm::toString(id.takeError());
+    ASSERT_FALSE(bool((*c)->finalize()));
+  };
+  addAndFinalize(1);
+  const std::string *first = &(*c)->ptx(0);
+  std::string text = *first;
+  for (int n = 2; n < 40; ++n)
+    addAndFinalize(n);
+  ASSERT_GT((*c)->numModules(), 30u);
+  EXPECT_EQ(&(*c)->ptx(0), first);
+  EXPECT_EQ(*first, text);
 }
 
 } // namespace

@@ -54,6 +54,9 @@ struct BackendInfo {
   bool testOnly = false;
   /// Emulates its device type on the host (its times say nothing).
   bool emulated = false;
+  /// Its compiler reads the target's options (cuda-emu's does not: the
+  /// emulator runs the same kernels whatever the architecture).
+  bool usesTarget = true;
   /// The compiler for the code of a virtual device with `target`.
   llvm::Expected<std::unique_ptr<Backend>> (*createBackend)(const Target &target,
                                                             const BackendOptions &opts);
@@ -68,6 +71,10 @@ llvm::ArrayRef<BackendInfo> allBackends();
 const BackendInfo *lookupBackend(llvm::StringRef name);
 /// "cpu, cuda, cuda-emu, cpu-generic", for messages.
 std::string backendNames();
+/// The backend that compiles for target kind `kind` by default: the first
+/// registered one that is neither test-only nor emulated (cpu for llvm,
+/// cuda for cuda); null when none does.
+const BackendInfo *defaultBackendFor(llvm::StringRef kind);
 
 /// Backends made on demand, each once per (backend, target string): the
 /// one place runners pick the compiler for a virtual device.
@@ -87,6 +94,11 @@ public:
   llvm::ArrayRef<Backend *> made() const { return order; }
 
 private:
+  /// What makes two targets compile the same for backend `b`: the kind's
+  /// own name (not an alias), the options sorted, without what changes
+  /// nothing (-keys, -mcpu=native); nothing when `b` ignores the target.
+  static std::string key(const BackendInfo &b, const Target &target);
+
   BackendOptions opts;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Backend>> backends;
   std::vector<Backend *> order;

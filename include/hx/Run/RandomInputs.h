@@ -55,8 +55,8 @@ public:
   RandomInputGenerator(const Function &main, uint64_t seed, RandomInputMode mode);
 
   /// The next parameter's tensor, of `type` (a tensor of static shape).
-  /// Call it for the parameters in order; a parameter whose value comes
-  /// from elsewhere is skipped (it draws nothing).
+  /// Call it for the parameters in order, skipping those whose values come
+  /// from elsewhere: the stream advances only for what is drawn.
   HostTensor draw(const Var &param, const TensorType &type);
 
   /// The role the generator gives `param`.

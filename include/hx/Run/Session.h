@@ -20,7 +20,7 @@
 //  - run, profile, interpret, check (hx/Run/Compare.h's rule).
 //
 // hx-run, hx-smith --check (through the differential tester) and the
-// benches are its users; the Python API binds it. Diagnostics go to the
+// benches are its users, and it is what a Python binding would wrap. Diagnostics go to the
 // session's DiagEngine: printed to stderr unless a handler is set.
 //
 //===----------------------------------------------------------------------===//
@@ -107,7 +107,8 @@ public:
   Module &module() { return *mod; }
   Function *main();
 
-  /// Maps devices, picks and runs the backends, builds the executable.
+  /// Maps devices, picks and runs the backends, builds the executable
+  /// (dropping what an earlier compile made).
   /// `note` hears notes and warnings (a cuda device running on a cpu).
   llvm::Error compile(const CompileOptions &opts,
                       llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
@@ -140,6 +141,8 @@ public:
 
 private:
   Status plan(const LoadOptions &opts);
+  /// Drops the executable, the devices and backends compile made.
+  void resetCompiled();
 
   llvm::SourceMgr sm;
   DiagEngine diag{sm};

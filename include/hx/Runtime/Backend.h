@@ -54,7 +54,10 @@ public:
 class KernelBinary {
 public:
   virtual ~KernelBinary() = default;
-  /// The registered name of the backend that made it (hx/Backends/Registry.h).
+  /// The registered name of the backend whose code it is
+  /// (hx/Backends/Registry.h): the devices that can load it check it. A
+  /// backend built on another's compiler (cpu-generic on cpu's) makes that
+  /// backend's kind of kernel.
   virtual llvm::StringRef backend() const = 0;
   /// The kernel's symbol, for messages.
   virtual llvm::StringRef symbol() const = 0;

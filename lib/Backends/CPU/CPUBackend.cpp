@@ -45,7 +45,7 @@ public:
 class CPUDevice : public Device {
 public:
   CPUDevice(unsigned instance, unsigned threads, uint64_t memoryLimit, StringRef backendName)
-      : instance(instance), memoryLimit(memoryLimit), backendName(backendName) {
+      : instance(instance), memoryLimit(memoryLimit), backendName(backendName.str()) {
     unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     workers = n;
     if (n > 1)
@@ -56,7 +56,7 @@ public:
       std::free(const_cast<void *>(p));
   }
 
-  std::string name() const override { return backendName.str() + ":" + std::to_string(instance); }
+  std::string name() const override { return backendName + ":" + std::to_string(instance); }
   StringRef backend() const override { return backendName; }
   DeviceType type() const override { return DeviceType::CPU; }
   bool hostAccessible() const override { return true; }
@@ -151,7 +151,7 @@ public:
 private:
   unsigned instance;
   uint64_t memoryLimit;
-  StringRef backendName;
+  std::string backendName;
   /// Bytes allocated (as asked for), and each allocation's, for the limit.
   uint64_t allocated = 0;
   std::map<const void *, size_t> sizes;
@@ -163,7 +163,7 @@ private:
 class CPUBackend : public Backend {
 public:
   CPUBackend(std::unique_ptr<CPUCompiler> c, StringRef name)
-      : compiler(std::move(c)), name_(name) {}
+      : compiler(std::move(c)), name_(name.str()) {}
   StringRef name() const override { return name_; }
   DeviceType type() const override { return DeviceType::CPU; }
   bool supports(const OpDef &op) const override { return CPUCompiler::supports(op); }
@@ -181,7 +181,7 @@ public:
 
 private:
   std::unique_ptr<CPUCompiler> compiler;
-  StringRef name_;
+  std::string name_;
   std::deque<CPUKernel> binaries;
 };
 } // namespace

@@ -159,6 +159,7 @@ BackendInfo cudaEmuBackendInfo() {
   b.deviceType = DeviceType::CUDA;
   b.targetKind = "cuda";
   b.emulated = true;
+  b.usesTarget = false;
   // The emulator runs the cuda code generator's kernels whatever the PTX
   // architecture: -arch selects nothing here.
   b.createBackend = [](const Target &,

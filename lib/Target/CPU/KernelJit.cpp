@@ -16,6 +16,7 @@
 
 #include "hx/Target/CPU/KernelJit.h"
 #include "hx/CodeGen/Optimize.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -123,7 +124,8 @@ static void initializeNativeTarget() {
 /// target machine builder now holds, and names the instruction-set features
 /// it lacks (sys::getHostCPUFeatures lists those; tuning features do not
 /// matter).
-static Error checkHostRuns(const JITTargetMachineBuilder &want, StringRef cpu) {
+static Error checkHostRuns(const JITTargetMachineBuilder &want, StringRef cpu,
+                           ArrayRef<StringRef> extraFeatures) {
   const Triple &triple = want.getTargetTriple();
   std::string error;
   const Target *target = TargetRegistry::lookupTarget(triple.str(), error);
@@ -138,6 +140,15 @@ static Error checkHostRuns(const JITTargetMachineBuilder &want, StringRef cpu) {
   if (!cpu.empty() && !hostInfo->isCPUStringValid(cpu))
     return createStringError("unknown CPU '" + cpu + "' for " + triple.getArchName() +
                              " (llvm -mcpu=NAME takes a CPU of the host's architecture)");
+  // A feature LLVM does not know would only be warned about and ignored.
+  for (StringRef f : extraFeatures) {
+    StringRef name = f.ltrim("+-");
+    if (!llvm::any_of(hostInfo->getAllProcessorFeatures(),
+                      [&](const SubtargetFeatureKV &kv) { return name == kv.Key; }))
+      return createStringError("unknown feature '" + name + "' for " + triple.getArchName() +
+                               " (llvm -mattr=+NAME,-NAME takes features of the host's "
+                               "architecture)");
+  }
   std::unique_ptr<MCSubtargetInfo> wanted(
       target->createMCSubtargetInfo(triple.str(), want.getCPU(), want.getFeatures().getString()));
   std::string missing;
@@ -164,14 +175,14 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor
     jtmb->setCPU(cpu.str());
     jtmb->getFeatures() = SubtargetFeatures();
   }
-  if (!extraFeatures.empty()) {
-    SmallVector<StringRef, 4> features;
-    extraFeatures.split(features, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef f : features)
-      jtmb->getFeatures().AddFeature(f.trim());
+  SmallVector<StringRef, 4> features;
+  extraFeatures.split(features, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef &f : features) {
+    f = f.trim();
+    jtmb->getFeatures().AddFeature(f);
   }
-  if (!cpu.empty() || !extraFeatures.empty())
-    if (Error e = checkHostRuns(*jtmb, cpu))
+  if (!cpu.empty() || !features.empty())
+    if (Error e = checkHostRuns(*jtmb, cpu, features))
       return e;
 
   std::unique_ptr<KernelJit> kj(new KernelJit());

@@ -44,6 +44,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 
 using namespace llvm;
@@ -72,7 +73,9 @@ struct GPUCompiler::Impl {
   std::unique_ptr<TargetMachine> tm;
   std::vector<KernelRecord> kernels;
   StringMap<unsigned> cache;
-  std::vector<std::string> ptx;
+  /// A deque: a module's text never moves, so the cuda backend's kernels
+  /// may point at it across later finalize() calls.
+  std::deque<std::string> ptx;
   std::vector<std::string> ir;
   std::vector<orc::ThreadSafeModule> emulated;
   bool emulate() const { return !opts.emulationTriple.empty(); }

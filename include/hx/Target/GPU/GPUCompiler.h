@@ -94,6 +94,8 @@ public:
   const GPUKernelInfo &kernel(unsigned id) const;
   unsigned numModules() const;
   /// The PTX text of a finalized module.
+  /// Module `module`'s PTX; the reference stays valid for the compiler's
+  /// life (later modules do not move it).
   const std::string &ptx(unsigned module) const;
   llvm::StringRef arch() const;
 
