@@ -27,7 +27,8 @@
 #     machine's driver, dlopened). glibc stays the system's; libstdc++ and
 #     libgcc_s go to lib/gcc and the loader, libc, libm, ... to lib/glibc, used
 #     by env.sh only when the system's are too old (env.sh explains).
-#  4. test/, examples/, bench/ and utils/* (the files, not the folders: tests
+#  4. test/, examples/, bench/, docs/ (test/hx-opt/list-ops.test reads
+#     docs/ops.md) and utils/* (the files, not the folders: tests
 #     run utils/make-npy.py, utils/ptxas-all.sh, ...) as the working tree has them
 #     (git ls-files: tracked and untracked-not-ignored), lit from
 #     /usr/lib/llvm-19/build/utils/lit, lit.site.cfg.py.bundle (the build's
@@ -134,7 +135,7 @@ for f in "$stage"/lib/*.so*; do
 done
 
 # ---- 4. tests, lit, scripts --------------------------------------------------
-(cd "$root" && git ls-files -co --exclude-standard -- test examples bench utils) |
+(cd "$root" && git ls-files -co --exclude-standard -- test examples bench utils docs) |
   while read -r f; do
     case "$f" in utils/*/*) continue ;; esac
     [ -f "$root/$f" ] || continue # deleted in the working tree
@@ -224,5 +225,5 @@ mv "$out.tmp" "$out"
 echo "make-gpu-bundle: $out: $(du -m "$out" | cut -f1) MiB ($(stat -c %s "$out") bytes)," \
   "$(du -sm "$stage" | cut -f1) MiB unpacked; build $((t_built - t_start)) s, bundle $((SECONDS - t_built)) s"
 (cd "$stage" && du -sm bin && du -sm --separate-dirs lib && du -sm lib/gcc && du -sm lib/glibc &&
-  du -sm lit test examples bench utils) 2>/dev/null | sed 's/^/  /'
+  du -sm lit test examples bench utils docs) 2>/dev/null | sed 's/^/  /'
 
