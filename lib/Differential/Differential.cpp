@@ -116,12 +116,6 @@ struct DifferentialTester::Impl {
   DiffResult execute(StringRef planned, StringRef name, const DiffOptions &opts);
 
   /// The stages run, interpret and compare, on `inputs`.
-  DiffResult compareRun(hx::Session &run, std::vector<HostTensor> inputs) {
-    DiffResult r = compareOn(run, inputs);
-    r.inputs = std::move(inputs);
-    return r;
-  }
-
   DiffResult compareOn(hx::Session &run, ArrayRef<HostTensor> inputs) {
     Expected<std::vector<HostTensor>> got = run.run(inputs);
     if (!got)
@@ -237,7 +231,8 @@ DiffResult DifferentialTester::Impl::execute(StringRef planned, StringRef name,
   Expected<std::vector<HostTensor>> inputs = randomInputs(*main, opts.inputSeed);
   if (!inputs)
     return fail("run", toString(inputs.takeError()));
-  DiffResult r = compareRun(run, std::move(*inputs));
+  DiffResult r = compareOn(run, *inputs);
+  r.inputs = std::move(*inputs);
   r.inputNames = paramNames(*main);
   return r;
 }

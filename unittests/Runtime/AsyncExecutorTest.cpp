@@ -172,7 +172,7 @@ void runAgainstInterpreter(const std::string &text, unsigned *hostWaits = nullpt
   ASSERT_TRUE(p->m);
   auto cpu = createCPUDevice(0, 1);
   LazyDevice lazy;
-  auto backend = createCPUBackend(false);
+  auto backend = createCPUBackend();
   ASSERT_TRUE(bool(backend));
   Device *devices[] = {cpu.get(), &lazy};
   Backend *backends[] = {backend->get(), backend->get()};

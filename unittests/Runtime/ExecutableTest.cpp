@@ -27,7 +27,7 @@ def @main(%x: Tensor[(256), float32]) {
 TEST(ExecutableTest, ChainRunsAndReusesMemory) {
   auto p = plan(kChain);
   auto dev = createCPUDevice(0, 1);
-  auto cpu = createCPUBackend(false);
+  auto cpu = createCPUBackend();
   ASSERT_TRUE(bool(cpu));
   Device *devices[] = {dev.get()};
   Backend *backends[] = {cpu->get()};
@@ -66,7 +66,7 @@ def @main(%a: Tensor[(64), float32]) {
 {"VirtualDevice": [{"device_type": "cpu"}, {"device_type": "cuda"}]}
 )");
   auto d0 = createCPUDevice(0, 1), d1 = createCPUDevice(1, 1);
-  auto cpu = createCPUBackend(false);
+  auto cpu = createCPUBackend();
   ASSERT_TRUE(bool(cpu));
   Device *devices[] = {d0.get(), d1.get()};
   Backend *backends[] = {cpu->get(), cpu->get()};

@@ -28,12 +28,6 @@ struct CPUBackendOptions {
 };
 
 llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(const CPUBackendOptions &opts = {});
-/// The host backend with the host's target; `keepIR` for printCode.
-inline llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(bool keepIR) {
-  CPUBackendOptions opts;
-  opts.keepIR = keepIR;
-  return createCPUBackend(opts);
-}
 
 /// A cpu device instance with `threads` worker threads (0: one per core)
 /// for the kernels' parallel loops; allocations beyond `memoryLimit` bytes
