@@ -19,6 +19,9 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%utils", os.path.join(config.hx_src_root, "utils")))
 config.substitutions.append(("%examples", os.path.join(config.hx_src_root, "examples")))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
+# The tools by absolute path, for programs that re-execute themselves (gtest's
+# death tests run argv[0] again, which a bare name found on PATH is not).
+config.substitutions.append(("%hx_tools", config.hx_tools_dir))
 
 # Optional features: a GPU, ptxas, graphviz.
 # `ptxas`: the CUDA toolkit's ptxas and the libdevice PTX generation links.
@@ -37,6 +40,11 @@ try:
         config.available_features.add("gpu")
 except Exception:
     pass
+# Outside test/GPU every test sees a machine without a GPU, so that its output
+# is the same wherever the suite runs: HX_CUDA_DRIVER names a driver library
+# that does not exist, and a cuda virtual device runs on a cpu instance of its
+# own with the usual note. test/GPU/lit.local.cfg gives the real driver back.
+config.environment["HX_CUDA_DRIVER"] = "/nonexistent/hx-lit-hides-the-gpu/libcuda.so.1"
 
 # Sanitizer builds (HX_SANITIZE, .ci/run): the runtime options reach the
 # tools, and tests that cannot run under a sanitizer say `UNSUPPORTED: asan`.

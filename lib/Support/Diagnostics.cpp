@@ -146,7 +146,7 @@ void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
       return;
     }
     // No source position (command line, internal): no caret.
-    SMDiagnostic diag("hx", toKind(x.severity), x.message);
+    SMDiagnostic diag(program, toKind(x.severity), x.message);
     diag.print(nullptr, os);
   };
   one(d);

@@ -50,6 +50,7 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
   SourceMgr sm;
   unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
   DiagEngine diags(sm);
+  diags.setProgramName("hx-opt");
   std::vector<Diagnostic> captured;
   if (config.verifyDiagnostics)
     diags.setHandler([&](const Diagnostic &d) { captured.push_back(d); });

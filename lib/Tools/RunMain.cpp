@@ -243,6 +243,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
     }
   } printTiming{report};
   Session s;
+  s.diags().setProgramName("hx-run");
   LoadOptions lo;
   lo.parser = c.common.parser;
   lo.plan = !c.noPlan;

@@ -73,6 +73,9 @@ public:
   void setHandler(Handler h) { handler = std::move(h); }
   /// Where diagnostics are printed when there is no handler (default: stderr).
   void setOutput(llvm::raw_ostream *os) { out = os; }
+  /// The name an unlocated diagnostic starts with ("hx-run: error: ...";
+  /// default "hx").
+  void setProgramName(llvm::StringRef name) { program = name.str(); }
 
   unsigned getNumErrors() const { return numErrors; }
   bool hadError() const { return numErrors != 0; }
@@ -85,6 +88,7 @@ private:
   llvm::SourceMgr &sm;
   Handler handler;
   llvm::raw_ostream *out = nullptr;
+  std::string program = "hx";
   unsigned numErrors = 0;
 };
 
