@@ -3,9 +3,11 @@
 // A cpu device instance owns its allocations (so --check-devices can tell two
 // instances apart even though both are host memory) and a thread pool for
 // the kernels' parallel loops (TVM's TVMBackendParallelLaunch): a kernel
-// calls hx_parallel_for with the device as its launch context; the range is
-// cut into one chunk per worker (the calling thread takes the first) and the
-// call returns when all chunks are done. Small ranges run inline. Copies are
+// calls hx_parallel_for with the device as its launch context, and the
+// device's ParallelPool (ParallelPool.h: persistent workers, spin then
+// sleep, the calling thread takes chunks too) runs the range and returns
+// when it is done. The compiler decided that the loop is worth threads
+// (minParallelWork); the pool splits any range of two or more. Copies are
 // memcpy; streams and events exist only to satisfy the interface, since
 // every operation is complete when it returns. With a memory limit
 // (--device-memory-limit), an allocation beyond it fails cleanly, as on a
@@ -18,11 +20,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPUKernel.h"
+#include "ParallelPool.h"
 #include "hx/Backends/CPU.h"
 #include "hx/Backends/Registry.h"
 #include "hx/Runtime/AllocationTable.h"
 #include "hx/Target/CPU/CPUCompiler.h"
-#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include <chrono>
 #include <cstdlib>
@@ -45,12 +47,8 @@ public:
 class CPUDevice : public Device {
 public:
   CPUDevice(unsigned instance, unsigned threads, uint64_t memoryLimit, StringRef backendName)
-      : instance(instance), memoryLimit(memoryLimit), backendName(backendName.str()) {
-    unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-    workers = n;
-    if (n > 1)
-      pool = std::make_unique<StdThreadPool>(hardware_concurrency(n - 1));
-  }
+      : instance(instance), memoryLimit(memoryLimit), backendName(backendName.str()),
+        pool(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
   ~CPUDevice() override {
     for (auto &[p, size] : blocks)
       std::free(const_cast<void *>(p));
@@ -129,24 +127,7 @@ public:
     return Error::success();
   }
 
-  void parallelFor(ParallelBodyFn body, void *closure, int64_t n) {
-    // Below this many iterations a chunk is not worth a thread.
-    constexpr int64_t kMinPerChunk = 1024;
-    int64_t chunks = std::min<int64_t>(workers, n / kMinPerChunk);
-    if (!pool || chunks <= 1) {
-      body(closure, 0, n);
-      return;
-    }
-    ThreadPoolTaskGroup group(*pool);
-    int64_t per = (n + chunks - 1) / chunks;
-    for (int64_t c = 1; c < chunks; ++c) {
-      int64_t begin = c * per, end = std::min(n, begin + per);
-      if (begin < end)
-        group.async([=] { body(closure, begin, end); });
-    }
-    body(closure, 0, std::min(n, per));
-    group.wait();
-  }
+  void parallelFor(ParallelBodyFn body, void *closure, int64_t n) { pool.run(body, closure, n); }
 
 private:
   unsigned instance;
@@ -155,9 +136,8 @@ private:
   /// Bytes allocated (as asked for), and each allocation's, for the limit.
   uint64_t allocated = 0;
   std::map<const void *, size_t> sizes;
-  unsigned workers = 1;
-  std::unique_ptr<StdThreadPool> pool;
   AllocationTable blocks;
+  ParallelPool pool;
 };
 
 class CPUBackend : public Backend {

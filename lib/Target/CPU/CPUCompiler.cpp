@@ -26,6 +26,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+#include <algorithm>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -39,8 +42,33 @@ struct KernelRecord {
 };
 } // namespace
 
+/// The vector unit the JIT compiles for and the host's data caches.
+static CPUMachineInfo machineInfo(const KernelJit &jit) {
+  CPUMachineInfo mi;
+  const Triple &t = jit.getTargetTriple();
+  if (t.isX86()) {
+    if (jit.hasFeature("avx512f")) {
+      mi.lanes = 16;
+      mi.registers = 32;
+    } else if (jit.hasFeature("avx")) {
+      mi.lanes = 8;
+    }
+    mi.fma = jit.hasFeature("fma");
+  } else if (t.isAArch64()) {
+    mi.registers = 32;
+    mi.fma = true;
+  }
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+  mi.l1 = std::max<long>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
+  mi.l2 = std::max<long>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+  mi.l3 = std::max<long>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+  return mi;
+}
+
 struct CPUCompiler::Impl {
   CPUCompilerOptions opts;
+  CPUMachineInfo machine;
   std::unique_ptr<KernelJit> jit;
   std::vector<KernelRecord> kernels;
   StringMap<unsigned> cache;
@@ -78,6 +106,7 @@ Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions op
   c->impl = std::make_unique<Impl>();
   c->impl->opts = opts;
   c->impl->jit = std::move(*jit);
+  c->impl->machine = machineInfo(*c->impl->jit);
   return c;
 }
 
@@ -99,7 +128,7 @@ Expected<unsigned> CPUCompiler::addKernel(const Call &call) {
   llvm::Module &m = impl->getPendingModule();
   unsigned id = unsigned(impl->kernels.size());
   std::string symbol = kernelSymbol(id, spec->opName());
-  CPUKernelBuilder kb(m, symbol, spec->numBuffers(), impl->opts.minParallelWork);
+  CPUKernelBuilder kb(m, symbol, spec->numBuffers(), impl->opts.minParallelWork, impl->machine);
   if (Error e = emitKernel(kb, *spec)) {
     kb.discard();
     return e;

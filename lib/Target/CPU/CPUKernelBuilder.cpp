@@ -17,8 +17,9 @@ using namespace llvm;
 namespace hx {
 
 CPUKernelBuilder::CPUKernelBuilder(Module &m, StringRef kernelName, unsigned numBuffers,
-                                   int64_t minParallelWork)
-    : KernelBuilder(m, numBuffers), name(kernelName.str()), minParallelWork(minParallelWork) {
+                                   int64_t minParallelWork, const CPUMachineInfo &machine)
+    : KernelBuilder(m, numBuffers), name(kernelName.str()), machine(machine),
+      minParallelWork(minParallelWork) {
   LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = PointerType::getUnqual(ctx);
   auto *fnTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
@@ -44,6 +45,11 @@ void CPUKernelBuilder::discard() {
 DType CPUKernelBuilder::accumulatorType(DType t) const { return isFloat(t) ? DType::Float64 : t; }
 
 void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) {
+  parallelForCaptured(extent, workPerIteration, {}, [&](Value *i, ArrayRef<Value *>) { body(i); });
+}
+
+void CPUKernelBuilder::parallelForCaptured(int64_t extent, int64_t workPerIteration,
+                                           ArrayRef<Value *> captured, CapturedBody body) {
   if (extent <= 0)
     return;
   // Estimated work, saturated.
@@ -52,7 +58,7 @@ void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, Loo
                      : extent * std::max<int64_t>(workPerIteration, 1);
   if (parallelDepth > 0 || extent == 1 || work < minParallelWork) {
     ++parallelDepth;
-    forRange(0, extent, body);
+    forRange(0, extent, [&](Value *i) { body(i, captured); });
     --parallelDepth;
     return;
   }
@@ -60,6 +66,19 @@ void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, Loo
   LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = PointerType::getUnqual(ctx);
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  // The closure: the kernel's buffer array itself when nothing is captured,
+  // else a copy of the buffer pointers followed by the captured values.
+  Value *closure = kernel->getArg(0);
+  if (!captured.empty()) {
+    unsigned n = numBuffers();
+    closure = entryAlloca(ArrayType::get(ptr, n + captured.size()));
+    for (unsigned i = 0; i < n + captured.size(); ++i) {
+      Value *v = i < n ? buffer(i) : captured[i - n];
+      if (v->getType()->isIntegerTy())
+        v = b.CreateIntToPtr(v, ptr);
+      b.CreateAlignedStore(v, b.CreateConstInBoundsGEP1_64(ptr, closure, i), Align(8));
+    }
+  }
   auto *bodyTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64}, false);
   Function *outlined = Function::Create(bodyTy, GlobalValue::InternalLinkage,
                                         name + ".par" + Twine(fns.size()), module);
@@ -72,8 +91,16 @@ void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, Loo
   FunctionState saved = saveFunction();
   IRBuilderBase::InsertPoint ip = b.saveIP();
   beginFunction(outlined, outlined->getArg(0));
+  SmallVector<Value *, 8> inside;
+  for (unsigned j = 0; j < captured.size(); ++j) {
+    Value *slot = b.CreateConstInBoundsGEP1_64(ptr, outlined->getArg(0), numBuffers() + j);
+    Value *v = b.CreateAlignedLoad(ptr, slot, Align(8));
+    if (captured[j]->getType()->isIntegerTy())
+      v = b.CreatePtrToInt(v, captured[j]->getType());
+    inside.push_back(v);
+  }
   ++parallelDepth;
-  forRange(outlined->getArg(1), outlined->getArg(2), body);
+  forRange(outlined->getArg(1), outlined->getArg(2), [&](Value *i) { body(i, inside); });
   --parallelDepth;
   b.CreateRetVoid();
   restoreFunction(std::move(saved));
@@ -81,7 +108,35 @@ void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, Loo
 
   auto *pfTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, ptr, i64}, false);
   FunctionCallee pf = module.getOrInsertFunction(kParallelForSymbol, pfTy);
-  b.CreateCall(pf, {kernel->getArg(1), outlined, kernel->getArg(0), index(extent)});
+  b.CreateCall(pf, {kernel->getArg(1), outlined, closure, index(extent)});
+}
+
+void CPUKernelBuilder::contraction(const Contraction &c) {
+  if (c.batch * c.m * c.n == 0)
+    return;
+  if (packedGemmPays(c))
+    return packedGemm(c);
+  // float32 (and float16, computed in float32) accumulate in float32; the
+  // vector loop's lanes and unrolling split the sum over k into blocks.
+  DType v = valueDType(c.type);
+  contractionLoop(c, v == DType::Float32 ? DType::Float32 : accumulatorType(c.type));
+}
+
+void CPUKernelBuilder::contractionLoop(const Contraction &c, DType acc) {
+  DType storeAs = accumulatorType(c.type);
+  parallelFor(c.batch * c.m * c.n, 2 * std::max<int64_t>(c.depth, 1), [&](Value *p) {
+    SmallVector<Value *, 4> idx = unflatten(p, {c.batch, c.m, c.n});
+    LocalVar sum = localVar(acc, constant(acc, 0));
+    forRange(0, c.depth, [&](Value *k) {
+      Value *a = c.loadA(idx[0], idx[1], k);
+      if (c.insideA)
+        a = select(c.insideA(idx[0], idx[1], k), a, constant(c.type, 0));
+      a = cast(a, c.type, acc);
+      Value *w = cast(c.loadB(idx[0], idx[2], k), c.type, acc);
+      set(sum, accumulate(acc, get(sum), mul(acc, a, w)));
+    });
+    c.store(idx[0], idx[1], idx[2], cast(get(sum), acc, storeAs));
+  });
 }
 
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {

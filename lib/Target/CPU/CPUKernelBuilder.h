@@ -16,7 +16,10 @@
 //    (tanhf), resolved from the process by the JIT;
 //  - scratch arrays live on the stack up to 64 KiB, else on the heap
 //    (malloc/free; when malloc fails the body is skipped);
-//  - float sums accumulate in double.
+//  - float sums accumulate in double, except contractions: float32 and
+//    float16 products accumulate in float32, as every BLAS does;
+//  - contraction() is a packed GEMM (PackedGemm.cpp) where the shape pays
+//    for packing, else the default loop nest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_TARGET_CPU_CPUKERNELBUILDER_H
@@ -27,12 +30,25 @@
 
 namespace hx {
 
+/// What the packed GEMM is shaped by: the vector unit the code is compiled
+/// for and the host's data caches (bytes; 0 where the host does not say).
+struct CPUMachineInfo {
+  /// float32 lanes of one vector register (4 SSE, 8 AVX, 16 AVX-512) and
+  /// how many such registers there are.
+  unsigned lanes = 4;
+  unsigned registers = 16;
+  /// Whether fused multiply-add is native (else llvm.fmuladd becomes a
+  /// multiply and an add).
+  bool fma = false;
+  int64_t l1 = 0, l2 = 0, l3 = 0;
+};
+
 class CPUKernelBuilder : public KernelBuilder {
 public:
   /// Creates the kernel function `name` in `m` and positions the builder in
   /// its entry block.
   CPUKernelBuilder(llvm::Module &m, llvm::StringRef name, unsigned numBuffers,
-                   int64_t minParallelWork);
+                   int64_t minParallelWork, const CPUMachineInfo &machine = {});
 
   /// Terminates the kernel function.
   void finish();
@@ -46,12 +62,26 @@ public:
   Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   DType accumulatorType(DType t) const override;
+  void contraction(const Contraction &c) override;
 
   /// Bytes of scratch above which withScratch uses the heap.
   static constexpr int64_t kMaxStackScratch = 64 * 1024;
 
 private:
+  /// A parallelFor whose body also receives `captured` (values of the
+  /// calling function: pointers and int64s), passed through a closure on
+  /// the caller's stack: [buffer pointers..., captured...].
+  using CapturedBody = llvm::function_ref<void(Value *i, llvm::ArrayRef<Value *> captured)>;
+  void parallelForCaptured(int64_t extent, int64_t workPerIteration,
+                           llvm::ArrayRef<Value *> captured, CapturedBody body);
+  /// The contraction as the default loop nest, accumulating in `acc`.
+  void contractionLoop(const Contraction &c, DType acc);
+  /// PackedGemm.cpp.
+  bool packedGemmPays(const Contraction &c) const;
+  void packedGemm(const Contraction &c);
+
   std::string name;
+  CPUMachineInfo machine;
   int64_t minParallelWork;
   llvm::Function *kernel = nullptr;
   llvm::SmallVector<llvm::Function *, 4> fns;

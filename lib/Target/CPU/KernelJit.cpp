@@ -217,6 +217,9 @@ const DataLayout &KernelJit::getDataLayout() const { return jit->getDataLayout()
 const Triple &KernelJit::getTargetTriple() const { return jit->getTargetTriple(); }
 StringRef KernelJit::getCPU() const { return tm->getTargetCPU(); }
 std::string KernelJit::getFeatures() const { return tm->getTargetFeatureString().str(); }
+bool KernelJit::hasFeature(StringRef name) const {
+  return tm->getMCSubtargetInfo()->checkFeatures(("+" + name).str());
+}
 
 Expected<ThreadSafeModule> KernelJit::optimize(ThreadSafeModule tsm) {
   tsm.withModuleDo([&](Module &m) {

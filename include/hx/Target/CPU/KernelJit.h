@@ -39,6 +39,8 @@ public:
   /// The host CPU name and features, for each function's attributes.
   llvm::StringRef getCPU() const;
   std::string getFeatures() const;
+  /// Whether the code is compiled with target feature `name` ("avx512f").
+  bool hasFeature(llvm::StringRef name) const;
 
   /// Adds a module; it is optimized and compiled at its first lookup.
   llvm::Error addModule(llvm::orc::ThreadSafeModule tsm);

@@ -1,0 +1,291 @@
+//===- PackedGemm.cpp - The cpu's contraction as a packed GEMM ------------===//
+//
+// CPUKernelBuilder::contraction for shapes that pay for packing: the BLIS
+// structure, generated per call with every size a constant.
+//
+//   C(b, i, j) = sum over k of A(b, i, k) * B(b, j, k)
+//
+// For each batch index b, three parallel phases (hx_parallel_for each):
+//
+//   1. pack A: row panels of MR rows; panel q holds A(q*MR + r, k) at
+//      Ap[q*MR*K + k*MR + r] (rows past m are 0, padding of a convolution
+//      is 0 through insideA);
+//   2. pack B: column panels of NR columns; panel p holds B(p*NR + l, k)
+//      at Bp[p*NR*K + k*NR + l] (columns past n are 0);
+//   3. compute: C is cut into tiles of MC rows x NCT columns, one parallel
+//      iteration each. A tile runs, for each block of KC along k, for each
+//      column panel, for each row panel, the micro-kernel: MR x NR sums in
+//      MR * NR / lanes vector registers, each step over k one vector load
+//      per NR / lanes lanes of B, one broadcast per row of A and an
+//      llvm.fmuladd per register. Partial sums between k blocks go to the
+//      tile's own scratch (MC x NCT floats); after the last block the tile is
+//      written through the operator's store callback, rows and columns past
+//      m and n skipped, so edge tiles cost what full ones do (no scalar
+//      cliff).
+//
+// The blocking is the BLIS analytical model, from the code's vector unit
+// and the host's caches (CPUMachineInfo):
+//   NR = 2 vectors, MR = (registers - 3) / 2 rows (6 with 16 registers,
+//        14 with AVX-512's 32): MR*NR/lanes accumulators, 2 of B and one
+//        broadcast fill the register file;
+//   KC: a micro-panel of B (KC x NR) fills the L1 data cache, so that it
+//       stays there while every row panel of the tile passes by; the depth
+//       is split into equal blocks of at most KC;
+//   MC: the tile's block of A (MC x KC) fills half the L2;
+//   NC: the block of B all tiles share (KC x NC) fills half the L3; tiles
+//       are narrowed further so that there are enough of them for the
+//       device's threads (hx_parallel_for cuts the range into one chunk per
+//       worker).
+//
+// The sums accumulate in float32 (float16 is held as float32), blocked over
+// k: each block of KC (at most 512) is summed from zero in registers, then
+// added to the partial sum of the blocks before, so that the rounding error
+// grows with the block's length rather than with K.
+// The packed A and B and the tiles' partial sums are allocated per call.
+// Where the packed buffers cannot be allocated the contraction runs as the
+// default loop nest instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUKernelBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+
+struct Blocking {
+  int64_t lanes, mr, nr, kc, numKc, mc, nct;
+  int64_t mPad, nPad;
+};
+
+int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+int64_t ceilDiv(int64_t v, int64_t by) { return (v + by - 1) / by; }
+
+Blocking blockingFor(const CPUMachineInfo &mi, int64_t m, int64_t n, int64_t depth) {
+  Blocking g;
+  g.lanes = mi.lanes;
+  g.nr = 2 * g.lanes;
+  g.mr = std::max<int64_t>(2, (int64_t(mi.registers) - 3) / 2);
+  int64_t l1 = mi.l1 > 0 ? mi.l1 : 32 << 10;
+  int64_t l2 = mi.l2 > 0 ? mi.l2 : 256 << 10;
+  int64_t l3 = mi.l3 > 0 ? mi.l3 : 8 << 20;
+  int64_t kcMax = std::clamp<int64_t>(l1 / (g.nr * 4) / 8 * 8, 64, 512);
+  g.numKc = ceilDiv(depth, kcMax);
+  g.kc = ceilDiv(depth, g.numKc);
+  g.mPad = roundUp(m, g.mr);
+  g.nPad = roundUp(n, g.nr);
+  g.mc = std::clamp<int64_t>(l2 / 2 / (g.kc * 4) / g.mr * g.mr, g.mr, g.mPad);
+  int64_t nc = std::clamp<int64_t>(l3 / 2 / (g.kc * 4) / g.nr * g.nr, g.nr, g.nPad);
+  // Enough tiles to spread over the threads: at least 16 where the shape
+  // allows, no narrower than 4 panels.
+  int64_t numMb = ceilDiv(g.mPad, g.mc);
+  int64_t wantNb = ceilDiv(16, numMb);
+  g.nct = std::min(nc, std::max(roundUp(ceilDiv(g.nPad, wantNb), g.nr), 4 * g.nr));
+  g.nct = std::min(g.nct, g.nPad);
+  return g;
+}
+
+} // namespace
+
+bool CPUKernelBuilder::packedGemmPays(const Contraction &c) const {
+  if (parallelDepth > 0 || valueDType(c.type) != DType::Float32)
+    return false;
+  return c.m > 4 && c.n >= int64_t(machine.lanes) && c.depth >= 16 &&
+         c.m * c.n * c.depth >= (int64_t(1) << 15);
+}
+
+void CPUKernelBuilder::packedGemm(const Contraction &c) {
+  const Blocking g = blockingFor(machine, c.m, c.n, c.depth);
+  const int64_t K = c.depth, MR = g.mr, NR = g.nr, L = g.lanes;
+  const int64_t numQ = g.mPad / MR, numP = g.nPad / NR;
+  const int64_t numMb = ceilDiv(g.mPad, g.mc), numNb = ceilDiv(g.nPad, g.nct);
+  const int64_t qPerMb = g.mc / MR, pPerNb = g.nct / NR;
+  const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
+  LLVMContext &ctx = module.getContext();
+  llvm::Type *f32 = b.getFloatTy(), *ptrTy = b.getPtrTy(), *i64 = b.getInt64Ty();
+  auto *vecTy = FixedVectorType::get(f32, unsigned(L));
+  if (L * 32 > 256) // 512-bit vectors are legal only where a function asks
+    for (Function *f : {kernel})
+      f->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
+
+  // The packed buffers, 64-byte aligned, for the whole call.
+  FunctionCallee alignedAlloc = module.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
+  FunctionCallee freeFn = module.getOrInsertFunction("free", b.getVoidTy(), ptrTy);
+  auto alloc = [&](int64_t floats) {
+    return b.CreateCall(alignedAlloc, {index(64), index(roundUp(floats * 4, 64))});
+  };
+  // With more than one block along k, each tile keeps its partial sums in
+  // its own part of cs (MC x NCT floats, in the L2 while the tile runs).
+  const int64_t tileFloats = g.mc * g.nct;
+  Value *ap = alloc(g.mPad * K), *bp = alloc(g.nPad * K);
+  Value *cs = g.numKc > 1 ? static_cast<Value *>(alloc(numMb * numNb * tileFloats))
+                          : Constant::getNullValue(ptrTy);
+  Value *ok = b.CreateAnd(b.CreateIsNotNull(ap), b.CreateIsNotNull(bp));
+  if (g.numKc > 1)
+    ok = b.CreateAnd(ok, b.CreateIsNotNull(cs));
+
+  ifThen(b.CreateNot(ok), [&] { contractionLoop(c, F32); });
+  ifThen(ok, [&] {
+    forRange(0, c.batch, [&](Value *batch) {
+      // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
+      parallelForCaptured(numQ, 4 * MR * K, {ap, batch}, [&](Value *q, ArrayRef<Value *> cap) {
+        Value *apIn = cap[0], *bIn = cap[1];
+        Value *panel = imul(q, MR * K);
+        forRange(0, MR, [&](Value *r) {
+          Value *i = iadd(imul(q, MR), r);
+          Value *inRange = icmp(CmpOp::LT, i, index(c.m));
+          Value *row = imin(i, index(c.m - 1));
+          forRange(0, K, [&](Value *k) {
+            Value *a = c.loadA(bIn, row, k);
+            Value *keep = inRange;
+            if (c.insideA)
+              keep = logicalAnd(keep, c.insideA(bIn, row, k));
+            a = cast(select(keep, a, constant(c.type, 0)), c.type, F32);
+            store(F32, apIn, iadd(panel, iadd(imul(k, MR), r)), a);
+          });
+        });
+      });
+      // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
+      parallelForCaptured(numP, 4 * NR * K, {bp, batch}, [&](Value *p, ArrayRef<Value *> cap) {
+        Value *bpIn = cap[0], *bIn = cap[1];
+        Value *panel = imul(p, NR * K);
+        forRange(0, NR, [&](Value *l) {
+          Value *j = iadd(imul(p, NR), l);
+          Value *inRange = icmp(CmpOp::LT, j, index(c.n));
+          Value *col = imin(j, index(c.n - 1));
+          forRange(0, K, [&](Value *k) {
+            Value *w = select(inRange, c.loadB(bIn, col, k), constant(c.type, 0));
+            store(F32, bpIn, iadd(panel, iadd(imul(k, NR), l)), cast(w, c.type, F32));
+          });
+        });
+      });
+      // 3. Compute, one tile of MC rows x NCT columns per iteration.
+      parallelForCaptured(
+          numMb * numNb, 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
+          [&](Value *t, ArrayRef<Value *> cap) {
+            Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
+            if (L * 32 > 256)
+              cur.fn->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
+            Value *q0 = imul(idiv(t, numNb), qPerMb);
+            Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
+            Value *p0 = imul(irem(t, numNb), pPerNb);
+            Value *p1 = imin(iadd(p0, pPerNb), index(numP));
+            // The finished MR x NR sums, stored through the callback from here.
+            Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
+            auto body = [&](Value *partial) {
+              forRange(index(0), index(g.numKc), [&](Value *pc) {
+                Value *kBegin = imul(pc, g.kc);
+                Value *kLen = imin(index(g.kc), isub(index(K), kBegin));
+                Value *first = icmp(CmpOp::EQ, pc, index(0));
+                Value *last = icmp(CmpOp::EQ, pc, index(g.numKc - 1));
+                forRange(p0, p1, [&](Value *p) {
+                  forRange(q0, q1, [&](Value *q) {
+                    Value *aPanel =
+                        b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
+                    Value *bPanel =
+                        b.CreateInBoundsGEP(f32, bpIn, iadd(imul(p, NR * K), imul(kBegin, NR)));
+                    // Partial sums of this micro-tile in the scratch:
+                    // row (q - q0) * MR + r, column (p - p0) * NR + lane.
+                    auto partialAt = [&](int64_t r, int64_t v) {
+                      Value *row = iadd(imul(isub(q, q0), MR), index(r));
+                      Value *colm = iadd(imul(isub(p, p0), NR), index(v * L));
+                      return b.CreateInBoundsGEP(f32, partial, iadd(imul(row, g.nct), colm));
+                    };
+                    // Each block along k sums from zero; the partial sum of
+                    // the blocks before is added once at the end, so that
+                    // rounding grows with the block's length, not K's.
+                    SmallVector<Value *, 32> init(MR * (NR / L), Constant::getNullValue(vecTy));
+                    // The k loop, sums in PHIs.
+                    Function *fn = cur.fn;
+                    BasicBlock *pre = b.GetInsertBlock();
+                    BasicBlock *header = BasicBlock::Create(ctx, "ukernel", fn);
+                    BasicBlock *loopBody = BasicBlock::Create(ctx, "ukernel.body", fn);
+                    BasicBlock *exit = BasicBlock::Create(ctx, "ukernel.end", fn);
+                    b.CreateBr(header);
+                    b.SetInsertPoint(header);
+                    PHINode *k = b.CreatePHI(i64, 2, "k");
+                    k->addIncoming(index(0), pre);
+                    SmallVector<PHINode *, 32> acc;
+                    for (Value *v : init) {
+                      acc.push_back(b.CreatePHI(vecTy, 2, "acc"));
+                      acc.back()->addIncoming(v, pre);
+                    }
+                    b.CreateCondBr(b.CreateICmpSLT(k, kLen), loopBody, exit);
+                    b.SetInsertPoint(loopBody);
+                    SmallVector<Value *, 4> bv;
+                    for (int64_t v = 0; v < NR / L; ++v)
+                      bv.push_back(b.CreateAlignedLoad(
+                          vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
+                          Align(64)));
+                    SmallVector<Value *, 32> next;
+                    for (int64_t r = 0; r < MR; ++r) {
+                      Value *a = b.CreateAlignedLoad(
+                          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))),
+                          Align(4));
+                      Value *splat = b.CreateVectorSplat(unsigned(L), a);
+                      for (int64_t v = 0; v < NR / L; ++v)
+                        next.push_back(b.CreateIntrinsic(Intrinsic::fmuladd, {vecTy},
+                                                         {splat, bv[v], acc[r * (NR / L) + v]}));
+                    }
+                    Value *kNext = b.CreateNSWAdd(k, index(1));
+                    k->addIncoming(kNext, b.GetInsertBlock());
+                    for (size_t x = 0; x < acc.size(); ++x)
+                      acc[x]->addIncoming(next[x], b.GetInsertBlock());
+                    b.CreateBr(header);
+                    b.SetInsertPoint(exit);
+                    SmallVector<Value *, 32> sums(acc.begin(), acc.end());
+                    if (partial)
+                      for (int64_t r = 0; r < MR; ++r)
+                        for (int64_t v = 0; v < NR / L; ++v) {
+                          Value *&s = sums[r * (NR / L) + v];
+                          Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
+                          s = b.CreateSelect(first, s, b.CreateFAdd(s, old));
+                        }
+
+                    auto finish = [&] {
+                      for (int64_t r = 0; r < MR; ++r)
+                        for (int64_t v = 0; v < NR / L; ++v)
+                          b.CreateAlignedStore(
+                              sums[r * (NR / L) + v],
+                              b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)),
+                              Align(4));
+                      Value *i0 = imul(q, MR), *j0 = imul(p, NR);
+                      Value *rows = imin(index(MR), isub(index(c.m), i0));
+                      Value *cols = imin(index(NR), isub(index(c.n), j0));
+                      forRange(index(0), rows, [&](Value *r) {
+                        forRange(index(0), cols, [&](Value *l) {
+                          Value *s = load(F32, tile, iadd(imul(r, NR), l));
+                          c.store(bIn, iadd(i0, r), iadd(j0, l), cast(s, F32, storeAs));
+                        });
+                      });
+                    };
+                    if (!partial) {
+                      finish();
+                      return;
+                    }
+                    ifThen(last, finish);
+                    ifThen(b.CreateNot(last), [&] {
+                      for (int64_t r = 0; r < MR; ++r)
+                        for (int64_t v = 0; v < NR / L; ++v)
+                          b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
+                    });
+                  });
+                });
+              });
+            };
+            body(g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)));
+          });
+    });
+  });
+  // Freed on both paths (one allocation may have failed; free(null) is
+  // nothing).
+  for (Value *p : {ap, bp, cs})
+    b.CreateCall(freeFn, {p});
+}
+
+} // namespace hx
