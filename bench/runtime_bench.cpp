@@ -8,11 +8,19 @@
 //  3. elementwise add over 2^24 float32, GB/s (12 bytes moved per element),
 //     next to memcpy of the same buffers (8 bytes per element);
 //  4. nn.dense 1024x1024x1024, GFLOP/s, next to OpenBLAS cblas_sgemm on the
-//     same data.
+//     same data;
+//  5. nn.dense 1x4096x4096 (batch-1, the skinny path), GB/s of the weights
+//     read, next to OpenBLAS cblas_sgemv;
+//  6. one parallel region of the cpu device's pool with 2 threads (a
+//     trivial body), µs.
 // Every figure is the best of several runs. Modules are built as text and go
-// through the same parser, planner, compiler and executor as hx-run.
+// through the same parser, planner, compiler and executor as hx-run. hx's cpu
+// device and OpenBLAS run with the same number of threads (--threads=N,
+// default one per core; openblas_set_num_threads), and the first line names
+// the OpenBLAS build the reference ran on.
 //
 //===----------------------------------------------------------------------===//
+#include "CPU/ParallelPool.h"
 #include "hx/Backends/CPU.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Run/Session.h"
@@ -25,11 +33,15 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 
 using namespace hx;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+/// Threads on both sides (hx's cpu device and OpenBLAS).
+unsigned gThreads = 1;
 
 double seconds(Clock::time_point a) {
   return std::chrono::duration<double>(Clock::now() - a).count();
@@ -63,7 +75,7 @@ std::unique_ptr<Compiled> compile(const std::string &text) {
     std::exit(1);
   }
   c->m = &c->session.module();
-  c->device = createCPUDevice(0, 0);
+  c->device = createCPUDevice(0, gThreads);
   auto t = Clock::now();
   Device *devices[] = {c->device.get()};
   if (llvm::Error e = c->session.compileFor(devices, c->backends, CompileOptions())) {
@@ -120,9 +132,23 @@ std::string calls(int n, int distinct) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  gThreads = std::max(1u, std::thread::hardware_concurrency());
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a(argv[i]);
+    unsigned n = 0;
+    if (a.consume_front("--threads=") && !a.getAsInteger(10, n) && n > 0) {
+      gThreads = n;
+      continue;
+    }
+    llvm::errs() << "usage: hx-runtime-bench [--threads=N]\n";
+    return 1;
+  }
+  openblas_set_num_threads(int(gThreads));
   llvm::outs() << "hx runtime benchmark (best of several runs; each figure next to its "
-                  "reference)\n\n";
+                  "reference)\n";
+  llvm::outs() << "threads: " << gThreads << " for hx's cpu device and for OpenBLAS ("
+               << openblas_get_config() << ")\n\n";
 
   // 1. Executor overhead.
   {
@@ -202,6 +228,49 @@ int main() {
     llvm::outs() << llvm::format("nn.dense 1024^3: %.2f GFLOP/s; OpenBLAS cblas_sgemm: %.2f "
                                  "GFLOP/s (%.1f%%)\n",
                                  flops / kernel / 1e9, flops / blas / 1e9, 100 * blas / kernel);
+  }
+
+  // 5. nn.dense 1x4096x4096 vs OpenBLAS sgemv: the weights are read once.
+  {
+    const int N = 4096;
+    auto c = compile("#[version = \"0.0.5\"]\ndef @main(%a: Tensor[(1, 4096), float32], %w: "
+                     "Tensor[(4096, 4096), float32]) {\n  nn.dense(%a, %w, units=4096)\n}\n");
+    auto in = inputsFor(*c->m, 0.25f);
+    RunProfile prof;
+    double kernel = 1e30;
+    for (int r = 0; r < 10; ++r) {
+      prof.steps.clear();
+      if (auto res = c->exe->run(in, &prof); !res)
+        return 1;
+      for (auto &s : prof.steps)
+        kernel = std::min(kernel, s.seconds);
+    }
+    std::vector<float> out(N);
+    double blas = best(10, [&] {
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0f, in[1].as<float>(), N, in[0].as<float>(),
+                  1, 0.0f, out.data(), 1);
+    });
+    double bytes = 4.0 * N * N;
+    llvm::outs() << llvm::format("nn.dense 1x4096x4096: %.2f GB/s; OpenBLAS cblas_sgemv: %.2f "
+                                 "GB/s (%.1f%%)\n",
+                                 bytes / kernel / 1e9, bytes / blas / 1e9, 100 * blas / kernel);
+  }
+
+  // 6. One parallel region, 2 threads, a trivial body.
+  {
+    ParallelPool pool(2);
+    std::atomic<int64_t> sink{0};
+    auto body = [](void *closure, int64_t begin, int64_t end) {
+      static_cast<std::atomic<int64_t> *>(closure)->fetch_add(end - begin,
+                                                              std::memory_order_relaxed);
+    };
+    const int regions = 20000;
+    double t = best(5, [&] {
+      for (int r = 0; r < regions; ++r)
+        pool.run(body, &sink, 64);
+    });
+    llvm::outs() << llvm::format("one parallel region, 2 threads: %.2f us (target <= 5 us)\n",
+                                 t / regions * 1e6);
   }
   return 0;
 }

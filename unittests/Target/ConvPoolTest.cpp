@@ -109,6 +109,11 @@ TEST(ConvPoolTest, Conv2d) {
   checkConv({{1, 2, 17, 17}, {3, 2, 5, 5}, {2, 3, 1, 0}, "[2, 3, 1, 0]", 3, 2, 1, 2});
   checkConv({{1, 1, 1, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}, ""});
   checkConv({{1, 16, 40, 40}, {32, 16, 3, 3}, {1, 1, 1, 1}, "1"}); // large: parallel path
+  // The cpu's packed GEMM (implicit GEMM): edge tiles, strides, dilation,
+  // asymmetric padding, groups, a 1x1 and a batch.
+  checkConv({{2, 32, 19, 17}, {48, 16, 3, 3}, {1, 2, 0, 1}, "[1, 2, 0, 1]", 2, 2, 2, 2, 2});
+  checkConv({{1, 64, 15, 15}, {40, 64, 1, 1}, {0, 0, 0, 0}, ""});
+  checkConv({{3, 3, 30, 30}, {20, 3, 7, 7}, {3, 3, 3, 3}, "3", 2, 2});
 }
 
 TEST(ConvPoolTest, Conv2dGroupsAndDepthwise) {

@@ -148,6 +148,9 @@ TEST_P(PackedGemmTest, BatchMatmul) {
   checkBatchMatmul(2, 2, 50, 64, 50, false, false);
   checkBatchMatmul(4, 1, 20, 90, 35, true, true); // y broadcast over the batch
   checkBatchMatmul(1, 3, 25, 40, 48, true, false);
+  // Large enough per batch index to run the batch in order, each phase
+  // across the threads (the small ones above run a batch index per thread).
+  checkBatchMatmul(2, 2, 130, 200, 170, false, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(MicroKernels, PackedGemmTest, ::testing::ValuesIn(kVariants),

@@ -143,9 +143,10 @@ public:
   /// product (the CPU vectorizes it); a GPU tiles it in shared memory with
   /// a block of C per thread.
   virtual void contraction(const Contraction &c);
-  /// Whether contraction() is tiled: an operator with a better direct loop
-  /// nest for untiled targets (nn.conv2d) uses contraction() only then.
-  virtual bool tilesContractions() const { return false; }
+  /// Whether contraction(c) is tiled for c's shape: an operator with a
+  /// better direct loop nest for untiled shapes (nn.conv2d) uses
+  /// contraction() only then.
+  virtual bool tilesContraction(const Contraction &c) const { return false; }
 
   //===--- Buffers ------------------------------------------------------------===//
 

@@ -21,7 +21,8 @@
 //
 // The innermost loop runs over output columns (unit-stride for NCHW and
 // stride 1) and has no bounds checks: [lo, hi) is computed per kw.
-// On a target whose contractions are tiled (a GPU: shared-memory tiles)
+// Where the target tiles the contraction of this shape (a GPU: shared-memory
+// tiles, always; the cpu: its packed GEMM, where the shape pays for packing)
 // nn.conv2d is instead an implicit GEMM per group: rows (n, oh, ow),
 // columns the group's output channels, depth (ic, kh, kw), padding read as
 // zero: A's load is clamped into the input and the padding is a separate
@@ -193,7 +194,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   DType t = dataT->dtype, acc = kb.accumulatorType(t);
   const LayoutView &dv = *data, &wv = *weight, &ov = *out;
 
-  if (kb.tilesContractions()) {
+  {
     // Implicit GEMM per group g: C[(b, y, x), oc] = Σ over (ic, r, s) of
     // input[b, g*icg + ic, y*sh + r*dh - top, x*sw + s*dw - left] (0 in the
     // padding) * weight[g*ocg + oc, ic, r, s].
@@ -214,12 +215,14 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       return std::array<Value *, 4>{p[0], ci, ih, iw};
     };
     // The load is clamped into the input; insideA zeroes the padding, so
-    // that a target may zero after the load has landed.
+    // that a target may zero after the load has landed. Without padding
+    // every position is inside: no clamp, no predicate.
+    bool padded = top || left || bottom || right;
     auto loadA = [&](Value *g, Value *i, Value *k) {
       auto [bi, ci, ih, iw] = inputAt(g, i, k);
       Value *zero = kb.index(0);
-      Value *chClamped = kb.imin(kb.imax(ih, zero), kb.index(h - 1));
-      Value *cwClamped = kb.imin(kb.imax(iw, zero), kb.index(w - 1));
+      Value *chClamped = padded ? kb.imin(kb.imax(ih, zero), kb.index(h - 1)) : ih;
+      Value *cwClamped = padded ? kb.imin(kb.imax(iw, zero), kb.index(w - 1)) : iw;
       Value *off = kb.linearOffset({bi, ci, chClamped, cwClamped},
                                    {dv.stride[0], dv.stride[1], dv.stride[2], dv.stride[3]});
       return kb.load(t, kb.buffer(spec.inputBuffer(0)), off);
@@ -246,11 +249,14 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       kb.store(outT->dtype, kb.buffer(spec.outputBuffer(0)), off, kb.cast(sum, acc, outT->dtype));
     };
     c.loadA = loadA;
-    c.insideA = insideA;
+    if (padded)
+      c.insideA = insideA;
     c.loadB = loadB;
     c.store = store;
-    kb.contraction(c);
-    return Error::success();
+    if (kb.tilesContraction(c)) {
+      kb.contraction(c);
+      return Error::success();
+    }
   }
 
   kb.parallelFor(n * o * oh, 2 * std::max<int64_t>(icg * kh * kw, 1) * ow, [&](Value *p) {

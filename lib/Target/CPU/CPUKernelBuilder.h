@@ -63,6 +63,8 @@ public:
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   DType accumulatorType(DType t) const override;
   void contraction(const Contraction &c) override;
+  /// The shapes the packed GEMM takes.
+  bool tilesContraction(const Contraction &c) const override { return packedGemmPays(c); }
 
   /// Bytes of scratch above which withScratch uses the heap.
   static constexpr int64_t kMaxStackScratch = 64 * 1024;

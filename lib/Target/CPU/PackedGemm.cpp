@@ -81,12 +81,19 @@ Blocking blockingFor(const CPUMachineInfo &mi, int64_t m, int64_t n, int64_t dep
   g.nPad = roundUp(n, g.nr);
   g.mc = std::clamp<int64_t>(l2 / 2 / (g.kc * 4) / g.mr * g.mr, g.mr, g.mPad);
   int64_t nc = std::clamp<int64_t>(l3 / 2 / (g.kc * 4) / g.nr * g.nr, g.nr, g.nPad);
-  // Enough tiles to spread over the threads: at least 16 where the shape
-  // allows, no narrower than 4 panels.
+  // Enough tiles to spread over the threads (at least kMinTiles where the
+  // shape allows): narrower tiles first, down to 4 panels of B, then
+  // shorter ones, down to 4 panels of A.
+  constexpr int64_t kMinTiles = 16;
   int64_t numMb = ceilDiv(g.mPad, g.mc);
-  int64_t wantNb = ceilDiv(16, numMb);
+  int64_t wantNb = ceilDiv(kMinTiles, numMb);
   g.nct = std::min(nc, std::max(roundUp(ceilDiv(g.nPad, wantNb), g.nr), 4 * g.nr));
   g.nct = std::min(g.nct, g.nPad);
+  int64_t numNb = ceilDiv(g.nPad, g.nct);
+  if (numMb * numNb < kMinTiles) {
+    int64_t wantMb = ceilDiv(kMinTiles, numNb);
+    g.mc = std::min(g.mc, std::max(roundUp(ceilDiv(g.mPad, wantMb), g.mr), 4 * g.mr));
+  }
   return g;
 }
 
@@ -113,7 +120,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
     for (Function *f : {kernel})
       f->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
 
-  // The packed buffers, 64-byte aligned, for the whole call.
+  // The packed buffers, 64-byte aligned, for one batch index at a time.
   FunctionCallee alignedAlloc = module.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
   FunctionCallee freeFn = module.getOrInsertFunction("free", b.getVoidTy(), ptrTy);
   auto alloc = [&](int64_t floats) {
@@ -122,170 +129,220 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   // With more than one block along k, each tile keeps its partial sums in
   // its own part of cs (MC x NCT floats, in the L2 while the tile runs).
   const int64_t tileFloats = g.mc * g.nct;
-  Value *ap = alloc(g.mPad * K), *bp = alloc(g.nPad * K);
-  Value *cs = g.numKc > 1 ? static_cast<Value *>(alloc(numMb * numNb * tileFloats))
-                          : Constant::getNullValue(ptrTy);
-  Value *ok = b.CreateAnd(b.CreateIsNotNull(ap), b.CreateIsNotNull(bp));
-  if (g.numKc > 1)
-    ok = b.CreateAnd(ok, b.CreateIsNotNull(cs));
+  struct Buffers {
+    Value *ap, *bp, *cs, *ok;
+  };
+  auto allocate = [&] {
+    Buffers x;
+    x.ap = alloc(g.mPad * K);
+    x.bp = alloc(g.nPad * K);
+    x.cs = g.numKc > 1 ? static_cast<Value *>(alloc(numMb * numNb * tileFloats))
+                       : Constant::getNullValue(ptrTy);
+    x.ok = b.CreateAnd(b.CreateIsNotNull(x.ap), b.CreateIsNotNull(x.bp));
+    if (g.numKc > 1)
+      x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.cs));
+    return x;
+  };
+  // Freed on both paths (one allocation may have failed; free(null) is
+  // nothing).
+  auto release = [&](const Buffers &x) {
+    for (Value *p : {x.ap, x.bp, x.cs})
+      b.CreateCall(freeFn, {p});
+  };
 
-  ifThen(b.CreateNot(ok), [&] { contractionLoop(c, F32); });
-  ifThen(ok, [&] {
-    forRange(0, c.batch, [&](Value *batch) {
-      // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
-      parallelForCaptured(numQ, 4 * MR * K, {ap, batch}, [&](Value *q, ArrayRef<Value *> cap) {
-        Value *apIn = cap[0], *bIn = cap[1];
-        Value *panel = imul(q, MR * K);
-        forRange(0, MR, [&](Value *r) {
-          Value *i = iadd(imul(q, MR), r);
-          Value *inRange = icmp(CmpOp::LT, i, index(c.m));
-          Value *row = imin(i, index(c.m - 1));
-          forRange(0, K, [&](Value *k) {
-            Value *a = c.loadA(bIn, row, k);
-            Value *keep = inRange;
-            if (c.insideA)
-              keep = logicalAnd(keep, c.insideA(bIn, row, k));
-            a = cast(select(keep, a, constant(c.type, 0)), c.type, F32);
-            store(F32, apIn, iadd(panel, iadd(imul(k, MR), r)), a);
-          });
-        });
+  // The three phases for one batch index.
+  auto onePass = [&](Value *batch, Value *ap, Value *bp, Value *cs) {
+    // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
+    parallelForCaptured(numQ, 4 * MR * K, {ap, batch}, [&](Value *q, ArrayRef<Value *> cap) {
+      Value *apIn = cap[0], *bIn = cap[1];
+      // k outer, the MR rows unrolled inside: the stores are contiguous,
+      // and what the operator's loadA computes from k alone (a
+      // convolution's channel and kernel offsets) is computed once per k.
+      Value *panel = imul(q, MR * K);
+      SmallVector<Value *, 16> rows, inRange;
+      for (int64_t r = 0; r < MR; ++r) {
+        Value *i = iadd(imul(q, MR), r);
+        inRange.push_back(icmp(CmpOp::LT, i, index(c.m)));
+        rows.push_back(imin(i, index(c.m - 1)));
+      }
+      forRange(0, K, [&](Value *k) {
+        Value *at = iadd(panel, imul(k, MR));
+        for (int64_t r = 0; r < MR; ++r) {
+          Value *a = c.loadA(bIn, rows[r], k);
+          Value *keep = inRange[r];
+          if (c.insideA)
+            keep = logicalAnd(keep, c.insideA(bIn, rows[r], k));
+          a = cast(select(keep, a, constant(c.type, 0)), c.type, F32);
+          store(F32, apIn, iadd(at, r), a);
+        }
       });
-      // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
-      parallelForCaptured(numP, 4 * NR * K, {bp, batch}, [&](Value *p, ArrayRef<Value *> cap) {
-        Value *bpIn = cap[0], *bIn = cap[1];
-        Value *panel = imul(p, NR * K);
-        forRange(0, NR, [&](Value *l) {
-          Value *j = iadd(imul(p, NR), l);
-          Value *inRange = icmp(CmpOp::LT, j, index(c.n));
-          Value *col = imin(j, index(c.n - 1));
-          forRange(0, K, [&](Value *k) {
-            Value *w = select(inRange, c.loadB(bIn, col, k), constant(c.type, 0));
-            store(F32, bpIn, iadd(panel, iadd(imul(k, NR), l)), cast(w, c.type, F32));
-          });
-        });
+    });
+    // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
+    parallelForCaptured(numP, 4 * NR * K, {bp, batch}, [&](Value *p, ArrayRef<Value *> cap) {
+      Value *bpIn = cap[0], *bIn = cap[1];
+      Value *panel = imul(p, NR * K);
+      SmallVector<Value *, 32> cols, inRange;
+      for (int64_t l = 0; l < NR; ++l) {
+        Value *j = iadd(imul(p, NR), l);
+        inRange.push_back(icmp(CmpOp::LT, j, index(c.n)));
+        cols.push_back(imin(j, index(c.n - 1)));
+      }
+      forRange(0, K, [&](Value *k) {
+        Value *at = iadd(panel, imul(k, NR));
+        for (int64_t l = 0; l < NR; ++l) {
+          Value *w = select(inRange[l], c.loadB(bIn, cols[l], k), constant(c.type, 0));
+          store(F32, bpIn, iadd(at, l), cast(w, c.type, F32));
+        }
       });
-      // 3. Compute, one tile of MC rows x NCT columns per iteration.
-      parallelForCaptured(
-          numMb * numNb, 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
-          [&](Value *t, ArrayRef<Value *> cap) {
-            Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
-            if (L * 32 > 256)
-              cur.fn->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
-            Value *q0 = imul(idiv(t, numNb), qPerMb);
-            Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
-            Value *p0 = imul(irem(t, numNb), pPerNb);
-            Value *p1 = imin(iadd(p0, pPerNb), index(numP));
-            // The finished MR x NR sums, stored through the callback from here.
-            Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
-            auto body = [&](Value *partial) {
-              forRange(index(0), index(g.numKc), [&](Value *pc) {
-                Value *kBegin = imul(pc, g.kc);
-                Value *kLen = imin(index(g.kc), isub(index(K), kBegin));
-                Value *first = icmp(CmpOp::EQ, pc, index(0));
-                Value *last = icmp(CmpOp::EQ, pc, index(g.numKc - 1));
-                forRange(p0, p1, [&](Value *p) {
-                  forRange(q0, q1, [&](Value *q) {
-                    Value *aPanel =
-                        b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
-                    Value *bPanel =
-                        b.CreateInBoundsGEP(f32, bpIn, iadd(imul(p, NR * K), imul(kBegin, NR)));
-                    // Partial sums of this micro-tile in the scratch:
-                    // row (q - q0) * MR + r, column (p - p0) * NR + lane.
-                    auto partialAt = [&](int64_t r, int64_t v) {
-                      Value *row = iadd(imul(isub(q, q0), MR), index(r));
-                      Value *colm = iadd(imul(isub(p, p0), NR), index(v * L));
-                      return b.CreateInBoundsGEP(f32, partial, iadd(imul(row, g.nct), colm));
-                    };
-                    // Each block along k sums from zero; the partial sum of
-                    // the blocks before is added once at the end, so that
-                    // rounding grows with the block's length, not K's.
-                    SmallVector<Value *, 32> init(MR * (NR / L), Constant::getNullValue(vecTy));
-                    // The k loop, sums in PHIs.
-                    Function *fn = cur.fn;
-                    BasicBlock *pre = b.GetInsertBlock();
-                    BasicBlock *header = BasicBlock::Create(ctx, "ukernel", fn);
-                    BasicBlock *loopBody = BasicBlock::Create(ctx, "ukernel.body", fn);
-                    BasicBlock *exit = BasicBlock::Create(ctx, "ukernel.end", fn);
-                    b.CreateBr(header);
-                    b.SetInsertPoint(header);
-                    PHINode *k = b.CreatePHI(i64, 2, "k");
-                    k->addIncoming(index(0), pre);
-                    SmallVector<PHINode *, 32> acc;
-                    for (Value *v : init) {
-                      acc.push_back(b.CreatePHI(vecTy, 2, "acc"));
-                      acc.back()->addIncoming(v, pre);
-                    }
-                    b.CreateCondBr(b.CreateICmpSLT(k, kLen), loopBody, exit);
-                    b.SetInsertPoint(loopBody);
-                    SmallVector<Value *, 4> bv;
+    });
+    // 3. Compute, one tile of MC rows x NCT columns per iteration.
+    parallelForCaptured(
+        numMb * numNb, 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
+        [&](Value *t, ArrayRef<Value *> cap) {
+          Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
+          if (L * 32 > 256)
+            cur.fn->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
+          Value *q0 = imul(idiv(t, numNb), qPerMb);
+          Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
+          Value *p0 = imul(irem(t, numNb), pPerNb);
+          Value *p1 = imin(iadd(p0, pPerNb), index(numP));
+          // The finished MR x NR sums, stored through the callback from here.
+          Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
+          auto body = [&](Value *partial) {
+            forRange(index(0), index(g.numKc), [&](Value *pc) {
+              Value *kBegin = imul(pc, g.kc);
+              Value *kLen = imin(index(g.kc), isub(index(K), kBegin));
+              Value *first = icmp(CmpOp::EQ, pc, index(0));
+              Value *last = icmp(CmpOp::EQ, pc, index(g.numKc - 1));
+              forRange(p0, p1, [&](Value *p) {
+                forRange(q0, q1, [&](Value *q) {
+                  Value *aPanel =
+                      b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
+                  Value *bPanel =
+                      b.CreateInBoundsGEP(f32, bpIn, iadd(imul(p, NR * K), imul(kBegin, NR)));
+                  // Partial sums of this micro-tile in the scratch:
+                  // row (q - q0) * MR + r, column (p - p0) * NR + lane.
+                  auto partialAt = [&](int64_t r, int64_t v) {
+                    Value *row = iadd(imul(isub(q, q0), MR), index(r));
+                    Value *colm = iadd(imul(isub(p, p0), NR), index(v * L));
+                    return b.CreateInBoundsGEP(f32, partial, iadd(imul(row, g.nct), colm));
+                  };
+                  // Each block along k sums from zero; the partial sum of
+                  // the blocks before is added once at the end, so that
+                  // rounding grows with the block's length, not K's.
+                  SmallVector<Value *, 32> init(MR * (NR / L), Constant::getNullValue(vecTy));
+                  // The k loop, sums in PHIs.
+                  Function *fn = cur.fn;
+                  BasicBlock *pre = b.GetInsertBlock();
+                  BasicBlock *header = BasicBlock::Create(ctx, "ukernel", fn);
+                  BasicBlock *loopBody = BasicBlock::Create(ctx, "ukernel.body", fn);
+                  BasicBlock *exit = BasicBlock::Create(ctx, "ukernel.end", fn);
+                  b.CreateBr(header);
+                  b.SetInsertPoint(header);
+                  PHINode *k = b.CreatePHI(i64, 2, "k");
+                  k->addIncoming(index(0), pre);
+                  SmallVector<PHINode *, 32> acc;
+                  for (Value *v : init) {
+                    acc.push_back(b.CreatePHI(vecTy, 2, "acc"));
+                    acc.back()->addIncoming(v, pre);
+                  }
+                  b.CreateCondBr(b.CreateICmpSLT(k, kLen), loopBody, exit);
+                  b.SetInsertPoint(loopBody);
+                  SmallVector<Value *, 4> bv;
+                  for (int64_t v = 0; v < NR / L; ++v)
+                    bv.push_back(b.CreateAlignedLoad(
+                        vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
+                        Align(64)));
+                  SmallVector<Value *, 32> next;
+                  for (int64_t r = 0; r < MR; ++r) {
+                    Value *a = b.CreateAlignedLoad(
+                        f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))),
+                        Align(4));
+                    Value *splat = b.CreateVectorSplat(unsigned(L), a);
                     for (int64_t v = 0; v < NR / L; ++v)
-                      bv.push_back(b.CreateAlignedLoad(
-                          vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
-                          Align(64)));
-                    SmallVector<Value *, 32> next;
-                    for (int64_t r = 0; r < MR; ++r) {
-                      Value *a = b.CreateAlignedLoad(
-                          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))),
-                          Align(4));
-                      Value *splat = b.CreateVectorSplat(unsigned(L), a);
-                      for (int64_t v = 0; v < NR / L; ++v)
-                        next.push_back(b.CreateIntrinsic(Intrinsic::fmuladd, {vecTy},
-                                                         {splat, bv[v], acc[r * (NR / L) + v]}));
-                    }
-                    Value *kNext = b.CreateNSWAdd(k, index(1));
-                    k->addIncoming(kNext, b.GetInsertBlock());
-                    for (size_t x = 0; x < acc.size(); ++x)
-                      acc[x]->addIncoming(next[x], b.GetInsertBlock());
-                    b.CreateBr(header);
-                    b.SetInsertPoint(exit);
-                    SmallVector<Value *, 32> sums(acc.begin(), acc.end());
-                    if (partial)
-                      for (int64_t r = 0; r < MR; ++r)
-                        for (int64_t v = 0; v < NR / L; ++v) {
-                          Value *&s = sums[r * (NR / L) + v];
-                          Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
-                          s = b.CreateSelect(first, s, b.CreateFAdd(s, old));
-                        }
+                      next.push_back(b.CreateIntrinsic(Intrinsic::fmuladd, {vecTy},
+                                                       {splat, bv[v], acc[r * (NR / L) + v]}));
+                  }
+                  Value *kNext = b.CreateNSWAdd(k, index(1));
+                  k->addIncoming(kNext, b.GetInsertBlock());
+                  for (size_t x = 0; x < acc.size(); ++x)
+                    acc[x]->addIncoming(next[x], b.GetInsertBlock());
+                  b.CreateBr(header);
+                  b.SetInsertPoint(exit);
+                  SmallVector<Value *, 32> sums(acc.begin(), acc.end());
+                  if (partial)
+                    for (int64_t r = 0; r < MR; ++r)
+                      for (int64_t v = 0; v < NR / L; ++v) {
+                        Value *&s = sums[r * (NR / L) + v];
+                        Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
+                        s = b.CreateSelect(first, s, b.CreateFAdd(s, old));
+                      }
 
-                    auto finish = [&] {
-                      for (int64_t r = 0; r < MR; ++r)
-                        for (int64_t v = 0; v < NR / L; ++v)
-                          b.CreateAlignedStore(
-                              sums[r * (NR / L) + v],
-                              b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)),
-                              Align(4));
-                      Value *i0 = imul(q, MR), *j0 = imul(p, NR);
-                      Value *rows = imin(index(MR), isub(index(c.m), i0));
-                      Value *cols = imin(index(NR), isub(index(c.n), j0));
-                      forRange(index(0), rows, [&](Value *r) {
-                        forRange(index(0), cols, [&](Value *l) {
-                          Value *s = load(F32, tile, iadd(imul(r, NR), l));
-                          c.store(bIn, iadd(i0, r), iadd(j0, l), cast(s, F32, storeAs));
-                        });
+                  auto finish = [&] {
+                    for (int64_t r = 0; r < MR; ++r)
+                      for (int64_t v = 0; v < NR / L; ++v)
+                        b.CreateAlignedStore(
+                            sums[r * (NR / L) + v],
+                            b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)),
+                            Align(4));
+                    Value *i0 = imul(q, MR), *j0 = imul(p, NR);
+                    Value *rows = imin(index(MR), isub(index(c.m), i0));
+                    Value *cols = imin(index(NR), isub(index(c.n), j0));
+                    forRange(index(0), rows, [&](Value *r) {
+                      forRange(index(0), cols, [&](Value *l) {
+                        Value *s = load(F32, tile, iadd(imul(r, NR), l));
+                        c.store(bIn, iadd(i0, r), iadd(j0, l), cast(s, F32, storeAs));
                       });
-                    };
-                    if (!partial) {
-                      finish();
-                      return;
-                    }
-                    ifThen(last, finish);
-                    ifThen(b.CreateNot(last), [&] {
-                      for (int64_t r = 0; r < MR; ++r)
-                        for (int64_t v = 0; v < NR / L; ++v)
-                          b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
                     });
+                  };
+                  if (!partial) {
+                    finish();
+                    return;
+                  }
+                  ifThen(last, finish);
+                  ifThen(b.CreateNot(last), [&] {
+                    for (int64_t r = 0; r < MR; ++r)
+                      for (int64_t v = 0; v < NR / L; ++v)
+                        b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
                   });
                 });
               });
-            };
-            body(g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)));
-          });
+            });
+          };
+          body(g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)));
+        });
+  };
+
+  // Small products of a large batch (attention heads) run one batch index
+  // per parallel iteration, each with its own buffers and the three phases
+  // inline; the others run the batch in order, each phase across the
+  // threads. Where the buffers cannot be allocated, the default loop nest.
+  constexpr int64_t kBatchParallelWork = int64_t(1) << 23;
+  if (c.batch > 1 && 2 * c.m * c.n * K < kBatchParallelWork) {
+    parallelForCaptured(c.batch, 2 * c.m * c.n * K, {}, [&](Value *bi, ArrayRef<Value *>) {
+      Buffers x = allocate();
+      ifThen(b.CreateNot(x.ok), [&] {
+        auto loadA = [&](Value *, Value *i, Value *k) { return c.loadA(bi, i, k); };
+        auto insideA = [&](Value *, Value *i, Value *k) { return c.insideA(bi, i, k); };
+        auto loadB = [&](Value *, Value *j, Value *k) { return c.loadB(bi, j, k); };
+        auto store = [&](Value *, Value *i, Value *j, Value *v) { c.store(bi, i, j, v); };
+        Contraction one = c;
+        one.batch = 1;
+        one.loadA = loadA;
+        one.insideA = c.insideA ? decltype(one.insideA)(insideA) : nullptr;
+        one.loadB = loadB;
+        one.store = store;
+        contractionLoop(one, F32);
+      });
+      ifThen(x.ok, [&] { onePass(bi, x.ap, x.bp, x.cs); });
+      release(x);
     });
-  });
-  // Freed on both paths (one allocation may have failed; free(null) is
-  // nothing).
-  for (Value *p : {ap, bp, cs})
-    b.CreateCall(freeFn, {p});
+    return;
+  }
+  Buffers x = allocate();
+  ifThen(b.CreateNot(x.ok), [&] { contractionLoop(c, F32); });
+  ifThen(x.ok, [&] { forRange(0, c.batch, [&](Value *bi) { onePass(bi, x.ap, x.bp, x.cs); }); });
+  release(x);
 }
 
 } // namespace hx

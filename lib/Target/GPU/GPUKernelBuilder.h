@@ -73,7 +73,7 @@ public:
   int64_t innerBlockLength(int64_t innerSize, int64_t workPerPoint) const override { return 1; }
   void contraction(const Contraction &c) override;
   Value *accessAddress(DType t, Value *ptr, Value *offset, Value *addr, bool write) override;
-  bool tilesContractions() const override { return true; }
+  bool tilesContraction(const Contraction &) const override { return true; }
   DType accumulatorType(DType t) const override { return isFloat(t) ? DType::Float64 : t; }
 
   static constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
