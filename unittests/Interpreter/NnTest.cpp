@@ -22,6 +22,53 @@ TEST(NnTest, Dense) {
                DType::Float32, {1, 2, 2}, {-2, 4, -2, 13}));
 }
 
+// Products large enough for parallelRows (every core) give, element by
+// element, the plain triple loop's double sums in order of k, rounded once
+// to float32: the split over threads and the four-at-a-time dot products
+// change nothing.
+TEST(NnTest, LargeProductsMatchThePlainLoop) {
+  const int64_t m = 70, k = 300, n = 131, b = 3;
+  auto fill = [](int64_t count, int seed) {
+    std::vector<double> v(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) // float32 values, held as double
+      v[size_t(i)] = double(float(((i * 7919 + seed * 104729) % 2001) - 1000) / 997.0f);
+    return v;
+  };
+  std::vector<double> d = fill(m * k, 1), w = fill(n * k, 2);
+  std::vector<double> dense(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l)
+        s += d[size_t(i * k + l)] * w[size_t(j * k + l)];
+      dense[size_t(i * n + j)] = double(float(s));
+    }
+  std::string ty = "Tensor[(" + std::to_string(m) + ", " + std::to_string(k) + "), float32]";
+  std::string wty = "Tensor[(" + std::to_string(n) + ", " + std::to_string(k) + "), float32]";
+  EXPECT_TRUE(tensorIs(
+      runOne("%d: " + ty + ", %w: " + wty, "nn.dense(%d, %w)", {f32({m, k}, d), f32({n, k}, w)}),
+      DType::Float32, {m, n}, dense, 0));
+  // batch_matmul, x [b, k, m] transposed, y [b, k, n] not: the strided case.
+  std::vector<double> x = fill(b * k * m, 3), y = fill(b * k * n, 4);
+  std::vector<double> bmm(size_t(b * m * n));
+  for (int64_t q = 0; q < b; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t l = 0; l < k; ++l)
+          s += x[size_t((q * k + l) * m + i)] * y[size_t((q * k + l) * n + j)];
+        bmm[size_t((q * m + i) * n + j)] = double(float(s));
+      }
+  auto shape = [](int64_t a, int64_t c, int64_t e) {
+    return "Tensor[(" + std::to_string(a) + ", " + std::to_string(c) + ", " + std::to_string(e) +
+           "), float32]";
+  };
+  EXPECT_TRUE(tensorIs(runOne("%x: " + shape(b, k, m) + ", %y: " + shape(b, k, n),
+                              "nn.batch_matmul(%x, %y, transpose_a=True, transpose_b=False)",
+                              {f32({b, k, m}, x), f32({b, k, n}, y)}),
+                       DType::Float32, {b, m, n}, bmm, 0));
+}
+
 TEST(NnTest, BatchMatmulTransposes) {
   std::string p = "%x: Tensor[(1, 2, 2), float32], %y: Tensor[(1, 2, 2), float32]";
   auto x = [] { return f32({1, 2, 2}, {1, 2, 3, 4}); };
