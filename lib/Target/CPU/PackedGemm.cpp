@@ -152,49 +152,52 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
 
   // The three phases for one batch index.
   auto onePass = [&](Value *batch, Value *ap, Value *bp, Value *cs) {
+    // Packs panels of R rows of an operand (rows < extent, each read with
+    // load(batch, row, k) and, where given, zeroed where inside is false):
+    // panel q holds row q*R + r at buf[q*R*K + k*R + r], 0 past extent. k
+    // outer, the R rows unrolled inside: the stores are contiguous, and
+    // what the operator computes from k alone (a convolution's channel and
+    // kernel offsets) is computed once per k. A full panel reads its rows
+    // as they are; only the last, partial one clamps and zeroes.
+    using Load = function_ref<Value *(Value *, Value *, Value *)>;
+    auto pack = [&](int64_t extent, int64_t R, Load load, Load inside, Value *buf) {
+      parallelForCaptured(
+          ceilDiv(extent, R), 4 * R * K, {buf, batch}, [&](Value *q, ArrayRef<Value *> cap) {
+            Value *bufIn = cap[0], *bIn = cap[1];
+            Value *panel = imul(q, R * K);
+            auto panelLoop = [&](bool full) {
+              SmallVector<Value *, 32> rows, inRange;
+              for (int64_t r = 0; r < R; ++r) {
+                Value *i = iadd(imul(q, R), r);
+                inRange.push_back(full ? nullptr : icmp(CmpOp::LT, i, index(extent)));
+                rows.push_back(full ? i : imin(i, index(extent - 1)));
+              }
+              forRange(0, K, [&](Value *k) {
+                Value *at = iadd(panel, imul(k, R));
+                for (int64_t r = 0; r < R; ++r) {
+                  Value *v = load(bIn, rows[r], k);
+                  Value *keep = inRange[r];
+                  if (inside) {
+                    Value *in = inside(bIn, rows[r], k);
+                    keep = keep ? logicalAnd(keep, in) : in;
+                  }
+                  if (keep)
+                    v = select(keep, v, constant(c.type, 0));
+                  store(F32, bufIn, iadd(at, r), cast(v, c.type, F32));
+                }
+              });
+            };
+            if (extent % R == 0)
+              return panelLoop(true);
+            Value *full = icmp(CmpOp::LE, imul(iadd(q, 1), R), index(extent));
+            ifThen(full, [&] { panelLoop(true); });
+            ifThen(logicalNot(full), [&] { panelLoop(false); });
+          });
+    };
     // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
-    parallelForCaptured(numQ, 4 * MR * K, {ap, batch}, [&](Value *q, ArrayRef<Value *> cap) {
-      Value *apIn = cap[0], *bIn = cap[1];
-      // k outer, the MR rows unrolled inside: the stores are contiguous,
-      // and what the operator's loadA computes from k alone (a
-      // convolution's channel and kernel offsets) is computed once per k.
-      Value *panel = imul(q, MR * K);
-      SmallVector<Value *, 16> rows, inRange;
-      for (int64_t r = 0; r < MR; ++r) {
-        Value *i = iadd(imul(q, MR), r);
-        inRange.push_back(icmp(CmpOp::LT, i, index(c.m)));
-        rows.push_back(imin(i, index(c.m - 1)));
-      }
-      forRange(0, K, [&](Value *k) {
-        Value *at = iadd(panel, imul(k, MR));
-        for (int64_t r = 0; r < MR; ++r) {
-          Value *a = c.loadA(bIn, rows[r], k);
-          Value *keep = inRange[r];
-          if (c.insideA)
-            keep = logicalAnd(keep, c.insideA(bIn, rows[r], k));
-          a = cast(select(keep, a, constant(c.type, 0)), c.type, F32);
-          store(F32, apIn, iadd(at, r), a);
-        }
-      });
-    });
+    pack(c.m, MR, c.loadA, c.insideA, ap);
     // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
-    parallelForCaptured(numP, 4 * NR * K, {bp, batch}, [&](Value *p, ArrayRef<Value *> cap) {
-      Value *bpIn = cap[0], *bIn = cap[1];
-      Value *panel = imul(p, NR * K);
-      SmallVector<Value *, 32> cols, inRange;
-      for (int64_t l = 0; l < NR; ++l) {
-        Value *j = iadd(imul(p, NR), l);
-        inRange.push_back(icmp(CmpOp::LT, j, index(c.n)));
-        cols.push_back(imin(j, index(c.n - 1)));
-      }
-      forRange(0, K, [&](Value *k) {
-        Value *at = iadd(panel, imul(k, NR));
-        for (int64_t l = 0; l < NR; ++l) {
-          Value *w = select(inRange[l], c.loadB(bIn, cols[l], k), constant(c.type, 0));
-          store(F32, bpIn, iadd(at, l), cast(w, c.type, F32));
-        }
-      });
-    });
+    pack(c.n, NR, c.loadB, nullptr, bp);
     // 3. Compute, one tile of MC rows x NCT columns per iteration.
     parallelForCaptured(
         numMb * numNb, 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
