@@ -7,6 +7,11 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 
 using namespace hx;
 using namespace hx::test;
@@ -318,3 +323,27 @@ TEST(GPUCompilerTest, ModuleTextStaysPutAcrossFinalizes) {
 }
 
 } // namespace
+
+// With HX_PERF_MAP=1 the JIT appends each linked function, the outlined
+// parallel bodies by name too, to /tmp/perf-PID.map for `perf report`.
+TEST(CompilerTest, PerfMapNamesKernelsAndTheirParallelBodies) {
+  std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  std::remove(path.c_str());
+  ::setenv("HX_PERF_MAP", "1", 1);
+  auto compiler = makeCompiler();
+  ::unsetenv("HX_PERF_MAP");
+  ASSERT_TRUE(compiler);
+  auto dense = TypedCall::parse("%a: Tensor[(64, 256), float32], %w: Tensor[(128, 256), float32]",
+                                "nn.dense(%a, %w)");
+  ASSERT_TRUE(dense);
+  llvm::Expected<unsigned> id = compiler->addKernel(dense->call());
+  ASSERT_TRUE(bool(id)) << llvm::toString(id.takeError());
+  ASSERT_FALSE(bool(compiler->finalize()));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  std::string name = compiler->kernelName(*id).str();
+  EXPECT_NE(text.str().find(" " + name + "\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find(" " + name + ".par"), std::string::npos) << text.str();
+}

@@ -80,8 +80,11 @@ void CPUKernelBuilder::parallelForCaptured(int64_t extent, int64_t workPerIterat
     }
   }
   auto *bodyTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64}, false);
-  Function *outlined = Function::Create(bodyTy, GlobalValue::InternalLinkage,
+  // External (hidden) linkage keeps the body's name in the linked code, for
+  // profiles (KernelJit's perf map); kernel names are unique per compiler.
+  Function *outlined = Function::Create(bodyTy, GlobalValue::ExternalLinkage,
                                         name + ".par" + Twine(fns.size()), module);
+  outlined->setVisibility(GlobalValue::HiddenVisibility);
   outlined->getArg(0)->setName("closure");
   outlined->getArg(1)->setName("begin");
   outlined->getArg(2)->setName("end");

@@ -20,19 +20,25 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::orc;
@@ -162,6 +168,41 @@ static Error checkHostRuns(const JITTargetMachineBuilder &want, StringRef cpu,
   return createStringError("the host (" + sys::getHostCPUName() + ") lacks " + missing);
 }
 
+namespace {
+/// With HX_PERF_MAP=1, every function the JIT links (kernels and their
+/// outlined parallel bodies) is appended to /tmp/perf-PID.map as
+/// "address size name", the file `perf report` reads to name JIT code.
+class PerfMapPlugin : public ObjectLinkingLayer::Plugin {
+public:
+  void modifyPassConfig(MaterializationResponsibility &, jitlink::LinkGraph &,
+                        jitlink::PassConfiguration &config) override {
+    config.PostFixupPasses.emplace_back(&PerfMapPlugin::writeMap);
+  }
+  static Error writeMap(jitlink::LinkGraph &g) {
+    std::string lines;
+    for (jitlink::Symbol *sym : g.defined_symbols())
+      if (sym->hasName() && sym->isCallable() && sym->getSize() > 0)
+        lines += formatv("{0:x} {1:x} {2}\n", sym->getAddress().getValue(), sym->getSize(),
+                         sym->getName())
+                     .str();
+    // One write with O_APPEND per linked object: JITs of several devices
+    // append whole blocks of lines, never interleaved ones.
+    std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      if (::write(fd, lines.data(), lines.size()) < 0) {
+        // A profile aid: a map that cannot be written is left out.
+      }
+      ::close(fd);
+    }
+    return Error::success();
+  }
+  Error notifyFailed(MaterializationResponsibility &) override { return Error::success(); }
+  Error notifyRemovingResources(JITDylib &, ResourceKey) override { return Error::success(); }
+  void notifyTransferringResources(JITDylib &, ResourceKey, ResourceKey) override {}
+};
+} // namespace
+
 Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor, bool keepIR,
                                                        StringRef extraFeatures, StringRef cpu) {
   initializeNativeTarget();
@@ -196,6 +237,9 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create(ParallelForFn parallelFor
   if (!jit)
     return jit.takeError();
   kj->jit = std::move(*jit);
+  if (const char *map = std::getenv("HX_PERF_MAP"); map && std::string(map) == "1")
+    if (auto *linker = dyn_cast<ObjectLinkingLayer>(&kj->jit->getObjLinkingLayer()))
+      linker->addPlugin(std::make_unique<PerfMapPlugin>());
 
   SymbolMap symbols;
   symbols[kj->jit->mangleAndIntern(kParallelForSymbol)] = {
