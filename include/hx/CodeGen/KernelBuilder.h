@@ -131,6 +131,24 @@ public:
   /// convolution's padding): where it is false, loadA's value, which must
   /// still come from an in-bounds load, is replaced by 0. Kept apart from
   /// loadA so that a target may issue the load early and zero it late.
+  ///
+  /// `window`, if set, says what loadA and insideA compute when A is a
+  /// convolution's input read as an implicit GEMM, so that a target may
+  /// pack A with its own loops instead of one loadA per element (the values
+  /// must be the same): with b the group, i = (image, y, x) over
+  /// (images, outH, outW) and k = (c, r, s) over (channels, kernelH,
+  /// kernelW), A(b, i, k) is
+  ///   input[image, b * channels + c, y * strideH + r * dilationH - top,
+  ///         x * strideW + s * dilationW - left]
+  /// and 0 where the row or column falls outside [0, height) x [0, width).
+  struct Window {
+    unsigned buffer = 0;
+    int64_t images = 0, height = 0, width = 0;
+    /// Element strides of the input along image, channel, row, column.
+    int64_t stride[4] = {0, 0, 0, 0};
+    int64_t outH = 0, outW = 0, channels = 0, kernelH = 0, kernelW = 0;
+    int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, top = 0, left = 0;
+  };
   struct Contraction {
     DType type = DType::Float32;
     int64_t batch = 1, m = 0, n = 0, depth = 0;
@@ -138,6 +156,7 @@ public:
     llvm::function_ref<Value *(Value *b, Value *i, Value *k)> insideA;
     llvm::function_ref<Value *(Value *b, Value *j, Value *k)> loadB;
     llvm::function_ref<void(Value *b, Value *i, Value *j, Value *sum)> store;
+    const Window *window = nullptr;
   };
   /// By default one parallel iteration per C element with a serial dot
   /// product (the CPU vectorizes it); a GPU tiles it in shared memory with

@@ -251,6 +251,24 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     c.loadA = loadA;
     if (padded)
       c.insideA = insideA;
+    KernelBuilder::Window win;
+    win.buffer = spec.inputBuffer(0);
+    win.images = n;
+    win.height = h;
+    win.width = w;
+    std::copy(dv.stride.begin(), dv.stride.end(), win.stride);
+    win.outH = oh;
+    win.outW = ow;
+    win.channels = icg;
+    win.kernelH = kh;
+    win.kernelW = kw;
+    win.strideH = sh;
+    win.strideW = sw;
+    win.dilationH = dh;
+    win.dilationW = dw;
+    win.top = top;
+    win.left = left;
+    c.window = &win;
     c.loadB = loadB;
     c.store = store;
     if (kb.tilesContraction(c)) {

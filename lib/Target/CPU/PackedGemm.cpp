@@ -9,7 +9,9 @@
 //
 //   1. pack A: row panels of MR rows; panel q holds A(q*MR + r, k) at
 //      Ap[q*MR*K + k*MR + r] (rows past m are 0, padding of a convolution
-//      is 0 through insideA);
+//      is 0 through insideA). A convolution's input (Contraction::window)
+//      is packed by loops over channel and kernel position instead of a
+//      loadA per element (im2col with the index arithmetic hoisted);
 //   2. pack B: column panels of NR columns; panel p holds B(p*NR + l, k)
 //      at Bp[p*NR*K + k*NR + l] (columns past n are 0);
 //   3. compute: C is cut into tiles of MC rows x NCT columns, one parallel
@@ -194,8 +196,56 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
             ifThen(logicalNot(full), [&] { panelLoop(false); });
           });
     };
+    // A convolution's input (Contraction::window) packs with loops over
+    // channel, kernel row and kernel column: per panel, each row's image,
+    // row and column base once; per kernel row, each row's offset and
+    // whether it is inside; per element an add, a compare, a load.
+    auto packWindow = [&](const Window &wd, Value *buf) {
+      parallelForCaptured(numQ, 4 * MR * K, {buf, batch}, [&](Value *q, ArrayRef<Value *> cap) {
+        Value *bufIn = cap[0], *group = cap[1];
+        Value *in = buffer(wd.buffer);
+        Value *panel = imul(q, MR * K);
+        SmallVector<Value *, 16> valid, yBase, xBase, base;
+        for (int64_t r = 0; r < MR; ++r) {
+          Value *i = iadd(imul(q, MR), r);
+          valid.push_back(icmp(CmpOp::LT, i, index(c.m)));
+          SmallVector<Value *, 4> p =
+              unflatten(imin(i, index(c.m - 1)), {wd.images, wd.outH, wd.outW});
+          yBase.push_back(iadd(imul(p[1], wd.strideH), -wd.top));
+          xBase.push_back(iadd(imul(p[2], wd.strideW), -wd.left));
+          base.push_back(iadd(imul(p[0], wd.stride[0]), imul(group, wd.channels * wd.stride[1])));
+        }
+        forRange(0, wd.channels, [&](Value *ch) {
+          Value *chOff = imul(ch, wd.stride[1]);
+          forRange(0, wd.kernelH, [&](Value *kr) {
+            Value *dy = imul(kr, wd.dilationH);
+            SmallVector<Value *, 16> rowOk, rowOff;
+            for (int64_t r = 0; r < MR; ++r) {
+              Value *y = iadd(yBase[r], dy);
+              rowOk.push_back(logicalAnd(valid[r], b.CreateICmpULT(y, index(wd.height))));
+              rowOff.push_back(iadd(iadd(base[r], chOff), imul(y, wd.stride[2])));
+            }
+            Value *kRow = imul(iadd(imul(ch, wd.kernelH), kr), wd.kernelW);
+            forRange(0, wd.kernelW, [&](Value *ks) {
+              Value *dx = imul(ks, wd.dilationW);
+              Value *at = iadd(panel, imul(iadd(kRow, ks), MR));
+              for (int64_t r = 0; r < MR; ++r) {
+                Value *x = iadd(xBase[r], dx);
+                Value *ok = logicalAnd(rowOk[r], b.CreateICmpULT(x, index(wd.width)));
+                Value *off = select(ok, iadd(rowOff[r], imul(x, wd.stride[3])), index(0));
+                Value *v = select(ok, load(c.type, in, off), constant(c.type, 0));
+                store(F32, bufIn, iadd(at, r), cast(v, c.type, F32));
+              }
+            });
+          });
+        });
+      });
+    };
     // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
-    pack(c.m, MR, c.loadA, c.insideA, ap);
+    if (c.window && c.window->channels * c.window->kernelH * c.window->kernelW == K)
+      packWindow(*c.window, ap);
+    else
+      pack(c.m, MR, c.loadA, c.insideA, ap);
     // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
     pack(c.n, NR, c.loadB, nullptr, bp);
     // 3. Compute, one tile of MC rows x NCT columns per iteration.
