@@ -284,7 +284,8 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
                   // the blocks before is added once at the end, so that
                   // rounding grows with the block's length, not K's.
                   SmallVector<Value *, 32> init(MR * (NR / L), Constant::getNullValue(vecTy));
-                  // The k loop, sums in PHIs.
+                  // The k loop, sums in PHIs. B panels start 64-byte aligned and
+                  // every offset into them is a multiple of a vector.
                   Function *fn = cur.fn;
                   BasicBlock *pre = b.GetInsertBlock();
                   BasicBlock *header = BasicBlock::Create(ctx, "ukernel", fn);
@@ -305,7 +306,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
                   for (int64_t v = 0; v < NR / L; ++v)
                     bv.push_back(b.CreateAlignedLoad(
                         vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
-                        Align(64)));
+                        Align(uint64_t(L * 4))));
                   SmallVector<Value *, 32> next;
                   for (int64_t r = 0; r < MR; ++r) {
                     Value *a = b.CreateAlignedLoad(
