@@ -108,6 +108,23 @@ void run(Compiled &c, const std::vector<HostTensor> &in) {
   }
 }
 
+/// The fastest kernel step over `reps` runs (the profile times the kernel
+/// alone, without copying inputs in and outputs out).
+double bestKernelSeconds(Compiled &c, const std::vector<HostTensor> &in, int reps) {
+  RunProfile prof;
+  double kernel = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    prof.steps.clear();
+    if (auto res = c.exe->run(in, &prof); !res) {
+      llvm::errs() << llvm::toString(res.takeError()) << "\n";
+      std::exit(1);
+    }
+    for (auto &s : prof.steps)
+      kernel = std::min(kernel, s.seconds);
+  }
+  return kernel;
+}
+
 /// A chain of n adds of %x to itself.
 std::string chain(int n, const std::string &type) {
   std::string s = "#[version = \"0.0.5\"]\ndef @main(%x: " + type + ") {\n  %0 = add(%x, %x);\n";
@@ -183,19 +200,7 @@ int main(int argc, char **argv) {
                      ") {\n  add(%a, %b)\n}\n");
     auto in = inputsFor(*c->m, 1.0f);
     run(*c, in);
-    // The run includes copying the inputs in and the output out: time the
-    // kernel step alone through the profile.
-    RunProfile prof;
-    double kernel = 1e30;
-    for (int r = 0; r < 5; ++r) {
-      prof.steps.clear();
-      if (auto res = c->exe->run(in, &prof); !res) {
-        llvm::errs() << llvm::toString(res.takeError()) << "\n";
-        return 1;
-      }
-      for (auto &s : prof.steps)
-        kernel = std::min(kernel, s.seconds);
-    }
+    double kernel = bestKernelSeconds(*c, in, 5);
     std::vector<float> src(n, 1.0f), dst(n);
     double mc = best(5, [&] { std::memcpy(dst.data(), src.data(), n * sizeof(float)); });
     llvm::outs() << llvm::format("add over 2^24 float32: %.2f GB/s; memcpy of the same "
@@ -210,15 +215,7 @@ int main(int argc, char **argv) {
     auto c = compile("#[version = \"0.0.5\"]\ndef @main(%a: " + ty + ", %w: " + ty +
                      ") {\n  nn.dense(%a, %w, units=1024)\n}\n");
     auto in = inputsFor(*c->m, 0.25f);
-    RunProfile prof;
-    double kernel = 1e30;
-    for (int r = 0; r < 3; ++r) {
-      prof.steps.clear();
-      if (auto res = c->exe->run(in, &prof); !res)
-        return 1;
-      for (auto &s : prof.steps)
-        kernel = std::min(kernel, s.seconds);
-    }
+    double kernel = bestKernelSeconds(*c, in, 3);
     std::vector<float> out(size_t(N) * N);
     double blas = best(3, [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, N, 1.0f, in[0].as<float>(), N,
@@ -236,15 +233,7 @@ int main(int argc, char **argv) {
     auto c = compile("#[version = \"0.0.5\"]\ndef @main(%a: Tensor[(1, 4096), float32], %w: "
                      "Tensor[(4096, 4096), float32]) {\n  nn.dense(%a, %w, units=4096)\n}\n");
     auto in = inputsFor(*c->m, 0.25f);
-    RunProfile prof;
-    double kernel = 1e30;
-    for (int r = 0; r < 10; ++r) {
-      prof.steps.clear();
-      if (auto res = c->exe->run(in, &prof); !res)
-        return 1;
-      for (auto &s : prof.steps)
-        kernel = std::min(kernel, s.seconds);
-    }
+    double kernel = bestKernelSeconds(*c, in, 10);
     std::vector<float> out(N);
     double blas = best(10, [&] {
       cblas_sgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0f, in[1].as<float>(), N, in[0].as<float>(),

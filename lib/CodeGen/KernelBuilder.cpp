@@ -533,7 +533,11 @@ int64_t KernelBuilder::innerBlockLength(int64_t innerSize, int64_t workPerPoint)
 void KernelBuilder::contraction(const Contraction &c) {
   if (c.batch * c.m * c.n == 0)
     return;
-  DType acc = accumulatorType(c.type);
+  contractionLoop(c, accumulatorType(c.type));
+}
+
+void KernelBuilder::contractionLoop(const Contraction &c, DType acc) {
+  DType storeAs = accumulatorType(c.type);
   parallelFor(c.batch * c.m * c.n, 2 * std::max<int64_t>(c.depth, 1), [&](Value *p) {
     SmallVector<Value *, 4> idx = unflatten(p, {c.batch, c.m, c.n});
     LocalVar sum = localVar(acc, constant(acc, 0));
@@ -545,7 +549,7 @@ void KernelBuilder::contraction(const Contraction &c) {
       Value *w = cast(c.loadB(idx[0], idx[2], k), c.type, acc);
       set(sum, accumulate(acc, get(sum), mul(acc, a, w)));
     });
-    c.store(idx[0], idx[1], idx[2], get(sum));
+    c.store(idx[0], idx[1], idx[2], cast(get(sum), acc, storeAs));
   });
 }
 

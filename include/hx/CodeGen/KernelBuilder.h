@@ -277,6 +277,10 @@ protected:
   virtual Value *accessAddress(DType t, Value *ptr, Value *offset, Value *addr, bool write) {
     return addr;
   }
+  /// The default contraction, summing in `acc` (stored as
+  /// accumulatorType(c.type)): one parallel iteration per element of C, a
+  /// serial dot product each.
+  void contractionLoop(const Contraction &c, DType acc);
   /// An alloca in the current function's entry block.
   Value *entryAlloca(llvm::Type *ty, Value *count = nullptr);
 

@@ -109,8 +109,13 @@ void ParallelPool::run(ParallelBodyFn fn, void *cl, int64_t count) {
       wake.notify_all();
   }
   work(j);
-  while (chunksDone.load(std::memory_order_acquire) != j.numChunks)
-    cpuRelax();
+  // Wait for chunks other threads still run; yield now and then, so that a
+  // preempted worker (more threads than cores) gets the core back.
+  for (unsigned turns = 1; chunksDone.load(std::memory_order_acquire) != j.numChunks; ++turns)
+    if (turns % 1024 == 0)
+      std::this_thread::yield();
+    else
+      cpuRelax();
 }
 
 } // namespace hx

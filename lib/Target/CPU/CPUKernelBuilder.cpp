@@ -125,23 +125,6 @@ void CPUKernelBuilder::contraction(const Contraction &c) {
   contractionLoop(c, v == DType::Float32 ? DType::Float32 : accumulatorType(c.type));
 }
 
-void CPUKernelBuilder::contractionLoop(const Contraction &c, DType acc) {
-  DType storeAs = accumulatorType(c.type);
-  parallelFor(c.batch * c.m * c.n, 2 * std::max<int64_t>(c.depth, 1), [&](Value *p) {
-    SmallVector<Value *, 4> idx = unflatten(p, {c.batch, c.m, c.n});
-    LocalVar sum = localVar(acc, constant(acc, 0));
-    forRange(0, c.depth, [&](Value *k) {
-      Value *a = c.loadA(idx[0], idx[1], k);
-      if (c.insideA)
-        a = select(c.insideA(idx[0], idx[1], k), a, constant(c.type, 0));
-      a = cast(a, c.type, acc);
-      Value *w = cast(c.loadB(idx[0], idx[2], k), c.type, acc);
-      set(sum, accumulate(acc, get(sum), mul(acc, a, w)));
-    });
-    c.store(idx[0], idx[1], idx[2], cast(get(sum), acc, storeAs));
-  });
-}
-
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   switch (fn) {
   case MathFn::Exp:

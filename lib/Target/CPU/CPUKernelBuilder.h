@@ -76,8 +76,6 @@ private:
   using CapturedBody = llvm::function_ref<void(Value *i, llvm::ArrayRef<Value *> captured)>;
   void parallelForCaptured(int64_t extent, int64_t workPerIteration,
                            llvm::ArrayRef<Value *> captured, CapturedBody body);
-  /// The contraction as the default loop nest, accumulating in `acc`.
-  void contractionLoop(const Contraction &c, DType acc);
   /// PackedGemm.cpp.
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);

@@ -35,9 +35,11 @@
 //       is split into equal blocks of at most KC;
 //   MC: the tile's block of A (MC x KC) fills half the L2;
 //   NC: the block of B all tiles share (KC x NC) fills half the L3; tiles
-//       are narrowed further so that there are enough of them for the
-//       device's threads (hx_parallel_for cuts the range into one chunk per
-//       worker).
+//       are narrowed (to 4 panels of B at least), then shortened (to 4
+//       panels of A at least), until there are 16 of them where the shape
+//       allows. The compiler does not know the thread count of the device
+//       that will run the kernel; 16 tiles keep 2 to 4 threads busy (the
+//       device's pool hands out up to 4 chunks per thread).
 //
 // The sums accumulate in float32 (float16 is held as float32), blocked over
 // k: each block of KC (at most 512) is summed from zero in registers, then
@@ -324,13 +326,30 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
                   b.CreateBr(header);
                   b.SetInsertPoint(exit);
                   SmallVector<Value *, 32> sums(acc.begin(), acc.end());
-                  if (partial)
+                  if (partial) {
+                    // After the first block, add the partial sum of the
+                    // blocks before (read only then: the first finds none).
+                    BasicBlock *from = b.GetInsertBlock();
+                    BasicBlock *addOld = BasicBlock::Create(ctx, "ukernel.add", fn);
+                    BasicBlock *joined = BasicBlock::Create(ctx, "ukernel.sums", fn);
+                    b.CreateCondBr(first, joined, addOld);
+                    b.SetInsertPoint(addOld);
+                    SmallVector<Value *, 32> added;
                     for (int64_t r = 0; r < MR; ++r)
                       for (int64_t v = 0; v < NR / L; ++v) {
-                        Value *&s = sums[r * (NR / L) + v];
                         Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
-                        s = b.CreateSelect(first, s, b.CreateFAdd(s, old));
+                        added.push_back(b.CreateFAdd(sums[r * (NR / L) + v], old));
                       }
+                    BasicBlock *addEnd = b.GetInsertBlock();
+                    b.CreateBr(joined);
+                    b.SetInsertPoint(joined);
+                    for (size_t x = 0; x < sums.size(); ++x) {
+                      PHINode *phi = b.CreatePHI(vecTy, 2, "sum");
+                      phi->addIncoming(sums[x], from);
+                      phi->addIncoming(added[x], addEnd);
+                      sums[x] = phi;
+                    }
+                  }
 
                   auto finish = [&] {
                     for (int64_t r = 0; r < MR; ++r)
