@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Real-network benchmark: the full-size ResNet-18-style and GPT-style networks
-of utils/gen-network.py through hx on the CPU, next to PyTorch eager running
+"""Real-network benchmark: the full-size networks of utils/gen-network.py
+(ResNet-18-style, ResNet-50, ResNeXt-50 32x4d, MobileNetV2 at batch 1, 224x224,
+and a GPT-style block) through hx on the CPU, next to PyTorch eager running
 the same network on the same weights (read from the same .npy files) in the
 same run — a second, independent oracle.
 
@@ -8,7 +9,10 @@ For each network it prints parse, infer-type + plan-devices, compile and one
 run (median of --repeat) for hx, PyTorch's time per run, and the max
 relative error of hx's output against PyTorch's.
 
-    python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only resnet|gpt]
+    python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only KIND]
+
+KIND: resnet (ResNet-18-style), resnet50, resnext50 (32x4d), mobilenetv2,
+gpt; all by default.
 
 Needs Debian's python3-torch (and python3-numpy); without it the PyTorch
 column says so. Every virtual device is mapped to one cpu instance, so
@@ -24,6 +28,7 @@ import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt"]
 
 
 def hx_times(build, ir, data, repeat, outdir):
@@ -53,9 +58,10 @@ def torch_net(kind, data):
     def w(name):
         return weights[name]
 
-    def conv_bn(x, name, stride, groups=1, relu="relu"):
+    def conv_bn(x, name, stride, relu="relu"):
         weight = w(name + "_weight")
         k = weight.shape[-1]
+        groups = x.shape[1] // weight.shape[1]
         x = F.conv2d(x, weight, stride=stride, padding=k // 2, groups=groups)
         x = F.batch_norm(x, w(name + "_mean"), w(name + "_var"), w(name + "_gamma"),
                          w(name + "_beta"), training=False, eps=1e-5)
@@ -84,6 +90,47 @@ def torch_net(kind, data):
                         x = conv_bn(x, name + "_down", stride, relu=None)
                     x = F.relu(y + x)
             return classifier(x)
+        return run
+
+    if kind in ("resnet50", "resnext50"):
+        def run():
+            x = conv_bn(w("data"), "stem", 2)
+            x = F.max_pool2d(x, 3, 2, 1)
+            s = 1
+            while f"layer{s}_0_conv1_weight" in weights:
+                b = 0
+                while f"layer{s}_{b}_conv1_weight" in weights:
+                    name = f"layer{s}_{b}"
+                    stride = 2 if s > 1 and b == 0 else 1
+                    y = conv_bn(x, name + "_conv1", 1)
+                    y = conv_bn(y, name + "_conv2", stride)
+                    y = conv_bn(y, name + "_conv3", 1, relu=None)
+                    if name + "_down_weight" in weights:
+                        x = conv_bn(x, name + "_down", stride, relu=None)
+                    x = F.relu(y + x)
+                    b += 1
+                s += 1
+            return classifier(x)
+        return run
+
+    if kind == "mobilenetv2":
+        # The stride of each block, as gen-network.py's settings give it.
+        strides = []
+        for _, _, n, first in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                               (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+            strides += [first] + [1] * (n - 1)
+
+        def run():
+            x = conv_bn(w("data"), "stem", 2, relu="relu6")
+            for i, stride in enumerate(strides):
+                name = f"block{i}"
+                y = x
+                if name + "_expand_weight" in weights:
+                    y = conv_bn(y, name + "_expand", 1, relu="relu6")
+                y = conv_bn(y, name + "_dw", stride, relu="relu6")
+                y = conv_bn(y, name + "_project", 1, relu=None)
+                x = y + x if stride == 1 and y.shape == x.shape else y
+            return classifier(conv_bn(x, "last", 1, relu="relu6"))
         return run
 
     def layer_norm(x, name):
@@ -122,7 +169,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--only", choices=["resnet", "gpt"])
+    p.add_argument("--only", choices=KINDS)
     a = p.parse_args()
     out = os.path.join(ROOT, "bench", "out", "networks")
     os.makedirs(out, exist_ok=True)
@@ -137,7 +184,7 @@ def main():
     except ImportError:
         have_torch = False
         print("PyTorch: not installed (apt-get install python3-torch): no reference column")
-    for kind in ["resnet", "gpt"]:
+    for kind in KINDS:
         if a.only and kind != a.only:
             continue
         ir, data = os.path.join(out, kind + ".ir"), os.path.join(out, kind)

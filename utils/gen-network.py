@@ -9,6 +9,13 @@ KIND is one of
              batch_norm and residual adds, global pool, dense classifier.
   mobilenet  MobileNet-v1-style: depthwise (grouped) 3x3 + pointwise 1x1
              convolutions with batch_norm and relu6 (clip).
+  resnet50   ResNet-50: 7x7 stem, bottleneck blocks (1x1, 3x3, 1x1, x4
+             expansion) in stages of 3, 4, 6, 3.
+  resnext50  ResNeXt-50 32x4d: ResNet-50 with 32 groups of 4 channels per
+             stage width in its 3x3 convolutions (ci: 2 groups).
+  mobilenetv2  MobileNetV2: inverted residual blocks (1x1 expansion x6,
+             depthwise 3x3, 1x1 projection, residual adds), relu6, a 1x1
+             to 1280 before the classifier.
   gpt        A GPT-style block: token embedding (take) and positions
              (strided_slice), layer_norm, causal self-attention with
              batch_matmul and softmax, an erf-based GELU MLP, tied logits.
@@ -258,6 +265,75 @@ def mobilenet(net, size):
     return classifier(net, x, c, classes)
 
 
+def bottleneck_net(net, size, groups, width_per_group):
+    """ResNet-50 (groups 1, width 64) or ResNeXt-50 (32 groups of 4), as
+    torchvision builds them: stride on the 3x3, projection on the shortcut
+    where the shape changes."""
+    image, scale, classes = (224, 1, 1000) if size == "full" else (32, 8, 10)
+    if size != "full" and groups > 1:
+        groups, width_per_group = 2, 64
+    rng = net.rng
+    x = net.input("data", "float32", [1, 3, image, image],
+                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+    cin = 64 // scale
+    x = conv_bn(net, x, "stem", 3, cin, 7, 2)
+    x = net.bind(f"nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])")
+    for s, (blocks, planes) in enumerate(zip([3, 4, 6, 3], [64, 128, 256, 512])):
+        planes //= scale
+        width = planes * width_per_group // 64 * groups
+        out = planes * 4
+        for b in range(blocks):
+            stride = 2 if s > 0 and b == 0 else 1
+            name = f"layer{s + 1}_{b}"
+            y = conv_bn(net, x, name + "_conv1", cin, width, 1, 1)
+            y = conv_bn(net, y, name + "_conv2", width, width, 3, stride, groups=groups)
+            y = conv_bn(net, y, name + "_conv3", width, out, 1, 1, relu=None)
+            if stride != 1 or cin != out:
+                x = conv_bn(net, x, name + "_down", cin, out, 1, stride, relu=None)
+            x = net.bind(f"nn.relu({net.bind(f'add({y}, {x})')})")
+            cin = out
+    return classifier(net, x, cin, classes)
+
+
+def resnet50(net, size):
+    return bottleneck_net(net, size, 1, 64)
+
+
+def resnext50(net, size):
+    return bottleneck_net(net, size, 32, 4)
+
+
+def mobilenetv2(net, size):
+    image, scale, classes = (224, 1, 1000) if size == "full" else (32, 8, 10)
+    rng = net.rng
+    x = net.input("data", "float32", [1, 3, image, image],
+                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+    c = 32 // scale
+    x = conv_bn(net, x, "stem", 3, c, 3, 2, relu="relu6")
+    # (expansion, output channels, blocks, stride of the first)
+    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                (6, 160, 3, 2), (6, 320, 1, 1)]
+    i = 0
+    for t, out, n, first_stride in settings:
+        out = max(2, out // scale)
+        for b in range(n):
+            stride = first_stride if b == 0 else 1
+            hidden = c * t
+            name = f"block{i}"
+            y = x
+            if t != 1:
+                y = conv_bn(net, y, name + "_expand", c, hidden, 1, 1, relu="relu6")
+            y = conv_bn(net, y, name + "_dw", hidden, hidden, 3, stride, groups=hidden,
+                        relu="relu6")
+            y = conv_bn(net, y, name + "_project", hidden, out, 1, 1, relu=None)
+            x = net.bind(f"add({y}, {x})") if stride == 1 and c == out else y
+            c = out
+            i += 1
+    last = 1280 // scale
+    x = conv_bn(net, x, "last", c, last, 1, 1, relu="relu6")
+    return classifier(net, x, last, classes)
+
+
 def layer_norm(net, x, name, d):
     g = net.weight(f"{name}_gamma", [d], "gamma")
     b = net.weight(f"{name}_beta", [d], "small")
@@ -332,7 +408,8 @@ def lstm(net, size):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("kind", choices=["resnet", "mobilenet", "gpt", "lstm"])
+    p.add_argument("kind", choices=["resnet", "mobilenet", "resnet50", "resnext50", "mobilenetv2",
+                                    "gpt", "lstm"])
     p.add_argument("out")
     p.add_argument("--form", choices=["params", "hx", "tvm"], default="params")
     p.add_argument("--size", choices=["ci", "full"], default="ci")
@@ -346,8 +423,9 @@ def main(argv):
     global TAIL_ONLY
     TAIL_ONLY = a.tail_only
     net = Net(a.form, random.Random(a.seed))
-    result = {"resnet": resnet, "mobilenet": mobilenet, "gpt": gpt, "lstm": lstm}[a.kind](net,
-                                                                                         a.size)
+    kinds = {"resnet": resnet, "mobilenet": mobilenet, "resnet50": resnet50,
+             "resnext50": resnext50, "mobilenetv2": mobilenetv2, "gpt": gpt, "lstm": lstm}
+    result = kinds[a.kind](net, a.size)
     data_dir = a.data_dir or os.path.splitext(a.out)[0]
     if not a.ir_only:
         os.makedirs(data_dir, exist_ok=True)
