@@ -226,14 +226,32 @@ def classifier(net, x, channels, classes):
     return f"on_device(nn.softmax({x}), virtual_device={CPU})"
 
 
+def image_input(net, image):
+    """The 1x3xIMAGExIMAGE input `data`, uniform in [-1, 1]."""
+    rng = net.rng
+    return net.input("data", "float32", [1, 3, image, image],
+                     [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+
+
+def resnet_stem(net, x, cout):
+    """ResNet's 7x7/2 convolution and 3x3/2 max pool."""
+    x = conv_bn(net, x, "stem", 3, cout, 7, 2)
+    return net.bind(f"nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], "
+                    f"padding=[1, 1, 1, 1])")
+
+
+def residual(net, x, y, name, cin, cout, stride):
+    """relu(y + x), x projected by a 1x1 convolution where the shape changes."""
+    if stride != 1 or cin != cout:
+        x = conv_bn(net, x, name + "_down", cin, cout, 1, stride, relu=None)
+    return net.bind(f"nn.relu({net.bind(f'add({y}, {x})')})")
+
+
 def resnet(net, size):
     image, widths, classes = (224, [64, 128, 256, 512], 1000) if size == "full" else \
         (32, [8, 16, 32, 64], 10)
-    rng = net.rng
-    x = net.input("data", "float32", [1, 3, image, image],
-                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
-    x = conv_bn(net, x, "stem", 3, widths[0], 7, 2)
-    x = net.bind(f"nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])")
+    x = image_input(net, image)
+    x = resnet_stem(net, x, widths[0])
     cin = widths[0]
     for s, cout in enumerate(widths):
         for b in range(2):
@@ -241,18 +259,14 @@ def resnet(net, size):
             name = f"layer{s + 1}_{b}"
             y = conv_bn(net, x, name + "_conv1", cin, cout, 3, stride)
             y = conv_bn(net, y, name + "_conv2", cout, cout, 3, 1, relu=None)
-            if stride != 1 or cin != cout:
-                x = conv_bn(net, x, name + "_down", cin, cout, 1, stride, relu=None)
-            x = net.bind(f"nn.relu({net.bind(f'add({y}, {x})')})")
+            x = residual(net, x, y, name, cin, cout, stride)
             cin = cout
     return classifier(net, x, cin, classes)
 
 
 def mobilenet(net, size):
     image, scale, classes = (224, 1, 1000) if size == "full" else (32, 8, 10)
-    rng = net.rng
-    x = net.input("data", "float32", [1, 3, image, image],
-                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+    x = image_input(net, image)
     c = 32 // scale
     x = conv_bn(net, x, "stem", 3, c, 3, 2, relu="relu6")
     blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (1024, 2),
@@ -272,12 +286,9 @@ def bottleneck_net(net, size, groups, width_per_group):
     image, scale, classes = (224, 1, 1000) if size == "full" else (32, 8, 10)
     if size != "full" and groups > 1:
         groups, width_per_group = 2, 64
-    rng = net.rng
-    x = net.input("data", "float32", [1, 3, image, image],
-                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+    x = image_input(net, image)
     cin = 64 // scale
-    x = conv_bn(net, x, "stem", 3, cin, 7, 2)
-    x = net.bind(f"nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])")
+    x = resnet_stem(net, x, cin)
     for s, (blocks, planes) in enumerate(zip([3, 4, 6, 3], [64, 128, 256, 512])):
         planes //= scale
         width = planes * width_per_group // 64 * groups
@@ -288,9 +299,7 @@ def bottleneck_net(net, size, groups, width_per_group):
             y = conv_bn(net, x, name + "_conv1", cin, width, 1, 1)
             y = conv_bn(net, y, name + "_conv2", width, width, 3, stride, groups=groups)
             y = conv_bn(net, y, name + "_conv3", width, out, 1, 1, relu=None)
-            if stride != 1 or cin != out:
-                x = conv_bn(net, x, name + "_down", cin, out, 1, stride, relu=None)
-            x = net.bind(f"nn.relu({net.bind(f'add({y}, {x})')})")
+            x = residual(net, x, y, name, cin, out, stride)
             cin = out
     return classifier(net, x, cin, classes)
 
@@ -305,9 +314,7 @@ def resnext50(net, size):
 
 def mobilenetv2(net, size):
     image, scale, classes = (224, 1, 1000) if size == "full" else (32, 8, 10)
-    rng = net.rng
-    x = net.input("data", "float32", [1, 3, image, image],
-                  [rng.uniform(-1, 1) for _ in range(3 * image * image)])
+    x = image_input(net, image)
     c = 32 // scale
     x = conv_bn(net, x, "stem", 3, c, 3, 2, relu="relu6")
     # (expansion, output channels, blocks, stride of the first)

@@ -79,6 +79,10 @@ private:
   /// PackedGemm.cpp.
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);
+  /// The register micro-kernel: the MR x NR sums over k < kLen of
+  /// aPanel[k*MR + r] * bPanel[k*NR + l], as MR * NR/L vectors of L floats.
+  llvm::SmallVector<Value *, 32> microKernel(Value *aPanel, Value *bPanel, Value *kLen, int64_t MR,
+                                             int64_t NR, int64_t L);
 
   std::string name;
   CPUMachineInfo machine;

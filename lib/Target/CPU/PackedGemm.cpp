@@ -110,6 +110,43 @@ bool CPUKernelBuilder::packedGemmPays(const Contraction &c) const {
          c.m * c.n * c.depth >= (int64_t(1) << 15);
 }
 
+SmallVector<Value *, 32> CPUKernelBuilder::microKernel(Value *aPanel, Value *bPanel, Value *kLen,
+                                                       int64_t MR, int64_t NR, int64_t L) {
+  llvm::Type *f32 = b.getFloatTy();
+  auto *vecTy = FixedVectorType::get(f32, unsigned(L));
+  // The MR x NR/L sums live in stack slots, which the optimizer promotes to
+  // registers (PHIs of the k loop).
+  SmallVector<Value *, 32> slots;
+  for (int64_t x = 0; x < MR * (NR / L); ++x) {
+    slots.push_back(entryAlloca(vecTy));
+    b.CreateStore(Constant::getNullValue(vecTy), slots.back());
+  }
+  forRange(index(0), kLen, [&](Value *k) {
+    // B panels start 64-byte aligned and every offset into them is a
+    // multiple of a vector.
+    SmallVector<Value *, 4> bv;
+    for (int64_t v = 0; v < NR / L; ++v)
+      bv.push_back(b.CreateAlignedLoad(
+          vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
+          Align(uint64_t(L * 4))));
+    for (int64_t r = 0; r < MR; ++r) {
+      Value *a = b.CreateAlignedLoad(
+          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))), Align(4));
+      Value *splat = b.CreateVectorSplat(unsigned(L), a);
+      for (int64_t v = 0; v < NR / L; ++v) {
+        Value *slot = slots[r * (NR / L) + v];
+        Value *sum = b.CreateIntrinsic(Intrinsic::fmuladd, {vecTy},
+                                       {splat, bv[v], b.CreateLoad(vecTy, slot)});
+        b.CreateStore(sum, slot);
+      }
+    }
+  });
+  SmallVector<Value *, 32> sums;
+  for (Value *slot : slots)
+    sums.push_back(b.CreateLoad(vecTy, slot));
+  return sums;
+}
+
 void CPUKernelBuilder::packedGemm(const Contraction &c) {
   const Blocking g = blockingFor(machine, c.m, c.n, c.depth);
   const int64_t K = c.depth, MR = g.mr, NR = g.nr, L = g.lanes;
@@ -285,47 +322,8 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
                   // Each block along k sums from zero; the partial sum of
                   // the blocks before is added once at the end, so that
                   // rounding grows with the block's length, not K's.
-                  SmallVector<Value *, 32> init(MR * (NR / L), Constant::getNullValue(vecTy));
-                  // The k loop, sums in PHIs. B panels start 64-byte aligned and
-                  // every offset into them is a multiple of a vector.
+                  SmallVector<Value *, 32> sums = microKernel(aPanel, bPanel, kLen, MR, NR, L);
                   Function *fn = cur.fn;
-                  BasicBlock *pre = b.GetInsertBlock();
-                  BasicBlock *header = BasicBlock::Create(ctx, "ukernel", fn);
-                  BasicBlock *loopBody = BasicBlock::Create(ctx, "ukernel.body", fn);
-                  BasicBlock *exit = BasicBlock::Create(ctx, "ukernel.end", fn);
-                  b.CreateBr(header);
-                  b.SetInsertPoint(header);
-                  PHINode *k = b.CreatePHI(i64, 2, "k");
-                  k->addIncoming(index(0), pre);
-                  SmallVector<PHINode *, 32> acc;
-                  for (Value *v : init) {
-                    acc.push_back(b.CreatePHI(vecTy, 2, "acc"));
-                    acc.back()->addIncoming(v, pre);
-                  }
-                  b.CreateCondBr(b.CreateICmpSLT(k, kLen), loopBody, exit);
-                  b.SetInsertPoint(loopBody);
-                  SmallVector<Value *, 4> bv;
-                  for (int64_t v = 0; v < NR / L; ++v)
-                    bv.push_back(b.CreateAlignedLoad(
-                        vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
-                        Align(uint64_t(L * 4))));
-                  SmallVector<Value *, 32> next;
-                  for (int64_t r = 0; r < MR; ++r) {
-                    Value *a = b.CreateAlignedLoad(
-                        f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))),
-                        Align(4));
-                    Value *splat = b.CreateVectorSplat(unsigned(L), a);
-                    for (int64_t v = 0; v < NR / L; ++v)
-                      next.push_back(b.CreateIntrinsic(Intrinsic::fmuladd, {vecTy},
-                                                       {splat, bv[v], acc[r * (NR / L) + v]}));
-                  }
-                  Value *kNext = b.CreateNSWAdd(k, index(1));
-                  k->addIncoming(kNext, b.GetInsertBlock());
-                  for (size_t x = 0; x < acc.size(); ++x)
-                    acc[x]->addIncoming(next[x], b.GetInsertBlock());
-                  b.CreateBr(header);
-                  b.SetInsertPoint(exit);
-                  SmallVector<Value *, 32> sums(acc.begin(), acc.end());
                   if (partial) {
                     // After the first block, add the partial sum of the
                     // blocks before (read only then: the first finds none).
