@@ -45,7 +45,8 @@ struct ConvCase {
   std::string dataLayout = "NCHW", kernelLayout = "OIHW", outLayout = "";
 };
 
-void checkConv(const ConvCase &c) {
+/// `tol` as expectNear's; float32 sums of a thousand terms need 1e-4.
+void checkConv(const ConvCase &c, double tol = 1e-5) {
   std::string outLayout = c.outLayout.empty() ? c.dataLayout : c.outLayout;
   Shape ds = physical(c.data, c.dataLayout, "NCHW");
   Shape ws = physical(c.weight, c.kernelLayout, "OIHW");
@@ -97,7 +98,7 @@ void checkConv(const ConvCase &c) {
               }
           expected[size_t(at(out[0], {b, oc, y, xo}, outLayout, "NCHW"))] = s;
         }
-  expectNear(out[0], expected, 1e-5, what);
+  expectNear(out[0], expected, tol, what);
 }
 
 TEST(ConvPoolTest, Conv2d) {
@@ -114,6 +115,26 @@ TEST(ConvPoolTest, Conv2d) {
   checkConv({{2, 32, 19, 17}, {48, 16, 3, 3}, {1, 2, 0, 1}, "[1, 2, 0, 1]", 2, 2, 2, 2, 2});
   checkConv({{1, 64, 15, 15}, {40, 64, 1, 1}, {0, 0, 0, 0}, ""});
   checkConv({{3, 3, 30, 30}, {20, 3, 7, 7}, {3, 3, 3, 3}, "3", 2, 2});
+}
+
+TEST(ConvPoolTest, Conv2dOutputChannelsAsRows) {
+  // The cpu's window GEMM: output channels as the micro-tile's rows, pixels
+  // as its columns over a phase-split copy of the input. Channel counts
+  // that fill no panel (37, a group's 4), strides 2 and 3 with dilation,
+  // asymmetric padding, several k blocks, a 1x1 stride 2 (one phase of
+  // four), many groups with a batch (one group and image per iteration),
+  // and results it stores lane by lane (NHWC).
+  checkConv({{1, 12, 23, 21}, {37, 12, 3, 3}, {1, 2, 0, 1}, "[1, 2, 0, 1]"});
+  checkConv({{1, 64, 20, 20}, {64, 4, 3, 3}, {1, 1, 1, 1}, "1", 1, 1, 1, 1, 16});
+  checkConv({{3, 32, 13, 15}, {48, 8, 3, 3}, {1, 1, 1, 1}, "1", 1, 1, 1, 1, 4});
+  checkConv({{1, 8, 31, 29}, {24, 8, 3, 3}, {2, 1, 2, 1}, "[2, 1, 2, 1]", 3, 2, 2, 3});
+  checkConv({{1, 128, 12, 12}, {20, 128, 3, 3}, {1, 1, 1, 1}, "1"}, 1e-4);
+  checkConv({{2, 64, 14, 14}, {32, 64, 1, 1}, {0, 0, 0, 0}, "", 2, 2});
+  checkConv({{1, 3, 46, 46}, {16, 3, 7, 7}, {3, 3, 3, 3}, "3", 2, 2});
+  ConvCase nhwc{{1, 16, 17, 19}, {24, 16, 3, 3}, {1, 1, 1, 1}, "1"};
+  nhwc.dataLayout = "NHWC";
+  nhwc.kernelLayout = "HWIO";
+  checkConv(nhwc);
 }
 
 TEST(ConvPoolTest, Conv2dGroupsAndDepthwise) {

@@ -108,6 +108,10 @@ public:
 
   /// The dtype in which sums of `t` accumulate (the dtype itself by default).
   virtual DType accumulatorType(DType t) const { return t; }
+  /// The dtype in which an operator's own loops over products of `t` sum
+  /// (a depthwise convolution's): accumulatorType(t) by default; float32
+  /// where the target's contraction() sums float32 in float32.
+  virtual DType productAccumulatorType(DType t) const { return accumulatorType(t); }
 
   /// How many consecutive points of a nest's innermost dim one parallel
   /// iteration runs serially (LoopNest.h): by default enough work for the
@@ -148,6 +152,13 @@ public:
     int64_t stride[4] = {0, 0, 0, 0};
     int64_t outH = 0, outW = 0, channels = 0, kernelH = 0, kernelW = 0;
     int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, top = 0, left = 0;
+    /// Where C(b, i, j) goes, for a target that stores vectors of sums
+    /// itself: with i = (image, y, x) as above, result[image, b * n + j, y,
+    /// x] at these element strides (image, channel, row, column). Set only
+    /// where the operator's store is a plain float32 store of the sum;
+    /// ~0u otherwise.
+    unsigned resultBuffer = ~0u;
+    int64_t resultStride[4] = {0, 0, 0, 0};
   };
   struct Contraction {
     DType type = DType::Float32;
@@ -157,6 +168,12 @@ public:
     llvm::function_ref<Value *(Value *b, Value *j, Value *k)> loadB;
     llvm::function_ref<void(Value *b, Value *i, Value *j, Value *sum)> store;
     const Window *window = nullptr;
+    /// Where B is, for a target that reads it in place instead of through
+    /// loadB: B(b, j, k) is element b * batchStride + j * rowStride + k of
+    /// buffer `bBuffer` (k contiguous). Set only where loadB is a plain
+    /// load of that element; ~0u otherwise.
+    unsigned bBuffer = ~0u;
+    int64_t bBatchStride = 0, bRowStride = 0;
   };
   /// By default one parallel iteration per C element with a serial dot
   /// product (the CPU vectorizes it); a GPU tiles it in shared memory with

@@ -268,6 +268,15 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     win.dilationW = dw;
     win.top = top;
     win.left = left;
+    if (outT->dtype == DType::Float32 && isFloat(acc)) {
+      win.resultBuffer = spec.outputBuffer(0);
+      std::copy(ov.stride.begin(), ov.stride.end(), win.resultStride);
+    }
+    if (wv.stride[3] == 1 && wv.stride[2] == kw && wv.stride[1] == kh * kw) {
+      c.bBuffer = spec.inputBuffer(1);
+      c.bBatchStride = ocg * wv.stride[0];
+      c.bRowStride = wv.stride[0];
+    }
     c.window = &win;
     c.loadB = loadB;
     c.store = store;
@@ -277,13 +286,16 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     }
   }
 
+  // The direct loop: one output row per iteration, summed in a row of
+  // productAccumulatorType (float32 on the cpu).
+  DType dacc = kb.productAccumulatorType(t);
   kb.parallelFor(n * o * oh, 2 * std::max<int64_t>(icg * kh * kw, 1) * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
     Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
     Value *res = kb.buffer(spec.outputBuffer(0));
     Value *cBase = kb.imul(kb.idiv(idx[1], ocg), icg);
-    kb.withScratch(acc, ow, [&](Value *row) {
-      kb.forRange(0, ow, [&](Value *x) { kb.store(acc, row, x, kb.constant(acc, 0)); });
+    kb.withScratch(dacc, ow, [&](Value *row) {
+      kb.forRange(0, ow, [&](Value *x) { kb.store(dacc, row, x, kb.constant(dacc, 0)); });
       kb.forRange(0, icg, [&](Value *ic) {
         Value *ci = kb.iadd(cBase, ic);
         kb.forRange(0, kh, [&](Value *r) {
@@ -297,7 +309,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
                 kb.linearOffset({idx[1], ic, r}, {wv.stride[0], wv.stride[1], wv.stride[2]});
             kb.forRange(0, kw, [&](Value *s) {
               Value *wt =
-                  kb.cast(kb.load(t, wts, kb.iadd(wBase, kb.imul(s, wv.stride[3]))), t, acc);
+                  kb.cast(kb.load(t, wts, kb.iadd(wBase, kb.imul(s, wv.stride[3]))), t, dacc);
               // iw = x*sw + x0; the valid x are [lo, hi).
               Value *x0 = kb.iadd(kb.imul(s, dw), -left);
               Value *zero = kb.index(0);
@@ -309,8 +321,8 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
               kb.forRange(lo, hi, [&](Value *x) {
                 Value *iw = kb.iadd(kb.imul(x, sw), x0);
                 Value *v =
-                    kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(iw, dv.stride[3]))), t, acc);
-                kb.store(acc, row, x, kb.add(acc, kb.load(acc, row, x), kb.mul(acc, v, wt)));
+                    kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(iw, dv.stride[3]))), t, dacc);
+                kb.store(dacc, row, x, kb.add(dacc, kb.load(dacc, row, x), kb.mul(dacc, v, wt)));
               });
             });
           });
@@ -319,7 +331,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
       kb.forRange(0, ow, [&](Value *x) {
         kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
-                 kb.cast(kb.load(acc, row, x), acc, outT->dtype));
+                 kb.cast(kb.load(dacc, row, x), dacc, outT->dtype));
       });
     });
   });

@@ -44,6 +44,10 @@ void CPUKernelBuilder::discard() {
 
 DType CPUKernelBuilder::accumulatorType(DType t) const { return isFloat(t) ? DType::Float64 : t; }
 
+DType CPUKernelBuilder::productAccumulatorType(DType t) const {
+  return valueDType(t) == DType::Float32 ? DType::Float32 : accumulatorType(t);
+}
+
 void CPUKernelBuilder::parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) {
   parallelForCaptured(extent, workPerIteration, {}, [&](Value *i, ArrayRef<Value *>) { body(i); });
 }
@@ -117,12 +121,13 @@ void CPUKernelBuilder::parallelForCaptured(int64_t extent, int64_t workPerIterat
 void CPUKernelBuilder::contraction(const Contraction &c) {
   if (c.batch * c.m * c.n == 0)
     return;
+  if (windowGemmPays(c))
+    return windowGemm(c);
   if (packedGemmPays(c))
     return packedGemm(c);
   // float32 (and float16, computed in float32) accumulate in float32; the
   // vector loop's lanes and unrolling split the sum over k into blocks.
-  DType v = valueDType(c.type);
-  contractionLoop(c, v == DType::Float32 ? DType::Float32 : accumulatorType(c.type));
+  contractionLoop(c, productAccumulatorType(c.type));
 }
 
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {

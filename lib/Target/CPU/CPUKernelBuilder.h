@@ -16,10 +16,13 @@
 //    (tanhf), resolved from the process by the JIT;
 //  - scratch arrays live on the stack up to 64 KiB, else on the heap
 //    (malloc/free; when malloc fails the body is skipped);
-//  - float sums accumulate in double, except contractions: float32 and
-//    float16 products accumulate in float32, as every BLAS does;
+//  - float sums accumulate in double, except sums of products
+//    (contractions, productAccumulatorType): float32 and float16 products
+//    accumulate in float32, as every BLAS does;
 //  - contraction() is a packed GEMM (PackedGemm.cpp) where the shape pays
-//    for packing, else the default loop nest.
+//    for packing, a convolution's output channels times its pixels over a
+//    copy of its input (WindowGemm.cpp) where that pays, else the default
+//    loop nest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_TARGET_CPU_CPUKERNELBUILDER_H
@@ -62,9 +65,12 @@ public:
   Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   DType accumulatorType(DType t) const override;
+  DType productAccumulatorType(DType t) const override;
   void contraction(const Contraction &c) override;
   /// The shapes the packed GEMM takes.
-  bool tilesContraction(const Contraction &c) const override { return packedGemmPays(c); }
+  bool tilesContraction(const Contraction &c) const override {
+    return windowGemmPays(c) || packedGemmPays(c);
+  }
 
   /// Bytes of scratch above which withScratch uses the heap.
   static constexpr int64_t kMaxStackScratch = 64 * 1024;
@@ -76,13 +82,56 @@ private:
   using CapturedBody = llvm::function_ref<void(Value *i, llvm::ArrayRef<Value *> captured)>;
   void parallelForCaptured(int64_t extent, int64_t workPerIteration,
                            llvm::ArrayRef<Value *> captured, CapturedBody body);
-  /// PackedGemm.cpp.
+  /// PackedGemm.cpp: the BLIS structure shared by both GEMMs.
+  struct GemmBlocking {
+    /// Vector lanes, rows and columns of the micro-tile (NR a multiple of
+    /// lanes), the k block and the number of them, the rows and columns of
+    /// one parallel tile, and m and n rounded up to MR and NR.
+    int64_t lanes, mr, nr, kc, numKc, mc, nct, mPad, nPad;
+    int64_t numMb() const { return (mPad + mc - 1) / mc; }
+    int64_t numNb() const { return (nPad + nct - 1) / nct; }
+    int64_t numTiles() const { return numMb() * numNb(); }
+  };
+  GemmBlocking gemmBlocking(int64_t m, int64_t n, int64_t depth, int64_t mr, int64_t nr) const;
+  /// Packs panels of R rows (rows < extent, each element load(batch, row, k),
+  /// zeroed where inside is false) into buf: panel q holds row q*R + r at
+  /// buf[q*R*K + k*R + r], 0 past extent. One parallel iteration per panel.
+  using ElementFn = llvm::function_ref<Value *(Value *b, Value *row, Value *k)>;
+  void packPanels(DType t, int64_t extent, int64_t R, int64_t K, ElementFn load, ElementFn inside,
+                  Value *buf, Value *batch);
+  /// Where one tile's operands come from and where its sums go.
+  struct TileIO {
+    /// Row panel q of A from k = kBegin on, where element (r, k) lies at
+    /// k * aStrideK + r * aStrideRow (packed: MR and 1).
+    llvm::function_ref<Value *(Value *q, Value *kBegin)> aPanel;
+    int64_t aStrideK = 0, aStrideRow = 1;
+    /// Vector v (lanes v*L ..) of the NR columns of column panel p at
+    /// k = kBegin + k.
+    llvm::function_ref<Value *(Value *p, Value *kBegin, Value *k, int64_t v)> bVector;
+    /// The finished MR x NR sums of row panel q and column panel p, as
+    /// MR * NR/L vectors (row-major).
+    llvm::function_ref<void(Value *q, Value *p, llvm::ArrayRef<Value *> sums)> store;
+  };
+  /// Tile t (of g.numTiles()): for each k block, each column panel, each
+  /// row panel, the micro-kernel; partial sums between k blocks in
+  /// `partial` (MC x NCT floats; unused with one k block).
+  void gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partial, const TileIO &io);
+  /// The register micro-kernel: the MR x NR sums over k < kLen of
+  /// aPanel[k*aStrideK + r*aStrideRow] * bVector(k, v)[l], as MR * NR/L
+  /// vectors of L floats.
+  llvm::SmallVector<Value *, 32>
+  microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen, int64_t MR,
+              int64_t NR, int64_t L, llvm::function_ref<Value *(Value *k, int64_t v)> bVector);
+  /// Lets the function being emitted use vectors of `lanes` floats.
+  void allowVectorWidth(int64_t lanes);
+  /// aligned_alloc of `floats` float32s, 64-byte aligned; free.
+  Value *allocFloats(Value *floats);
+  void freeBuffer(Value *p);
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);
-  /// The register micro-kernel: the MR x NR sums over k < kLen of
-  /// aPanel[k*MR + r] * bPanel[k*NR + l], as MR * NR/L vectors of L floats.
-  llvm::SmallVector<Value *, 32> microKernel(Value *aPanel, Value *bPanel, Value *kLen, int64_t MR,
-                                             int64_t NR, int64_t L);
+  /// WindowGemm.cpp: a convolution with its output channels as the rows.
+  bool windowGemmPays(const Contraction &c) const;
+  void windowGemm(const Contraction &c);
 
   std::string name;
   CPUMachineInfo machine;

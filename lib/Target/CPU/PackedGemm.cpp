@@ -62,22 +62,20 @@ namespace hx {
 
 namespace {
 
-struct Blocking {
-  int64_t lanes, mr, nr, kc, numKc, mc, nct;
-  int64_t mPad, nPad;
-};
-
 int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 int64_t ceilDiv(int64_t v, int64_t by) { return (v + by - 1) / by; }
 
-Blocking blockingFor(const CPUMachineInfo &mi, int64_t m, int64_t n, int64_t depth) {
-  Blocking g;
-  g.lanes = mi.lanes;
-  g.nr = 2 * g.lanes;
-  g.mr = std::max<int64_t>(2, (int64_t(mi.registers) - 3) / 2);
-  int64_t l1 = mi.l1 > 0 ? mi.l1 : 32 << 10;
-  int64_t l2 = mi.l2 > 0 ? mi.l2 : 256 << 10;
-  int64_t l3 = mi.l3 > 0 ? mi.l3 : 8 << 20;
+} // namespace
+
+CPUKernelBuilder::GemmBlocking CPUKernelBuilder::gemmBlocking(int64_t m, int64_t n, int64_t depth,
+                                                              int64_t mr, int64_t nr) const {
+  GemmBlocking g;
+  g.lanes = machine.lanes;
+  g.mr = mr;
+  g.nr = nr;
+  int64_t l1 = machine.l1 > 0 ? machine.l1 : 32 << 10;
+  int64_t l2 = machine.l2 > 0 ? machine.l2 : 256 << 10;
+  int64_t l3 = machine.l3 > 0 ? machine.l3 : 8 << 20;
   int64_t kcMax = std::clamp<int64_t>(l1 / (g.nr * 4) / 8 * 8, 64, 512);
   g.numKc = ceilDiv(depth, kcMax);
   g.kc = ceilDiv(depth, g.numKc);
@@ -101,8 +99,6 @@ Blocking blockingFor(const CPUMachineInfo &mi, int64_t m, int64_t n, int64_t dep
   return g;
 }
 
-} // namespace
-
 bool CPUKernelBuilder::packedGemmPays(const Contraction &c) const {
   if (parallelDepth > 0 || valueDType(c.type) != DType::Float32)
     return false;
@@ -110,8 +106,28 @@ bool CPUKernelBuilder::packedGemmPays(const Contraction &c) const {
          c.m * c.n * c.depth >= (int64_t(1) << 15);
 }
 
-SmallVector<Value *, 32> CPUKernelBuilder::microKernel(Value *aPanel, Value *bPanel, Value *kLen,
-                                                       int64_t MR, int64_t NR, int64_t L) {
+void CPUKernelBuilder::allowVectorWidth(int64_t lanes) {
+  if (lanes * 32 > 256) // 512-bit vectors are legal only where a function asks
+    cur.fn->addFnAttr("min-legal-vector-width", std::to_string(lanes * 32));
+}
+
+Value *CPUKernelBuilder::allocFloats(Value *floats) {
+  llvm::Type *ptrTy = b.getPtrTy(), *i64 = b.getInt64Ty();
+  FunctionCallee alignedAlloc = module.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
+  // aligned_alloc wants a multiple of the alignment.
+  Value *bytes = imul(idiv(iadd(imul(floats, 4), 63), 64), 64);
+  return b.CreateCall(alignedAlloc, {index(64), bytes});
+}
+
+void CPUKernelBuilder::freeBuffer(Value *p) {
+  FunctionCallee freeFn = module.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
+  b.CreateCall(freeFn, {p});
+}
+
+SmallVector<Value *, 32>
+CPUKernelBuilder::microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen,
+                              int64_t MR, int64_t NR, int64_t L,
+                              function_ref<Value *(Value *k, int64_t v)> bVector) {
   llvm::Type *f32 = b.getFloatTy();
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
   // The MR x NR/L sums live in stack slots, which the optimizer promotes to
@@ -122,16 +138,13 @@ SmallVector<Value *, 32> CPUKernelBuilder::microKernel(Value *aPanel, Value *bPa
     b.CreateStore(Constant::getNullValue(vecTy), slots.back());
   }
   forRange(index(0), kLen, [&](Value *k) {
-    // B panels start 64-byte aligned and every offset into them is a
-    // multiple of a vector.
     SmallVector<Value *, 4> bv;
     for (int64_t v = 0; v < NR / L; ++v)
-      bv.push_back(b.CreateAlignedLoad(
-          vecTy, b.CreateInBoundsGEP(f32, bPanel, iadd(imul(k, NR), index(v * L))),
-          Align(uint64_t(L * 4))));
+      bv.push_back(bVector(k, v));
     for (int64_t r = 0; r < MR; ++r) {
       Value *a = b.CreateAlignedLoad(
-          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, MR), index(r))), Align(4));
+          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, aStrideK), index(r * aStrideRow))),
+          Align(4));
       Value *splat = b.CreateVectorSplat(unsigned(L), a);
       for (int64_t v = 0; v < NR / L; ++v) {
         Value *slot = slots[r * (NR / L) + v];
@@ -147,26 +160,129 @@ SmallVector<Value *, 32> CPUKernelBuilder::microKernel(Value *aPanel, Value *bPa
   return sums;
 }
 
-void CPUKernelBuilder::packedGemm(const Contraction &c) {
-  const Blocking g = blockingFor(machine, c.m, c.n, c.depth);
-  const int64_t K = c.depth, MR = g.mr, NR = g.nr, L = g.lanes;
-  const int64_t numQ = g.mPad / MR, numP = g.nPad / NR;
-  const int64_t numMb = ceilDiv(g.mPad, g.mc), numNb = ceilDiv(g.nPad, g.nct);
+void CPUKernelBuilder::packPanels(DType t, int64_t extent, int64_t R, int64_t K, ElementFn load,
+                                  ElementFn inside, Value *buf, Value *batch) {
+  // k outer, the R rows unrolled inside: the stores are contiguous, and
+  // what the operator computes from k alone (a convolution's channel and
+  // kernel offsets) is computed once per k. A full panel reads its rows as
+  // they are; only the last, partial one clamps and zeroes.
+  parallelForCaptured(ceilDiv(extent, R), 4 * R * K, {buf, batch},
+                      [&](Value *q, ArrayRef<Value *> cap) {
+                        Value *bufIn = cap[0], *bIn = cap[1];
+                        Value *panel = imul(q, R * K);
+                        auto panelLoop = [&](bool full) {
+                          SmallVector<Value *, 32> rows, inRange;
+                          for (int64_t r = 0; r < R; ++r) {
+                            Value *i = iadd(imul(q, R), r);
+                            inRange.push_back(full ? nullptr : icmp(CmpOp::LT, i, index(extent)));
+                            rows.push_back(full ? i : imin(i, index(extent - 1)));
+                          }
+                          forRange(0, K, [&](Value *k) {
+                            Value *at = iadd(panel, imul(k, R));
+                            for (int64_t r = 0; r < R; ++r) {
+                              Value *v = load(bIn, rows[r], k);
+                              Value *keep = inRange[r];
+                              if (inside) {
+                                Value *in = inside(bIn, rows[r], k);
+                                keep = keep ? logicalAnd(keep, in) : in;
+                              }
+                              if (keep)
+                                v = select(keep, v, constant(t, 0));
+                              store(DType::Float32, bufIn, iadd(at, r), cast(v, t, DType::Float32));
+                            }
+                          });
+                        };
+                        if (extent % R == 0)
+                          return panelLoop(true);
+                        Value *full = icmp(CmpOp::LE, imul(iadd(q, 1), R), index(extent));
+                        ifThen(full, [&] { panelLoop(true); });
+                        ifThen(logicalNot(full), [&] { panelLoop(false); });
+                      });
+}
+
+void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partial,
+                                const TileIO &io) {
+  const int64_t MR = g.mr, NR = g.nr, L = g.lanes;
+  const int64_t numQ = g.mPad / MR, numP = g.nPad / NR, numNb = g.numNb();
   const int64_t qPerMb = g.mc / MR, pPerNb = g.nct / NR;
-  const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
   LLVMContext &ctx = module.getContext();
-  llvm::Type *f32 = b.getFloatTy(), *ptrTy = b.getPtrTy(), *i64 = b.getInt64Ty();
+  llvm::Type *f32 = b.getFloatTy();
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
-  if (L * 32 > 256) // 512-bit vectors are legal only where a function asks
-    for (Function *f : {kernel})
-      f->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
+  allowVectorWidth(L);
+  Value *q0 = imul(idiv(t, numNb), qPerMb);
+  Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
+  Value *p0 = imul(irem(t, numNb), pPerNb);
+  Value *p1 = imin(iadd(p0, pPerNb), index(numP));
+  forRange(index(0), index(g.numKc), [&](Value *pc) {
+    Value *kBegin = imul(pc, g.kc);
+    Value *kLen = imin(index(g.kc), isub(index(K), kBegin));
+    Value *first = icmp(CmpOp::EQ, pc, index(0));
+    Value *last = icmp(CmpOp::EQ, pc, index(g.numKc - 1));
+    forRange(p0, p1, [&](Value *p) {
+      forRange(q0, q1, [&](Value *q) {
+        // Partial sums of this micro-tile in the scratch: row
+        // (q - q0) * MR + r, column (p - p0) * NR + lane.
+        auto partialAt = [&](int64_t r, int64_t v) {
+          Value *row = iadd(imul(isub(q, q0), MR), index(r));
+          Value *colm = iadd(imul(isub(p, p0), NR), index(v * L));
+          return b.CreateInBoundsGEP(f32, partial, iadd(imul(row, g.nct), colm));
+        };
+        // Each block along k sums from zero; the partial sum of the blocks
+        // before is added once at the end, so that rounding grows with the
+        // block's length, not K's.
+        SmallVector<Value *, 32> sums = microKernel(
+            io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR, io.aStrideRow, kLen, MR, NR, L,
+            [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); });
+        if (!partial) {
+          io.store(q, p, sums);
+          return;
+        }
+        // After the first block, add the partial sum of the blocks before
+        // (read only then: the first finds none).
+        Function *fn = cur.fn;
+        BasicBlock *from = b.GetInsertBlock();
+        BasicBlock *addOld = BasicBlock::Create(ctx, "ukernel.add", fn);
+        BasicBlock *joined = BasicBlock::Create(ctx, "ukernel.sums", fn);
+        b.CreateCondBr(first, joined, addOld);
+        b.SetInsertPoint(addOld);
+        SmallVector<Value *, 32> added;
+        for (int64_t r = 0; r < MR; ++r)
+          for (int64_t v = 0; v < NR / L; ++v) {
+            Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
+            added.push_back(b.CreateFAdd(sums[r * (NR / L) + v], old));
+          }
+        BasicBlock *addEnd = b.GetInsertBlock();
+        b.CreateBr(joined);
+        b.SetInsertPoint(joined);
+        for (size_t x = 0; x < sums.size(); ++x) {
+          PHINode *phi = b.CreatePHI(vecTy, 2, "sum");
+          phi->addIncoming(sums[x], from);
+          phi->addIncoming(added[x], addEnd);
+          sums[x] = phi;
+        }
+        ifThen(last, [&] { io.store(q, p, sums); });
+        ifThen(b.CreateNot(last), [&] {
+          for (int64_t r = 0; r < MR; ++r)
+            for (int64_t v = 0; v < NR / L; ++v)
+              b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
+        });
+      });
+    });
+  });
+}
+
+void CPUKernelBuilder::packedGemm(const Contraction &c) {
+  const int64_t lanes = machine.lanes;
+  const GemmBlocking g = gemmBlocking(
+      c.m, c.n, c.depth, std::max<int64_t>(2, (int64_t(machine.registers) - 3) / 2), 2 * lanes);
+  const int64_t K = c.depth, MR = g.mr, NR = g.nr, L = g.lanes;
+  const int64_t numQ = g.mPad / MR;
+  const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
+  llvm::Type *f32 = b.getFloatTy(), *ptrTy = b.getPtrTy();
+  auto *vecTy = FixedVectorType::get(f32, unsigned(L));
+  allowVectorWidth(L);
 
   // The packed buffers, 64-byte aligned, for one batch index at a time.
-  FunctionCallee alignedAlloc = module.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
-  FunctionCallee freeFn = module.getOrInsertFunction("free", b.getVoidTy(), ptrTy);
-  auto alloc = [&](int64_t floats) {
-    return b.CreateCall(alignedAlloc, {index(64), index(roundUp(floats * 4, 64))});
-  };
   // With more than one block along k, each tile keeps its partial sums in
   // its own part of cs (MC x NCT floats, in the L2 while the tile runs).
   const int64_t tileFloats = g.mc * g.nct;
@@ -175,10 +291,10 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   };
   auto allocate = [&] {
     Buffers x;
-    x.ap = alloc(g.mPad * K);
-    x.bp = alloc(g.nPad * K);
-    x.cs = g.numKc > 1 ? static_cast<Value *>(alloc(numMb * numNb * tileFloats))
-                       : Constant::getNullValue(ptrTy);
+    x.ap = allocFloats(index(g.mPad * K));
+    x.bp = allocFloats(index(g.nPad * K));
+    x.cs =
+        g.numKc > 1 ? allocFloats(index(g.numTiles() * tileFloats)) : Constant::getNullValue(ptrTy);
     x.ok = b.CreateAnd(b.CreateIsNotNull(x.ap), b.CreateIsNotNull(x.bp));
     if (g.numKc > 1)
       x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.cs));
@@ -188,53 +304,11 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   // nothing).
   auto release = [&](const Buffers &x) {
     for (Value *p : {x.ap, x.bp, x.cs})
-      b.CreateCall(freeFn, {p});
+      freeBuffer(p);
   };
 
   // The three phases for one batch index.
   auto onePass = [&](Value *batch, Value *ap, Value *bp, Value *cs) {
-    // Packs panels of R rows of an operand (rows < extent, each read with
-    // load(batch, row, k) and, where given, zeroed where inside is false):
-    // panel q holds row q*R + r at buf[q*R*K + k*R + r], 0 past extent. k
-    // outer, the R rows unrolled inside: the stores are contiguous, and
-    // what the operator computes from k alone (a convolution's channel and
-    // kernel offsets) is computed once per k. A full panel reads its rows
-    // as they are; only the last, partial one clamps and zeroes.
-    using Load = function_ref<Value *(Value *, Value *, Value *)>;
-    auto pack = [&](int64_t extent, int64_t R, Load load, Load inside, Value *buf) {
-      parallelForCaptured(
-          ceilDiv(extent, R), 4 * R * K, {buf, batch}, [&](Value *q, ArrayRef<Value *> cap) {
-            Value *bufIn = cap[0], *bIn = cap[1];
-            Value *panel = imul(q, R * K);
-            auto panelLoop = [&](bool full) {
-              SmallVector<Value *, 32> rows, inRange;
-              for (int64_t r = 0; r < R; ++r) {
-                Value *i = iadd(imul(q, R), r);
-                inRange.push_back(full ? nullptr : icmp(CmpOp::LT, i, index(extent)));
-                rows.push_back(full ? i : imin(i, index(extent - 1)));
-              }
-              forRange(0, K, [&](Value *k) {
-                Value *at = iadd(panel, imul(k, R));
-                for (int64_t r = 0; r < R; ++r) {
-                  Value *v = load(bIn, rows[r], k);
-                  Value *keep = inRange[r];
-                  if (inside) {
-                    Value *in = inside(bIn, rows[r], k);
-                    keep = keep ? logicalAnd(keep, in) : in;
-                  }
-                  if (keep)
-                    v = select(keep, v, constant(c.type, 0));
-                  store(F32, bufIn, iadd(at, r), cast(v, c.type, F32));
-                }
-              });
-            };
-            if (extent % R == 0)
-              return panelLoop(true);
-            Value *full = icmp(CmpOp::LE, imul(iadd(q, 1), R), index(extent));
-            ifThen(full, [&] { panelLoop(true); });
-            ifThen(logicalNot(full), [&] { panelLoop(false); });
-          });
-    };
     // A convolution's input (Contraction::window) packs with loops over
     // channel, kernel row and kernel column: per panel, each row's image,
     // row and column base once; per kernel row, each row's offset and
@@ -284,103 +358,49 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
     if (c.window && c.window->channels * c.window->kernelH * c.window->kernelW == K)
       packWindow(*c.window, ap);
     else
-      pack(c.m, MR, c.loadA, c.insideA, ap);
+      packPanels(c.type, c.m, MR, K, c.loadA, c.insideA, ap, batch);
     // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
-    pack(c.n, NR, c.loadB, nullptr, bp);
+    packPanels(c.type, c.n, NR, K, c.loadB, nullptr, bp, batch);
     // 3. Compute, one tile of MC rows x NCT columns per iteration.
     parallelForCaptured(
-        numMb * numNb, 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
+        g.numTiles(), 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
         [&](Value *t, ArrayRef<Value *> cap) {
           Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
-          if (L * 32 > 256)
-            cur.fn->addFnAttr("min-legal-vector-width", std::to_string(L * 32));
-          Value *q0 = imul(idiv(t, numNb), qPerMb);
-          Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
-          Value *p0 = imul(irem(t, numNb), pPerNb);
-          Value *p1 = imin(iadd(p0, pPerNb), index(numP));
           // The finished MR x NR sums, stored through the callback from here.
           Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
-          auto body = [&](Value *partial) {
-            forRange(index(0), index(g.numKc), [&](Value *pc) {
-              Value *kBegin = imul(pc, g.kc);
-              Value *kLen = imin(index(g.kc), isub(index(K), kBegin));
-              Value *first = icmp(CmpOp::EQ, pc, index(0));
-              Value *last = icmp(CmpOp::EQ, pc, index(g.numKc - 1));
-              forRange(p0, p1, [&](Value *p) {
-                forRange(q0, q1, [&](Value *q) {
-                  Value *aPanel =
-                      b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
-                  Value *bPanel =
-                      b.CreateInBoundsGEP(f32, bpIn, iadd(imul(p, NR * K), imul(kBegin, NR)));
-                  // Partial sums of this micro-tile in the scratch:
-                  // row (q - q0) * MR + r, column (p - p0) * NR + lane.
-                  auto partialAt = [&](int64_t r, int64_t v) {
-                    Value *row = iadd(imul(isub(q, q0), MR), index(r));
-                    Value *colm = iadd(imul(isub(p, p0), NR), index(v * L));
-                    return b.CreateInBoundsGEP(f32, partial, iadd(imul(row, g.nct), colm));
-                  };
-                  // Each block along k sums from zero; the partial sum of
-                  // the blocks before is added once at the end, so that
-                  // rounding grows with the block's length, not K's.
-                  SmallVector<Value *, 32> sums = microKernel(aPanel, bPanel, kLen, MR, NR, L);
-                  Function *fn = cur.fn;
-                  if (partial) {
-                    // After the first block, add the partial sum of the
-                    // blocks before (read only then: the first finds none).
-                    BasicBlock *from = b.GetInsertBlock();
-                    BasicBlock *addOld = BasicBlock::Create(ctx, "ukernel.add", fn);
-                    BasicBlock *joined = BasicBlock::Create(ctx, "ukernel.sums", fn);
-                    b.CreateCondBr(first, joined, addOld);
-                    b.SetInsertPoint(addOld);
-                    SmallVector<Value *, 32> added;
-                    for (int64_t r = 0; r < MR; ++r)
-                      for (int64_t v = 0; v < NR / L; ++v) {
-                        Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
-                        added.push_back(b.CreateFAdd(sums[r * (NR / L) + v], old));
-                      }
-                    BasicBlock *addEnd = b.GetInsertBlock();
-                    b.CreateBr(joined);
-                    b.SetInsertPoint(joined);
-                    for (size_t x = 0; x < sums.size(); ++x) {
-                      PHINode *phi = b.CreatePHI(vecTy, 2, "sum");
-                      phi->addIncoming(sums[x], from);
-                      phi->addIncoming(added[x], addEnd);
-                      sums[x] = phi;
-                    }
-                  }
-
-                  auto finish = [&] {
-                    for (int64_t r = 0; r < MR; ++r)
-                      for (int64_t v = 0; v < NR / L; ++v)
-                        b.CreateAlignedStore(
-                            sums[r * (NR / L) + v],
-                            b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)),
-                            Align(4));
-                    Value *i0 = imul(q, MR), *j0 = imul(p, NR);
-                    Value *rows = imin(index(MR), isub(index(c.m), i0));
-                    Value *cols = imin(index(NR), isub(index(c.n), j0));
-                    forRange(index(0), rows, [&](Value *r) {
-                      forRange(index(0), cols, [&](Value *l) {
-                        Value *s = load(F32, tile, iadd(imul(r, NR), l));
-                        c.store(bIn, iadd(i0, r), iadd(j0, l), cast(s, F32, storeAs));
-                      });
-                    });
-                  };
-                  if (!partial) {
-                    finish();
-                    return;
-                  }
-                  ifThen(last, finish);
-                  ifThen(b.CreateNot(last), [&] {
-                    for (int64_t r = 0; r < MR; ++r)
-                      for (int64_t v = 0; v < NR / L; ++v)
-                        b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
-                  });
-                });
+          TileIO io;
+          auto aPanel = [&](Value *q, Value *kBegin) {
+            return b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
+          };
+          // B panels start 64-byte aligned and every offset into them is a
+          // multiple of a vector.
+          auto bVector = [&](Value *p, Value *kBegin, Value *k, int64_t v) -> Value * {
+            Value *at = iadd(iadd(imul(p, NR * K), imul(iadd(kBegin, k), NR)), index(v * L));
+            return b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, bpIn, at),
+                                       Align(uint64_t(L * 4)));
+          };
+          auto storeTile = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
+            for (int64_t r = 0; r < MR; ++r)
+              for (int64_t v = 0; v < NR / L; ++v)
+                b.CreateAlignedStore(
+                    sums[r * (NR / L) + v],
+                    b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)), Align(4));
+            Value *i0 = imul(q, MR), *j0 = imul(p, NR);
+            Value *rows = imin(index(MR), isub(index(c.m), i0));
+            Value *cols = imin(index(NR), isub(index(c.n), j0));
+            forRange(index(0), rows, [&](Value *r) {
+              forRange(index(0), cols, [&](Value *l) {
+                Value *s = load(F32, tile, iadd(imul(r, NR), l));
+                c.store(bIn, iadd(i0, r), iadd(j0, l), cast(s, F32, storeAs));
               });
             });
           };
-          body(g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)));
+          io.aPanel = aPanel;
+          io.bVector = bVector;
+          io.store = storeTile;
+          gemmTile(g, K, t,
+                   g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)),
+                   io);
         });
   };
 
@@ -391,6 +411,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   constexpr int64_t kBatchParallelWork = int64_t(1) << 23;
   if (c.batch > 1 && 2 * c.m * c.n * K < kBatchParallelWork) {
     parallelForCaptured(c.batch, 2 * c.m * c.n * K, {}, [&](Value *bi, ArrayRef<Value *>) {
+      allowVectorWidth(L);
       Buffers x = allocate();
       ifThen(b.CreateNot(x.ok), [&] {
         auto loadA = [&](Value *, Value *i, Value *k) { return c.loadA(bi, i, k); };

@@ -1,0 +1,393 @@
+//===- WindowGemm.cpp - A convolution as a GEMM over a copy of its input --===//
+//
+// CPUKernelBuilder::contraction for a convolution (Contraction::window)
+// where it pays: the packed GEMM's micro-kernel with the roles turned
+// around, so that nothing is expanded nine times (im2col) and the sums land
+// in the result as vectors.
+//
+//   rows    = the output channels of a group (A: the weights, packed in
+//             MR-row panels as the packed GEMM packs them);
+//   columns = the output pixels, on a grid one row of which is wq wide
+//             (the output row, plus what the kernel reaches past it);
+//   B       = never packed: each k = (channel, kernel row, kernel column)
+//             reads NR consecutive floats of a copy of the input, starting
+//             at offsets[k] + the column.
+//
+// The copy (per group and image) holds the input with its padding written
+// out as zeros and its strides taken out: for a stride of (sh, sw), the
+// rows and columns are split by phase, plane (py, px, c) holding
+//   copy[yq, xq] = input[c, yq*sh + py - top, xq*sw + px - left]   (0 outside)
+// for the phases the kernel reads (py = r*dh mod sh for its rows r, px
+// likewise). Output pixel (y, x) at kernel position (r, s) then reads
+// plane (r*dh mod sh, s*dw mod sw, c) at (y + r*dh/sh, x + s*dw/sw), so that
+//   B(column y*wq + x, k) = copy[offsets[k] + y*wq + x]
+// with offsets[k] = plane(k) * hq*wq + (r*dh/sh)*wq + s*dw/sw, a constant
+// table in the module. Stride 1 has one plane per channel (the padded
+// input); a 1x1 stride-2 convolution reads one phase of four.
+//
+// The grid's columns x >= outW (wq - outW of each row: 2 for a padded 3x3)
+// are computed and dropped: what the kernel reads there is in the copy (or
+// its zeroed tail), and the store skips them. A vector of sums within one
+// output row is stored as a vector when the operator's result is float32
+// (Window::resultBuffer); the others lane by lane through the operator's
+// store.
+//
+// Blocking is the packed GEMM's (gemmBlocking), with MR chosen for the
+// number of output channels: the largest MR in [MRmax/2, MRmax] that pads
+// the channels least (8 for 64 channels on AVX-512), or the channels
+// themselves when there are fewer (a ResNeXt group's 4 or 8); NR is as many
+// vectors as the register file then holds, up to 4. Per (group, image), the
+// copy, the weights' packing and the tiles are three parallel phases; many
+// small groups (ResNeXt) run one group per parallel iteration instead, all
+// three phases inline with buffers of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUKernelBuilder.h"
+#include "llvm/IR/Module.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+
+int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// The copy's geometry.
+struct Grid {
+  SmallVector<int64_t, 4> phaseY, phaseX; // the phases read, in order
+  int64_t hq = 0, wq = 0, plane = 0;      // rows and columns of a plane
+  int64_t cols = 0;                       // outH * wq
+  int64_t maxSx = 0;                      // how far a row's reads reach past wq
+  int64_t planes(const KernelBuilder::Window &w) const {
+    return int64_t(phaseY.size() * phaseX.size()) * w.channels;
+  }
+};
+
+int64_t phaseIndex(ArrayRef<int64_t> phases, int64_t p) {
+  return std::find(phases.begin(), phases.end(), p) - phases.begin();
+}
+
+Grid gridFor(const KernelBuilder::Window &w) {
+  Grid g;
+  for (int64_t r = 0; r < w.kernelH; ++r)
+    if (!is_contained(g.phaseY, r * w.dilationH % w.strideH))
+      g.phaseY.push_back(r * w.dilationH % w.strideH);
+  for (int64_t s = 0; s < w.kernelW; ++s)
+    if (!is_contained(g.phaseX, s * w.dilationW % w.strideW))
+      g.phaseX.push_back(s * w.dilationW % w.strideW);
+  g.hq = w.outH + (w.kernelH - 1) * w.dilationH / w.strideH;
+  g.maxSx = (w.kernelW - 1) * w.dilationW / w.strideW;
+  g.wq = w.outW + g.maxSx;
+  g.plane = g.hq * g.wq;
+  g.cols = w.outH * g.wq;
+  return g;
+}
+
+} // namespace
+
+/// MR and NR for `rows` output channels (see the file comment).
+static std::pair<int64_t, int64_t> windowTile(const CPUMachineInfo &mi, int64_t rows) {
+  int64_t regs = mi.registers, mrMax = std::max<int64_t>(2, (regs - 3) / 2);
+  int64_t mr = std::min(rows, mrMax);
+  int64_t vectors = std::clamp<int64_t>((regs - 1) / (mr + 1), 2, 4);
+  return {mr, vectors * mi.lanes};
+}
+
+bool CPUKernelBuilder::windowGemmPays(const Contraction &c) const {
+  if (parallelDepth > 0 || valueDType(c.type) != DType::Float32 || !c.window)
+    return false;
+  const Window &w = *c.window;
+  if (w.channels * w.kernelH * w.kernelW != c.depth || w.strideH < 1 || w.strideW < 1)
+    return false;
+  // Depthwise convolutions keep their direct loop (one channel, 9 terms).
+  if (w.channels == 1)
+    return false;
+  Grid g = gridFor(w);
+  // The offsets table is int32.
+  if (g.planes(w) * g.plane + g.cols + 4 * int64_t(machine.lanes) >= (int64_t(1) << 31))
+    return false;
+  return g.cols >= 2 * int64_t(machine.lanes) && c.depth >= 4 &&
+         c.m * c.n * c.depth >= (int64_t(1) << 15);
+}
+
+void CPUKernelBuilder::windowGemm(const Contraction &c) {
+  const Window &w = *c.window;
+  const Grid grid = gridFor(w);
+  const int64_t K = c.depth, L = machine.lanes;
+  const auto [MR, NR] = windowTile(machine, c.n);
+  const GemmBlocking g = gemmBlocking(c.n, grid.cols, K, MR, NR);
+  const int64_t planes = grid.planes(w), numPx = int64_t(grid.phaseX.size());
+  // A 1x1 stride-1 convolution without padding over whole planes reads
+  // its input where it is: B(column, channel) = input[channel, column].
+  // Its last panel, where partial, starts NR columns before the end
+  // instead (computing some columns twice, to the same sums) so that no
+  // read leaves the input.
+  const bool direct = c.type == DType::Float32 && w.kernelH == 1 && w.kernelW == 1 &&
+                      w.strideH == 1 && w.strideW == 1 && w.top == 0 && w.left == 0 &&
+                      w.outH == w.height && w.outW == w.width && w.stride[3] == 1 &&
+                      w.stride[2] == w.width && grid.cols >= NR &&
+                      K * w.stride[1] < (int64_t(1) << 31);
+  // Weights whose k = (channel, row, column) is contiguous are read in
+  // place, not packed: row r of panel q at weight[(q*MR + r) * rowStride +
+  // k]. The last panel, where partial, starts MR rows before the end.
+  const int64_t rowStride = c.bRowStride;
+  const bool weightsInPlace = c.type == DType::Float32 && c.bBuffer != ~0u && c.n > MR;
+  const int64_t copyFloats = planes * grid.plane;
+  // What the last panel and the reads past a row's end reach beyond the
+  // planes; zeroed once.
+  const int64_t tailFloats = g.nPad - grid.cols + grid.maxSx + L;
+  const int64_t tileFloats = g.mc * g.nct;
+  const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
+  LLVMContext &ctx = module.getContext();
+  llvm::Type *f32 = b.getFloatTy(), *i32 = b.getInt32Ty(), *ptrTy = b.getPtrTy();
+  auto *vecTy = FixedVectorType::get(f32, unsigned(L));
+  allowVectorWidth(L);
+
+  // offsets[k] for k = (channel, kernel row, kernel column).
+  std::vector<int32_t> offsets(static_cast<size_t>(K), 0);
+  for (int64_t ch = 0; ch < w.channels; ++ch)
+    for (int64_t r = 0; r < w.kernelH; ++r)
+      for (int64_t s = 0; s < w.kernelW; ++s) {
+        int64_t py = phaseIndex(grid.phaseY, r * w.dilationH % w.strideH);
+        int64_t px = phaseIndex(grid.phaseX, s * w.dilationW % w.strideW);
+        int64_t plane = (py * numPx + px) * w.channels + ch;
+        offsets[size_t((ch * w.kernelH + r) * w.kernelW + s)] =
+            direct ? int32_t(ch * w.stride[1])
+                   : int32_t(plane * grid.plane + r * w.dilationH / w.strideH * grid.wq +
+                             s * w.dilationW / w.strideW);
+      }
+  auto *tableTy = ArrayType::get(i32, uint64_t(K));
+  auto *table = new GlobalVariable(
+      module, tableTy, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+      ConstantDataArray::get(ctx, ArrayRef<int32_t>(offsets)), cur.fn->getName() + ".offsets");
+  table->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+
+  struct Buffers {
+    Value *ap, *in, *cs, *ok;
+  };
+  auto allocate = [&] {
+    Buffers x;
+    x.ap = weightsInPlace ? Constant::getNullValue(ptrTy) : allocFloats(index(g.mPad * K));
+    x.in = direct ? Constant::getNullValue(ptrTy) : allocFloats(index(copyFloats + tailFloats));
+    x.cs =
+        g.numKc > 1 ? allocFloats(index(g.numTiles() * tileFloats)) : Constant::getNullValue(ptrTy);
+    x.ok = b.getTrue();
+    if (!weightsInPlace)
+      x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.ap));
+    if (!direct)
+      x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.in));
+    if (g.numKc > 1)
+      x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.cs));
+    if (!direct)
+      ifThen(x.ok, [&] {
+        forRange(copyFloats, copyFloats + tailFloats,
+                 [&](Value *i) { store(F32, x.in, i, constant(F32, 0)); });
+      });
+    return x;
+  };
+  auto release = [&](const Buffers &x) {
+    for (Value *p : {x.ap, x.in, x.cs})
+      freeBuffer(p);
+  };
+  // The phase index's value: a select over the (few) phases read.
+  auto phaseOf = [&](ArrayRef<int64_t> phases, Value *i) {
+    Value *p = index(phases[0]);
+    for (size_t t = 1; t < phases.size(); ++t)
+      p = select(icmp(CmpOp::EQ, i, index(int64_t(t))), index(phases[t]), p);
+    return p;
+  };
+
+  // 1. The copy of image `img`'s channels of group `grp`, one plane row per
+  // iteration: zeros, the row's valid run, zeros.
+  auto copyInput = [&](Value *inBuf, Value *grp, Value *img) {
+    parallelForCaptured(
+        planes * grid.hq, 2 * grid.wq, {inBuf, grp, img}, [&](Value *row, ArrayRef<Value *> cap) {
+          Value *dstBuf = cap[0], *gIn = cap[1], *imgIn = cap[2];
+          Value *in = buffer(w.buffer);
+          SmallVector<Value *, 4> at = unflatten(row, {planes / w.channels, w.channels, grid.hq});
+          Value *py = phaseOf(grid.phaseY, idiv(at[0], numPx));
+          Value *px = phaseOf(grid.phaseX, irem(at[0], numPx));
+          Value *dst = imul(row, grid.wq);
+          Value *srcY = iadd(iadd(imul(at[2], w.strideH), py), -w.top);
+          Value *rowOk = b.CreateICmpULT(srcY, index(w.height));
+          // Valid columns xq: 0 <= xq*sw + px - left < width.
+          Value *first = isub(index(w.left), px); // xq*sw >= first
+          Value *lo = imax(idiv(iadd(imax(first, index(0)), w.strideW - 1), w.strideW), index(0));
+          Value *lastX = isub(index(w.width - 1 + w.left), px); // xq*sw <= lastX
+          Value *hi = select(icmp(CmpOp::LT, lastX, index(0)), index(0),
+                             imin(index(grid.wq), iadd(idiv(imax(lastX, index(0)), w.strideW), 1)));
+          lo = select(rowOk, imin(lo, hi), index(grid.wq));
+          hi = select(rowOk, hi, index(grid.wq));
+          Value *zero = constant(F32, 0);
+          forRange(index(0), lo, [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
+          Value *srcBase = linearOffset(
+              {imgIn, iadd(imul(gIn, w.channels), at[1]), imin(srcY, index(w.height - 1))},
+              {w.stride[0], w.stride[1], w.stride[2]});
+          Value *x0 = isub(px, index(w.left));
+          forRange(lo, hi, [&](Value *xq) {
+            Value *srcX = iadd(imul(xq, w.strideW), x0);
+            Value *v = load(c.type, in, iadd(srcBase, imul(srcX, w.stride[3])));
+            store(F32, dstBuf, iadd(dst, xq), cast(v, c.type, F32));
+          });
+          forRange(hi, index(grid.wq), [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
+        });
+  };
+
+  // 3. The tiles of image `img`, group `grp`.
+  auto computeTiles = [&](Value *apBuf, Value *inBuf, Value *csBuf, Value *grp, Value *img) {
+    parallelForCaptured(
+        g.numTiles(), 2 * g.mc * g.nct * K, {apBuf, inBuf, csBuf, grp, img},
+        [&](Value *t, ArrayRef<Value *> cap) {
+          Value *apIn = cap[0], *inIn = cap[1], *csIn = cap[2], *gIn = cap[3], *imgIn = cap[4];
+          Value *lanesTmp = entryAlloca(vecTy);
+          // Where B's columns start: the copy, or the input of this group
+          // and image.
+          Value *bBase = inIn;
+          if (direct)
+            bBase = b.CreateInBoundsGEP(
+                f32, buffer(w.buffer),
+                iadd(imul(imgIn, w.stride[0]), imul(gIn, w.channels * w.stride[1])));
+          auto colStart = [&](Value *p) {
+            Value *j = imul(p, NR);
+            return direct && grid.cols % NR ? imin(j, index(grid.cols - NR)) : j;
+          };
+          TileIO io;
+          auto rowStart = [&](Value *q) {
+            Value *o = imul(q, MR);
+            return weightsInPlace && c.n % MR ? imin(o, index(c.n - MR)) : o;
+          };
+          auto aPanel = [&](Value *q, Value *kBegin) -> Value * {
+            if (weightsInPlace)
+              return b.CreateInBoundsGEP(
+                  f32, buffer(c.bBuffer),
+                  iadd(iadd(imul(gIn, c.bBatchStride), imul(rowStart(q), rowStride)), kBegin));
+            return b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
+          };
+          auto bVector = [&](Value *p, Value *kBegin, Value *k, int64_t v) -> Value * {
+            Value *off = b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, table, iadd(kBegin, k)),
+                                             Align(4));
+            Value *at = iadd(b.CreateSExt(off, b.getInt64Ty()), iadd(colStart(p), index(v * L)));
+            return b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, bBase, at), Align(4));
+          };
+          auto storeTile = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
+            for (int64_t r = 0; r < MR; ++r) {
+              Value *o = iadd(rowStart(q), r);
+              auto storeRow = [&] {
+                for (int64_t v = 0; v < NR / L; ++v) {
+                  Value *sum = sums[r * (NR / L) + v];
+                  Value *j0 = iadd(colStart(p), index(v * L));
+                  Value *y = idiv(j0, grid.wq);
+                  Value *x0 = isub(j0, imul(y, grid.wq));
+                  Value *whole = nullptr;
+                  if (w.resultBuffer != ~0u && w.resultStride[3] == 1)
+                    whole = logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
+                                       icmp(CmpOp::LT, y, index(w.outH)));
+                  auto byLane = [&] {
+                    b.CreateAlignedStore(sum, lanesTmp, Align(4));
+                    forRange(0, L, [&](Value *l) {
+                      Value *j = iadd(j0, l);
+                      Value *yy = idiv(j, grid.wq);
+                      Value *xx = isub(j, imul(yy, grid.wq));
+                      ifThen(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
+                                        icmp(CmpOp::LT, yy, index(w.outH))),
+                             [&] {
+                               Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
+                               Value *s = load(F32, lanesTmp, l);
+                               c.store(gIn, i, o, cast(s, F32, storeAs));
+                             });
+                    });
+                  };
+                  if (!whole) {
+                    byLane();
+                    continue;
+                  }
+                  ifThen(whole, [&] {
+                    Value *at =
+                        linearOffset({imgIn, iadd(imul(gIn, c.n), o), y, x0},
+                                     {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                    b.CreateAlignedStore(sum, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), at),
+                                         Align(4));
+                  });
+                  ifThen(logicalNot(whole), byLane);
+                }
+              };
+              if (c.n % MR == 0 || weightsInPlace)
+                storeRow();
+              else
+                ifThen(icmp(CmpOp::LT, o, index(c.n)), storeRow);
+            }
+          };
+          io.aPanel = aPanel;
+          if (weightsInPlace) {
+            io.aStrideK = 1;
+            io.aStrideRow = rowStride;
+          }
+          io.bVector = bVector;
+          io.store = storeTile;
+          gemmTile(g, K, t,
+                   g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)),
+                   io);
+        });
+  };
+
+  auto oneGroup = [&](const Buffers &x, Value *grp, ArrayRef<Value *> images) {
+    // 2. The weights of group grp: A(q*MR + r, k) = B(grp, q*MR + r, k).
+    if (!weightsInPlace)
+      packPanels(c.type, c.n, MR, K, c.loadB, nullptr, x.ap, grp);
+    auto oneImage = [&](Value *img) {
+      if (!direct)
+        copyInput(x.in, grp, img);
+      computeTiles(x.ap, x.in, x.cs, grp, img);
+    };
+    if (!images.empty())
+      return oneImage(images[0]);
+    forRange(0, w.images, oneImage);
+  };
+
+  // Small groups (ResNeXt's) run one (group, image) per parallel iteration.
+  // Where the buffers cannot be allocated, the default loop nest.
+  constexpr int64_t kUnitParallelWork = int64_t(1) << 23;
+  const int64_t units = c.batch * w.images;
+  if (units > 1 && 2 * c.n * grid.cols * K < kUnitParallelWork) {
+    parallelForCaptured(units, 2 * c.n * grid.cols * K, {}, [&](Value *u, ArrayRef<Value *>) {
+      allowVectorWidth(L);
+      Value *grp = idiv(u, w.images), *img = irem(u, w.images);
+      Buffers x = allocate();
+      ifThen(x.ok, [&] { oneGroup(x, grp, {img}); });
+      ifThen(b.CreateNot(x.ok), [&] {
+        // This unit's part of the default loop nest: its group, its
+        // image's rows of C.
+        auto loadA = [&](Value *, Value *i, Value *k) {
+          return c.loadA(grp, iadd(imul(img, w.outH * w.outW), i), k);
+        };
+        auto insideA = [&](Value *, Value *i, Value *k) {
+          return c.insideA(grp, iadd(imul(img, w.outH * w.outW), i), k);
+        };
+        auto loadB = [&](Value *, Value *j, Value *k) { return c.loadB(grp, j, k); };
+        auto storeC = [&](Value *, Value *i, Value *j, Value *v) {
+          c.store(grp, iadd(imul(img, w.outH * w.outW), i), j, v);
+        };
+        Contraction one = c;
+        one.batch = 1;
+        one.m = w.outH * w.outW;
+        one.window = nullptr;
+        one.loadA = loadA;
+        one.insideA = c.insideA ? decltype(one.insideA)(insideA) : nullptr;
+        one.loadB = loadB;
+        one.store = storeC;
+        contractionLoop(one, F32);
+      });
+      release(x);
+    });
+    return;
+  }
+  Buffers x = allocate();
+  ifThen(b.CreateNot(x.ok), [&] { contractionLoop(c, F32); });
+  ifThen(x.ok, [&] { forRange(0, c.batch, [&](Value *grp) { oneGroup(x, grp, {}); }); });
+  release(x);
+}
+
+} // namespace hx
