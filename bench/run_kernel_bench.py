@@ -52,6 +52,10 @@ WORKLOADS = {
     "dense-1024": dense(1024, 1024, 1024),
     "dense-1x4096x4096": dense(1, 4096, 4096),
     "dense-gpt2-1600x768x3072": dense(1600, 768, 3072),
+    # The same with the weights bound as constants (hx-run --params): packed
+    # when the executable is built.
+    "dense-1024-constw": dense(1024, 1024, 1024) + (True,),
+    "dense-gpt2-constw": dense(1600, 768, 3072) + (True,),
     # GPT-2 at TVM's test shape: 32 sequences of 50 tokens, 12 heads of 64.
     "bmm-gpt2-qk": bmm(384, 50, 64, 50),
     "bmm-gpt2-av": bmm(384, 50, 50, 64),
@@ -75,15 +79,23 @@ def module(call, shapes):
     return f'#[version = "0.0.5"]\ndef @main({params}) {{\n  {call}\n}}\n'
 
 
-def hx_seconds(build, text, threads, repeat, rounds):
+def hx_seconds(build, text, threads, repeat, rounds, const_weights):
     with tempfile.NamedTemporaryFile("w", suffix=".ir", delete=False) as f:
         f.write(text)
         path = f.name
     best = None
+    hx_run = os.path.join(build, "bin", "hx-run")
+    inputs = ["--random-inputs"]
+    data = tempfile.mkdtemp()
+    if const_weights:
+        # The weights bound as constants (--params), the data a run-time input.
+        subprocess.run([hx_run, path, "--random-inputs", "--save-inputs", data],
+                       check=True, capture_output=True)
+        inputs = ["--params", data, "--input", f"x={data}/x.npy"]
     try:
         for _ in range(rounds):
-            p = subprocess.run([os.path.join(build, "bin", "hx-run"), path, "--random-inputs",
-                                f"--repeat={repeat}", "--profile", f"--threads={threads}"],
+            p = subprocess.run([hx_run, path] + inputs +
+                               [f"--repeat={repeat}", "--profile", f"--threads={threads}"],
                                capture_output=True, text=True)
             if p.returncode:
                 sys.exit(f"hx-run failed:\n{p.stderr}")
@@ -92,6 +104,9 @@ def hx_seconds(build, text, threads, repeat, rounds):
             best = t if best is None else min(best, t)
     finally:
         os.unlink(path)
+        for f in os.listdir(data):
+            os.unlink(os.path.join(data, f))
+        os.rmdir(data)
     return best
 
 
@@ -139,8 +154,10 @@ def main():
     print(f"{'workload':28} {'hx ms':>9} {'GFLOP/s':>8} {'torch ms':>9} {'GFLOP/s':>8} "
           f"{'torch/hx':>8}")
     for n in names:
-        call, shapes, expr, flops = WORKLOADS[n]
-        hx = hx_seconds(a.build_dir, module(call, shapes), a.threads, a.repeat, a.rounds)
+        call, shapes, expr, flops = WORKLOADS[n][:4]
+        const_weights = len(WORKLOADS[n]) > 4
+        hx = hx_seconds(a.build_dir, module(call, shapes), a.threads, a.repeat, a.rounds,
+                        const_weights)
         ref, why = torch_seconds(a.threads, a.repeat, a.rounds, shapes, expr)
         tcol = f"{ref * 1e3:9.3f} {flops / ref / 1e9:8.1f} {ref / hx:8.2f}" if ref else \
             f"  (PyTorch: {why})"

@@ -19,6 +19,9 @@ KIND is one of
   gpt        A GPT-style block: token embedding (take) and positions
              (strided_slice), layer_norm, causal self-attention with
              batch_matmul and softmax, an erf-based GELU MLP, tied logits.
+  gpt2       GPT-2 small at TVM's test shape (full: 32 sequences of 50
+             tokens, width 768, 12 heads, 12 blocks), the same blocks, up to
+             the final layer_norm.
   lstm       One LSTM step: gates from two dense layers, split, sigmoid and
              tanh, the new (h, c).
 
@@ -353,10 +356,50 @@ def dense(net, x, name, din, dout):
     return net.bind(f"nn.bias_add({net.bind(f'nn.dense({x}, {w}, units={dout})')}, {b}, axis=-1)")
 
 
+def gpt_block(net, x, l, d, heads, mask, seqs=None, t=None):
+    """One pre-norm transformer block over x: [tokens, d]. With seqs, the
+    tokens are seqs sequences of t, attended to each on its own."""
+    hd = d // heads
+    h = layer_norm(net, x, f"h{l}_ln1", d)
+    qkv = dense(net, h, f"h{l}_attn", d, 3 * d)
+    parts = []
+    for p in range(3):
+        s = net.bind(f"strided_slice({qkv}, begin=[{p * d}], end=[{(p + 1) * d}], "
+                     f"strides=[1], axes=[1])")
+        if seqs is None:
+            s = net.bind(f"reshape({s}, newshape=[{t}, {heads}, {hd}])")
+            parts.append(net.bind(f"transpose({s}, axes=[1, 0, 2])"))
+        else:
+            s = net.bind(f"reshape({s}, newshape=[{seqs}, {t}, {heads}, {hd}])")
+            s = net.bind(f"transpose({s}, axes=[0, 2, 1, 3])")
+            parts.append(net.bind(f"reshape({s}, newshape=[{seqs * heads}, {t}, {hd}])"))
+    q, k, v = parts
+    scores = net.bind(f"nn.batch_matmul({q}, {k})")
+    scores = net.bind(f"multiply({scores}, {1 / math.sqrt(hd):.9g}f)")
+    att = net.bind(f"nn.softmax(add({scores}, {mask}), axis=-1)")
+    vt = net.bind(f"transpose({v}, axes=[0, 2, 1])")
+    o = net.bind(f"nn.batch_matmul({att}, {vt})")
+    if seqs is None:
+        o = net.bind(f"reshape(transpose({o}, axes=[1, 0, 2]), newshape=[{t}, {d}])")
+    else:
+        o = net.bind(f"reshape({o}, newshape=[{seqs}, {heads}, {t}, {hd}])")
+        o = net.bind(f"reshape(transpose({o}, axes=[0, 2, 1, 3]), newshape=[{seqs * t}, {d}])")
+    x = net.bind(f"add({x}, {dense(net, o, f'h{l}_proj', d, d)})")
+    h = layer_norm(net, x, f"h{l}_ln2", d)
+    h = dense(net, h, f"h{l}_fc", d, 4 * d)
+    erf = net.bind(f"erf(multiply({h}, 0.70710678f))")
+    h = net.bind(f"multiply(multiply({h}, 0.5f), add({erf}, 1f))")
+    return net.bind(f"add({x}, {dense(net, h, f'h{l}_out', 4 * d, d)})")
+
+
+def causal_mask(net, t):
+    return net.weight("causal_mask", [t, t],
+                      [0.0 if j <= i else -1e9 for i in range(t) for j in range(t)])
+
+
 def gpt(net, size):
     t, d, heads, vocab, maxlen, layers = (64, 256, 4, 1000, 128, 2) if size == "full" else \
         (8, 32, 2, 64, 16, 1)
-    hd = d // heads
     rng = net.rng
     tokens = net.input("tokens", "int32", [1, t], [rng.randrange(vocab) for _ in range(t)])
     wte = net.weight("wte", [vocab, d], "small")
@@ -365,32 +408,31 @@ def gpt(net, size):
     x = on(net, net.bind(f"take({wte}, {tokens}, axis=0)"), CPU)
     pos = net.bind(f"strided_slice({wpe}, begin=[0], end=[{t}], strides=[1])")
     x = net.bind(f"reshape(add({x}, {pos}), newshape=[{t}, {d}])")
-    mask = net.weight("causal_mask", [t, t],
-                      [0.0 if j <= i else -1e9 for i in range(t) for j in range(t)])
+    mask = causal_mask(net, t)
     for l in range(layers):
-        h = layer_norm(net, x, f"h{l}_ln1", d)
-        qkv = dense(net, h, f"h{l}_attn", d, 3 * d)
-        parts = []
-        for p in range(3):
-            s = net.bind(f"strided_slice({qkv}, begin=[{p * d}], end=[{(p + 1) * d}], "
-                         f"strides=[1], axes=[1])")
-            s = net.bind(f"reshape({s}, newshape=[{t}, {heads}, {hd}])")
-            parts.append(net.bind(f"transpose({s}, axes=[1, 0, 2])"))
-        q, k, v = parts
-        scores = net.bind(f"nn.batch_matmul({q}, {k})")
-        scores = net.bind(f"multiply({scores}, {1 / math.sqrt(hd):.9g}f)")
-        att = net.bind(f"nn.softmax(add({scores}, {mask}), axis=-1)")
-        vt = net.bind(f"transpose({v}, axes=[0, 2, 1])")
-        o = net.bind(f"nn.batch_matmul({att}, {vt})")
-        o = net.bind(f"reshape(transpose({o}, axes=[1, 0, 2]), newshape=[{t}, {d}])")
-        x = net.bind(f"add({x}, {dense(net, o, f'h{l}_proj', d, d)})")
-        h = layer_norm(net, x, f"h{l}_ln2", d)
-        h = dense(net, h, f"h{l}_fc", d, 4 * d)
-        erf = net.bind(f"erf(multiply({h}, 0.70710678f))")
-        h = net.bind(f"multiply(multiply({h}, 0.5f), add({erf}, 1f))")
-        x = net.bind(f"add({x}, {dense(net, h, f'h{l}_out', 4 * d, d)})")
+        x = gpt_block(net, x, l, d, heads, mask, t=t)
     x = on(net, layer_norm(net, x, "ln_f", d), CUDA)
     return f"nn.dense({x}, {wte}, units={vocab})"
+
+
+def gpt2(net, size):
+    # GPT-2 small at TVM's test shape (32 sequences of 50 tokens, width 768,
+    # 12 heads, 12 blocks: 274 GFLOP), up to the final layer_norm; the
+    # embedding table is cut to 1000 tokens (a lookup, no arithmetic).
+    seqs, t, d, heads, vocab, maxlen, layers = (32, 50, 768, 12, 1000, 64, 12) \
+        if size == "full" else (2, 5, 32, 2, 64, 8, 1)
+    rng = net.rng
+    tokens = net.input("tokens", "int32", [seqs, t],
+                       [rng.randrange(vocab) for _ in range(seqs * t)])
+    wte = net.weight("wte", [vocab, d], "small")
+    wpe = net.weight("wpe", [maxlen, d], "small")
+    x = on(net, net.bind(f"take({wte}, {tokens}, axis=0)"), CPU)
+    pos = net.bind(f"strided_slice({wpe}, begin=[0], end=[{t}], strides=[1])")
+    x = net.bind(f"reshape(add({x}, {pos}), newshape=[{seqs * t}, {d}])")
+    mask = causal_mask(net, t)
+    for l in range(layers):
+        x = gpt_block(net, x, l, d, heads, mask, seqs=seqs, t=t)
+    return on(net, layer_norm(net, x, "ln_f", d), CUDA)
 
 
 def lstm(net, size):
@@ -416,7 +458,7 @@ def lstm(net, size):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("kind", choices=["resnet", "mobilenet", "resnet50", "resnext50", "mobilenetv2",
-                                    "gpt", "lstm"])
+                                    "gpt", "gpt2", "lstm"])
     p.add_argument("out")
     p.add_argument("--form", choices=["params", "hx", "tvm"], default="params")
     p.add_argument("--size", choices=["ci", "full"], default="ci")
@@ -431,7 +473,7 @@ def main(argv):
     TAIL_ONLY = a.tail_only
     net = Net(a.form, random.Random(a.seed))
     kinds = {"resnet": resnet, "mobilenet": mobilenet, "resnet50": resnet50,
-             "resnext50": resnext50, "mobilenetv2": mobilenetv2, "gpt": gpt, "lstm": lstm}
+             "resnext50": resnext50, "mobilenetv2": mobilenetv2, "gpt": gpt, "gpt2": gpt2, "lstm": lstm}
     result = kinds[a.kind](net, a.size)
     data_dir = a.data_dir or os.path.splitext(a.out)[0]
     if not a.ir_only:

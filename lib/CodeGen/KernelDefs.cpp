@@ -14,7 +14,9 @@
 #include "hx/Ops/ShapeUtils.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace llvm;
 
@@ -121,6 +123,16 @@ Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const Twine &
                            kb.targetName() + " code generator");
 }
 
+const TensorData *buildTimeOperand(const Call &call, unsigned i) {
+  if (!call.isOp("nn.dense") || i != 1 || i >= call.args.size())
+    return nullptr;
+  const Expr *arg = call.args[i].get();
+  if (auto *c = dyn_cast<Call>(arg); c && c->isOp("on_device") && !c->args.empty())
+    arg = c->args[0].get();
+  auto *k = dyn_cast<Constant>(arg);
+  return k && k->isTensor() ? k->tensor.get() : nullptr;
+}
+
 std::string kernelSignature(const Call &call) {
   std::string sig;
   raw_string_ostream os(sig);
@@ -151,6 +163,9 @@ std::string kernelSignature(const Call &call) {
   }
   os << " -> ";
   printTy(call.checkedType.get());
+  for (unsigned i = 0; i < call.args.size(); ++i)
+    if (const TensorData *t = buildTimeOperand(call, i))
+      os << " $" << i << "=" << format_hex(xxh3_64bits(t->bytes), 18);
   return sig;
 }
 

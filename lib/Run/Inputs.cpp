@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Inputs.h"
+#include "hx/IR/Rewrite.h"
 #include "hx/Tensor/Npy.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,6 +78,47 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
     out.push_back(random->draw(*p, *tt));
   }
   return out;
+}
+
+Expected<unsigned> bindParamsAsConstants(Function &main, StringRef dir,
+                                         ArrayRef<std::string> keep) {
+  DenseMap<Var *, ExprRef> bound;
+  std::vector<Ref<Var>> kept;
+  for (const Ref<Var> &p : main.params) {
+    SmallString<256> path(dir);
+    sys::path::append(path, p->name + ".npy");
+    if (p->device != kNoDevice || is_contained(keep, p->name) || !sys::fs::exists(path)) {
+      kept.push_back(p);
+      continue;
+    }
+    Expected<HostTensor> t = readNpy(path);
+    if (!t)
+      return t.takeError();
+    if (auto *tt = dyn_cast_or_null<TensorType>(p->annotation.get());
+        tt &&
+        (!tt->isStatic() || t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)))
+      return createStringError(path + ": " + t->typeString() + " does not match parameter %" +
+                               p->name + " of type " + typeToString(tt));
+    auto data = std::make_shared<TensorData>();
+    data->dtype = t->dtype();
+    data->shape.assign(t->shape().begin(), t->shape().end());
+    const auto *bytes = static_cast<const uint8_t *>(t->data());
+    data->bytes.assign(bytes, bytes + t->byteSize());
+    SmallString<256> absolutePath(path);
+    sys::fs::make_absolute(absolutePath);
+    data->npyPath = absolutePath.str().str();
+    bound[p.get()] = make<Constant>(std::move(data), p->loc);
+  }
+  if (bound.empty())
+    return 0;
+  main.body = rewritePostOrder(main.body.get(), [&](Expr *old, ArrayRef<ExprRef> ops) {
+    if (auto *v = dyn_cast<Var>(old))
+      if (auto it = bound.find(v); it != bound.end())
+        return it->second;
+    return withOperands(old, ops);
+  });
+  main.params = std::move(kept);
+  return unsigned(bound.size());
 }
 
 std::vector<std::string> paramNames(const Function &main) {

@@ -12,6 +12,7 @@
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
+#include "hx/Run/Inputs.h"
 #include "hx/Transforms/Passes.h"
 
 using namespace llvm;
@@ -48,6 +49,16 @@ Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOp
     mod.reset();
     return Status::UserError;
   }
+  if (!opts.constantParamsDir.empty())
+    if (Function *m = mod->lookup("main")) {
+      Expected<unsigned> n =
+          bindParamsAsConstants(*m, opts.constantParamsDir, opts.constantParamsKeep);
+      if (!n) {
+        diag.error(SMLoc(), toString(n.takeError()));
+        mod.reset();
+        return Status::UserError;
+      }
+    }
   return plan(opts);
 }
 

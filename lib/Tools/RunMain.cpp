@@ -10,6 +10,8 @@
 //     so. Each device's backend compiles its kernels (hx/Backends).
 //  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
 //     --random-inputs (seeded), checked against @main's parameter types.
+//     What --params reads is bound as constants before step 1's passes
+//     (unless --params-as-inputs), so the executable is built with it.
 //     Every file is read once, here, before anything is compiled: what the
 //     run uses is what was checked, whatever happens to the file later.
 //  4. Compile (Executable::build) and run --repeat times, or interpret
@@ -64,8 +66,10 @@ enum class Emit { None, IR, LLVM, Schedule, PTX };
 struct RunConfig {
   CommonConfig common;
   std::vector<std::string> inputs;
-  /// --params: DIR/NAME.npy for each parameter without --input.
+  /// --params: DIR/NAME.npy for each parameter without --input, bound as
+  /// constants unless --params-as-inputs.
   std::string paramsDir;
+  bool paramsAsInputs = false;
   /// --random-inputs[=uniform|scaled] (RandomInputs.h).
   std::optional<RandomInputMode> randomInputs;
   uint64_t seed = 0;
@@ -122,6 +126,7 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.interpret, "--interpret"},
                           {c.profile, "--profile"},
                           {c.noPlan, "--no-plan"},
+                          {c.paramsAsInputs, "--params-as-inputs"},
                           {c.emulateCuda, "--emulate-cuda"}})
     if (on)
       args.push_back(flag);
@@ -253,6 +258,14 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
   lo.verifyEach = c.common.verifyEach;
   lo.printIRAfterAll = c.common.printIRAfterAll;
   lo.timing = report;
+  if (!c.paramsAsInputs) {
+    lo.constantParamsDir = c.paramsDir;
+    for (StringRef spec : c.inputs) {
+      StringRef name = spec.split('=').first;
+      name.consume_front("%");
+      lo.constantParamsKeep.push_back(name.str());
+    }
+  }
   switch (s.load(std::move(file), lo)) {
   case Session::Status::Ok:
     break;
@@ -384,8 +397,14 @@ int hx::runMain(int argc, char **argv) {
                                cl::value_desc("NAME=file.npy"), cl::cat(cat));
   cl::opt<std::string> params("params",
                               cl::desc("Read each parameter NAME of @main not given with --input "
-                                       "from DIR/NAME.npy, where that file exists"),
+                                       "from DIR/NAME.npy, where that file exists, as a "
+                                       "constant (see --params-as-inputs)"),
                               cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<bool> paramsAsInputs(
+      "params-as-inputs",
+      cl::desc("Keep what --params reads as run-time inputs of @main (by default each becomes a "
+               "constant before planning, known when the executable is built)"),
+      cl::cat(cat));
   cl::opt<std::string> randomInputs(
       "random-inputs", cl::ValueOptional,
       cl::desc("Fill parameters without --input with seeded random data: uniform (the default: "
@@ -478,6 +497,7 @@ int hx::runMain(int argc, char **argv) {
       return userError("--random-inputs=" + randomInputs + ": expected uniform or scaled");
   }
   c.paramsDir = params;
+  c.paramsAsInputs = paramsAsInputs;
   c.seed = seed;
   c.outputDir = outputDir;
   c.saveInputs = saveInputs;

@@ -174,6 +174,11 @@ public:
     /// load of that element; ~0u otherwise.
     unsigned bBuffer = ~0u;
     int64_t bBatchStride = 0, bRowStride = 0;
+    /// B's values, where they are known when the kernel is built (float32
+    /// weights bound as constants, buildTimeOperand): B(b, j, k) is
+    /// bValues[b * bBatchStride + j * bRowStride + k]. A target may lay
+    /// them out into its code then; loadB still reads them at run time.
+    const float *bValues = nullptr;
   };
   /// By default one parallel iteration per C element with a serial dot
   /// product (the CPU vectorizes it); a GPU tiles it in shared memory with

@@ -74,8 +74,15 @@ llvm::Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target
 /// every character that is not alphanumeric made `_` (nn.conv2d: nn_conv2d).
 std::string kernelSymbol(unsigned id, llvm::StringRef op);
 
+/// The value of operand `i` of `call` where it is known when the
+/// executable is built (a tensor constant, directly or under on_device) and
+/// the operator's kernel reads it then (buildTimeOperand): nn.dense's
+/// weights, which the cpu packs into the kernel's code. Else null.
+const TensorData *buildTimeOperand(const Call &call, unsigned i);
+
 /// The cache key of a kernel: operator, non-default attributes, operand and
-/// result types. Calls with equal signatures compile to the same kernel.
+/// result types, and a hash of each buildTimeOperand's value. Calls with
+/// equal signatures compile to the same kernel.
 std::string kernelSignature(const Call &call);
 
 /// "<op>: <what> is not supported by the <target> code generator".

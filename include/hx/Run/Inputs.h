@@ -34,6 +34,18 @@ struct InputSources {
 llvm::Expected<std::vector<HostTensor>> gatherInputs(const Function &main,
                                                      const InputSources &sources);
 
+/// Binds parameters of `main` to constants (hx-run --params DIR, unless
+/// --params-as-inputs): each parameter NAME with a file DIR/NAME.npy, not
+/// named in `keep` and without a device annotation, becomes a tensor
+/// constant of that file's value (`meta[relay.Constant]`, printed as a
+/// reference to the file) wherever it is used, and leaves the parameter
+/// list. Runs before the passes, so that the constant is planned, folded
+/// and compiled as one (its value known when the executable is built).
+/// The value is checked against the parameter's declared type; an error
+/// names the file and the parameter. Returns how many were bound.
+llvm::Expected<unsigned> bindParamsAsConstants(Function &main, llvm::StringRef dir,
+                                               llvm::ArrayRef<std::string> keep);
+
 /// The names of `main`'s parameters, in order.
 std::vector<std::string> paramNames(const Function &main);
 

@@ -57,6 +57,11 @@ struct LoadOptions {
   bool printIRAfterAll = false;
   /// Where the passes' times go (null: not timed).
   TimingReport *timing = nullptr;
+  /// Before the passes, bind @main's parameters with a file in this
+  /// directory as constants (bindParamsAsConstants, hx/Run/Inputs.h),
+  /// except those named in constantParamsKeep. Empty: none.
+  std::string constantParamsDir;
+  std::vector<std::string> constantParamsKeep;
 };
 
 struct CompileOptions {

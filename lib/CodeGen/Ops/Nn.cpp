@@ -60,6 +60,11 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
+  if (const TensorData *w = buildTimeOperand(*spec.call, 1);
+      w && w->dtype == DType::Float32 && t == DType::Float32) {
+    c.bValues = reinterpret_cast<const float *>(w->bytes.data());
+    c.bRowStride = k;
+  }
   kb.contraction(c);
   return Error::success();
 }

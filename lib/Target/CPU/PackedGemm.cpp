@@ -282,6 +282,24 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
   allowVectorWidth(L);
 
+  // B's values known when the kernel is built (Contraction::bValues) are
+  // packed now, into a constant of the kernel's code: no run packs them.
+  // Up to kMaxPackedBytes; beyond, they are packed on each run as others.
+  constexpr int64_t kMaxPackedBytes = int64_t(256) << 20;
+  GlobalVariable *packedB = nullptr;
+  if (c.bValues && c.batch * g.nPad * K * 4 <= kMaxPackedBytes) {
+    std::vector<float> packed(size_t(c.batch * g.nPad * K), 0.0f);
+    for (int64_t bi = 0; bi < c.batch; ++bi)
+      for (int64_t j = 0; j < c.n; ++j)
+        for (int64_t k = 0; k < K; ++k)
+          packed[size_t(((bi * g.nPad + j / NR * NR) * K) + k * NR + j % NR)] =
+              c.bValues[bi * c.bBatchStride + j * c.bRowStride + k];
+    auto *init = ConstantDataArray::get(module.getContext(), ArrayRef<float>(packed));
+    packedB = new GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                                 GlobalValue::PrivateLinkage, init, cur.fn->getName() + ".packedB");
+    packedB->setAlignment(Align(64));
+  }
+
   // The packed buffers, 64-byte aligned, for one batch index at a time.
   // With more than one block along k, each tile keeps its partial sums in
   // its own part of cs (MC x NCT floats, in the L2 while the tile runs).
@@ -292,10 +310,12 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   auto allocate = [&] {
     Buffers x;
     x.ap = allocFloats(index(g.mPad * K));
-    x.bp = allocFloats(index(g.nPad * K));
+    x.bp = packedB ? Constant::getNullValue(ptrTy) : allocFloats(index(g.nPad * K));
     x.cs =
         g.numKc > 1 ? allocFloats(index(g.numTiles() * tileFloats)) : Constant::getNullValue(ptrTy);
-    x.ok = b.CreateAnd(b.CreateIsNotNull(x.ap), b.CreateIsNotNull(x.bp));
+    x.ok = b.CreateIsNotNull(x.ap);
+    if (!packedB)
+      x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.bp));
     if (g.numKc > 1)
       x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.cs));
     return x;
@@ -359,8 +379,12 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
       packWindow(*c.window, ap);
     else
       packPanels(c.type, c.m, MR, K, c.loadA, c.insideA, ap, batch);
-    // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n.
-    packPanels(c.type, c.n, NR, K, c.loadB, nullptr, bp, batch);
+    // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n; or
+    // find it packed in the code.
+    if (packedB)
+      bp = b.CreateInBoundsGEP(f32, packedB, imul(batch, g.nPad * K));
+    else
+      packPanels(c.type, c.n, NR, K, c.loadB, nullptr, bp, batch);
     // 3. Compute, one tile of MC rows x NCT columns per iteration.
     parallelForCaptured(
         g.numTiles(), 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
