@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Real-network benchmark: the full-size networks of utils/gen-network.py
 (ResNet-18-style, ResNet-50, ResNeXt-50 32x4d, MobileNetV2 at batch 1, 224x224,
-and a GPT-style block) through hx on the CPU, next to PyTorch eager running
+a GPT-style block and GPT-2 small) through hx on the CPU, next to PyTorch eager running
 the same network on the same weights (read from the same .npy files) in the
 same run — a second, independent oracle.
 
@@ -12,7 +12,7 @@ relative error of hx's output against PyTorch's.
     python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only KIND]
 
 KIND: resnet (ResNet-18-style), resnet50, resnext50 (32x4d), mobilenetv2,
-gpt; all by default.
+gpt, gpt2 (GPT-2 small at TVM's test shape, 274 GFLOP); all by default.
 
 Needs Debian's python3-torch (and python3-numpy); without it the PyTorch
 column says so. Every virtual device is mapped to one cpu instance, so
@@ -28,7 +28,7 @@ import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt"]
+KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt", "gpt2"]
 
 
 def hx_times(build, ir, data, repeat, outdir):
@@ -142,26 +142,29 @@ def torch_net(kind, data):
 
     def run():
         tokens = w("tokens").long()
-        t = tokens.shape[1]
+        seqs, t = tokens.shape
         wte = w("wte")
         d = wte.shape[1]
-        x = (wte[tokens[0]] + w("wpe")[:t]).reshape(t, d)
+        x = (wte[tokens] + w("wpe")[:t]).reshape(seqs * t, d)
         mask = w("causal_mask")
+        # As gen-network.py: gpt full 4 heads, gpt2 full 12, ci sizes 2.
+        heads = {256: 4, 768: 12}.get(d, 2)
+        hd = d // heads
         layer = 0
         while f"h{layer}_ln1_gamma" in weights:
             h = layer_norm(x, f"h{layer}_ln1")
             qkv = dense(h, f"h{layer}_attn")
-            heads = 4 if d == 256 else 2  # as gen-network.py: full and ci sizes
-            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(t, heads, d // heads).transpose(0, 1)
-                       for i in range(3))
-            att = torch.softmax(q @ k.transpose(1, 2) * (1 / (d // heads) ** 0.5) + mask, -1)
-            o = (att @ v).transpose(0, 1).reshape(t, d)
+            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(seqs, t, heads, hd).transpose(1, 2)
+                       .reshape(seqs * heads, t, hd) for i in range(3))
+            att = torch.softmax(q @ k.transpose(1, 2) * (1 / hd ** 0.5) + mask, -1)
+            o = (att @ v).reshape(seqs, heads, t, hd).transpose(1, 2).reshape(seqs * t, d)
             x = x + dense(o, f"h{layer}_proj")
             h = dense(layer_norm(x, f"h{layer}_ln2"), f"h{layer}_fc")
             h = h * 0.5 * (1 + torch.erf(h * 0.70710678))
             x = x + dense(h, f"h{layer}_out")
             layer += 1
-        return F.linear(layer_norm(x, "ln_f"), wte)
+        x = layer_norm(x, "ln_f")
+        return x if kind == "gpt2" else F.linear(x, wte)
     return run
 
 

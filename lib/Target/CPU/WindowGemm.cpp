@@ -242,7 +242,6 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
         g.numTiles(), 2 * g.mc * g.nct * K, {apBuf, inBuf, csBuf, grp, img},
         [&](Value *t, ArrayRef<Value *> cap) {
           Value *apIn = cap[0], *inIn = cap[1], *csIn = cap[2], *gIn = cap[3], *imgIn = cap[4];
-          Value *lanesTmp = entryAlloca(vecTy);
           // Where B's columns start: the copy, or the input of this group
           // and image.
           Value *bBase = inIn;
@@ -272,53 +271,54 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
             Value *at = iadd(b.CreateSExt(off, b.getInt64Ty()), iadd(colStart(p), index(v * L)));
             return b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, bBase, at), Align(4));
           };
+          // The sums go through a tile on the stack, so that one loop over
+          // its rows and vectors stores them (the code stays small).
+          Value *tileBuf = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
           auto storeTile = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
-            for (int64_t r = 0; r < MR; ++r) {
+            for (int64_t x = 0; x < MR * (NR / L); ++x)
+              b.CreateAlignedStore(sums[size_t(x)],
+                                   b.CreateConstInBoundsGEP1_64(f32, tileBuf, uint64_t(x * L)),
+                                   Align(4));
+            Value *rows = index(MR);
+            if (c.n % MR != 0 && !weightsInPlace)
+              rows = imin(rows, isub(index(c.n), rowStart(q)));
+            forRange(index(0), rows, [&](Value *r) {
               Value *o = iadd(rowStart(q), r);
-              auto storeRow = [&] {
-                for (int64_t v = 0; v < NR / L; ++v) {
-                  Value *sum = sums[r * (NR / L) + v];
-                  Value *j0 = iadd(colStart(p), index(v * L));
-                  Value *y = idiv(j0, grid.wq);
-                  Value *x0 = isub(j0, imul(y, grid.wq));
-                  Value *whole = nullptr;
-                  if (w.resultBuffer != ~0u && w.resultStride[3] == 1)
-                    whole = logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
-                                       icmp(CmpOp::LT, y, index(w.outH)));
-                  auto byLane = [&] {
-                    b.CreateAlignedStore(sum, lanesTmp, Align(4));
-                    forRange(0, L, [&](Value *l) {
-                      Value *j = iadd(j0, l);
-                      Value *yy = idiv(j, grid.wq);
-                      Value *xx = isub(j, imul(yy, grid.wq));
-                      ifThen(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
-                                        icmp(CmpOp::LT, yy, index(w.outH))),
-                             [&] {
-                               Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
-                               Value *s = load(F32, lanesTmp, l);
-                               c.store(gIn, i, o, cast(s, F32, storeAs));
-                             });
-                    });
-                  };
-                  if (!whole) {
-                    byLane();
-                    continue;
-                  }
-                  ifThen(whole, [&] {
-                    Value *at =
-                        linearOffset({imgIn, iadd(imul(gIn, c.n), o), y, x0},
-                                     {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
-                    b.CreateAlignedStore(sum, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), at),
-                                         Align(4));
+              forRange(0, NR / L, [&](Value *v) {
+                Value *at = iadd(imul(r, NR), imul(v, L));
+                Value *sum =
+                    b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, tileBuf, at), Align(4));
+                Value *j0 = iadd(colStart(p), imul(v, L));
+                Value *y = idiv(j0, grid.wq);
+                Value *x0 = isub(j0, imul(y, grid.wq));
+                auto byLane = [&] {
+                  forRange(0, L, [&](Value *l) {
+                    Value *j = iadd(j0, l);
+                    Value *yy = idiv(j, grid.wq);
+                    Value *xx = isub(j, imul(yy, grid.wq));
+                    ifThen(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
+                                      icmp(CmpOp::LT, yy, index(w.outH))),
+                           [&] {
+                             Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
+                             Value *s = load(F32, tileBuf, iadd(at, l));
+                             c.store(gIn, i, o, cast(s, F32, storeAs));
+                           });
                   });
-                  ifThen(logicalNot(whole), byLane);
-                }
-              };
-              if (c.n % MR == 0 || weightsInPlace)
-                storeRow();
-              else
-                ifThen(icmp(CmpOp::LT, o, index(c.n)), storeRow);
-            }
+                };
+                if (w.resultBuffer == ~0u || w.resultStride[3] != 1)
+                  return byLane();
+                Value *whole = logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
+                                          icmp(CmpOp::LT, y, index(w.outH)));
+                ifThen(whole, [&] {
+                  Value *off =
+                      linearOffset({imgIn, iadd(imul(gIn, c.n), o), y, x0},
+                                   {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                  b.CreateAlignedStore(sum, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                                       Align(4));
+                });
+                ifThen(logicalNot(whole), byLane);
+              });
+            });
           };
           io.aPanel = aPanel;
           if (weightsInPlace) {
