@@ -70,6 +70,9 @@ WORKLOADS = {
     "conv-depthwise-384-14": conv(1, 384, 14, 384, 3, 1, 1, g=384),
     "conv-grouped-32x4d-56": conv(1, 128, 56, 128, 3, 1, 1, g=32),
     "conv-grouped-32x8d-28": conv(1, 256, 28, 256, 3, 1, 1, g=32),
+    # ResNeXt-50 32x4d's later stages: 16 and 32 channels per group.
+    "conv-grouped-32x16-14": conv(1, 512, 14, 512, 3, 1, 1, g=32),
+    "conv-grouped-32x32-7": conv(1, 1024, 7, 1024, 3, 1, 1, g=32),
 }
 
 

@@ -33,13 +33,14 @@
 // store.
 //
 // Blocking is the packed GEMM's (gemmBlocking), with MR chosen for the
-// number of output channels: the largest MR in [MRmax/2, MRmax] that pads
-// the channels least (8 for 64 channels on AVX-512), or the channels
-// themselves when there are fewer (a ResNeXt group's 4 or 8); NR is as many
-// vectors as the register file then holds, up to 4. Per (group, image), the
-// copy, the weights' packing and the tiles are three parallel phases; many
-// small groups (ResNeXt) run one group per parallel iteration instead, all
-// three phases inline with buffers of its own.
+// number of output channels: split over as few panels of at most MRmax rows
+// as they need, evenly (13 rows for 64 channels on AVX-512, 8 for a ResNeXt
+// group's 16, 4 for its 4), since a partial panel computes its missing rows
+// all the same; NR is as many vectors as the register file then holds, up
+// to 4. Per (group, image), the copy, the weights' packing (small groups
+// only) and the tiles are parallel phases; many small groups (ResNeXt) run
+// one group and image per parallel iteration instead, all phases inline
+// with buffers of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,7 +92,9 @@ Grid gridFor(const KernelBuilder::Window &w) {
 /// MR and NR for `rows` output channels (see the file comment).
 static std::pair<int64_t, int64_t> windowTile(const CPUMachineInfo &mi, int64_t rows) {
   int64_t regs = mi.registers, mrMax = std::max<int64_t>(2, (regs - 3) / 2);
-  int64_t mr = std::min(rows, mrMax);
+  // As few panels as MRmax allows, as evenly filled as they can be.
+  int64_t panels = (rows + mrMax - 1) / mrMax;
+  int64_t mr = (rows + panels - 1) / panels;
   int64_t vectors = std::clamp<int64_t>((regs - 1) / (mr + 1), 2, 4);
   return {mr, vectors * mi.lanes};
 }
