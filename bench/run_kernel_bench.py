@@ -90,12 +90,13 @@ def hx_seconds(build, text, threads, repeat, rounds, const_weights):
     hx_run = os.path.join(build, "bin", "hx-run")
     inputs = ["--random-inputs"]
     data = tempfile.mkdtemp()
-    if const_weights:
-        # The weights bound as constants (--params), the data a run-time input.
-        subprocess.run([hx_run, path, "--random-inputs", "--save-inputs", data],
-                       check=True, capture_output=True)
-        inputs = ["--params", data, "--input", f"x={data}/x.npy"]
     try:
+        if const_weights:
+            # The weights bound as constants (--params), the data a run-time
+            # input.
+            subprocess.run([hx_run, path, "--random-inputs", "--save-inputs", data],
+                           check=True, capture_output=True)
+            inputs = ["--params", data, "--input", f"x={data}/x.npy"]
         for _ in range(rounds):
             p = subprocess.run([hx_run, path] + inputs +
                                [f"--repeat={repeat}", "--profile", f"--threads={threads}"],

@@ -133,7 +133,7 @@ const TensorData *buildTimeOperand(const Call &call, unsigned i) {
   return k && k->isTensor() ? k->tensor.get() : nullptr;
 }
 
-std::string kernelSignature(const Call &call) {
+std::string kernelSignature(const Call &call, bool withBuildTimeOperands) {
   std::string sig;
   raw_string_ostream os(sig);
   const Op *op = call.getOp();
@@ -163,9 +163,9 @@ std::string kernelSignature(const Call &call) {
   }
   os << " -> ";
   printTy(call.checkedType.get());
-  for (unsigned i = 0; i < call.args.size(); ++i)
+  for (unsigned i = 0; withBuildTimeOperands && i < call.args.size(); ++i)
     if (const TensorData *t = buildTimeOperand(call, i))
-      os << " $" << i << "=" << format_hex(xxh3_64bits(t->bytes), 18);
+      os << " $" << i << "=" << format_hex(xxh3_64bits(t->bytes), 18) << ':' << t->bytes.size();
   return sig;
 }
 

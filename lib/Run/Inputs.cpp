@@ -94,11 +94,12 @@ Expected<unsigned> bindParamsAsConstants(Function &main, StringRef dir,
     Expected<HostTensor> t = readNpy(path);
     if (!t)
       return t.takeError();
-    if (auto *tt = dyn_cast_or_null<TensorType>(p->annotation.get());
-        tt &&
-        (!tt->isStatic() || t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)))
+    const Type *declared = p->annotation.get();
+    auto *tt = dyn_cast_or_null<TensorType>(declared);
+    if (declared && (!tt || !tt->isStatic() || t->dtype() != tt->dtype ||
+                     t->shape() != ArrayRef<int64_t>(tt->shape)))
       return createStringError(path + ": " + t->typeString() + " does not match parameter %" +
-                               p->name + " of type " + typeToString(tt));
+                               p->name + " of type " + typeToString(declared));
     auto data = std::make_shared<TensorData>();
     data->dtype = t->dtype();
     data->shape.assign(t->shape().begin(), t->shape().end());

@@ -49,16 +49,6 @@ Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOp
     mod.reset();
     return Status::UserError;
   }
-  if (!opts.constantParamsDir.empty())
-    if (Function *m = mod->lookup("main")) {
-      Expected<unsigned> n =
-          bindParamsAsConstants(*m, opts.constantParamsDir, opts.constantParamsKeep);
-      if (!n) {
-        diag.error(SMLoc(), toString(n.takeError()));
-        mod.reset();
-        return Status::UserError;
-      }
-    }
   return plan(opts);
 }
 
@@ -77,6 +67,16 @@ Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOp
 }
 
 Session::Status Session::plan(const LoadOptions &opts) {
+  if (!opts.constantParamsDir.empty())
+    if (Function *m = mod->lookup("main")) {
+      Expected<unsigned> n =
+          bindParamsAsConstants(*m, opts.constantParamsDir, opts.constantParamsKeep);
+      if (!n) {
+        diag.error(SMLoc(), toString(n.takeError()));
+        mod.reset();
+        return Status::UserError;
+      }
+    }
   PassRegistry registry;
   registerAllPasses(registry);
   registerTestPasses(registry);

@@ -81,9 +81,10 @@ std::string kernelSymbol(unsigned id, llvm::StringRef op);
 const TensorData *buildTimeOperand(const Call &call, unsigned i);
 
 /// The cache key of a kernel: operator, non-default attributes, operand and
-/// result types, and a hash of each buildTimeOperand's value. Calls with
-/// equal signatures compile to the same kernel.
-std::string kernelSignature(const Call &call);
+/// result types, and, for a target whose kernels read buildTimeOperands
+/// (`withBuildTimeOperands`: the cpu), a hash and the size of each one's
+/// value. Calls with equal signatures compile to the same kernel.
+std::string kernelSignature(const Call &call, bool withBuildTimeOperands = false);
 
 /// "<op>: <what> is not supported by the <target> code generator".
 llvm::Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const llvm::Twine &what);

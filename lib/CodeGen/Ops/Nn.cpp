@@ -26,6 +26,8 @@
 
 #include "../LoopNest.h"
 #include "OpKernels.h"
+#include <cstring>
+#include <vector>
 
 using namespace llvm;
 
@@ -60,9 +62,12 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
+  std::vector<float> weights; // the weights' values, while the kernel is built
   if (const TensorData *w = buildTimeOperand(*spec.call, 1);
       w && w->dtype == DType::Float32 && t == DType::Float32) {
-    c.bValues = reinterpret_cast<const float *>(w->bytes.data());
+    weights.resize(w->bytes.size() / sizeof(float));
+    std::memcpy(weights.data(), w->bytes.data(), weights.size() * sizeof(float));
+    c.bValues = weights.data();
     c.bRowStride = k;
   }
   kb.contraction(c);

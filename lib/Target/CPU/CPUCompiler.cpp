@@ -114,7 +114,9 @@ bool CPUCompiler::supports(const OpDef &op) {
   return op.supportsTarget(kTargetCPU) && lookupKernelGenerator(op.name) != nullptr;
 }
 
-std::string CPUCompiler::signature(const Call &call) { return kernelSignature(call); }
+std::string CPUCompiler::signature(const Call &call) {
+  return kernelSignature(call, /*withBuildTimeOperands=*/true);
+}
 
 Expected<unsigned> CPUCompiler::addKernel(const Call &call) {
   std::string sig = signature(call);

@@ -5,8 +5,9 @@
 // around, so that nothing is expanded nine times (im2col) and the sums land
 // in the result as vectors.
 //
-//   rows    = the output channels of a group (A: the weights, packed in
-//             MR-row panels as the packed GEMM packs them);
+//   rows    = the output channels of a group (A: the weights, read in
+//             place, or for a group of few channels packed in MR-row panels
+//             as the packed GEMM packs them);
 //   columns = the output pixels, on a grid one row of which is wq wide
 //             (the output row, plus what the kernel reaches past it);
 //   B       = never packed: each k = (channel, kernel row, kernel column)
@@ -285,7 +286,11 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
             Value *rows = index(MR);
             if (c.n % MR != 0 && !weightsInPlace)
               rows = imin(rows, isub(index(c.n), rowStart(q)));
-            forRange(index(0), rows, [&](Value *r) {
+            // A panel moved back stores only what the one before it did
+            // not (the same sums, but another thread may be storing them).
+            Value *firstRow = isub(imul(q, MR), rowStart(q));
+            Value *firstCol = imul(p, NR);
+            forRange(firstRow, rows, [&](Value *r) {
               Value *o = iadd(rowStart(q), r);
               forRange(0, NR / L, [&](Value *v) {
                 Value *at = iadd(imul(r, NR), imul(v, L));
@@ -299,8 +304,9 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                     Value *j = iadd(j0, l);
                     Value *yy = idiv(j, grid.wq);
                     Value *xx = isub(j, imul(yy, grid.wq));
-                    ifThen(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
-                                      icmp(CmpOp::LT, yy, index(w.outH))),
+                    ifThen(logicalAnd(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
+                                                 icmp(CmpOp::LT, yy, index(w.outH))),
+                                      icmp(CmpOp::GE, j, firstCol)),
                            [&] {
                              Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
                              Value *s = load(F32, tileBuf, iadd(at, l));
@@ -310,8 +316,9 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                 };
                 if (w.resultBuffer == ~0u || w.resultStride[3] != 1)
                   return byLane();
-                Value *whole = logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
-                                          icmp(CmpOp::LT, y, index(w.outH)));
+                Value *whole = logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
+                                                     icmp(CmpOp::LT, y, index(w.outH))),
+                                          icmp(CmpOp::GE, j0, firstCol));
                 ifThen(whole, [&] {
                   Value *off =
                       linearOffset({imgIn, iadd(imul(gIn, c.n), o), y, x0},
