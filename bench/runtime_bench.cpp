@@ -6,7 +6,8 @@
 //  2. JIT: the time to compile a module of 100 calls with 10 distinct
 //     kernels, and with 100 distinct kernels;
 //  3. elementwise add over 2^24 float32, GB/s (12 bytes moved per element),
-//     next to memcpy of the same buffers (8 bytes per element);
+//     next to memcpy of the same buffers (8 bytes per element); exp, tanh,
+//     erf and sigmoid over the same, next to the same memcpy;
 //  4. nn.dense 1024x1024x1024, GFLOP/s, next to OpenBLAS cblas_sgemm on the
 //     same data;
 //  5. nn.dense 1x4096x4096 (batch-1, the skinny path), GB/s of the weights
@@ -206,6 +207,17 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::format("add over 2^24 float32: %.2f GB/s; memcpy of the same "
                                  "size: %.2f GB/s\n",
                                  12.0 * n / kernel / 1e9, 8.0 * n / mc / 1e9);
+    // The transcendental functions, 8 bytes moved per element, next to
+    // the same memcpy (target: >= 60%).
+    for (const char *fn : {"exp", "tanh", "erf", "sigmoid"}) {
+      auto cf =
+          compile("#[version = \"0.0.5\"]\ndef @main(%a: " + ty + ") {\n  " + fn + "(%a)\n}\n");
+      auto inf = inputsFor(*cf->m, 0.5f);
+      run(*cf, inf);
+      double k = bestKernelSeconds(*cf, inf, 5);
+      llvm::outs() << llvm::format("%s over 2^24 float32: %.2f GB/s, %.1f%% of memcpy's\n", fn,
+                                   8.0 * n / k / 1e9, 100.0 * mc / k);
+    }
   }
 
   // 4. nn.dense 1024^3 vs OpenBLAS.

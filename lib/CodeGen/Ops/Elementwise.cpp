@@ -166,8 +166,12 @@ template <Unary Op> static Error unaryKernel(KernelBuilder &kb, const KernelSpec
                        r = kb.math(MathFn::Tanh, t, {x});
                        break;
                      case Unary::Sigmoid: {
-                       Value *e = kb.math(MathFn::Exp, t, {kb.neg(t, x)});
-                       r = kb.div(t, kb.constant(t, 1), kb.add(t, kb.constant(t, 1), e));
+                       // e = exp(-|x|) never overflows: 1 / (1 + e) for
+                       // x >= 0, e / (1 + e) below (down to the denormals).
+                       Value *neg = kb.compare(CmpOp::LT, t, x, kb.constant(t, 0));
+                       Value *e = kb.math(MathFn::Exp, t, {kb.select(neg, x, kb.neg(t, x))});
+                       Value *num = kb.select(neg, e, kb.constant(t, 1));
+                       r = kb.div(t, num, kb.add(t, kb.constant(t, 1), e));
                        break;
                      }
                      case Unary::Relu:

@@ -131,6 +131,14 @@ void CPUKernelBuilder::contraction(const Contraction &c) {
 }
 
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
+  if (valueDType(t) == DType::Float32) { // float16 computes in float32
+    if (fn == MathFn::Exp)
+      return expF32(args[0]);
+    if (fn == MathFn::Tanh)
+      return tanhF32(args[0]);
+    if (fn == MathFn::Erf)
+      return erfF32(args[0]);
+  }
   switch (fn) {
   case MathFn::Exp:
     return b.CreateUnaryIntrinsic(Intrinsic::exp, args[0]);

@@ -12,8 +12,10 @@
 //      hx_parallel_for(%launch, @name.parN, %buffers, extent)
 //    Loops below `minParallelWork` estimated operations, and loops nested in
 //    another parallel loop, run inline instead;
-//  - math functions are LLVM intrinsics (exp, log, sqrt, pow) or libm
-//    (tanhf), resolved from the process by the JIT;
+//  - float32 exp, tanh and erf are polynomials written out in the kernel
+//    (VectorMath.cpp), so that loops over them vectorize; the other math
+//    functions, and float64's, are LLVM intrinsics (log, sqrt, pow) or libm
+//    (tanh, erf), resolved from the process by the JIT;
 //  - scratch arrays live on the stack up to 64 KiB, else on the heap
 //    (malloc/free; when malloc fails the body is skipped);
 //  - float sums accumulate in double, except sums of products
@@ -129,6 +131,11 @@ private:
   void freeBuffer(Value *p);
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);
+  /// VectorMath.cpp: float32 exp, tanh and erf as straight-line code over
+  /// scalars or vectors (no calls, so loops over them vectorize).
+  Value *expF32(Value *x);
+  Value *tanhF32(Value *x);
+  Value *erfF32(Value *x);
   /// WindowGemm.cpp: a convolution with its output channels as the rows.
   bool windowGemmPays(const Contraction &c) const;
   void windowGemm(const Contraction &c);
