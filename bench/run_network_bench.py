@@ -32,8 +32,14 @@ KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt", "gpt2"]
 
 
 def hx_times(build, ir, data, repeat, outdir):
-    cmd = [os.path.join(build, "bin", "hx-run"), ir, "--params", data, "--device=cpu:0",
-           "--device=cpu:0", "--time-passes", f"--repeat={repeat}", "--output-dir", outdir]
+    # The weights are bound as constants (--params); the image or the tokens
+    # stay a run-time input, as in deployment (bound too, the whole network
+    # would fold to a constant at load).
+    inputs = [f"--input={n}={os.path.join(data, n)}.npy" for n in ("data", "tokens")
+              if os.path.exists(os.path.join(data, n + ".npy"))]
+    cmd = [os.path.join(build, "bin", "hx-run"), ir, "--params", data] + inputs + [
+           "--device=cpu:0", "--device=cpu:0", "--time-passes", f"--repeat={repeat}",
+           "--output-dir", outdir]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"hx-run failed:\n{p.stderr}")

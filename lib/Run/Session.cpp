@@ -11,6 +11,7 @@
 #include "hx/Run/Session.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Transforms/Passes.h"
@@ -79,13 +80,19 @@ Session::Status Session::plan(const LoadOptions &opts) {
     }
   PassRegistry registry;
   registerAllPasses(registry);
+  registerInterpreterPasses(registry);
   registerTestPasses(registry);
   PassManagerOptions pmo;
   pmo.verifyEach = opts.verifyEach;
   pmo.printIRAfterAll = opts.printIRAfterAll;
   pmo.timing = opts.timing;
   PassManager pm(pmo);
-  std::string pipeline = opts.plan ? "infer-type,plan-devices" : "infer-type";
+  std::string pipeline = "infer-type";
+  if (opts.simplify)
+    pipeline +=
+        ",simplify-inference,infer-type,fold-scale-axis,infer-type,fold-constant,infer-type";
+  if (opts.plan)
+    pipeline += ",plan-devices";
   if (!opts.extraPasses.empty())
     pipeline += "," + opts.extraPasses;
   if (!parsePassPipeline(pipeline, registry, pm, diag, opts.passOptions))

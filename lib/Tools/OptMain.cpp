@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Interpreter/FoldConstant.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Tools/CrashReproducer.h"
 #include "hx/Tools/OpPieces.h"
@@ -182,6 +183,7 @@ int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
 int hx::optMain(int argc, char **argv) {
   PassRegistry registry;
   registerAllPasses(registry);
+  registerInterpreterPasses(registry);
   registerTestPasses(registry);
   cl::OptionCategory cat("hx-opt options");
   CommonFlags common(registry, cat);

@@ -1,7 +1,8 @@
 //===- RunMain.cpp - The logic of hx-run ----------------------------------===//
 //
 // hx-run is the command line of the compile-and-run API (hx/Run/Session.h):
-//  1. Parse, verify, infer-type and (unless --no-plan) plan-devices, with the
+//  1. Parse, verify, infer-type, (unless --no-fold) simplify-inference,
+//     fold-scale-axis and fold-constant, and (unless --no-plan) plan-devices, with the
 //     pass options given as flags (CommonFlags).
 //  2. Map the planned virtual devices (the metadata table's, plus any the
 //     planner appended) to physical devices (hx/Run/Devices.h): --device
@@ -29,6 +30,7 @@
 #include "hx/Tools/RunMain.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
 #include "hx/Run/Inputs.h"
@@ -86,6 +88,8 @@ struct RunConfig {
   /// --cost-table-out: the measured cost table (hx/Transforms/CostModel.h).
   std::string costTableOut;
   bool noPlan = false;
+  /// --no-fold: no simplify-inference, fold-scale-axis, fold-constant.
+  bool noFold = false;
   unsigned threads = 0;
   Emit emit = Emit::None;
   uint64_t deviceMemoryLimit = 0;
@@ -126,6 +130,7 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.interpret, "--interpret"},
                           {c.profile, "--profile"},
                           {c.noPlan, "--no-plan"},
+                          {c.noFold, "--no-fold"},
                           {c.paramsAsInputs, "--params-as-inputs"},
                           {c.emulateCuda, "--emulate-cuda"}})
     if (on)
@@ -252,6 +257,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
   LoadOptions lo;
   lo.parser = c.common.parser;
   lo.plan = !c.noPlan;
+  lo.simplify = !c.noFold;
   lo.passOptions = c.common.passOptions;
   if (!c.testCrash.empty())
     lo.extraPasses = "test-crash{mode=" + c.testCrash + "}";
@@ -390,6 +396,7 @@ int run(const RunConfig &c) {
 int hx::runMain(int argc, char **argv) {
   PassRegistry registry;
   registerAllPasses(registry);
+  registerInterpreterPasses(registry);
   registerTestPasses(registry);
   cl::OptionCategory cat("hx-run options");
   CommonFlags common(registry, cat, /*pipelineFlags=*/false);
@@ -445,6 +452,10 @@ int hx::runMain(int argc, char **argv) {
       cl::desc("Write the measured cost table (seconds per operator signature and device kind, "
                "bandwidth and latency per device pair) that plan-devices --cost-table reads"),
       cl::value_desc("costs.json"), cl::cat(cat));
+  cl::opt<bool> noFold("no-fold",
+                       cl::desc("Keep the module's arithmetic as written: no simplify-inference, "
+                                "fold-scale-axis or fold-constant before planning"),
+                       cl::cat(cat));
   cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
                        cl::cat(cat));
   // libLLVM registers a -threads of its own that hx-run never reads.
@@ -510,6 +521,7 @@ int hx::runMain(int argc, char **argv) {
   c.trace = trace;
   c.costTableOut = costTableOut;
   c.noPlan = noPlan;
+  c.noFold = noFold;
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;

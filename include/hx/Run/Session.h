@@ -49,6 +49,9 @@ struct LoadOptions {
   /// Run plan-devices after infer-type (hx-run --no-plan: the module runs
   /// as written).
   bool plan = true;
+  /// Simplify for inference before planning: simplify-inference,
+  /// fold-scale-axis, fold-constant (hx-run does, unless --no-fold).
+  bool simplify = false;
   /// Defaults for the passes' options: {"default-device", "cuda"}, ...
   PassOptionDefaults passOptions;
   /// Passes run after planning, as pipeline text (testing hx).

@@ -50,6 +50,15 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// `simplify-inference`: batch_norm with constant statistics becomes a
+/// per-channel scale and shift, dropout vanishes
+/// (lib/Transforms/SimplifyInference.cpp).
+std::unique_ptr<Pass> createSimplifyInferencePass();
+
+/// `fold-scale-axis`: a constant per-channel scale after a convolution with
+/// constant weights is folded into them (lib/Transforms/FoldScaleAxis.cpp).
+std::unique_ptr<Pass> createFoldScaleAxisPass();
+
 /// `plan-devices`: a device for every expression, copies at device
 /// boundaries (lib/Transforms/PlanDevices/PlanDevices.cpp).
 std::unique_ptr<Pass> createPlanDevicesPass();
