@@ -133,6 +133,15 @@ const TensorData *buildTimeOperand(const Call &call, unsigned i) {
   return k && k->isTensor() ? k->tensor.get() : nullptr;
 }
 
+std::optional<double> specializedLiteral(const Call &call, unsigned i) {
+  if (!call.isOp("power") || i != 1 || i >= call.args.size())
+    return std::nullopt;
+  auto *k = dyn_cast<Constant>(call.args[i].get());
+  if (!k || k->isTensor() || !isFloat(k->dtype))
+    return std::nullopt;
+  return k->floatValue;
+}
+
 std::string kernelSignature(const Call &call, bool withBuildTimeOperands) {
   std::string sig;
   raw_string_ostream os(sig);
@@ -163,6 +172,9 @@ std::string kernelSignature(const Call &call, bool withBuildTimeOperands) {
   }
   os << " -> ";
   printTy(call.checkedType.get());
+  for (unsigned i = 0; i < call.args.size(); ++i)
+    if (std::optional<double> v = specializedLiteral(call, i))
+      os << " #" << i << "=" << format("%.17g", *v);
   for (unsigned i = 0; withBuildTimeOperands && i < call.args.size(); ++i)
     if (const TensorData *t = buildTimeOperand(call, i))
       os << " $" << i << "=" << format_hex(xxh3_64bits(t->bytes), 18) << ':' << t->bytes.size();

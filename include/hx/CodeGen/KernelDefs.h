@@ -80,8 +80,14 @@ std::string kernelSymbol(unsigned id, llvm::StringRef op);
 /// weights, which the cpu packs into the kernel's code. Else null.
 const TensorData *buildTimeOperand(const Call &call, unsigned i);
 
+/// The value of operand `i` of `call` where it is a scalar literal (`2f`)
+/// that the operator's kernel specializes on: `power`'s exponent, which
+/// becomes multiplies when it is a small integer. Else nullopt.
+std::optional<double> specializedLiteral(const Call &call, unsigned i);
+
 /// The cache key of a kernel: operator, non-default attributes, operand and
-/// result types, and, for a target whose kernels read buildTimeOperands
+/// result types, every specializedLiteral, and, for a target whose kernels
+/// read buildTimeOperands
 /// (`withBuildTimeOperands`: the cpu), a hash and the size of each one's
 /// value. Calls with equal signatures compile to the same kernel.
 std::string kernelSignature(const Call &call, bool withBuildTimeOperands = false);

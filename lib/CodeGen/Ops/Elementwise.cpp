@@ -91,11 +91,26 @@ template <Binary Op> static Error binaryKernel(KernelBuilder &kb, const KernelSp
   StridedOperand views[] = {{contiguousStrides(out->shape), 0},
                             {broadcastStrides(a->shape, out->shape), 0},
                             {broadcastStrides(b->shape, out->shape), 0}};
-  int64_t work = Op == Binary::Pow ? kMathWork : Op == Binary::Div ? 4 : 1;
+  // power with a small integral literal exponent is multiplies (x * x is
+  // the correctly rounded square, as pow's), or a reciprocal for -1.
+  std::optional<double> k =
+      Op == Binary::Pow ? specializedLiteral(*spec.call, 1) : std::optional<double>();
+  if (k && *k != -1 && !(*k >= 1 && *k <= 4 && *k == double(int64_t(*k))))
+    k.reset();
+  int64_t work = Op == Binary::Pow && !k ? kMathWork : Op == Binary::Div ? 4 : 1;
   emitStridedLoops(kb, out->shape, views, work, [&](ArrayRef<Value *> off) {
     Value *x = kb.load(t, kb.buffer(spec.inputBuffer(0)), off[1]);
-    Value *y = kb.load(t, kb.buffer(spec.inputBuffer(1)), off[2]);
-    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), off[0], applyBinary(kb, Op, t, x, y));
+    Value *r;
+    if (k && *k == -1) {
+      r = kb.div(t, kb.constant(t, 1), x);
+    } else if (k) {
+      Value *x2 = kb.mul(t, x, x);
+      r = *k == 1 ? x : *k == 2 ? x2 : *k == 3 ? kb.mul(t, x2, x) : kb.mul(t, x2, x2);
+    } else {
+      Value *y = kb.load(t, kb.buffer(spec.inputBuffer(1)), off[2]);
+      r = applyBinary(kb, Op, t, x, y);
+    }
+    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), off[0], r);
   });
   return Error::success();
 }
