@@ -7,7 +7,8 @@
 //     kernels, and with 100 distinct kernels;
 //  3. elementwise add over 2^24 float32, GB/s (12 bytes moved per element),
 //     next to memcpy of the same buffers (8 bytes per element); exp, tanh,
-//     erf and sigmoid over the same, next to the same memcpy;
+//     erf and sigmoid over the same, nn.softmax and nn.layer_norm over
+//     4096 x 4096 (as many elements), next to the same memcpy;
 //  4. nn.dense 1024x1024x1024, GFLOP/s, next to OpenBLAS cblas_sgemm on the
 //     same data;
 //  5. nn.dense 1x4096x4096 (batch-1, the skinny path), GB/s of the weights
@@ -209,6 +210,21 @@ int main(int argc, char **argv) {
                                  12.0 * n / kernel / 1e9, 8.0 * n / mc / 1e9);
     // The transcendental functions, 8 bytes moved per element, next to
     // the same memcpy (target: >= 60%).
+    // nn.softmax and nn.layer_norm over 4096 x 4096 (the same bytes), 8
+    // bytes per element read and written once (target: >= 60% of memcpy).
+    std::string rows = "Tensor[(4096, 4096), float32]";
+    for (const char *call : {"nn.softmax(%a)", "nn.layer_norm(%a, %g, %b)"}) {
+      std::string params = "%a: " + rows;
+      if (llvm::StringRef(call).contains("%g"))
+        params += ", %g: Tensor[(4096), float32], %b: Tensor[(4096), float32]";
+      auto cf = compile("#[version = \"0.0.5\"]\ndef @main(" + params + ") {\n  " + call + "\n}\n");
+      auto inf = inputsFor(*cf->m, 0.5f);
+      run(*cf, inf);
+      double k = bestKernelSeconds(*cf, inf, 5);
+      llvm::outs() << llvm::format("%s over 4096x4096 float32: %.2f GB/s, %.1f%% of memcpy's\n",
+                                   llvm::StringRef(call).split('(').first.str().c_str(),
+                                   8.0 * n / k / 1e9, 100.0 * mc / k);
+    }
     for (const char *fn : {"exp", "tanh", "erf", "sigmoid"}) {
       auto cf =
           compile("#[version = \"0.0.5\"]\ndef @main(%a: " + ty + ") {\n  " + fn + "(%a)\n}\n");
