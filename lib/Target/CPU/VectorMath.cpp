@@ -99,7 +99,6 @@ Value *CPUKernelBuilder::tanhF32(Value *x) {
 }
 
 Value *CPUKernelBuilder::erfF32(Value *x) {
-  llvm::Type *ty = x->getType();
   Value *a = b.CreateUnaryIntrinsic(Intrinsic::fabs, x);
   Value *x2 = b.CreateFMul(x, x);
   Value *small = b.CreateFMul(
