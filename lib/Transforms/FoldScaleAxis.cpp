@@ -27,10 +27,10 @@
 // left of this form).
 //
 //===----------------------------------------------------------------------===//
+#include "InferenceRewrites.h"
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/AttrReader.h"
-#include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -84,26 +84,14 @@ bool perChannel(const Expr &s, int64_t o) {
 
 void FoldScaleAxisPass::rewriteDef(Module &m, Function &fn) {
   DenseMap<const Expr *, unsigned> uses;
-  DenseMap<const Expr *, bool> constant;
   SmallVector<Expr *, 4> operands;
   walkPostOrder(fn.body.get(), [&](Expr *e) {
     operands.clear();
     getOperands(e, operands);
     for (Expr *op : operands)
       ++uses[op];
-    bool c = false;
-    if (isa<Constant>(e))
-      c = true;
-    else if (auto *k = dyn_cast<Call>(e);
-             k && k->getOp() && !k->isOp("on_device") && !k->isOp("device_copy"))
-      c = all_of(k->args, [&](const ExprRef &a) { return constant.lookup(a.get()); });
-    constant[e] = c;
   });
-  Op *reshape = m.getOp("reshape"), *multiply = m.getOp("multiply");
-  for (Op *o : {reshape, multiply})
-    if (!o->def)
-      o->def = lookupOp(o->name);
-
+  DenseMap<const Expr *, bool> constant = constantValued(fn.body.get());
   fn.body = rewritePostOrder(fn.body.get(), [&](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
     auto *mul = dyn_cast<Call>(old);
     if (!mul || !mul->isOp("multiply") || mul->args.size() != 2)
@@ -123,9 +111,8 @@ void FoldScaleAxisPass::rewriteDef(Module &m, Function &fn) {
       Attrs shape;
       shape.set("newshape", AttrValue::ofList({AttrValue::ofInt(*o), AttrValue::ofInt(1),
                                                AttrValue::ofInt(1), AttrValue::ofInt(1)}));
-      ExprRef s4 = make<Call>(reshape, SmallVector<ExprRef, 2>{ops[2 - side]}, shape, mul->loc);
-      ExprRef w =
-          make<Call>(multiply, SmallVector<ExprRef, 2>{newConv->args[1], s4}, Attrs(), mul->loc);
+      ExprRef s4 = makeOpCall(m, "reshape", {ops[2 - side]}, mul->loc, shape);
+      ExprRef w = makeOpCall(m, "multiply", {newConv->args[1], s4}, mul->loc);
       return make<Call>(newConv->callee, SmallVector<ExprRef, 2>{newConv->args[0], w},
                         newConv->attrs, newConv->loc);
     }

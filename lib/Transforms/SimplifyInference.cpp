@@ -29,10 +29,10 @@
 // second run finds nothing to do (test/Transforms/simplify-inference.ir).
 //
 //===----------------------------------------------------------------------===//
+#include "InferenceRewrites.h"
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/AttrReader.h"
-#include "hx/Ops/OpRegistry.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -58,29 +58,15 @@ private:
   void rewriteDef(Module &m, Function &fn);
 };
 
-ExprRef call(Module &m, StringRef op, SmallVector<ExprRef, 2> args, SMLoc loc, Attrs attrs = {}) {
-  Op *o = m.getOp(op);
-  if (!o->def)
-    o->def = lookupOp(op);
-  return make<Call>(o, std::move(args), std::move(attrs), loc);
-}
-
 void SimplifyInferencePass::rewriteDef(Module &m, Function &fn) {
   // What reads each dropout's mask, and which expressions are computed
   // from constants alone (in post order, so operands come first).
   DenseSet<const Expr *> maskRead;
-  DenseMap<const Expr *, bool> constant;
   walkPostOrder(fn.body.get(), [&](Expr *e) {
     if (auto *g = dyn_cast<TupleGetItem>(e); g && g->index != 0)
       maskRead.insert(g->tuple.get());
-    bool c = false;
-    if (isa<Constant>(e))
-      c = true;
-    else if (auto *k = dyn_cast<Call>(e);
-             k && k->getOp() && !k->isOp("on_device") && !k->isOp("device_copy"))
-      c = all_of(k->args, [&](const ExprRef &a) { return constant.lookup(a.get()); });
-    constant[e] = c;
   });
+  DenseMap<const Expr *, bool> constant = constantValued(fn.body.get());
   auto isConstant = [&](const ExprRef &e) { return constant.lookup(e.get()); };
 
   fn.body = rewritePostOrder(fn.body.get(), [&](Expr *old, ArrayRef<ExprRef> ops) -> ExprRef {
@@ -113,23 +99,23 @@ void SimplifyInferencePass::rewriteDef(Module &m, Function &fn) {
     SMLoc loc = k->loc;
     auto eps = make<Constant>(xt->dtype, loc);
     eps->floatValue = attrs::getFloat(*k, "epsilon");
-    ExprRef s = call(m, "rsqrt", {call(m, "add", {var, eps}, loc)}, loc);
+    ExprRef s = makeOpCall(m, "rsqrt", {makeOpCall(m, "add", {var, eps}, loc)}, loc);
     if (attrs::getBool(*k, "scale"))
-      s = call(m, "multiply", {s, gamma}, loc);
-    ExprRef t = call(m, "negative", {call(m, "multiply", {mean, s}, loc)}, loc);
+      s = makeOpCall(m, "multiply", {s, gamma}, loc);
+    ExprRef t = makeOpCall(m, "negative", {makeOpCall(m, "multiply", {mean, s}, loc)}, loc);
     if (attrs::getBool(*k, "center"))
-      t = call(m, "add", {t, beta}, loc);
+      t = makeOpCall(m, "add", {t, beta}, loc);
     if (int64_t trailing = rank - 1 - axis; trailing > 0) {
       auto expand = [&](ExprRef v) {
         Attrs a;
         a.set("axis", AttrValue::ofInt(1));
         a.set("num_newaxis", AttrValue::ofInt(trailing));
-        return call(m, "expand_dims", {std::move(v)}, loc, std::move(a));
+        return makeOpCall(m, "expand_dims", {std::move(v)}, loc, std::move(a));
       };
       s = expand(s);
       t = expand(t);
     }
-    return call(m, "add", {call(m, "multiply", {x, s}, loc), t}, loc);
+    return makeOpCall(m, "add", {makeOpCall(m, "multiply", {x, s}, loc), t}, loc);
   });
 }
 

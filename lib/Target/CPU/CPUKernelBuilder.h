@@ -115,9 +115,9 @@ private:
     llvm::function_ref<void(Value *q, Value *p, llvm::ArrayRef<Value *> sums)> store;
   };
   /// Tile t (of g.numTiles()): for each k block, each column panel, each
-  /// row panel, the micro-kernel; partial sums between k blocks in
-  /// `partial` (MC x NCT floats; unused with one k block).
-  void gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partial, const TileIO &io);
+  /// row panel, the micro-kernel; partial sums between k blocks in tile t's
+  /// MC x NCT floats of `partials` (unused with one k block).
+  void gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partials, const TileIO &io);
   /// The register micro-kernel: the MR x NR sums over k < kLen of
   /// aPanel[k*aStrideK + r*aStrideRow] * bVector(k, v)[l], as MR * NR/L
   /// vectors of L floats.

@@ -200,7 +200,7 @@ void CPUKernelBuilder::packPanels(DType t, int64_t extent, int64_t R, int64_t K,
                       });
 }
 
-void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partial,
+void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partials,
                                 const TileIO &io) {
   const int64_t MR = g.mr, NR = g.nr, L = g.lanes;
   const int64_t numQ = g.mPad / MR, numP = g.nPad / NR, numNb = g.numNb();
@@ -209,6 +209,9 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
   llvm::Type *f32 = b.getFloatTy();
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
   allowVectorWidth(L);
+  // This tile's partial sums: its own MC x NCT floats of `partials`.
+  Value *partial =
+      g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, partials, imul(t, g.mc * g.nct));
   Value *q0 = imul(idiv(t, numNb), qPerMb);
   Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
   Value *p0 = imul(irem(t, numNb), pPerNb);
@@ -422,9 +425,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
           io.aPanel = aPanel;
           io.bVector = bVector;
           io.store = storeTile;
-          gemmTile(g, K, t,
-                   g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)),
-                   io);
+          gemmTile(g, K, t, csIn, io);
         });
   };
 

@@ -55,8 +55,6 @@ namespace hx {
 
 namespace {
 
-int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-
 /// The copy's geometry.
 struct Grid {
   SmallVector<int64_t, 4> phaseY, phaseX; // the phases read, in order
@@ -337,9 +335,7 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
           }
           io.bVector = bVector;
           io.store = storeTile;
-          gemmTile(g, K, t,
-                   g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, csIn, imul(t, tileFloats)),
-                   io);
+          gemmTile(g, K, t, csIn, io);
         });
   };
 

@@ -1,0 +1,27 @@
+//===- InferenceRewrites.h - Shared by the inference rewrites -*- C++ -*-===//
+//
+// Private to lib/Transforms: what simplify-inference and fold-scale-axis
+// both need.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_TRANSFORMS_INFERENCEREWRITES_H
+#define HX_LIB_TRANSFORMS_INFERENCEREWRITES_H
+
+#include "hx/IR/Module.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace hx {
+
+/// Which expressions under `root` are computed from constants alone: a
+/// constant, or an operator call (not a device annotation) whose operands
+/// all are. Without recursion.
+llvm::DenseMap<const Expr *, bool> constantValued(Expr *root);
+
+/// A call of operator `op` of `m` (its registry definition resolved), with
+/// no type yet.
+ExprRef makeOpCall(Module &m, llvm::StringRef op, llvm::SmallVector<ExprRef, 2> args,
+                   llvm::SMLoc loc, Attrs attrs = {});
+
+} // namespace hx
+
+#endif
