@@ -53,7 +53,9 @@ Value *fconst(Value *like, double v) { return ConstantFP::get(like->getType(), v
 } // namespace
 
 Value *CPUKernelBuilder::expF32(Value *x) {
-  llvm::Type *ty = x->getType(), *intTy = ty->getWithNewBitWidth(32);
+  llvm::Type *ty = x->getType(), *intTy = b.getInt32Ty();
+  if (auto *vt = dyn_cast<VectorType>(ty)) // the same shape, in int32
+    intTy = VectorType::get(intTy, vt->getElementCount());
   const double hi = 88.72283935546875, lo = -103.97208404541015625;
   Value *isNan = b.CreateFCmpUNO(x, x);
   // Clamp (NaN stays NaN: the comparisons are false).
