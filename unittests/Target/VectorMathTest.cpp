@@ -1,6 +1,6 @@
-//===- VectorMathTest.cpp - exp, tanh, erf, sigmoid against libm in ulp ---===//
+//===- VectorMathTest.cpp - exp, log, tanh, erf, sigmoid against libm -----===//
 //
-// The cpu's float32 exp, tanh and erf (VectorMath.cpp) and sigmoid (through
+// The cpu's float32 exp, log, tanh and erf (VectorMath.cpp) and sigmoid (through
 // exp), run as kernels over a sweep of float32 bit patterns (every 251st,
 // both signs: 17 million values) and the special values, against
 // double-precision libm rounded to float32. The error is counted in ulp
@@ -117,6 +117,7 @@ TEST(VectorMathTest, UlpAgainstLibm) {
     double (*ref)(double);
     int64_t bound;
   } fns[] = {{"exp", static_cast<double (*)(double)>(std::exp), 2},
+             {"log", static_cast<double (*)(double)>(std::log), 2},
              {"tanh", static_cast<double (*)(double)>(std::tanh), 2},
              {"erf", static_cast<double (*)(double)>(std::erf), 3},
              {"sigmoid", sigmoidRef, 3}};

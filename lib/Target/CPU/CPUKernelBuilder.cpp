@@ -134,6 +134,8 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   if (valueDType(t) == DType::Float32) { // float16 computes in float32
     if (fn == MathFn::Exp)
       return expF32(args[0]);
+    if (fn == MathFn::Log)
+      return logF32(args[0]);
     if (fn == MathFn::Tanh)
       return tanhF32(args[0]);
     if (fn == MathFn::Erf)

@@ -12,7 +12,7 @@
 //      hx_parallel_for(%launch, @name.parN, %buffers, extent)
 //    Loops below `minParallelWork` estimated operations, and loops nested in
 //    another parallel loop, run inline instead;
-//  - float32 exp, tanh and erf are polynomials written out in the kernel
+//  - float32 exp, log, tanh and erf are polynomials written out in the kernel
 //    (VectorMath.cpp), so that loops over them vectorize; the other math
 //    functions, and float64's, are LLVM intrinsics (log, sqrt, pow) or libm
 //    (tanh, erf), resolved from the process by the JIT;
@@ -131,9 +131,10 @@ private:
   void freeBuffer(Value *p);
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);
-  /// VectorMath.cpp: float32 exp, tanh and erf as straight-line code over
+  /// VectorMath.cpp: float32 exp, log, tanh and erf as straight-line code over
   /// scalars or vectors (no calls, so loops over them vectorize).
   Value *expF32(Value *x);
+  Value *logF32(Value *x);
   Value *tanhF32(Value *x);
   Value *erfF32(Value *x);
   /// WindowGemm.cpp: a convolution with its output channels as the rows.

@@ -1,7 +1,7 @@
-//===- VectorMath.cpp - exp, tanh and erf as straight-line float32 code ---===//
+//===- VectorMath.cpp - exp, log, tanh, erf as straight-line float32 code -===//
 //
 // CPUKernelBuilder::math for float32 (and float16, computed in float32)
-// exp, tanh and erf: polynomial approximations written out in the kernel,
+// exp, log, tanh and erf: polynomial approximations written out in the kernel,
 // with selects instead of branches and no calls, so that the loop
 // vectorizer turns an elementwise loop over them into vector code (a libm
 // call per element stops it). Everything works on scalars and vectors
@@ -13,6 +13,10 @@
 //            coefficients), times 2^n as two powers of two built from their
 //            bits (so that results down to the denormals come out right).
 //            x > 88.72 is +inf, x < -103.98 is 0.
+//   log(x):  x = m 2^e with m in [sqrt(1/2), sqrt(2)) (denormals scaled
+//            first), log(1 + f) for f = m - 1 by f - f^2/2 + f^3 P(f), P of
+//            degree 8 (Cephes' logf coefficients), plus e ln 2 in two parts.
+//            0 is -inf, x < 0 NaN, +inf +inf.
 //   tanh(x): |x| < 0.625: x + x^3 P(x^2), P of degree 5 fitted to tanh's
 //            relative error (1.6e-10 in exact arithmetic); beyond,
 //            1 - 2 / (e^(2|x|) + 1) with x's sign.
@@ -82,6 +86,40 @@ Value *CPUKernelBuilder::expF32(Value *x) {
   e = b.CreateSelect(b.CreateFCmpOGT(x, fconst(x, hi)), fconst(x, HUGE_VAL), e);
   e = b.CreateSelect(b.CreateFCmpOLT(x, fconst(x, lo)), fconst(x, 0), e);
   return b.CreateSelect(isNan, x, e);
+}
+
+Value *CPUKernelBuilder::logF32(Value *x) {
+  llvm::Type *ty = x->getType(), *intTy = b.getInt32Ty();
+  if (auto *vt = dyn_cast<VectorType>(ty))
+    intTy = VectorType::get(intTy, vt->getElementCount());
+  auto ic = [&](int64_t v) { return ConstantInt::get(intTy, uint64_t(v), true); };
+  // Denormals are scaled into the normal range first.
+  Value *sub = b.CreateFCmpOLT(x, fconst(x, 0x1p-126));
+  Value *xs = b.CreateSelect(sub, b.CreateFMul(x, fconst(x, 0x1p23)), x);
+  Value *bits = b.CreateBitCast(xs, intTy);
+  Value *e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, ic(23)), ic(0xff)), ic(127));
+  e = b.CreateSelect(sub, b.CreateSub(e, ic(23)), e);
+  Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, ic(0x7fffff)), ic(0x3f800000)), ty);
+  // m in [sqrt(1/2), sqrt(2)).
+  Value *big = b.CreateFCmpOGT(m, fconst(x, 1.41421356237309505));
+  m = b.CreateSelect(big, b.CreateFMul(m, fconst(x, 0.5)), m);
+  e = b.CreateSelect(big, b.CreateAdd(e, ic(1)), e);
+  Value *f = b.CreateFSub(m, fconst(x, 1));
+  Value *fe = b.CreateSIToFP(e, ty);
+  Value *z = b.CreateFMul(f, f);
+  Value *p = polynomial(b, f,
+                        {3.3333331174E-1, -2.4999993993E-1, 2.0000714765E-1, -1.6668057665E-1,
+                         1.4249322787E-1, -1.2420140846E-1, 1.1676998740E-1, -1.1514610310E-1,
+                         7.0376836292E-2});
+  Value *y = b.CreateFMul(b.CreateFMul(f, z), p);
+  y = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {fe, fconst(x, -2.12194440e-4), y});
+  y = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {z, fconst(x, -0.5), y});
+  Value *r = b.CreateFAdd(f, y);
+  r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {fe, fconst(x, 0.693359375), r});
+  r = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(x, HUGE_VAL)), x, r);
+  r = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(x, 0)), fconst(x, -HUGE_VAL), r);
+  r = b.CreateSelect(b.CreateFCmpOLT(x, fconst(x, 0)), fconst(x, NAN), r);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, r);
 }
 
 Value *CPUKernelBuilder::tanhF32(Value *x) {
