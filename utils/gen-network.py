@@ -397,30 +397,10 @@ def causal_mask(net, t):
                       [0.0 if j <= i else -1e9 for i in range(t) for j in range(t)])
 
 
-def gpt(net, size):
-    t, d, heads, vocab, maxlen, layers = (64, 256, 4, 1000, 128, 2) if size == "full" else \
-        (8, 32, 2, 64, 16, 1)
-    rng = net.rng
-    tokens = net.input("tokens", "int32", [1, t], [rng.randrange(vocab) for _ in range(t)])
-    wte = net.weight("wte", [vocab, d], "small")
-    wpe = net.weight("wpe", [maxlen, d], "small")
-    # The embedding on the cpu, the blocks on cuda.
-    x = on(net, net.bind(f"take({wte}, {tokens}, axis=0)"), CPU)
-    pos = net.bind(f"strided_slice({wpe}, begin=[0], end=[{t}], strides=[1])")
-    x = net.bind(f"reshape(add({x}, {pos}), newshape=[{t}, {d}])")
-    mask = causal_mask(net, t)
-    for l in range(layers):
-        x = gpt_block(net, x, l, d, heads, mask, t=t)
-    x = on(net, layer_norm(net, x, "ln_f", d), CUDA)
-    return f"nn.dense({x}, {wte}, units={vocab})"
-
-
-def gpt2(net, size):
-    # GPT-2 small at TVM's test shape (32 sequences of 50 tokens, width 768,
-    # 12 heads, 12 blocks: 274 GFLOP), up to the final layer_norm; the
-    # embedding table is cut to 1000 tokens (a lookup, no arithmetic).
-    seqs, t, d, heads, vocab, maxlen, layers = (32, 50, 768, 12, 1000, 64, 12) \
-        if size == "full" else (2, 5, 32, 2, 64, 8, 1)
+def gpt_trunk(net, seqs, t, d, heads, vocab, maxlen, layers):
+    """Token and position embedding (on the cpu), the blocks (cuda) and the
+    final layer_norm over `seqs` sequences of `t` tokens; returns it and the
+    embedding table. One sequence keeps the single-sequence attention form."""
     rng = net.rng
     tokens = net.input("tokens", "int32", [seqs, t],
                        [rng.randrange(vocab) for _ in range(seqs * t)])
@@ -431,8 +411,24 @@ def gpt2(net, size):
     x = net.bind(f"reshape(add({x}, {pos}), newshape=[{seqs * t}, {d}])")
     mask = causal_mask(net, t)
     for l in range(layers):
-        x = gpt_block(net, x, l, d, heads, mask, seqs=seqs, t=t)
-    return on(net, layer_norm(net, x, "ln_f", d), CUDA)
+        x = gpt_block(net, x, l, d, heads, mask, seqs=seqs if seqs > 1 else None, t=t)
+    return on(net, layer_norm(net, x, "ln_f", d), CUDA), wte
+
+
+def gpt(net, size):
+    t, d, heads, vocab, maxlen, layers = (64, 256, 4, 1000, 128, 2) if size == "full" else \
+        (8, 32, 2, 64, 16, 1)
+    x, wte = gpt_trunk(net, 1, t, d, heads, vocab, maxlen, layers)
+    return f"nn.dense({x}, {wte}, units={vocab})"
+
+
+def gpt2(net, size):
+    # GPT-2 small at TVM's test shape (32 sequences of 50 tokens, width 768,
+    # 12 heads, 12 blocks: 274 GFLOP), up to the final layer_norm; the
+    # embedding table is cut to 1000 tokens (a lookup, no arithmetic).
+    seqs, t, d, heads, vocab, maxlen, layers = (32, 50, 768, 12, 1000, 64, 12) \
+        if size == "full" else (2, 5, 32, 2, 64, 8, 1)
+    return gpt_trunk(net, seqs, t, d, heads, vocab, maxlen, layers)[0]
 
 
 def lstm(net, size):

@@ -39,20 +39,15 @@ using namespace llvm;
 
 namespace {
 
-class FoldScaleAxisPass : public Pass {
+class FoldScaleAxisPass : public DefRewritePass {
 public:
   StringRef getArgument() const override { return "fold-scale-axis"; }
   StringRef getDescription() const override {
     return "Fold a constant per-channel scale after a convolution into its constant weights";
   }
-  bool run(Module &m, PassContext &) override {
-    for (Module::Def &d : m.defs)
-      rewriteDef(m, *d.fn);
-    return true;
-  }
 
 private:
-  void rewriteDef(Module &m, Function &fn);
+  void rewriteDef(Module &m, Function &fn) override;
 };
 
 /// The output channel count when `conv` is a plain NCHW/OIHW nn.conv2d.

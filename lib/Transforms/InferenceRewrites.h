@@ -8,9 +8,23 @@
 #define HX_LIB_TRANSFORMS_INFERENCEREWRITES_H
 
 #include "hx/IR/Module.h"
+#include "hx/Pass/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace hx {
+
+/// A pass that rewrites the body of each def in turn, and never fails.
+class DefRewritePass : public Pass {
+public:
+  bool run(Module &m, PassContext &) override {
+    for (Module::Def &d : m.defs)
+      rewriteDef(m, *d.fn);
+    return true;
+  }
+
+protected:
+  virtual void rewriteDef(Module &m, Function &fn) = 0;
+};
 
 /// Which expressions under `root` are computed from constants alone: a
 /// constant, or an operator call (not a device annotation) whose operands

@@ -42,20 +42,15 @@ using namespace llvm;
 
 namespace {
 
-class SimplifyInferencePass : public Pass {
+class SimplifyInferencePass : public DefRewritePass {
 public:
   StringRef getArgument() const override { return "simplify-inference"; }
   StringRef getDescription() const override {
     return "Rewrite batch_norm with constant statistics into a scale and a shift, drop dropout";
   }
-  bool run(Module &m, PassContext &) override {
-    for (Module::Def &d : m.defs)
-      rewriteDef(m, *d.fn);
-    return true;
-  }
 
 private:
-  void rewriteDef(Module &m, Function &fn);
+  void rewriteDef(Module &m, Function &fn) override;
 };
 
 void SimplifyInferencePass::rewriteDef(Module &m, Function &fn) {

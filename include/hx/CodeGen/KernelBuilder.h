@@ -188,6 +188,9 @@ public:
   /// better direct loop nest for untiled shapes (nn.conv2d) uses
   /// contraction() only then.
   virtual bool tilesContraction(const Contraction &c) const { return false; }
+  /// Whether contraction() reads Contraction::bValues (else an operator
+  /// need not gather them).
+  virtual bool readsBuildTimeValues() const { return false; }
 
   //===--- Buffers ------------------------------------------------------------===//
 

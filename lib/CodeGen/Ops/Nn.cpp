@@ -64,7 +64,7 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   c.store = store;
   std::vector<float> weights; // the weights' values, while the kernel is built
   if (const TensorData *w = buildTimeOperand(*spec.call, 1);
-      w && w->dtype == DType::Float32 && t == DType::Float32) {
+      w && kb.readsBuildTimeValues() && w->dtype == DType::Float32 && t == DType::Float32) {
     weights.resize(w->bytes.size() / sizeof(float));
     std::memcpy(weights.data(), w->bytes.data(), weights.size() * sizeof(float));
     c.bValues = weights.data();

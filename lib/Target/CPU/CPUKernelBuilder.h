@@ -74,6 +74,8 @@ public:
     return windowGemmPays(c) || packedGemmPays(c);
   }
 
+  bool readsBuildTimeValues() const override { return true; }
+
   /// Bytes of scratch above which withScratch uses the heap.
   static constexpr int64_t kMaxStackScratch = 64 * 1024;
 
@@ -110,9 +112,9 @@ private:
     /// Vector v (lanes v*L ..) of the NR columns of column panel p at
     /// k = kBegin + k.
     llvm::function_ref<Value *(Value *p, Value *kBegin, Value *k, int64_t v)> bVector;
-    /// The finished MR x NR sums of row panel q and column panel p, as
-    /// MR * NR/L vectors (row-major).
-    llvm::function_ref<void(Value *q, Value *p, llvm::ArrayRef<Value *> sums)> store;
+    /// The finished MR x NR sums of row panel q and column panel p, at
+    /// `tile` (MR rows of NR floats, on the stack).
+    llvm::function_ref<void(Value *q, Value *p, Value *tile)> store;
   };
   /// Tile t (of g.numTiles()): for each k block, each column panel, each
   /// row panel, the micro-kernel; partial sums between k blocks in tile t's
@@ -124,6 +126,10 @@ private:
   llvm::SmallVector<Value *, 32>
   microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen, int64_t MR,
               int64_t NR, int64_t L, llvm::function_ref<Value *(Value *k, int64_t v)> bVector);
+  /// The default loop nest (float32 sums) over one slice of c: batch
+  /// index `bi`, rows [rowBase, rowBase + rows) of C; the fallback of a
+  /// parallel iteration whose packed buffers could not be allocated.
+  void contractionLoopSlice(const Contraction &c, Value *bi, Value *rowBase, int64_t rows);
   /// Lets the function being emitted use vectors of `lanes` floats.
   void allowVectorWidth(int64_t lanes);
   /// aligned_alloc of `floats` float32s, 64-byte aligned; free.

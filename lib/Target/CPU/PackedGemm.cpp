@@ -106,6 +106,23 @@ bool CPUKernelBuilder::packedGemmPays(const Contraction &c) const {
          c.m * c.n * c.depth >= (int64_t(1) << 15);
 }
 
+void CPUKernelBuilder::contractionLoopSlice(const Contraction &c, Value *bi, Value *rowBase,
+                                            int64_t rows) {
+  auto loadA = [&](Value *, Value *i, Value *k) { return c.loadA(bi, iadd(rowBase, i), k); };
+  auto insideA = [&](Value *, Value *i, Value *k) { return c.insideA(bi, iadd(rowBase, i), k); };
+  auto loadB = [&](Value *, Value *j, Value *k) { return c.loadB(bi, j, k); };
+  auto store = [&](Value *, Value *i, Value *j, Value *v) { c.store(bi, iadd(rowBase, i), j, v); };
+  Contraction one = c;
+  one.batch = 1;
+  one.m = rows;
+  one.window = nullptr;
+  one.loadA = loadA;
+  one.insideA = c.insideA ? decltype(one.insideA)(insideA) : nullptr;
+  one.loadB = loadB;
+  one.store = store;
+  contractionLoop(one, DType::Float32);
+}
+
 void CPUKernelBuilder::allowVectorWidth(int64_t lanes) {
   if (lanes * 32 > 256) // 512-bit vectors are legal only where a function asks
     cur.fn->addFnAttr("min-legal-vector-width", std::to_string(lanes * 32));
@@ -212,6 +229,15 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
   // This tile's partial sums: its own MC x NCT floats of `partials`.
   Value *partial =
       g.numKc == 1 ? nullptr : b.CreateInBoundsGEP(f32, partials, imul(t, g.mc * g.nct));
+  // The finished sums go through a tile on the stack, so that the store
+  // can loop over them (its code stays small).
+  Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
+  auto store = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
+    for (size_t x = 0; x < sums.size(); ++x)
+      b.CreateAlignedStore(
+          sums[x], b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(int64_t(x) * L)), Align(4));
+    io.store(q, p, tile);
+  };
   Value *q0 = imul(idiv(t, numNb), qPerMb);
   Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
   Value *p0 = imul(irem(t, numNb), pPerNb);
@@ -237,7 +263,7 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
             io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR, io.aStrideRow, kLen, MR, NR, L,
             [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); });
         if (!partial) {
-          io.store(q, p, sums);
+          store(q, p, sums);
           return;
         }
         // After the first block, add the partial sum of the blocks before
@@ -263,7 +289,7 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
           phi->addIncoming(added[x], addEnd);
           sums[x] = phi;
         }
-        ifThen(last, [&] { io.store(q, p, sums); });
+        ifThen(last, [&] { store(q, p, sums); });
         ifThen(b.CreateNot(last), [&] {
           for (int64_t r = 0; r < MR; ++r)
             for (int64_t v = 0; v < NR / L; ++v)
@@ -393,8 +419,6 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
         g.numTiles(), 2 * g.mc * g.nct * K, {ap, bp, cs, batch},
         [&](Value *t, ArrayRef<Value *> cap) {
           Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
-          // The finished MR x NR sums, stored through the callback from here.
-          Value *tile = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
           TileIO io;
           auto aPanel = [&](Value *q, Value *kBegin) {
             return b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
@@ -406,12 +430,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
             return b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, bpIn, at),
                                        Align(uint64_t(L * 4)));
           };
-          auto storeTile = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
-            for (int64_t r = 0; r < MR; ++r)
-              for (int64_t v = 0; v < NR / L; ++v)
-                b.CreateAlignedStore(
-                    sums[r * (NR / L) + v],
-                    b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(r * NR + v * L)), Align(4));
+          auto storeTile = [&](Value *q, Value *p, Value *tile) {
             Value *i0 = imul(q, MR), *j0 = imul(p, NR);
             Value *rows = imin(index(MR), isub(index(c.m), i0));
             Value *cols = imin(index(NR), isub(index(c.n), j0));
@@ -438,19 +457,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
     parallelForCaptured(c.batch, 2 * c.m * c.n * K, {}, [&](Value *bi, ArrayRef<Value *>) {
       allowVectorWidth(L);
       Buffers x = allocate();
-      ifThen(b.CreateNot(x.ok), [&] {
-        auto loadA = [&](Value *, Value *i, Value *k) { return c.loadA(bi, i, k); };
-        auto insideA = [&](Value *, Value *i, Value *k) { return c.insideA(bi, i, k); };
-        auto loadB = [&](Value *, Value *j, Value *k) { return c.loadB(bi, j, k); };
-        auto store = [&](Value *, Value *i, Value *j, Value *v) { c.store(bi, i, j, v); };
-        Contraction one = c;
-        one.batch = 1;
-        one.loadA = loadA;
-        one.insideA = c.insideA ? decltype(one.insideA)(insideA) : nullptr;
-        one.loadB = loadB;
-        one.store = store;
-        contractionLoop(one, F32);
-      });
+      ifThen(b.CreateNot(x.ok), [&] { contractionLoopSlice(c, bi, index(0), c.m); });
       ifThen(x.ok, [&] { onePass(bi, x.ap, x.bp, x.cs); });
       release(x);
     });

@@ -273,14 +273,7 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
             Value *at = iadd(b.CreateSExt(off, b.getInt64Ty()), iadd(colStart(p), index(v * L)));
             return b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, bBase, at), Align(4));
           };
-          // The sums go through a tile on the stack, so that one loop over
-          // its rows and vectors stores them (the code stays small).
-          Value *tileBuf = entryAlloca(ArrayType::get(f32, uint64_t(MR * NR)));
-          auto storeTile = [&](Value *q, Value *p, ArrayRef<Value *> sums) {
-            for (int64_t x = 0; x < MR * (NR / L); ++x)
-              b.CreateAlignedStore(sums[size_t(x)],
-                                   b.CreateConstInBoundsGEP1_64(f32, tileBuf, uint64_t(x * L)),
-                                   Align(4));
+          auto storeTile = [&](Value *q, Value *p, Value *tileBuf) {
             Value *rows = index(MR);
             if (c.n % MR != 0 && !weightsInPlace)
               rows = imin(rows, isub(index(c.n), rowStart(q)));
@@ -363,29 +356,10 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
       Value *grp = idiv(u, w.images), *img = irem(u, w.images);
       Buffers x = allocate();
       ifThen(x.ok, [&] { oneGroup(x, grp, {img}); });
-      ifThen(b.CreateNot(x.ok), [&] {
-        // This unit's part of the default loop nest: its group, its
-        // image's rows of C.
-        auto loadA = [&](Value *, Value *i, Value *k) {
-          return c.loadA(grp, iadd(imul(img, w.outH * w.outW), i), k);
-        };
-        auto insideA = [&](Value *, Value *i, Value *k) {
-          return c.insideA(grp, iadd(imul(img, w.outH * w.outW), i), k);
-        };
-        auto loadB = [&](Value *, Value *j, Value *k) { return c.loadB(grp, j, k); };
-        auto storeC = [&](Value *, Value *i, Value *j, Value *v) {
-          c.store(grp, iadd(imul(img, w.outH * w.outW), i), j, v);
-        };
-        Contraction one = c;
-        one.batch = 1;
-        one.m = w.outH * w.outW;
-        one.window = nullptr;
-        one.loadA = loadA;
-        one.insideA = c.insideA ? decltype(one.insideA)(insideA) : nullptr;
-        one.loadB = loadB;
-        one.store = storeC;
-        contractionLoop(one, F32);
-      });
+      // Else this unit's part of the default loop nest: its group, its
+      // image's rows of C.
+      ifThen(b.CreateNot(x.ok),
+             [&] { contractionLoopSlice(c, grp, imul(img, w.outH * w.outW), w.outH * w.outW); });
       release(x);
     });
     return;
