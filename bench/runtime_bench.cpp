@@ -8,7 +8,8 @@
 //  3. elementwise add over 2^24 float32, GB/s (12 bytes moved per element),
 //     next to memcpy of the same buffers (8 bytes per element); exp, tanh,
 //     erf and sigmoid over the same, nn.softmax and nn.layer_norm over
-//     4096 x 4096 (as many elements), next to the same memcpy;
+//     4096 x 4096 (as many elements), next to the same memcpy; the fused
+//     relu(add(multiply(x, y), z)) next to memcpy and to the same unfused;
 //  4. nn.dense 1024x1024x1024, GFLOP/s, next to OpenBLAS cblas_sgemm on the
 //     same data;
 //  5. nn.dense 1x4096x4096 (batch-1, the skinny path), GB/s of the weights
@@ -70,9 +71,11 @@ struct Compiled {
   double compileSeconds = 0;
 };
 
-std::unique_ptr<Compiled> compile(const std::string &text) {
+std::unique_ptr<Compiled> compile(const std::string &text, bool fuse = false) {
   auto c = std::make_unique<Compiled>();
-  if (c->session.loadText(text, "bench", LoadOptions()) != Session::Status::Ok) {
+  LoadOptions lo;
+  lo.fuse = fuse;
+  if (c->session.loadText(text, "bench", lo) != Session::Status::Ok) {
     llvm::errs() << "bench: the module does not plan\n";
     std::exit(1);
   }
@@ -125,6 +128,24 @@ double bestKernelSeconds(Compiled &c, const std::vector<HostTensor> &in, int rep
       kernel = std::min(kernel, s.seconds);
   }
   return kernel;
+}
+
+/// The fastest run of all kernel steps together over `reps` runs.
+double bestStepsSeconds(Compiled &c, const std::vector<HostTensor> &in, int reps) {
+  RunProfile prof;
+  double total = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    prof.steps.clear();
+    if (auto res = c.exe->run(in, &prof); !res) {
+      llvm::errs() << llvm::toString(res.takeError()) << "\n";
+      std::exit(1);
+    }
+    double t = 0;
+    for (auto &s : prof.steps)
+      t += s.seconds;
+    total = std::min(total, t);
+  }
+  return total;
 }
 
 /// A chain of n adds of %x to itself.
@@ -224,6 +245,26 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::format("%s over 4096x4096 float32: %.2f GB/s, %.1f%% of memcpy's\n",
                                    llvm::StringRef(call).split('(').first.str().c_str(),
                                    8.0 * n / k / 1e9, 100.0 * mc / k);
+    }
+    // relu(add(multiply(x, y), z)) fused (fuse-ops: one kernel, 16 bytes
+    // per element: three reads and a write) next to the same memcpy
+    // (target: >= 80%), and unfused (three kernels, two intermediates)
+    // next to fused (target: fused >= 2x faster).
+    {
+      std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: " + ty + ", %y: " + ty +
+                         ", %z: " + ty + ") {\n  nn.relu(add(multiply(%x, %y), %z))\n}\n";
+      auto fused = compile(text, /*fuse=*/true), unfused = compile(text);
+      auto inf = inputsFor(*fused->m, 0.5f);
+      run(*fused, inf);
+      run(*unfused, inf);
+      double f = bestStepsSeconds(*fused, inf, 5), u = bestStepsSeconds(*unfused, inf, 5);
+      llvm::outs() << llvm::format("relu(add(multiply)) over 2^24 float32, fused (%zu step): "
+                                   "%.2f GB/s, %.1f%% of memcpy's (target >= 80%%)\n",
+                                   fused->exe->steps().size(), 16.0 * n / f / 1e9,
+                                   100.0 * (16.0 * n / f) / (8.0 * n / mc));
+      llvm::outs() << llvm::format("relu(add(multiply)) unfused (--no-fuse, %zu steps): %.2f ms; "
+                                   "fused %.2f ms: fused %.2fx faster (target >= 2x)\n",
+                                   unfused->exe->steps().size(), 1e3 * u, 1e3 * f, u / f);
     }
     for (const char *fn : {"exp", "tanh", "erf", "sigmoid"}) {
       auto cf =

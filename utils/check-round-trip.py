@@ -6,7 +6,8 @@ directories: each `.ir` file, split on `// -----` lines, that hx-opt accepts
     check-round-trip.py HX_OPT DIR... [--pass FLAG]... [--expect-ok=N]
 
 With --pass, the check is made after those passes as well (the output of the
-pipeline must print back to itself). Every (chunk, pipeline) pair is one job.
+pipeline must print back to itself); a --pass value with spaces is a pipeline
+of several flags ("-plan-devices -fuse-ops"). Every (chunk, pipeline) pair is one job.
 
 A job fails when hx-opt exits with anything but 0 or 1 (an internal error or a
 crash is never "an input meant to fail"), or when its output does not print
@@ -61,7 +62,7 @@ def main():
                 with open(path, encoding="utf-8", errors="surrogateescape") as fh:
                     text = fh.read()
                 for n, chunk in enumerate(chunks(text)):
-                    for pipeline in [[]] + [[p] for p in passes]:
+                    for pipeline in [[]] + [p.split() for p in passes]:
                         jobs.append((path, n, pipeline, chunk))
 
     def check(job):

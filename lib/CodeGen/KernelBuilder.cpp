@@ -149,7 +149,25 @@ Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
   return v;
 }
 
+void KernelBuilder::storeResult(DType t, unsigned buf, Value *offset, ArrayRef<Value *> coords,
+                                Value *v) {
+  if (epilogue.apply && buf == epilogue.buffer && !inEpilogue) {
+    inEpilogue = true;
+    v = epilogue.apply(offset, coords, v);
+    t = epilogue.storeType;
+    inEpilogue = false;
+    ++numEpilogueStores;
+  }
+  bool wasIn = inEpilogue;
+  inEpilogue = true; // the store below is the final one
+  store(t, buffer(buf), offset, v);
+  inEpilogue = wasIn;
+}
+
 void KernelBuilder::store(DType t, Value *ptr, Value *offset, Value *v) {
+  if (epilogue.apply && !inEpilogue && epilogue.buffer < cur.buffers.size() &&
+      ptr == cur.buffers[epilogue.buffer])
+    return storeResult(t, epilogue.buffer, offset, {}, v);
   llvm::Type *mt = memoryType(t);
   Value *addr = accessAddress(t, ptr, offset, b.CreateInBoundsGEP(mt, ptr, offset), true);
   if (t == DType::Bool)

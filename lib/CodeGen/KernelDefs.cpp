@@ -62,6 +62,8 @@ static Error flattenTensors(StringRef op, StringRef what, const Type *t,
 }
 
 Expected<KernelSpec> describeKernel(const Call &call) {
+  if (isFusedCall(call))
+    return describeFusedKernel(call);
   const Op *op = call.getOp();
   if (!op)
     return createStringError("the callee of a kernel call must be an operator");
@@ -103,6 +105,8 @@ KernelGenerator lookupKernelGenerator(StringRef opName) {
 }
 
 Error emitKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  if (spec.fused)
+    return emitFusedKernel(kb, spec);
   KernelGenerator gen = lookupKernelGenerator(spec.opName());
   if (!gen)
     return createStringError(spec.opName() + ": no kernel definition (the " + kb.targetName() +
@@ -123,10 +127,16 @@ Error unsupported(const KernelBuilder &kb, const KernelSpec &spec, const Twine &
                            kb.targetName() + " code generator");
 }
 
-const TensorData *buildTimeOperand(const Call &call, unsigned i) {
+const TensorData *buildTimeOperand(const KernelSpec &spec, unsigned i) {
+  return buildTimeOperand(*spec.call, i,
+                          i < spec.operandSources.size() ? spec.operandSources[i] : nullptr);
+}
+
+const TensorData *buildTimeOperand(const Call &call, unsigned i, const Expr *arg) {
   if (!call.isOp("nn.dense") || i != 1 || i >= call.args.size())
     return nullptr;
-  const Expr *arg = call.args[i].get();
+  if (!arg)
+    arg = call.args[i].get();
   if (auto *c = dyn_cast<Call>(arg); c && c->isOp("on_device") && !c->args.empty())
     arg = c->args[0].get();
   auto *k = dyn_cast<Constant>(arg);
@@ -143,6 +153,8 @@ std::optional<double> specializedLiteral(const Call &call, unsigned i) {
 }
 
 std::string kernelSignature(const Call &call, bool withBuildTimeOperands) {
+  if (isFusedCall(call))
+    return fusedKernelSignature(call, withBuildTimeOperands);
   std::string sig;
   raw_string_ostream os(sig);
   const Op *op = call.getOp();
@@ -189,6 +201,12 @@ Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target, Stri
   Expected<KernelSpec> spec = describeKernel(call);
   if (!spec)
     return spec.takeError();
+  if (spec->fused) {
+    for (const Call *c : fusedMembers(call))
+      if (Expected<KernelSpec> m = describeKernelFor(*c, target, targetName); !m)
+        return m.takeError();
+    return spec;
+  }
   if (!spec->def->supportsTarget(target) || !lookupKernelGenerator(spec->opName()))
     return createStringError(spec->opName() + ": the " + targetName +
                              " code generator has no kernel for this operator");

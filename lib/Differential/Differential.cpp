@@ -114,6 +114,7 @@ struct DifferentialTester::Impl {
   /// The stages compile, run, interpret and compare, on the planned
   /// module printed as `planned`.
   DiffResult execute(StringRef planned, StringRef name, const DiffOptions &opts);
+  DiffResult executeOnce(StringRef planned, StringRef name, const DiffOptions &opts, bool fuse);
 
   /// The stages run, interpret and compare, on `inputs`.
   DiffResult compareOn(hx::Session &run, ArrayRef<HostTensor> inputs) {
@@ -181,6 +182,20 @@ DiffResult DifferentialTester::Impl::check(StringRef text, StringRef name,
 
 DiffResult DifferentialTester::Impl::execute(StringRef planned, StringRef name,
                                              const DiffOptions &opts) {
+  // One kernel per call, then fused (fuse-ops), as hx-run runs it.
+  DiffResult r = executeOnce(planned, name, opts, /*fuse=*/false);
+  if (!r.ok)
+    return r;
+  DiffResult fused = executeOnce(planned, name, opts, /*fuse=*/true);
+  if (!fused.ok) {
+    fused.stage += " (fused)";
+    return fused;
+  }
+  return r;
+}
+
+DiffResult DifferentialTester::Impl::executeOnce(StringRef planned, StringRef name,
+                                                 const DiffOptions &opts, bool fuse) {
   // Through the compile-and-run API, as hx-run runs it, on the devices and
   // backends this tester keeps across modules.
   hx::Session run;
@@ -195,6 +210,7 @@ DiffResult DifferentialTester::Impl::execute(StringRef planned, StringRef name,
   // again, not planned again.
   LoadOptions lo;
   lo.plan = false;
+  lo.fuse = fuse;
   if (run.loadText(planned, name, lo) != hx::Session::Status::Ok)
     return fail("plan", errors);
   const Module &m = run.module();

@@ -59,6 +59,12 @@ void Function::dropChildren(NodeWorklist &dead) {
   drop(retType.raw(), dead);
 }
 
+bool Function::isPrimitive() const {
+  const AttrValue *p = attrs.get("Primitive");
+  return p && ((p->kind == AttrValue::Kind::Int && p->intValue) ||
+               (p->kind == AttrValue::Kind::Bool && p->boolValue));
+}
+
 void hx::getOperands(const Expr *e, SmallVectorImpl<Expr *> &out) {
   switch (e->getKind()) {
   case ExprKind::Var:

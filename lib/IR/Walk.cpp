@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Walk.h"
 #include "hx/IR/ExprNumbering.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace hx;
 using namespace llvm;
@@ -53,4 +54,24 @@ void hx::walkPostOrder(Expr *root, function_ref<void(Expr *)> fn) {
     prefetchAhead(order, i);
     fn(order[i]);
   }
+}
+
+std::vector<const Call *> hx::primitiveCalls(const Function &f) {
+  std::vector<const Call *> out;
+  llvm::SmallVector<std::pair<const Expr *, bool>, 16> stack{{f.body.get(), false}};
+  llvm::DenseSet<const Expr *> seen;
+  while (!stack.empty()) {
+    auto [e, expanded] = stack.pop_back_val();
+    const auto *c = llvm::dyn_cast<Call>(e);
+    if (expanded) {
+      out.push_back(c);
+      continue;
+    }
+    if (!c || !c->getOp() || !seen.insert(e).second)
+      continue;
+    stack.push_back({e, true});
+    for (auto it = c->args.rbegin(); it != c->args.rend(); ++it)
+      stack.push_back({it->get(), false});
+  }
+  return out;
 }

@@ -93,6 +93,8 @@ Session::Status Session::plan(const LoadOptions &opts) {
         ",simplify-inference,infer-type,fold-scale-axis,infer-type,fold-constant,infer-type";
   if (opts.plan)
     pipeline += ",plan-devices";
+  if (opts.fuse)
+    pipeline += ",fuse-ops";
   if (!opts.extraPasses.empty())
     pipeline += "," + opts.extraPasses;
   if (!parsePassPipeline(pipeline, registry, pm, diag, opts.passOptions))

@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "ExecutableImpl.h"
 #include "hx/IR/DeviceAware.h"
+#include "hx/IR/Walk.h"
 #include "hx/Ops/OpCost.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -498,6 +499,8 @@ private:
       if (callee.kind != Value::Kind::Function)
         return unsupported(c, "a call of a function value not known at compile time");
       const Function *f = callee.fn;
+      if (f->isPrimitive() && c->callee.get() == f && stepFusedCall(t, values, done))
+        return true;
       if (active.count(f))
         return unsupported(c, "a recursive call");
       if (f->params.size() != c->args.size())
@@ -512,6 +515,56 @@ private:
     }
     active.erase(arg(0).fn);
     done = arg(c->args.size() + 1);
+    return true;
+  }
+
+  /// A call of a primitive function literal (a fuse-ops group) is one
+  /// kernel where the device's backend compiles it; else (an operator the
+  /// backend lacks, a body it cannot run as one kernel) the call is
+  /// inlined, one step per operator, as if it had not been fused.
+  bool stepFusedCall(Task &t, std::vector<Value> &values, std::optional<Value> &done) {
+    auto *c = cast<Call>(t.e);
+    const auto *f = cast<Function>(c->callee.get());
+    DeviceIndex device = devices.deviceOf(c);
+    unsigned d = device == kNoDevice ? 0 : device;
+    Backend *backend = d < x.backends.size() ? x.backends[d] : nullptr;
+    if (!backend)
+      return false;
+    std::vector<const Call *> members = primitiveCalls(*f);
+    std::string label = "fused(";
+    for (const Call *m : members) {
+      const Op *op = m->getOp();
+      if (!op->def || !backend->supports(*op->def))
+        return false;
+      label += (label.size() > 6 ? "+" : "") + op->name;
+    }
+    label += ")";
+    if (members.size() == 1)
+      label = members[0]->getOp()->name;
+    Expected<unsigned> k = backend->addKernel(*c);
+    if (!k) {
+      consumeError(k.takeError());
+      return false;
+    }
+    Value result;
+    if (!makeValue(c->checkedType.get(), device, label + where(c), c->loc, result,
+                   Buffer::Kind::Intermediate))
+      return false;
+    Step s;
+    s.device = d;
+    s.label = label + where(c);
+    s.signature = operatorSignature(*c);
+    s.kind = Step::Kind::Kernel;
+    s.kernel = *k;
+    SmallVector<unsigned, 8> ins, outs;
+    for (unsigned i = 0; i < c->args.size(); ++i)
+      values[t.base + 1 + i].flatten(ins);
+    result.flatten(outs);
+    s.buffers.append(ins.begin(), ins.end());
+    s.numInputs = ins.size();
+    s.buffers.append(outs.begin(), outs.end());
+    addStep(std::move(s));
+    done = result;
     return true;
   }
 

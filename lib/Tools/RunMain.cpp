@@ -2,8 +2,9 @@
 //
 // hx-run is the command line of the compile-and-run API (hx/Run/Session.h):
 //  1. Parse, verify, infer-type, (unless --no-fold) simplify-inference,
-//     fold-scale-axis and fold-constant, and (unless --no-plan) plan-devices, with the
-//     pass options given as flags (CommonFlags).
+//     fold-scale-axis and fold-constant, (unless --no-plan) plan-devices,
+//     and (unless --no-fuse) fuse-ops, with the pass options given as flags
+//     (CommonFlags).
 //  2. Map the planned virtual devices (the metadata table's, plus any the
 //     planner appended) to physical devices (hx/Run/Devices.h): --device
 //     options in order, or by default each to a device of its type; a cuda
@@ -90,6 +91,8 @@ struct RunConfig {
   bool noPlan = false;
   /// --no-fold: no simplify-inference, fold-scale-axis, fold-constant.
   bool noFold = false;
+  /// --no-fuse: no fuse-ops (one kernel per operator call).
+  bool noFuse = false;
   unsigned threads = 0;
   Emit emit = Emit::None;
   uint64_t deviceMemoryLimit = 0;
@@ -131,6 +134,7 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.profile, "--profile"},
                           {c.noPlan, "--no-plan"},
                           {c.noFold, "--no-fold"},
+                          {c.noFuse, "--no-fuse"},
                           {c.paramsAsInputs, "--params-as-inputs"},
                           {c.emulateCuda, "--emulate-cuda"}})
     if (on)
@@ -258,6 +262,8 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
   lo.parser = c.common.parser;
   lo.plan = !c.noPlan;
   lo.simplify = !c.noFold;
+  // The cost table times each operator on its own: no fusion then.
+  lo.fuse = !c.noFuse && c.costTableOut.empty();
   lo.passOptions = c.common.passOptions;
   if (!c.testCrash.empty())
     lo.extraPasses = "test-crash{mode=" + c.testCrash + "}";
@@ -456,6 +462,9 @@ int hx::runMain(int argc, char **argv) {
                        cl::desc("Keep the module's arithmetic as written: no simplify-inference, "
                                 "fold-scale-axis or fold-constant before planning"),
                        cl::cat(cat));
+  cl::opt<bool> noFuse("no-fuse",
+                       cl::desc("One kernel per operator call: no fuse-ops after planning"),
+                       cl::cat(cat));
   cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
                        cl::cat(cat));
   // libLLVM registers a -threads of its own that hx-run never reads.
@@ -522,6 +531,7 @@ int hx::runMain(int argc, char **argv) {
   c.costTableOut = costTableOut;
   c.noPlan = noPlan;
   c.noFold = noFold;
+  c.noFuse = noFuse;
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;

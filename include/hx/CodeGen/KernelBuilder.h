@@ -52,6 +52,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/IRBuilder.h"
 #include <cstdint>
+#include <functional>
 
 namespace hx {
 
@@ -202,6 +203,32 @@ public:
   Value *load(DType t, Value *ptr, Value *offset);
   void store(DType t, Value *ptr, Value *offset, Value *v);
 
+  //===--- Fused epilogues -----------------------------------------------------===//
+
+  /// A fused kernel's epilogue (FusedKernel.cpp) on one result buffer: a
+  /// store of `v` into `buffer` stores apply(offset, coords, v), of dtype
+  /// `storeType`, instead. `coords` are the element's coordinates in the
+  /// result's dims where the store gives them (storeResult), else empty.
+  /// The operator whose result it is must store each element once, with its
+  /// final value, through store() or storeResult() on that buffer's
+  /// pointer, never read it back, and never store into it otherwise
+  /// (operators check hasEpilogue before a vector store of their own).
+  struct Epilogue {
+    unsigned buffer = ~0u;
+    DType storeType = DType::Float32;
+    std::function<Value *(Value *offset, llvm::ArrayRef<Value *> coords, Value *v)> apply;
+  };
+  void setEpilogue(Epilogue e) { epilogue = std::move(e); }
+  bool hasEpilogue(unsigned buffer) const { return epilogue.apply && epilogue.buffer == buffer; }
+  /// How many stores went through the epilogue so far.
+  unsigned epilogueStores() const { return numEpilogueStores; }
+  /// Stores `v` (dtype `t`) as element `offset` of buffer `buf`, whose
+  /// coordinates in the result's dims are `coords` (row-major, so that
+  /// offset is their linear offset; may be empty): through the epilogue
+  /// where there is one, which can then read its operands without dividing
+  /// the offset back into coordinates.
+  void storeResult(DType t, unsigned buf, Value *offset, llvm::ArrayRef<Value *> coords, Value *v);
+
   //===--- Constants ----------------------------------------------------------===//
 
   /// An int64 index constant.
@@ -320,6 +347,9 @@ protected:
 
 private:
   unsigned nBuffers;
+  Epilogue epilogue;
+  bool inEpilogue = false;
+  unsigned numEpilogueStores = 0;
 };
 
 } // namespace hx

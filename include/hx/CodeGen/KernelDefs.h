@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -28,18 +29,38 @@ namespace hx {
 
 class KernelBuilder;
 
+struct FusedGroup;
+
 struct KernelSpec : AttrReader<KernelSpec> {
+  /// The operator call; for a fused kernel (a call of a `Primitive=1`
+  /// function, FusedKernel.cpp) the call itself, with `def` null.
   const Call *call = nullptr;
   const OpDef *def = nullptr;
   /// Flattened operand and result types, all static tensors.
   llvm::SmallVector<const TensorType *, 4> inputs;
   llvm::SmallVector<const TensorType *, 2> outputs;
+  /// A fused kernel's group; null for one operator.
+  std::shared_ptr<const FusedGroup> fused;
+  /// Where the operands and the result are among the kernel's buffers when
+  /// this operator is a member of a fused kernel (its anchor); empty: the
+  /// operator's own buffers, operands then result.
+  llvm::SmallVector<unsigned, 4> operandBuffers;
+  unsigned resultBufferBase = 0;
+  /// For a fused kernel's anchor: the expression outside the function that
+  /// reaches each operand (the call's argument for that parameter), where
+  /// buildTimeOperand looks for constants.
+  llvm::SmallVector<const Expr *, 4> operandSources;
 
-  llvm::StringRef opName() const { return def->name; }
+  /// The operator's name; a fused kernel's names its operators
+  /// (`fused_nn_conv2d_add_nn_relu`, as TVM does).
+  llvm::StringRef opName() const { return def ? llvm::StringRef(def->name) : fusedName; }
   /// Buffer indices (KernelABI.h): operands first, then results.
-  unsigned inputBuffer(unsigned i) const { return i; }
-  unsigned outputBuffer(unsigned i) const { return unsigned(inputs.size()) + i; }
+  unsigned inputBuffer(unsigned i) const { return operandBuffers.empty() ? i : operandBuffers[i]; }
+  unsigned outputBuffer(unsigned i) const {
+    return (operandBuffers.empty() ? unsigned(inputs.size()) : resultBufferBase) + i;
+  }
   unsigned numBuffers() const { return unsigned(inputs.size() + outputs.size()); }
+  std::string fusedName;
 
   /// Attributes (attr, getBool, getInt, ...) through AttrReader
   /// (hx/Ops/AttrReader.h), as the type relations and the interpreter read them.
@@ -58,6 +79,14 @@ using KernelGenerator = llvm::Error (*)(KernelBuilder &kb, const KernelSpec &spe
 /// The kernel definition of operator `opName`, or null when there is none
 /// (on_device and device_copy are never kernels).
 KernelGenerator lookupKernelGenerator(llvm::StringRef opName);
+
+/// Whether `call` calls a `Primitive=1` function literal (a group of
+/// fuse-ops), which runs as one kernel.
+bool isFusedCall(const Call &call);
+
+/// Every operator call in the body of the primitive function `call` calls
+/// (operands first), for a backend's checks; empty for other calls.
+llvm::SmallVector<const Call *, 8> fusedMembers(const Call &call);
 
 /// Emits `spec`'s kernel body with `kb` (positioned in the kernel function).
 /// An unsupported attribute or layout is an error naming the operator and
@@ -78,7 +107,10 @@ std::string kernelSymbol(unsigned id, llvm::StringRef op);
 /// executable is built (a tensor constant, directly or under on_device) and
 /// the operator's kernel reads it then (buildTimeOperand): nn.dense's
 /// weights, which the cpu packs into the kernel's code. Else null.
-const TensorData *buildTimeOperand(const Call &call, unsigned i);
+/// `arg`, where given, is the expression that reaches operand `i` in place
+/// of call.args[i] (a fused function's argument for the parameter there).
+const TensorData *buildTimeOperand(const Call &call, unsigned i, const Expr *arg = nullptr);
+const TensorData *buildTimeOperand(const KernelSpec &spec, unsigned i);
 
 /// The value of operand `i` of `call` where it is a scalar literal (`2f`)
 /// that the operator's kernel specializes on: `power`'s exponent, which

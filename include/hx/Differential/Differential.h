@@ -16,7 +16,9 @@
 //   run         it runs on seeded random inputs (hx/Run/RandomInputs.h,
 //               uniform: the inputs of hx-run --random-inputs --seed=S);
 //   interpret   the reference interpreter runs;
-//   compare     the results agree by hx/Run/Compare.h's rule.
+//   compare     the results agree by hx/Run/Compare.h's rule;
+//   ... (fused) compile, run, interpret and compare again after fuse-ops
+//               (one kernel per fused group).
 //
 // One tester keeps its cpu backend (the kernel cache) and devices across
 // modules, so a run of thousands of modules compiles each distinct kernel

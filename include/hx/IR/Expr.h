@@ -226,6 +226,9 @@ public:
   /// `free_var %x: T;` declarations at the start of the body.
   std::vector<Ref<Var>> freeVars;
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::Function; }
+  /// `Primitive=1` (or True): a fused group that runs as one kernel
+  /// (fuse-ops); plan-devices does not look into its body.
+  bool isPrimitive() const;
 
 protected:
   void dropChildren(NodeWorklist &dead) override;

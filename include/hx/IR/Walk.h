@@ -33,6 +33,11 @@ inline void prefetchAhead(llvm::ArrayRef<Expr *> order, size_t i, size_t ahead =
 /// is computed before the first call, so `fn` may itself walk.
 void walkPostOrder(Expr *root, llvm::function_ref<void(Expr *)> fn);
 
+/// The operator calls of a primitive function's body (fuse-ops' groups),
+/// operands first, the body's root last when it is one; what is not an
+/// operator call is not looked into.
+std::vector<const Call *> primitiveCalls(const Function &f);
+
 } // namespace hx
 
 #endif

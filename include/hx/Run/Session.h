@@ -52,6 +52,9 @@ struct LoadOptions {
   /// Simplify for inference before planning: simplify-inference,
   /// fold-scale-axis, fold-constant (hx-run does, unless --no-fold).
   bool simplify = false;
+  /// Group operator calls into one kernel each after planning: fuse-ops
+  /// (hx-run does, unless --no-fuse).
+  bool fuse = false;
   /// Defaults for the passes' options: {"default-device", "cuda"}, ...
   PassOptionDefaults passOptions;
   /// Passes run after planning, as pipeline text (testing hx).

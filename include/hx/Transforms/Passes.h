@@ -59,6 +59,10 @@ std::unique_ptr<Pass> createSimplifyInferencePass();
 /// constant weights is folded into them (lib/Transforms/FoldScaleAxis.cpp).
 std::unique_ptr<Pass> createFoldScaleAxisPass();
 
+/// `fuse-ops`: operator calls grouped into `Primitive=1` functions by their
+/// fusion classes, each run as one kernel (lib/Transforms/FuseOps.cpp).
+std::unique_ptr<Pass> createFuseOpsPass();
+
 /// `plan-devices`: a device for every expression, copies at device
 /// boundaries (lib/Transforms/PlanDevices/PlanDevices.cpp).
 std::unique_ptr<Pass> createPlanDevicesPass();

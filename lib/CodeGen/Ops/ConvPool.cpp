@@ -241,12 +241,19 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
                                    {wv.stride[0], wv.stride[1], wv.stride[2], wv.stride[3]});
       return kb.load(t, kb.buffer(spec.inputBuffer(1)), off);
     };
+    bool nchwResult =
+        ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{o * oh * ow, oh * ow, ow, 1};
     auto store = [&](Value *g, Value *i, Value *j, Value *sum) {
       SmallVector<Value *, 4> p = kb.unflatten(i, {n, oh, ow});
       Value *oc = kb.iadd(kb.imul(g, ocg), j);
       Value *off = kb.linearOffset({p[0], oc, p[1], p[2]},
                                    {ov.stride[0], ov.stride[1], ov.stride[2], ov.stride[3]});
-      kb.store(outT->dtype, kb.buffer(spec.outputBuffer(0)), off, kb.cast(sum, acc, outT->dtype));
+      // The result's own coordinates where it is NCHW, for an epilogue.
+      SmallVector<Value *, 4> coords;
+      if (nchwResult)
+        coords = {p[0], oc, p[1], p[2]};
+      kb.storeResult(outT->dtype, spec.outputBuffer(0), off, coords,
+                     kb.cast(sum, acc, outT->dtype));
     };
     c.loadA = loadA;
     if (padded)
@@ -268,7 +275,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     win.dilationW = dw;
     win.top = top;
     win.left = left;
-    if (outT->dtype == DType::Float32 && isFloat(acc)) {
+    if (outT->dtype == DType::Float32 && isFloat(acc) && !kb.hasEpilogue(spec.outputBuffer(0))) {
       win.resultBuffer = spec.outputBuffer(0);
       std::copy(ov.stride.begin(), ov.stride.end(), win.resultStride);
     }

@@ -56,14 +56,16 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
     return kb.load(t, kb.buffer(spec.inputBuffer(1)), kb.iadd(kb.imul(j, k), kk));
   };
   auto store = [&](Value *, Value *i, Value *j, Value *sum) {
-    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), kb.iadd(kb.imul(i, n), j),
-             kb.cast(sum, acc, out->dtype));
+    SmallVector<Value *, 4> coords = kb.unflatten(i, ArrayRef<int64_t>(out->shape).drop_back());
+    coords.push_back(j);
+    kb.storeResult(out->dtype, spec.outputBuffer(0), kb.iadd(kb.imul(i, n), j), coords,
+                   kb.cast(sum, acc, out->dtype));
   };
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
   std::vector<float> weights; // the weights' values, while the kernel is built
-  if (const TensorData *w = buildTimeOperand(*spec.call, 1);
+  if (const TensorData *w = buildTimeOperand(spec, 1);
       w && kb.readsBuildTimeValues() && w->dtype == DType::Float32 && t == DType::Float32) {
     weights.resize(w->bytes.size() / sizeof(float));
     std::memcpy(weights.data(), w->bytes.data(), weights.size() * sizeof(float));
@@ -104,8 +106,8 @@ static Error batchMatmulKernel(KernelBuilder &kb, const KernelSpec &spec) {
     return kb.load(t, kb.buffer(spec.inputBuffer(1)), kb.linearOffset({b, j, kk}, {yb, yn, yk}));
   };
   auto store = [&](Value *b, Value *i, Value *j, Value *sum) {
-    kb.store(out->dtype, kb.buffer(spec.outputBuffer(0)), kb.linearOffset({b, i, j}, {m * n, n, 1}),
-             kb.cast(sum, acc, out->dtype));
+    kb.storeResult(out->dtype, spec.outputBuffer(0), kb.linearOffset({b, i, j}, {m * n, n, 1}),
+                   {b, i, j}, kb.cast(sum, acc, out->dtype));
   };
   c.loadA = loadA;
   c.loadB = loadB;

@@ -9,6 +9,7 @@
 #ifndef HX_LIB_CODEGEN_OPS_OPKERNELS_H
 #define HX_LIB_CODEGEN_OPS_OPKERNELS_H
 
+#include "hx/CodeGen/KernelBuilder.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/Ops/ShapeUtils.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -26,6 +27,23 @@ llvm::ArrayRef<KernelEntry> transformKernels();
 llvm::ArrayRef<KernelEntry> nnKernels();
 llvm::ArrayRef<KernelEntry> convPoolKernels();
 llvm::ArrayRef<KernelEntry> sortKernels();
+
+/// The kernel of a call of a `Primitive=1` function (FusedKernel.cpp):
+/// describeKernel, emitKernel and kernelSignature for such calls.
+llvm::Expected<KernelSpec> describeFusedKernel(const Call &call);
+llvm::Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec);
+std::string fusedKernelSignature(const Call &call, bool withBuildTimeOperands);
+
+/// For fused kernels (FusedKernel.cpp): whether `spec` is an operator whose
+/// element is a function of its operands' elements at the same point (the
+/// elementwise operators and nn.bias_add) that this target can compute,
+/// else an error naming it.
+llvm::Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec);
+/// One element of such an operator from its operands' elements (in their
+/// register types; an operand the operator specializes on, power's literal
+/// exponent, may be null).
+llvm::Value *elementwiseValue(KernelBuilder &kb, const KernelSpec &spec,
+                              llvm::ArrayRef<llvm::Value *> operands);
 
 } // namespace hx
 

@@ -431,9 +431,7 @@ bool DeviceAnalysis::addDef(Module::Def &d, std::vector<Expr *> order) {
         w.callees.push_back(c);
     } else if (auto *f = dyn_cast<Function>(e)) {
       w.functions.push_back(f);
-      if (const AttrValue *p = f->attrs.get("Primitive");
-          p && ((p->kind == AttrValue::Kind::Int && p->intValue) ||
-                (p->kind == AttrValue::Kind::Bool && p->boolValue)))
+      if (f->isPrimitive())
         for (const Ref<Var> &v : f->params)
           primitiveParams.insert(v.get());
     } else if (isa<Let>(e))

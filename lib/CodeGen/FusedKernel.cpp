@@ -1,0 +1,355 @@
+//===- FusedKernel.cpp - One kernel for a fused group ---------------------===//
+//
+// A call of a `Primitive=1` function (a group of fuse-ops) is one kernel:
+// its buffers are the function's parameters then its result, and every
+// value inside lives in registers. The body is a DAG of operator calls over
+// the parameters and scalar literals, of one of two kinds:
+//
+//  - Elementwise and broadcast operators only: one strided nest over the
+//    result's shape (LoopNest.h). Each operator's element is evaluated at
+//    the point's projection onto its own shape (NumPy broadcasting, aligned
+//    on the right), so every parameter read is one strided operand of the
+//    nest, loaded once per point however many operators read it:
+//
+//      fn (%p0, %p1, %p2: Tensor[(8)]) { nn.relu(add(multiply(%p0, %p1), %p2)) }
+//        => parallel over rows { for j: out[i,j] = max(p0[i,j]*p1[i,j] + p2[j], 0) }
+//
+//  - One anchor (nn.conv2d, nn.dense, nn.batch_matmul, a pool, a
+//    reduction) reading parameters only, and an elementwise epilogue of the
+//    anchor's shape: the anchor's own kernel runs with its result buffer
+//    given an epilogue (KernelBuilder::Epilogue), so each sum goes through
+//    the epilogue's operators on its way to memory. Where the anchor's
+//    store gives the element's coordinates (storeResult), the epilogue's
+//    parameter offsets are linear in them; else they come from the flat
+//    offset.
+//
+// The operators' element functions are the ones their own kernels use
+// (elementwiseValue, Ops/Elementwise.cpp), so a fused kernel computes
+// exactly what the unfused calls did, in the same dtypes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopNest.h"
+#include "Ops/OpKernels.h"
+#include "hx/IR/Printer.h"
+#include "hx/IR/Walk.h"
+#include "hx/Ops/OpRegistry.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include <map>
+
+using namespace llvm;
+
+namespace hx {
+
+namespace {
+struct FusedOperand {
+  enum Kind : uint8_t { Param, Node, Literal } kind = Param;
+  unsigned index = 0; // the parameter or the node
+  const Constant *literal = nullptr;
+};
+struct FusedNode {
+  KernelSpec spec;
+  SmallVector<FusedOperand, 3> operands;
+};
+} // namespace
+
+struct FusedGroup {
+  const Function *fn = nullptr;
+  /// Operands before users; the root last.
+  std::vector<FusedNode> nodes;
+  int anchor = -1;
+};
+
+bool isFusedCall(const Call &call) {
+  auto *f = dyn_cast<Function>(call.callee.get());
+  return f && f->isPrimitive();
+}
+
+SmallVector<const Call *, 8> fusedMembers(const Call &call) {
+  SmallVector<const Call *, 8> out;
+  if (isFusedCall(call))
+    for (const Call *c : primitiveCalls(*cast<Function>(call.callee.get())))
+      out.push_back(c);
+  return out;
+}
+
+static bool isElementwisePattern(const OpDef &d) {
+  return d.pattern == OpPattern::Elementwise || d.pattern == OpPattern::Broadcast;
+}
+
+Expected<KernelSpec> describeFusedKernel(const Call &call) {
+  const auto *f = cast<Function>(call.callee.get());
+  auto bad = [&](const Twine &why) {
+    return createStringError("a primitive function " + why + " cannot be one kernel");
+  };
+  auto group = std::make_shared<FusedGroup>();
+  group->fn = f;
+  KernelSpec spec;
+  spec.call = &call;
+  DenseMap<const Var *, unsigned> paramIndex;
+  for (unsigned i = 0; i < f->params.size(); ++i) {
+    const auto *t = dyn_cast_or_null<TensorType>(f->params[i]->checkedType.get());
+    if (!t || !t->isStatic())
+      return bad("with a parameter that is not a tensor of static shape");
+    paramIndex[f->params[i].get()] = i;
+    spec.inputs.push_back(t);
+  }
+  if (call.args.size() != f->params.size())
+    return bad("called with the wrong number of arguments");
+  DenseMap<const Call *, unsigned> nodeIndex;
+  for (const Call *c : fusedMembers(call)) {
+    Expected<KernelSpec> s = describeKernel(*c);
+    if (!s)
+      return s.takeError();
+    if (s->outputs.size() != 1)
+      return bad("with an operator of several results (" + s->opName() + ")");
+    FusedNode node{std::move(*s), {}};
+    for (const ExprRef &a : c->args) {
+      FusedOperand o;
+      if (auto *v = dyn_cast<Var>(a.get()); v && paramIndex.count(v)) {
+        o.index = paramIndex[v];
+      } else if (auto *ac = dyn_cast<Call>(a.get()); ac && nodeIndex.count(ac)) {
+        o.kind = FusedOperand::Node;
+        o.index = nodeIndex[ac];
+      } else if (auto *k = dyn_cast<Constant>(a.get()); k && !k->isTensor()) {
+        o.kind = FusedOperand::Literal;
+        o.literal = k;
+      } else {
+        return bad("whose body is not operator calls over its parameters and literals");
+      }
+      node.operands.push_back(o);
+    }
+    if (!isElementwisePattern(*node.spec.def) || (c == f->body.get() && group->nodes.empty())) {
+      if (group->anchor >= 0)
+        return bad("with two anchors (" + group->nodes[group->anchor].spec.opName() + ", " +
+                   node.spec.opName() + ")");
+      if (llvm::any_of(node.operands,
+                       [](const FusedOperand &o) { return o.kind != FusedOperand::Param; }))
+        return bad("whose anchor " + node.spec.opName() + " reads a fused value");
+      group->anchor = int(group->nodes.size());
+    }
+    nodeIndex[c] = unsigned(group->nodes.size());
+    group->nodes.push_back(std::move(node));
+  }
+  if (group->nodes.empty() ||
+      nodeIndex.lookup(dyn_cast<Call>(f->body.get())) + 1 != group->nodes.size() ||
+      !isa<Call>(f->body.get()))
+    return bad("whose result is not an operator call");
+  const KernelSpec &root = group->nodes.back().spec;
+  spec.outputs.push_back(root.outputs[0]);
+  if (group->anchor >= 0) {
+    const Shape &shape = group->nodes[group->anchor].spec.outputs[0]->shape;
+    for (const FusedNode &n : group->nodes)
+      if (n.spec.outputs[0]->shape != shape)
+        return bad("with an epilogue of another shape than its anchor's");
+  }
+  spec.fusedName = "fused";
+  for (const FusedNode &n : group->nodes)
+    if (spec.fusedName.size() < 64)
+      spec.fusedName += "_" + n.spec.opName().str();
+  spec.fused = std::move(group);
+  return spec;
+}
+
+/// The strides with which node `n` reads its operand `i`, over n's dims.
+static Shape operandStrides(const KernelSpec &n, unsigned i) {
+  const TensorType *in = n.inputs[i], *out = n.outputs[0];
+  if (n.opName() == "nn.bias_add" && i == 1) {
+    Shape s(out->rank(), 0);
+    int64_t axis = n.getInt("axis");
+    s[axis < 0 ? axis + int64_t(out->rank()) : axis] = 1;
+    return s;
+  }
+  return broadcastStrides(in->shape, out->shape);
+}
+
+/// Strides over n's dims as strides over the root's (n's value at a root
+/// point is its value at the point's projection, aligned on the right).
+static Shape rootStrides(const Shape &strides, size_t rootRank) {
+  Shape r(rootRank, 0);
+  size_t lead = rootRank - strides.size();
+  for (size_t d = lead; d < rootRank; ++d)
+    r[d] = strides[d - lead];
+  return r;
+}
+
+namespace {
+/// The values of one point of a fused group.
+class PointEvaluator {
+public:
+  PointEvaluator(KernelBuilder &kb, const KernelSpec &spec) : kb(kb), spec(spec), g(*spec.fused) {
+    size_t rank = spec.outputs[0]->rank();
+    for (unsigned k = 0; k < g.nodes.size(); ++k) {
+      const FusedNode &n = g.nodes[k];
+      SmallVector<int, 3> at;
+      for (unsigned i = 0; i < n.operands.size(); ++i) {
+        // The anchor reads its operands itself.
+        if (n.operands[i].kind != FusedOperand::Param || int(k) == g.anchor) {
+          at.push_back(-1);
+          continue;
+        }
+        auto key =
+            std::make_pair(n.operands[i].index, rootStrides(operandStrides(n.spec, i), rank));
+        auto [it, fresh] = readIndex.try_emplace(key, unsigned(reads.size()));
+        if (fresh)
+          reads.push_back(key);
+        at.push_back(int(it->second));
+      }
+      readOf.push_back(std::move(at));
+    }
+  }
+
+  /// The distinct parameter reads: (parameter, strides over the root).
+  ArrayRef<std::pair<unsigned, Shape>> paramReads() const { return reads; }
+
+  /// The root's value at a point, given each read's loaded value and, where
+  /// there is an anchor, its value.
+  Value *evaluate(ArrayRef<Value *> readValues, Value *anchorValue) {
+    SmallVector<Value *, 16> values;
+    for (unsigned n = 0; n < g.nodes.size(); ++n) {
+      const FusedNode &node = g.nodes[n];
+      if (int(n) == g.anchor) {
+        values.push_back(anchorValue);
+        continue;
+      }
+      SmallVector<Value *, 3> x;
+      for (unsigned i = 0; i < node.operands.size(); ++i) {
+        const FusedOperand &o = node.operands[i];
+        if (o.kind == FusedOperand::Node)
+          x.push_back(values[o.index]);
+        else if (o.kind == FusedOperand::Literal)
+          x.push_back(isFloat(o.literal->dtype)
+                          ? kb.constant(o.literal->dtype, o.literal->floatValue)
+                          : kb.constantInt(o.literal->dtype, o.literal->intValue));
+        else
+          x.push_back(readValues[readOf[n][i]]);
+      }
+      values.push_back(elementwiseValue(kb, node.spec, x));
+    }
+    return values.back();
+  }
+
+private:
+  KernelBuilder &kb;
+  const KernelSpec &spec;
+  const FusedGroup &g;
+  std::map<std::pair<unsigned, Shape>, unsigned> readIndex;
+  std::vector<std::pair<unsigned, Shape>> reads;
+  std::vector<SmallVector<int, 3>> readOf;
+};
+} // namespace
+
+Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const FusedGroup &g = *spec.fused;
+  for (unsigned n = 0; n < g.nodes.size(); ++n)
+    if (int(n) != g.anchor)
+      if (Error e = checkElementwiseValue(kb, g.nodes[n].spec))
+        return e;
+  const TensorType *out = spec.outputs[0];
+  size_t rank = out->rank();
+  for (const FusedNode &n : g.nodes)
+    if (n.spec.outputs[0]->rank() > rank)
+      return unsupported(kb, spec, "a member of higher rank than the result");
+  PointEvaluator eval(kb, spec);
+  ArrayRef<std::pair<unsigned, Shape>> reads = eval.paramReads();
+  Shape contiguous = contiguousStrides(out->shape);
+  unsigned result = spec.outputBuffer(0);
+
+  if (g.anchor < 0) {
+    SmallVector<StridedOperand, 8> views{{contiguous, 0}};
+    for (const auto &r : reads)
+      views.push_back({r.second, 0});
+    int64_t work = 4 * int64_t(g.nodes.size());
+    emitStridedLoops(kb, out->shape, views, work, [&](ArrayRef<Value *> off) {
+      SmallVector<Value *, 8> loaded;
+      for (unsigned i = 0; i < reads.size(); ++i)
+        loaded.push_back(kb.load(spec.inputs[reads[i].first]->dtype,
+                                 kb.buffer(spec.inputBuffer(reads[i].first)), off[i + 1]));
+      kb.store(out->dtype, kb.buffer(result), off[0], eval.evaluate(loaded, nullptr));
+    });
+    return Error::success();
+  }
+
+  // The anchor's kernel, its result going through the epilogue (none for
+  // a group of one call: the operator's own kernel).
+  const FusedNode &anchor = g.nodes[g.anchor];
+  KernelSpec a = anchor.spec;
+  a.resultBufferBase = result;
+  for (const FusedOperand &o : anchor.operands) {
+    a.operandBuffers.push_back(spec.inputBuffer(o.index));
+    a.operandSources.push_back(spec.call->args[o.index].get());
+  }
+  KernelBuilder::Epilogue epi;
+  epi.buffer = result;
+  epi.storeType = out->dtype;
+  epi.apply = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
+    SmallVector<Value *, 4> at(coords.begin(), coords.end());
+    SmallVector<Value *, 8> loaded;
+    for (const auto &[param, strides] : reads) {
+      Value *off;
+      if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
+        off = offset;
+      } else {
+        if (at.size() != rank)
+          at = kb.unflatten(offset, out->shape);
+        off = kb.linearOffset(at, strides);
+      }
+      loaded.push_back(kb.load(spec.inputs[param]->dtype, kb.buffer(spec.inputBuffer(param)), off));
+    }
+    return eval.evaluate(loaded, v);
+  };
+  if (g.nodes.size() == 1)
+    return emitKernel(kb, a);
+  kb.setEpilogue(std::move(epi));
+  Error e = emitKernel(kb, a);
+  kb.setEpilogue({});
+  if (e)
+    return e;
+  if (kb.epilogueStores() == 0 && numElements(out->shape) != 0)
+    return unsupported(kb, spec,
+                       "an anchor (" + a.opName() + ") that does not store through its result");
+  return Error::success();
+}
+
+std::string fusedKernelSignature(const Call &call, bool withBuildTimeOperands) {
+  std::string sig;
+  raw_string_ostream os(sig);
+  const auto *f = cast<Function>(call.callee.get());
+  DenseMap<const Expr *, std::string> name;
+  for (unsigned i = 0; i < f->params.size(); ++i)
+    name[f->params[i].get()] = "%p" + std::to_string(i);
+  os << "fused {";
+  for (const Call *c : fusedMembers(call)) {
+    std::string self = "%" + std::to_string(name.size());
+    os << ' ' << self << " = " << kernelSignature(*c) << " of";
+    for (unsigned i = 0; i < c->args.size(); ++i) {
+      const Expr *a = c->args[i].get();
+      if (auto *k = dyn_cast<Constant>(a); k && !k->isTensor()) {
+        os << ' ' << dtypeName(k->dtype) << ':';
+        if (isFloat(k->dtype))
+          os << format("%.17g", k->floatValue);
+        else
+          os << k->intValue;
+      } else
+        os << ' ' << name.lookup(a);
+      if (auto *v = dyn_cast<Var>(a); v && withBuildTimeOperands)
+        for (unsigned p = 0; p < f->params.size(); ++p)
+          if (f->params[p].get() == v)
+            if (const TensorData *t = buildTimeOperand(*c, i, call.args[p].get()))
+              os << " $" << format_hex(xxh3_64bits(t->bytes), 18) << ':' << t->bytes.size();
+    }
+    os << ';';
+    name[c] = self;
+  }
+  os << " }";
+  for (const ExprRef &a : call.args) {
+    os << ' ';
+    if (a->checkedType)
+      printType(os, a->checkedType.get());
+  }
+  return sig;
+}
+
+} // namespace hx
