@@ -241,6 +241,27 @@ private:
 };
 } // namespace
 
+/// Whether an anchor's epilogue can run on vectors of float32 along the
+/// result's innermost dim: float32 throughout, no operator with bool or
+/// integer values, and every parameter read with a stride of 0 (one value,
+/// splat) or 1 (consecutive values) along that dim.
+static bool hasVectorForm(const KernelSpec &spec, ArrayRef<std::pair<unsigned, Shape>> reads) {
+  const FusedGroup &g = *spec.fused;
+  if (spec.outputs[0]->dtype != DType::Float32 || spec.outputs[0]->rank() == 0)
+    return false;
+  for (unsigned n = 0; n < g.nodes.size(); ++n) {
+    const KernelSpec &s = g.nodes[n].spec;
+    if (s.outputs[0]->dtype != DType::Float32)
+      return false;
+    if (int(n) == g.anchor)
+      continue;
+    if (llvm::any_of(s.inputs, [](const TensorType *t) { return t->dtype != DType::Float32; }) ||
+        s.opName() == "where" || s.opName() == "cast")
+      return false;
+  }
+  return llvm::all_of(reads, [](const auto &r) { return r.second.back() <= 1; });
+}
+
 Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const FusedGroup &g = *spec.fused;
   for (unsigned n = 0; n < g.nodes.size(); ++n)
@@ -302,6 +323,30 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
   };
   if (g.nodes.size() == 1)
     return emitKernel(kb, a);
+  if (hasVectorForm(spec, reads)) {
+    epi.applyVector = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
+      unsigned lanes = cast<FixedVectorType>(v->getType())->getNumElements();
+      SmallVector<Value *, 4> at(coords.begin(), coords.end());
+      SmallVector<Value *, 8> loaded;
+      for (const auto &[param, strides] : reads) {
+        Value *off;
+        if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
+          off = offset;
+        } else {
+          if (at.size() != rank)
+            at = kb.unflatten(offset, out->shape);
+          off = kb.linearOffset(at, strides);
+        }
+        Value *ptr = kb.buffer(spec.inputBuffer(param));
+        loaded.push_back(strides.back() == 0 ? kb.splat(kb.load(DType::Float32, ptr, off), lanes)
+                                             : kb.loadVector(DType::Float32, ptr, off, lanes));
+      }
+      kb.setConstantLanes(lanes);
+      Value *r = eval.evaluate(loaded, v);
+      kb.setConstantLanes(1);
+      return r;
+    };
+  }
   kb.setEpilogue(std::move(epi));
   Error e = emitKernel(kb, a);
   kb.setEpilogue({});

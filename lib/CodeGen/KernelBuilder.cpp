@@ -149,6 +149,19 @@ Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
   return v;
 }
 
+Value *KernelBuilder::loadVector(DType t, Value *ptr, Value *offset, unsigned lanes) {
+  auto *vt = FixedVectorType::get(memoryType(t), lanes);
+  return b.CreateAlignedLoad(vt, b.CreateInBoundsGEP(memoryType(t), ptr, offset),
+                             Align(dtypeBytes(t)));
+}
+
+Value *KernelBuilder::splat(Value *v, unsigned lanes) { return b.CreateVectorSplat(lanes, v); }
+
+Value *KernelBuilder::applyVectorEpilogue(Value *offset, ArrayRef<Value *> coords, Value *v) {
+  ++numEpilogueStores;
+  return epilogue.applyVector(offset, coords, v);
+}
+
 void KernelBuilder::storeResult(DType t, unsigned buf, Value *offset, ArrayRef<Value *> coords,
                                 Value *v) {
   if (epilogue.apply && buf == epilogue.buffer && !inEpilogue) {
@@ -192,6 +205,13 @@ static std::pair<double, double> intRange(DType t) {
 }
 
 Value *KernelBuilder::constant(DType t, double v) {
+  if (constantLanes > 1) {
+    unsigned lanes = constantLanes;
+    constantLanes = 1;
+    Value *c = constant(t, v);
+    constantLanes = lanes;
+    return ConstantVector::getSplat(ElementCount::getFixed(lanes), llvm::cast<llvm::Constant>(c));
+  }
   llvm::Type *ty = registerType(t);
   if (t == DType::Float16) { // the nearest half, held as a float
     APFloat h(v);

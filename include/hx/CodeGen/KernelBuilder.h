@@ -156,8 +156,9 @@ public:
     /// Where C(b, i, j) goes, for a target that stores vectors of sums
     /// itself: with i = (image, y, x) as above, result[image, b * n + j, y,
     /// x] at these element strides (image, channel, row, column). Set only
-    /// where the operator's store is a plain float32 store of the sum;
-    /// ~0u otherwise.
+    /// where the operator's store is a plain float32 store of the sum, or
+    /// goes through an epilogue with a vector form (a target storing
+    /// vectors then applies applyVectorEpilogue); ~0u otherwise.
     unsigned resultBuffer = ~0u;
     int64_t resultStride[4] = {0, 0, 0, 0};
   };
@@ -202,6 +203,12 @@ public:
   /// Element `offset` (int64) of a typed array at `ptr`.
   Value *load(DType t, Value *ptr, Value *offset);
   void store(DType t, Value *ptr, Value *offset, Value *v);
+  /// `lanes` consecutive elements from element `offset` of a typed array
+  /// at `ptr` (a float32 or integer dtype), as one vector; and a vector of
+  /// `lanes` copies of `v`. For vector epilogues on targets that store
+  /// vectors themselves.
+  Value *loadVector(DType t, Value *ptr, Value *offset, unsigned lanes);
+  Value *splat(Value *v, unsigned lanes);
 
   //===--- Fused epilogues -----------------------------------------------------===//
 
@@ -217,9 +224,24 @@ public:
     unsigned buffer = ~0u;
     DType storeType = DType::Float32;
     std::function<Value *(Value *offset, llvm::ArrayRef<Value *> coords, Value *v)> apply;
+    /// The same on a vector of float32 sums of consecutive elements along
+    /// the result's innermost dim, all in one row (`offset` and `coords`
+    /// the first's), giving a vector of float32; null where the epilogue
+    /// has no vector form (another dtype, a parameter read with a stride
+    /// other than 0 or 1 along that dim).
+    std::function<Value *(Value *offset, llvm::ArrayRef<Value *> coords, Value *v)> applyVector;
   };
   void setEpilogue(Epilogue e) { epilogue = std::move(e); }
   bool hasEpilogue(unsigned buffer) const { return epilogue.apply && epilogue.buffer == buffer; }
+  bool hasVectorEpilogue(unsigned buffer) const {
+    return hasEpilogue(buffer) && epilogue.applyVector;
+  }
+  /// A vector store's values through the epilogue's vector form (for a
+  /// target's own vector stores into `buffer`, hasVectorEpilogue).
+  Value *applyVectorEpilogue(Value *offset, llvm::ArrayRef<Value *> coords, Value *v);
+  /// While `lanes` > 1, constant() gives splats of that many lanes, so that
+  /// the typed arithmetic above computes on vectors (a vector epilogue).
+  void setConstantLanes(unsigned lanes) { constantLanes = lanes; }
   /// How many stores went through the epilogue so far.
   unsigned epilogueStores() const { return numEpilogueStores; }
   /// Stores `v` (dtype `t`) as element `offset` of buffer `buf`, whose
@@ -349,6 +371,7 @@ private:
   unsigned nBuffers;
   Epilogue epilogue;
   bool inEpilogue = false;
+  unsigned constantLanes = 1;
   unsigned numEpilogueStores = 0;
 };
 

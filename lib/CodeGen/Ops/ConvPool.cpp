@@ -275,7 +275,8 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
     win.dilationW = dw;
     win.top = top;
     win.left = left;
-    if (outT->dtype == DType::Float32 && isFloat(acc) && !kb.hasEpilogue(spec.outputBuffer(0))) {
+    if (outT->dtype == DType::Float32 && isFloat(acc) &&
+        (!kb.hasEpilogue(spec.outputBuffer(0)) || kb.hasVectorEpilogue(spec.outputBuffer(0)))) {
       win.resultBuffer = spec.outputBuffer(0);
       std::copy(ov.stride.begin(), ov.stride.end(), win.resultStride);
     }

@@ -311,10 +311,23 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                                                      icmp(CmpOp::LT, y, index(w.outH))),
                                           icmp(CmpOp::GE, j0, firstCol));
                 ifThen(whole, [&] {
+                  Value *ch = iadd(imul(gIn, c.n), o);
                   Value *off =
-                      linearOffset({imgIn, iadd(imul(gIn, c.n), o), y, x0},
+                      linearOffset({imgIn, ch, y, x0},
                                    {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
-                  b.CreateAlignedStore(sum, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                  Value *v = sum;
+                  if (hasEpilogue(w.resultBuffer)) {
+                    // A fused epilogue on the vector: the result's own
+                    // coordinates where it is NCHW.
+                    bool nchw = w.resultStride[2] == w.outW &&
+                                w.resultStride[1] == w.outH * w.outW &&
+                                w.resultStride[0] == c.batch * c.n * w.outH * w.outW;
+                    SmallVector<Value *, 4> coords;
+                    if (nchw)
+                      coords = {imgIn, ch, y, x0};
+                    v = applyVectorEpilogue(off, coords, sum);
+                  }
+                  b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
                                        Align(4));
                 });
                 ifThen(logicalNot(whole), byLane);
