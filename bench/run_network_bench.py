@@ -5,9 +5,10 @@ a GPT-style block and GPT-2 small) through hx on the CPU, next to PyTorch eager 
 the same network on the same weights (read from the same .npy files) in the
 same run — a second, independent oracle.
 
-For each network it prints parse, infer-type + plan-devices, compile and one
-run (median of --repeat) for hx, PyTorch's time per run, and the max
-relative error of hx's output against PyTorch's.
+For each network it prints parse, infer-type + plan-devices, fuse-ops,
+compile and one run (mean of --repeat) for hx, the same run with --no-fuse,
+PyTorch's time per run (median of --repeat) with hx's speed-up over it, and
+the max relative error of hx's output against PyTorch's.
 
     python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only KIND]
 
@@ -31,7 +32,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt", "gpt2"]
 
 
-def hx_times(build, ir, data, repeat, outdir):
+def hx_times(build, ir, data, repeat, outdir, extra=()):
     # The weights are bound as constants (--params); the image or the tokens
     # stay a run-time input, as in deployment (bound too, the whole network
     # would fold to a constant at load).
@@ -39,7 +40,7 @@ def hx_times(build, ir, data, repeat, outdir):
               if os.path.exists(os.path.join(data, n + ".npy"))]
     cmd = [os.path.join(build, "bin", "hx-run"), ir, "--params", data] + inputs + [
            "--device=cpu:0", "--device=cpu:0", "--time-passes", f"--repeat={repeat}",
-           "--output-dir", outdir]
+           "--output-dir", outdir] + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"hx-run failed:\n{p.stderr}")
@@ -204,9 +205,14 @@ def main():
         t = hx_times(a.build_dir, ir, data, a.repeat, os.path.join(out, kind + "-hx"))
         plan = t.get("infer-type", 0) + t.get("plan-devices", 0)
         run = t.get("(run)", 0) / a.repeat
+        u = hx_times(a.build_dir, ir, data, a.repeat, os.path.join(out, kind + "-hx-unfused"),
+                     ["--no-fuse"])
+        unfused = u.get("(run)", 0) / a.repeat
         print(f"{kind}: hx parse {t.get('(parse)', 0) * 1e3:.0f} ms, infer-type + plan-devices "
-              f"{plan * 1e3:.1f} ms, compile {t.get('(compile)', 0):.2f} s, "
-              f"run {run * 1e3:.1f} ms (mean of {a.repeat})", flush=True)
+              f"{plan * 1e3:.1f} ms, fuse-ops {t.get('fuse-ops', 0) * 1e3:.1f} ms, "
+              f"compile {t.get('(compile)', 0):.2f} s, "
+              f"run {run * 1e3:.1f} ms (mean of {a.repeat}); --no-fuse run {unfused * 1e3:.1f} ms: "
+              f"fused {unfused / run:.2f}x faster", flush=True)
         if not have_torch:
             continue
         net = torch_net(kind, data)
@@ -222,9 +228,10 @@ def main():
         # As hx-run --check measures: |a - b| / max(1, |b|).
         err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1.0)))
         aerr = float(np.max(np.abs(got - want)))
-        print(f"{kind}: PyTorch {torch.__version__} eager run {statistics.median(times) * 1e3:.1f} ms "
-              f"(median of {a.repeat}); hx vs PyTorch: max abs error {aerr:.2e}, "
-              f"max |a-b|/max(1,|b|) {err:.2e}")
+        ref_t = statistics.median(times)
+        print(f"{kind}: PyTorch {torch.__version__} eager run {ref_t * 1e3:.1f} ms "
+              f"(median of {a.repeat}): hx {ref_t / run:.2f}x faster; hx vs PyTorch: max abs "
+              f"error {aerr:.2e}, max |a-b|/max(1,|b|) {err:.2e}")
     return 0
 
 

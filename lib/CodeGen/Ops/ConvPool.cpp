@@ -193,6 +193,9 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   int64_t ocg = o / groups;
   DType t = dataT->dtype, acc = kb.accumulatorType(t);
   const LayoutView &dv = *data, &wv = *weight, &ov = *out;
+  // The result's own coordinates are (n, c, y, x) where it is NCHW: an
+  // epilogue then reads its operands at offsets linear in them.
+  bool nchwResult = ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{o * oh * ow, oh * ow, ow, 1};
 
   {
     // Implicit GEMM per group g: C[(b, y, x), oc] = Σ over (ic, r, s) of
@@ -241,14 +244,11 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
                                    {wv.stride[0], wv.stride[1], wv.stride[2], wv.stride[3]});
       return kb.load(t, kb.buffer(spec.inputBuffer(1)), off);
     };
-    bool nchwResult =
-        ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{o * oh * ow, oh * ow, ow, 1};
     auto store = [&](Value *g, Value *i, Value *j, Value *sum) {
       SmallVector<Value *, 4> p = kb.unflatten(i, {n, oh, ow});
       Value *oc = kb.iadd(kb.imul(g, ocg), j);
       Value *off = kb.linearOffset({p[0], oc, p[1], p[2]},
                                    {ov.stride[0], ov.stride[1], ov.stride[2], ov.stride[3]});
-      // The result's own coordinates where it is NCHW, for an epilogue.
       SmallVector<Value *, 4> coords;
       if (nchwResult)
         coords = {p[0], oc, p[1], p[2]};
@@ -300,7 +300,6 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   kb.parallelFor(n * o * oh, 2 * std::max<int64_t>(icg * kh * kw, 1) * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
     Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
-    Value *res = kb.buffer(spec.outputBuffer(0));
     Value *cBase = kb.imul(kb.idiv(idx[1], ocg), icg);
     kb.withScratch(dacc, ow, [&](Value *row) {
       kb.forRange(0, ow, [&](Value *x) { kb.store(dacc, row, x, kb.constant(dacc, 0)); });
@@ -338,8 +337,12 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       });
       Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
       kb.forRange(0, ow, [&](Value *x) {
-        kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
-                 kb.cast(kb.load(dacc, row, x), dacc, outT->dtype));
+        SmallVector<Value *, 4> coords;
+        if (nchwResult)
+          coords = {idx[0], idx[1], idx[2], x};
+        kb.storeResult(outT->dtype, spec.outputBuffer(0),
+                       kb.iadd(outBase, kb.imul(x, ov.stride[3])), coords,
+                       kb.cast(kb.load(dacc, row, x), dacc, outT->dtype));
       });
     });
   });
