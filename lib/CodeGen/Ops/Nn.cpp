@@ -162,7 +162,9 @@ static Error forEachRow(KernelBuilder &kb, const KernelSpec &spec, int64_t workP
 }
 
 template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
-  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t);
+  // A row's sums in productAccumulatorType: float32 on the cpu, where the
+  // vector loops keep one partial sum per lane.
+  DType t = spec.inputs[0]->dtype, acc = kb.productAccumulatorType(t);
   return forEachRow(kb, spec, 50, [&](int64_t len, function_ref<Value *(Value *)> at) {
     Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
     KernelBuilder::LocalVar mx = kb.localVar(t, kb.lowest(t));
@@ -233,7 +235,7 @@ static Error batchNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
 }
 
 static Error layerNormKernel(KernelBuilder &kb, const KernelSpec &spec) {
-  DType t = spec.inputs[0]->dtype, acc = kb.accumulatorType(t);
+  DType t = spec.inputs[0]->dtype, acc = kb.productAccumulatorType(t);
   for (unsigned i = 1; i < 3; ++i)
     if (spec.inputs[i]->rank() != 1)
       return unsupported(kb, spec, "a vector of shape " + shapeToString(spec.inputs[i]->shape));
