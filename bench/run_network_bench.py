@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Real-network benchmark: the full-size networks of utils/gen-network.py
 (ResNet-18-style, ResNet-50, ResNeXt-50 32x4d, MobileNetV2 at batch 1, 224x224,
-a GPT-style block and GPT-2 small) through hx on the CPU, next to PyTorch eager running
+a GPT-style block, GPT-2 small and one of its blocks, a BERT-base layer and a
+10-layer MLP) through hx on the CPU, next to PyTorch eager running
 the same network on the same weights (read from the same .npy files) in the
 same run — a second, independent oracle.
 
@@ -13,7 +14,9 @@ the max relative error of hx's output against PyTorch's.
     python3 bench/run_network_bench.py [--build-dir build] [--repeat 5] [--only KIND]
 
 KIND: resnet (ResNet-18-style), resnet50, resnext50 (32x4d), mobilenetv2,
-gpt, gpt2 (GPT-2 small at TVM's test shape, 274 GFLOP); all by default.
+gpt, gpt2 (GPT-2 small at TVM's test shape, 274 GFLOP), gpt2block (one of
+its blocks), bert (a BERT-base layer, 128 tokens), mlp (10 layers of width
+1024, batch 64); all by default.
 
 Needs Debian's python3-torch (and python3-numpy); without it the PyTorch
 column says so. Every virtual device is mapped to one cpu instance, so
@@ -29,7 +32,8 @@ import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt", "gpt2"]
+KINDS = ["resnet", "resnet50", "resnext50", "mobilenetv2", "gpt", "gpt2", "gpt2block", "bert",
+         "mlp"]
 
 
 def hx_times(build, ir, data, repeat, outdir, extra=()):
@@ -147,6 +151,35 @@ def torch_net(kind, data):
     def dense(x, name):
         return F.linear(x, w(name + "_weight"), w(name + "_bias"))
 
+    if kind == "mlp":
+        def run():
+            x = w("data")
+            l = 0
+            while f"fc{l}_weight" in weights:
+                x = dense(x, f"fc{l}")
+                l += 1
+                if f"fc{l}_weight" in weights:
+                    x = F.relu(x)
+            return x
+        return run
+
+    if kind == "bert":
+        def run():
+            x = w("data")
+            t, d = x.shape
+            heads = {768: 12}.get(d, 2)
+            hd = d // heads
+            qkv = dense(x, "attn")
+            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(t, heads, hd).transpose(0, 1)
+                       for i in range(3))
+            att = torch.softmax(q @ k.transpose(1, 2) * (1 / hd ** 0.5), -1)
+            o = (att @ v).transpose(0, 1).reshape(t, d)
+            x = layer_norm(x + dense(o, "proj"), "ln1")
+            h = dense(x, "fc")
+            h = h * 0.5 * (1 + torch.erf(h * 0.70710678))
+            return layer_norm(x + dense(h, "out"), "ln2")
+        return run
+
     def run():
         tokens = w("tokens").long()
         seqs, t = tokens.shape
@@ -171,7 +204,7 @@ def torch_net(kind, data):
             x = x + dense(h, f"h{layer}_out")
             layer += 1
         x = layer_norm(x, "ln_f")
-        return x if kind == "gpt2" else F.linear(x, wte)
+        return x if kind in ("gpt2", "gpt2block") else F.linear(x, wte)
     return run
 
 

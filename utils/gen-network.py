@@ -22,6 +22,12 @@ KIND is one of
   gpt2       GPT-2 small at TVM's test shape (full: 32 sequences of 50
              tokens, width 768, 12 heads, 12 blocks), the same blocks, up to
              the final layer_norm.
+  gpt2block  One of those blocks at the same shape, with the embedding and
+             the final layer_norm.
+  bert       One BERT-base encoder layer (post-norm; full: 128 tokens,
+             width 768, 12 heads), the hidden states as input; no devices.
+  mlp        Ten dense layers with relu (full: width 1024, batch 64); no
+             devices.
   lstm       One LSTM step: gates from two dense layers, split, sigmoid and
              tanh, the new (h, c).
 
@@ -431,6 +437,53 @@ def gpt2(net, size):
     return gpt_trunk(net, seqs, t, d, heads, vocab, maxlen, layers)[0]
 
 
+def gpt2block(net, size):
+    # One GPT-2 block at TVM's test shape (32 sequences of 50 tokens, width
+    # 768, 12 heads), with the embedding and the final layer_norm.
+    seqs, t, d, heads, vocab, maxlen = (32, 50, 768, 12, 1000, 64) if size == "full" else \
+        (2, 5, 32, 2, 64, 8)
+    return gpt_trunk(net, seqs, t, d, heads, vocab, maxlen, 1)[0]
+
+
+def bert(net, size):
+    # One BERT-base encoder layer (post-norm) over one sequence: 128 tokens,
+    # width 768, 12 heads, a 3072-wide erf GELU MLP; the hidden states are
+    # the input (data).
+    t, d, heads = (128, 768, 12) if size == "full" else (8, 32, 2)
+    hd = d // heads
+    rng = net.rng
+    x = net.input("data", "float32", [t, d], [rng.uniform(-1, 1) for _ in range(t * d)])
+    qkv = dense(net, x, "attn", d, 3 * d)
+    parts = []
+    for p in range(3):
+        s = net.bind(f"strided_slice({qkv}, begin=[{p * d}], end=[{(p + 1) * d}], "
+                     f"strides=[1], axes=[1])")
+        s = net.bind(f"reshape({s}, newshape=[{t}, {heads}, {hd}])")
+        parts.append(net.bind(f"transpose({s}, axes=[1, 0, 2])"))
+    q, k, v = parts
+    scores = net.bind(f"multiply(nn.batch_matmul({q}, {k}), {1 / math.sqrt(hd):.9g}f)")
+    att = net.bind(f"nn.softmax({scores}, axis=-1)")
+    o = net.bind(f"nn.batch_matmul({att}, transpose({v}, axes=[0, 2, 1]))")
+    o = net.bind(f"reshape(transpose({o}, axes=[1, 0, 2]), newshape=[{t}, {d}])")
+    x = layer_norm(net, net.bind(f"add({x}, {dense(net, o, 'proj', d, d)})"), "ln1", d)
+    h = dense(net, x, "fc", d, 4 * d)
+    erf = net.bind(f"erf(multiply({h}, 0.70710678f))")
+    h = net.bind(f"multiply(multiply({h}, 0.5f), add({erf}, 1f))")
+    return layer_norm(net, net.bind(f"add({x}, {dense(net, h, 'out', 4 * d, d)})"), "ln2", d)
+
+
+def mlp(net, size):
+    # Ten dense layers of width 1024 over a batch of 64, relu between them.
+    batch, d, layers = (64, 1024, 10) if size == "full" else (4, 32, 3)
+    rng = net.rng
+    x = net.input("data", "float32", [batch, d], [rng.uniform(-1, 1) for _ in range(batch * d)])
+    for l in range(layers):
+        x = dense(net, x, f"fc{l}", d, d)
+        if l + 1 < layers:
+            x = net.bind(f"nn.relu({x})")
+    return x
+
+
 def lstm(net, size):
     inp, hid = (256, 512) if size == "full" else (16, 32)
     rng = net.rng
@@ -454,7 +507,7 @@ def lstm(net, size):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("kind", choices=["resnet", "mobilenet", "resnet50", "resnext50", "mobilenetv2",
-                                    "gpt", "gpt2", "lstm"])
+                                    "gpt", "gpt2", "gpt2block", "bert", "mlp", "lstm"])
     p.add_argument("out")
     p.add_argument("--form", choices=["params", "hx", "tvm"], default="params")
     p.add_argument("--size", choices=["ci", "full"], default="ci")
@@ -469,7 +522,8 @@ def main(argv):
     TAIL_ONLY = a.tail_only
     net = Net(a.form, random.Random(a.seed))
     kinds = {"resnet": resnet, "mobilenet": mobilenet, "resnet50": resnet50,
-             "resnext50": resnext50, "mobilenetv2": mobilenetv2, "gpt": gpt, "gpt2": gpt2, "lstm": lstm}
+             "resnext50": resnext50, "mobilenetv2": mobilenetv2, "gpt": gpt, "gpt2": gpt2,
+             "gpt2block": gpt2block, "bert": bert, "mlp": mlp, "lstm": lstm}
     result = kinds[a.kind](net, a.size)
     data_dir = a.data_dir or os.path.splitext(a.out)[0]
     if not a.ir_only:
