@@ -38,6 +38,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <map>
+#include <optional>
 
 using namespace llvm;
 
@@ -60,6 +61,8 @@ struct FusedGroup {
   /// Operands before users; the root last.
   std::vector<FusedNode> nodes;
   int anchor = -1;
+  /// The nodes the anchor's value depends on (a reduction's prologue).
+  std::vector<bool> prologue;
 };
 
 bool isFusedCall(const Call &call) {
@@ -125,8 +128,11 @@ Expected<KernelSpec> describeFusedKernel(const Call &call) {
       if (group->anchor >= 0)
         return bad("with two anchors (" + group->nodes[group->anchor].spec.opName() + ", " +
                    node.spec.opName() + ")");
-      if (llvm::any_of(node.operands,
-                       [](const FusedOperand &o) { return o.kind != FusedOperand::Param; }))
+      // Only a reduction reads its operand through a prologue.
+      bool reduction = node.spec.def->pattern == OpPattern::CommReduce;
+      if (llvm::any_of(node.operands, [&](const FusedOperand &o) {
+            return o.kind == FusedOperand::Literal || (o.kind == FusedOperand::Node && !reduction);
+          }))
         return bad("whose anchor " + node.spec.opName() + " reads a fused value");
       group->anchor = int(group->nodes.size());
     }
@@ -139,11 +145,29 @@ Expected<KernelSpec> describeFusedKernel(const Call &call) {
     return bad("whose result is not an operator call");
   const KernelSpec &root = group->nodes.back().spec;
   spec.outputs.push_back(root.outputs[0]);
+  group->prologue.assign(group->nodes.size(), false);
   if (group->anchor >= 0) {
+    // The prologue: what the anchor reads, transitively (operands come
+    // first, so one backward sweep finds it).
+    std::vector<bool> &pro = group->prologue;
+    for (const FusedOperand &o : group->nodes[group->anchor].operands)
+      if (o.kind == FusedOperand::Node)
+        pro[o.index] = true;
+    for (unsigned n = unsigned(group->anchor); n-- > 0;)
+      if (pro[n])
+        for (const FusedOperand &o : group->nodes[n].operands)
+          if (o.kind == FusedOperand::Node)
+            pro[o.index] = true;
     const Shape &shape = group->nodes[group->anchor].spec.outputs[0]->shape;
-    for (const FusedNode &n : group->nodes)
-      if (n.spec.outputs[0]->shape != shape)
+    for (unsigned n = 0; n < group->nodes.size(); ++n) {
+      if (pro[n] || int(n) == group->anchor)
+        continue;
+      if (group->nodes[n].spec.outputs[0]->shape != shape)
         return bad("with an epilogue of another shape than its anchor's");
+      for (const FusedOperand &o : group->nodes[n].operands)
+        if (o.kind == FusedOperand::Node && pro[o.index])
+          return bad("whose epilogue reads its prologue");
+    }
   }
   spec.fusedName = "fused";
   for (const FusedNode &n : group->nodes)
@@ -176,17 +200,21 @@ static Shape rootStrides(const Shape &strides, size_t rootRank) {
 }
 
 namespace {
-/// The values of one point of a fused group.
+/// The values of one point of part of a fused group: the nodes `members`
+/// says, evaluated at a point of `shape` (each at the point's projection
+/// onto its own shape); `anchor`, if it is among them, is given.
 class PointEvaluator {
 public:
-  PointEvaluator(KernelBuilder &kb, const KernelSpec &spec) : kb(kb), spec(spec), g(*spec.fused) {
-    size_t rank = spec.outputs[0]->rank();
+  PointEvaluator(KernelBuilder &kb, const FusedGroup &g, std::vector<bool> members,
+                 ArrayRef<int64_t> shape, unsigned result)
+      : kb(kb), g(g), members(std::move(members)), result(result) {
+    size_t rank = shape.size();
     for (unsigned k = 0; k < g.nodes.size(); ++k) {
       const FusedNode &n = g.nodes[k];
       SmallVector<int, 3> at;
       for (unsigned i = 0; i < n.operands.size(); ++i) {
         // The anchor reads its operands itself.
-        if (n.operands[i].kind != FusedOperand::Param || int(k) == g.anchor) {
+        if (!this->members[k] || n.operands[i].kind != FusedOperand::Param || int(k) == g.anchor) {
           at.push_back(-1);
           continue;
         }
@@ -201,17 +229,20 @@ public:
     }
   }
 
-  /// The distinct parameter reads: (parameter, strides over the root).
+  /// The distinct parameter reads: (parameter, strides over the point's
+  /// shape).
   ArrayRef<std::pair<unsigned, Shape>> paramReads() const { return reads; }
 
-  /// The root's value at a point, given each read's loaded value and, where
-  /// there is an anchor, its value.
+  /// The result node's value at a point, given each read's loaded value
+  /// and, where the anchor is a member, its value.
   Value *evaluate(ArrayRef<Value *> readValues, Value *anchorValue) {
-    SmallVector<Value *, 16> values;
-    for (unsigned n = 0; n < g.nodes.size(); ++n) {
+    SmallVector<Value *, 16> values(g.nodes.size(), nullptr);
+    for (unsigned n = 0; n <= result; ++n) {
+      if (!members[n])
+        continue;
       const FusedNode &node = g.nodes[n];
       if (int(n) == g.anchor) {
-        values.push_back(anchorValue);
+        values[n] = anchorValue;
         continue;
       }
       SmallVector<Value *, 3> x;
@@ -226,31 +257,59 @@ public:
         else
           x.push_back(readValues[readOf[n][i]]);
       }
-      values.push_back(elementwiseValue(kb, node.spec, x));
+      values[n] = elementwiseValue(kb, node.spec, x);
     }
-    return values.back();
+    return values[result];
   }
 
 private:
   KernelBuilder &kb;
-  const KernelSpec &spec;
   const FusedGroup &g;
+  std::vector<bool> members;
+  unsigned result;
   std::map<std::pair<unsigned, Shape>, unsigned> readIndex;
   std::vector<std::pair<unsigned, Shape>> reads;
   std::vector<SmallVector<int, 3>> readOf;
 };
+
+/// Loads each of `reads` (a parameter, its strides over a point of
+/// `shape`) at the point whose row-major offset is `offset` and whose
+/// coordinates are `coords` where known (else derived from the offset once).
+SmallVector<Value *, 8> loadReads(KernelBuilder &kb, const KernelSpec &spec,
+                                  ArrayRef<std::pair<unsigned, Shape>> reads,
+                                  ArrayRef<int64_t> shape, Value *offset,
+                                  ArrayRef<Value *> coords) {
+  Shape contiguous = contiguousStrides(shape);
+  SmallVector<Value *, 4> at(coords.begin(), coords.end());
+  SmallVector<Value *, 8> loaded;
+  for (const auto &[param, strides] : reads) {
+    Value *off;
+    if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
+      off = offset;
+    } else {
+      if (at.size() != shape.size())
+        at = kb.unflatten(offset, shape);
+      off = kb.linearOffset(at, strides);
+    }
+    loaded.push_back(kb.load(spec.inputs[param]->dtype, kb.buffer(spec.inputBuffer(param)), off));
+  }
+  return loaded;
+}
 } // namespace
 
-/// Whether an anchor's epilogue can run on vectors of float32 along the
-/// result's innermost dim: float32 throughout, no operator with bool or
-/// integer values, and every parameter read with a stride of 0 (one value,
-/// splat) or 1 (consecutive values) along that dim.
-static bool hasVectorForm(const KernelSpec &spec, ArrayRef<std::pair<unsigned, Shape>> reads) {
+/// Whether an anchor's epilogue (`members`) can run on vectors of float32
+/// along the result's innermost dim: float32 throughout, no operator with
+/// bool or integer values, and every parameter read with a stride of 0 (one
+/// value, splat) or 1 (consecutive values) along that dim.
+static bool hasVectorForm(const KernelSpec &spec, const std::vector<bool> &members,
+                          ArrayRef<std::pair<unsigned, Shape>> reads) {
   const FusedGroup &g = *spec.fused;
   if (spec.outputs[0]->dtype != DType::Float32 || spec.outputs[0]->rank() == 0)
     return false;
   for (unsigned n = 0; n < g.nodes.size(); ++n) {
     const KernelSpec &s = g.nodes[n].spec;
+    if (!members[n])
+      continue;
     if (s.outputs[0]->dtype != DType::Float32)
       return false;
     if (int(n) == g.anchor)
@@ -269,17 +328,16 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
       if (Error e = checkElementwiseValue(kb, g.nodes[n].spec))
         return e;
   const TensorType *out = spec.outputs[0];
-  size_t rank = out->rank();
-  for (const FusedNode &n : g.nodes)
-    if (n.spec.outputs[0]->rank() > rank)
-      return unsupported(kb, spec, "a member of higher rank than the result");
-  PointEvaluator eval(kb, spec);
-  ArrayRef<std::pair<unsigned, Shape>> reads = eval.paramReads();
-  Shape contiguous = contiguousStrides(out->shape);
   unsigned result = spec.outputBuffer(0);
+  unsigned last = unsigned(g.nodes.size() - 1);
 
   if (g.anchor < 0) {
-    SmallVector<StridedOperand, 8> views{{contiguous, 0}};
+    for (const FusedNode &n : g.nodes)
+      if (n.spec.outputs[0]->rank() > out->rank())
+        return unsupported(kb, spec, "a member of higher rank than the result");
+    PointEvaluator eval(kb, g, std::vector<bool>(g.nodes.size(), true), out->shape, last);
+    ArrayRef<std::pair<unsigned, Shape>> reads = eval.paramReads();
+    SmallVector<StridedOperand, 8> views{{contiguousStrides(out->shape), 0}};
     for (const auto &r : reads)
       views.push_back({r.second, 0});
     int64_t work = 4 * int64_t(g.nodes.size());
@@ -293,37 +351,41 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
     return Error::success();
   }
 
-  // The anchor's kernel, its result going through the epilogue (none for
-  // a group of one call: the operator's own kernel).
+  // The anchor's kernel (alone, for a group of one call: the operator's own
+  // kernel), its result going through the epilogue and an operand computed
+  // by a prologue through that.
   const FusedNode &anchor = g.nodes[g.anchor];
   KernelSpec a = anchor.spec;
   a.resultBufferBase = result;
+  std::optional<unsigned> fromPrologue; // the anchor's operand the prologue computes
   for (const FusedOperand &o : anchor.operands) {
+    if (o.kind == FusedOperand::Node) {
+      // Its loads go to the result buffer's pointer, which the anchor never
+      // reads otherwise, and the prologue hook answers them.
+      fromPrologue = o.index;
+      a.operandBuffers.push_back(result);
+      a.operandSources.push_back(nullptr);
+      continue;
+    }
     a.operandBuffers.push_back(spec.inputBuffer(o.index));
     a.operandSources.push_back(spec.call->args[o.index].get());
   }
+  if (g.nodes.size() == 1)
+    return emitKernel(kb, a);
+
+  std::vector<bool> epiMembers(g.nodes.size());
+  for (unsigned n = 0; n < g.nodes.size(); ++n)
+    epiMembers[n] = !g.prologue[n];
+  PointEvaluator eval(kb, g, epiMembers, out->shape, last);
+  ArrayRef<std::pair<unsigned, Shape>> reads = eval.paramReads();
   KernelBuilder::Epilogue epi;
   epi.buffer = result;
   epi.storeType = out->dtype;
   epi.apply = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
-    SmallVector<Value *, 4> at(coords.begin(), coords.end());
-    SmallVector<Value *, 8> loaded;
-    for (const auto &[param, strides] : reads) {
-      Value *off;
-      if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
-        off = offset;
-      } else {
-        if (at.size() != rank)
-          at = kb.unflatten(offset, out->shape);
-        off = kb.linearOffset(at, strides);
-      }
-      loaded.push_back(kb.load(spec.inputs[param]->dtype, kb.buffer(spec.inputBuffer(param)), off));
-    }
-    return eval.evaluate(loaded, v);
+    return eval.evaluate(loadReads(kb, spec, reads, out->shape, offset, coords), v);
   };
-  if (g.nodes.size() == 1)
-    return emitKernel(kb, a);
-  if (hasVectorForm(spec, reads)) {
+  if (hasVectorForm(spec, epiMembers, reads)) {
+    Shape contiguous = contiguousStrides(out->shape);
     epi.applyVector = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
       unsigned lanes = cast<FixedVectorType>(v->getType())->getNumElements();
       SmallVector<Value *, 4> at(coords.begin(), coords.end());
@@ -333,7 +395,7 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
         if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
           off = offset;
         } else {
-          if (at.size() != rank)
+          if (at.size() != out->rank())
             at = kb.unflatten(offset, out->shape);
           off = kb.linearOffset(at, strides);
         }
@@ -347,9 +409,21 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
       return r;
     };
   }
+  std::optional<PointEvaluator> pro;
+  if (fromPrologue) {
+    const TensorType *in = g.nodes[*fromPrologue].spec.outputs[0];
+    pro.emplace(kb, g, g.prologue, in->shape, *fromPrologue);
+    KernelBuilder::Prologue p;
+    p.buffer = result;
+    p.apply = [&, in](Value *offset) {
+      return pro->evaluate(loadReads(kb, spec, pro->paramReads(), in->shape, offset, {}), nullptr);
+    };
+    kb.setPrologue(std::move(p));
+  }
   kb.setEpilogue(std::move(epi));
   Error e = emitKernel(kb, a);
   kb.setEpilogue({});
+  kb.setPrologue({});
   if (e)
     return e;
   if (kb.epilogueStores() == 0 && numElements(out->shape) != 0)

@@ -139,6 +139,13 @@ Value *KernelBuilder::buffer(unsigned i) const {
 }
 
 Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
+  if (prologue.apply && !inPrologue && prologue.buffer < cur.buffers.size() &&
+      ptr == cur.buffers[prologue.buffer]) {
+    inPrologue = true;
+    Value *v = prologue.apply(offset);
+    inPrologue = false;
+    return v;
+  }
   llvm::Type *mt = memoryType(t);
   Value *addr = accessAddress(t, ptr, offset, b.CreateInBoundsGEP(mt, ptr, offset), false);
   Value *v = b.CreateAlignedLoad(mt, addr, Align(dtypeBytes(t)));

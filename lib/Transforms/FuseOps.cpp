@@ -10,7 +10,8 @@
 //    nn.batch_matmul, the pools) or a commutative reduction anchors a group
 //    and takes an elementwise epilogue of its own result's shape (bias_add,
 //    the add of a residual, relu, clip, a folded batch_norm's multiply and
-//    add);
+//    add); a reduction also takes in the elementwise group that computes its
+//    operand (a prologue: sum(exp(x)));
 //  - everything else (injective and opaque operators, device annotations,
 //    calls of functions) stays a call of its own.
 //
@@ -174,6 +175,20 @@ void FuseOpsPass::fuseDef(Function &fn, const PlannedDevices *devices) {
     if (role == Role::None)
       continue;
     if (role == Role::Anchor) {
+      // A reduction takes in the elementwise group that computes its
+      // operand, when it is that group's one user (a prologue).
+      auto *in = c->args.empty() ? nullptr : dyn_cast<Call>(c->args[0].get());
+      auto it = in ? groupOf.find(in) : groupOf.end();
+      const OpDef *def = c->getOp()->def ? c->getOp()->def : lookupOp(c->getOp()->name);
+      if (def->pattern == OpPattern::CommReduce && it != groupOf.end() &&
+          groups[it->second].root == in && !groups[it->second].anchor && user.lookup(in) == c &&
+          groups[it->second].members.size() < kMaxGroupSize) {
+        Group &g = groups[it->second];
+        g.members.push_back(c);
+        g.root = g.anchor = c;
+        groupOf[c] = it->second;
+        continue;
+      }
       groupOf[c] = unsigned(groups.size());
       groups.push_back({c, c, {c}, true});
       continue;

@@ -232,6 +232,16 @@ public:
     std::function<Value *(Value *offset, llvm::ArrayRef<Value *> coords, Value *v)> applyVector;
   };
   void setEpilogue(Epilogue e) { epilogue = std::move(e); }
+  /// A fused kernel's prologue (a reduction's, FusedKernel.cpp): a load of
+  /// element `offset` through buffer `buffer`'s pointer gives apply(offset),
+  /// computed from other buffers, instead. `buffer` is one the operator
+  /// never reads otherwise (its result); the operator must read the operand
+  /// only through load() on that pointer.
+  struct Prologue {
+    unsigned buffer = ~0u;
+    std::function<Value *(Value *offset)> apply;
+  };
+  void setPrologue(Prologue p) { prologue = std::move(p); }
   bool hasEpilogue(unsigned buffer) const { return epilogue.apply && epilogue.buffer == buffer; }
   bool hasVectorEpilogue(unsigned buffer) const {
     return hasEpilogue(buffer) && epilogue.applyVector;
@@ -370,7 +380,8 @@ protected:
 private:
   unsigned nBuffers;
   Epilogue epilogue;
-  bool inEpilogue = false;
+  Prologue prologue;
+  bool inEpilogue = false, inPrologue = false;
   unsigned constantLanes = 1;
   unsigned numEpilogueStores = 0;
 };
