@@ -362,12 +362,10 @@ def dense(net, x, name, din, dout):
     return net.bind(f"nn.bias_add({net.bind(f'nn.dense({x}, {w}, units={dout})')}, {b}, axis=-1)")
 
 
-def gpt_block(net, x, l, d, heads, mask, seqs=None, t=None):
-    """One pre-norm transformer block over x: [tokens, d]. With seqs, the
-    tokens are seqs sequences of t, attended to each on its own."""
+def split_heads(net, qkv, d, heads, t, seqs=None):
+    """q, k and v out of one [tokens, 3d] projection, each [heads, t, d /
+    heads] (with seqs: [seqs * heads, t, d / heads])."""
     hd = d // heads
-    h = layer_norm(net, x, f"h{l}_ln1", d)
-    qkv = dense(net, h, f"h{l}_attn", d, 3 * d)
     parts = []
     for p in range(3):
         s = net.bind(f"strided_slice({qkv}, begin=[{p * d}], end=[{(p + 1) * d}], "
@@ -379,7 +377,15 @@ def gpt_block(net, x, l, d, heads, mask, seqs=None, t=None):
             s = net.bind(f"reshape({s}, newshape=[{seqs}, {t}, {heads}, {hd}])")
             s = net.bind(f"transpose({s}, axes=[0, 2, 1, 3])")
             parts.append(net.bind(f"reshape({s}, newshape=[{seqs * heads}, {t}, {hd}])"))
-    q, k, v = parts
+    return parts
+
+
+def gpt_block(net, x, l, d, heads, mask, seqs=None, t=None):
+    """One pre-norm transformer block over x: [tokens, d]. With seqs, the
+    tokens are seqs sequences of t, attended to each on its own."""
+    hd = d // heads
+    h = layer_norm(net, x, f"h{l}_ln1", d)
+    q, k, v = split_heads(net, dense(net, h, f"h{l}_attn", d, 3 * d), d, heads, t, seqs)
     scores = net.bind(f"nn.batch_matmul({q}, {k})")
     scores = net.bind(f"multiply({scores}, {1 / math.sqrt(hd):.9g}f)")
     att = net.bind(f"nn.softmax(add({scores}, {mask}), axis=-1)")
@@ -453,14 +459,7 @@ def bert(net, size):
     hd = d // heads
     rng = net.rng
     x = net.input("data", "float32", [t, d], [rng.uniform(-1, 1) for _ in range(t * d)])
-    qkv = dense(net, x, "attn", d, 3 * d)
-    parts = []
-    for p in range(3):
-        s = net.bind(f"strided_slice({qkv}, begin=[{p * d}], end=[{(p + 1) * d}], "
-                     f"strides=[1], axes=[1])")
-        s = net.bind(f"reshape({s}, newshape=[{t}, {heads}, {hd}])")
-        parts.append(net.bind(f"transpose({s}, axes=[1, 0, 2])"))
-    q, k, v = parts
+    q, k, v = split_heads(net, dense(net, x, "attn", d, 3 * d), d, heads, t)
     scores = net.bind(f"multiply(nn.batch_matmul({q}, {k}), {1 / math.sqrt(hd):.9g}f)")
     att = net.bind(f"nn.softmax({scores}, axis=-1)")
     o = net.bind(f"nn.batch_matmul({att}, transpose({v}, axes=[0, 2, 1]))")

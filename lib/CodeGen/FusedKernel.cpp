@@ -274,11 +274,14 @@ private:
 
 /// Loads each of `reads` (a parameter, its strides over a point of
 /// `shape`) at the point whose row-major offset is `offset` and whose
-/// coordinates are `coords` where known (else derived from the offset once).
+/// coordinates are `coords` where known (else derived from the offset once):
+/// one element each, or with `lanes` > 1 the point's `lanes` consecutive
+/// points along the last dim (a stride of 0 there splats one element; the
+/// caller checks that every stride there is 0 or 1, and float32).
 SmallVector<Value *, 8> loadReads(KernelBuilder &kb, const KernelSpec &spec,
                                   ArrayRef<std::pair<unsigned, Shape>> reads,
-                                  ArrayRef<int64_t> shape, Value *offset,
-                                  ArrayRef<Value *> coords) {
+                                  ArrayRef<int64_t> shape, Value *offset, ArrayRef<Value *> coords,
+                                  unsigned lanes = 1) {
   Shape contiguous = contiguousStrides(shape);
   SmallVector<Value *, 4> at(coords.begin(), coords.end());
   SmallVector<Value *, 8> loaded;
@@ -291,7 +294,13 @@ SmallVector<Value *, 8> loadReads(KernelBuilder &kb, const KernelSpec &spec,
         at = kb.unflatten(offset, shape);
       off = kb.linearOffset(at, strides);
     }
-    loaded.push_back(kb.load(spec.inputs[param]->dtype, kb.buffer(spec.inputBuffer(param)), off));
+    DType t = spec.inputs[param]->dtype;
+    Value *ptr = kb.buffer(spec.inputBuffer(param));
+    if (lanes == 1)
+      loaded.push_back(kb.load(t, ptr, off));
+    else
+      loaded.push_back(strides.back() == 0 ? kb.splat(kb.load(t, ptr, off), lanes)
+                                           : kb.loadVector(t, ptr, off, lanes));
   }
   return loaded;
 }
@@ -385,24 +394,10 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
     return eval.evaluate(loadReads(kb, spec, reads, out->shape, offset, coords), v);
   };
   if (hasVectorForm(spec, epiMembers, reads)) {
-    Shape contiguous = contiguousStrides(out->shape);
     epi.applyVector = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
       unsigned lanes = cast<FixedVectorType>(v->getType())->getNumElements();
-      SmallVector<Value *, 4> at(coords.begin(), coords.end());
-      SmallVector<Value *, 8> loaded;
-      for (const auto &[param, strides] : reads) {
-        Value *off;
-        if (ArrayRef<int64_t>(strides) == ArrayRef<int64_t>(contiguous)) {
-          off = offset;
-        } else {
-          if (at.size() != out->rank())
-            at = kb.unflatten(offset, out->shape);
-          off = kb.linearOffset(at, strides);
-        }
-        Value *ptr = kb.buffer(spec.inputBuffer(param));
-        loaded.push_back(strides.back() == 0 ? kb.splat(kb.load(DType::Float32, ptr, off), lanes)
-                                             : kb.loadVector(DType::Float32, ptr, off, lanes));
-      }
+      SmallVector<Value *, 8> loaded =
+          loadReads(kb, spec, reads, out->shape, offset, coords, lanes);
       kb.setConstantLanes(lanes);
       Value *r = eval.evaluate(loaded, v);
       kb.setConstantLanes(1);

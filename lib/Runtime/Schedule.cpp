@@ -481,12 +481,17 @@ private:
       s.kind = Step::Kind::Kernel;
       s.kernel = *k;
     }
+    addStepOver(std::move(s), ins, outs);
+    done = result;
+    return true;
+  }
+
+  /// Adds `s` reading buffers `ins` and writing `outs`.
+  void addStepOver(Step s, ArrayRef<unsigned> ins, ArrayRef<unsigned> outs) {
     s.buffers.append(ins.begin(), ins.end());
     s.numInputs = ins.size();
     s.buffers.append(outs.begin(), outs.end());
     addStep(std::move(s));
-    done = result;
-    return true;
   }
 
   bool stepFunctionCall(Task &t, std::vector<Value> &values, std::optional<Value> &done,
@@ -560,10 +565,7 @@ private:
     for (unsigned i = 0; i < c->args.size(); ++i)
       values[t.base + 1 + i].flatten(ins);
     result.flatten(outs);
-    s.buffers.append(ins.begin(), ins.end());
-    s.numInputs = ins.size();
-    s.buffers.append(outs.begin(), outs.end());
-    addStep(std::move(s));
+    addStepOver(std::move(s), ins, outs);
     done = result;
     return true;
   }
