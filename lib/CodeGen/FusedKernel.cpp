@@ -24,7 +24,8 @@
 //    offset.
 //
 // The operators' element functions are the ones their own kernels use
-// (elementwiseValue, Ops/Elementwise.cpp), so a fused kernel computes
+// (elementwiseValue, Ops/Elementwise.cpp), and a float16 value is rounded to
+// half after each operator as a store would, so a fused kernel computes
 // exactly what the unfused calls did, in the same dtypes.
 //
 //===----------------------------------------------------------------------===//
@@ -258,6 +259,10 @@ public:
           x.push_back(readValues[readOf[n][i]]);
       }
       values[n] = elementwiseValue(kb, node.spec, x);
+      // float16 is computed in float32: round as the operator's own kernel
+      // does when it stores, so that fused and unfused agree.
+      if (node.spec.outputs[0]->dtype == DType::Float16)
+        values[n] = kb.cast(values[n], DType::Float32, DType::Float16);
     }
     return values[result];
   }

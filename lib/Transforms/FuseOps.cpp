@@ -195,8 +195,12 @@ void FuseOpsPass::fuseDef(Function &fn, const PlannedDevices *devices) {
     }
     // The groups whose root is an operand used by `c` alone.
     SmallVector<unsigned, 4> cands;
-    for (const ExprRef &a : c->args) {
-      auto *ac = dyn_cast<Call>(a.get());
+    for (unsigned i = 0; i < c->args.size(); ++i) {
+      // bias_add reads its bias along an axis, not as the point's
+      // projection: a bias computed in the group would be read wrongly.
+      if (c->isOp("nn.bias_add") && i == 1)
+        continue;
+      auto *ac = dyn_cast<Call>(c->args[i].get());
       auto it = ac ? groupOf.find(ac) : groupOf.end();
       if (it == groupOf.end() || groups[it->second].root != ac || user.lookup(ac) != c)
         continue;
@@ -386,8 +390,10 @@ bool FuseOpsPass::run(Module &m, PassContext &) {
     DiagEngine quiet(sm);
     quiet.setHandler([](const Diagnostic &) {});
     devices.emplace();
+    // A module that says it is planned but does not read as one is left
+    // as it is: a function without its device would make it unplanned.
     if (!readPlannedDevices(m, quiet, *devices, "fuse-ops"))
-      devices.reset();
+      return true;
   }
   for (Module::Def &d : m.defs)
     fuseDef(*d.fn, devices ? &*devices : nullptr);

@@ -196,6 +196,14 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   // The result's own coordinates are (n, c, y, x) where it is NCHW: an
   // epilogue then reads its operands at offsets linear in them.
   bool nchwResult = ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{o * oh * ow, oh * ow, ow, 1};
+  // (n, c, x) for a 1-D convolution's NCW result.
+  auto resultCoords = [&](Value *b, Value *ch, Value *y, Value *x) -> SmallVector<Value *, 4> {
+    if (!nchwResult)
+      return {};
+    if (outT->rank() == 3)
+      return {b, ch, x};
+    return {b, ch, y, x};
+  };
 
   {
     // Implicit GEMM per group g: C[(b, y, x), oc] = Σ over (ic, r, s) of
@@ -249,10 +257,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       Value *oc = kb.iadd(kb.imul(g, ocg), j);
       Value *off = kb.linearOffset({p[0], oc, p[1], p[2]},
                                    {ov.stride[0], ov.stride[1], ov.stride[2], ov.stride[3]});
-      SmallVector<Value *, 4> coords;
-      if (nchwResult)
-        coords = {p[0], oc, p[1], p[2]};
-      kb.storeResult(outT->dtype, spec.outputBuffer(0), off, coords,
+      kb.storeResult(outT->dtype, spec.outputBuffer(0), off, resultCoords(p[0], oc, p[1], p[2]),
                      kb.cast(sum, acc, outT->dtype));
     };
     c.loadA = loadA;
@@ -337,11 +342,9 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       });
       Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
       kb.forRange(0, ow, [&](Value *x) {
-        SmallVector<Value *, 4> coords;
-        if (nchwResult)
-          coords = {idx[0], idx[1], idx[2], x};
         kb.storeResult(outT->dtype, spec.outputBuffer(0),
-                       kb.iadd(outBase, kb.imul(x, ov.stride[3])), coords,
+                       kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+                       resultCoords(idx[0], idx[1], idx[2], x),
                        kb.cast(kb.load(dacc, row, x), dacc, outT->dtype));
       });
     });

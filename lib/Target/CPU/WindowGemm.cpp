@@ -305,7 +305,13 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                            });
                   });
                 };
-                if (w.resultBuffer == ~0u || w.resultStride[3] != 1)
+                // An epilogue reads its operands along the result's last
+                // dim: vectors of x only where x is that dim (NCHW).
+                bool nchw = w.resultStride[3] == 1 && w.resultStride[2] == w.outW &&
+                            w.resultStride[1] == w.outH * w.outW &&
+                            w.resultStride[0] == c.batch * c.n * w.outH * w.outW;
+                if (w.resultBuffer == ~0u || w.resultStride[3] != 1 ||
+                    (hasEpilogue(w.resultBuffer) && !nchw))
                   return byLane();
                 Value *whole = logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
                                                      icmp(CmpOp::LT, y, index(w.outH))),
@@ -316,17 +322,8 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                       linearOffset({imgIn, ch, y, x0},
                                    {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
                   Value *v = sum;
-                  if (hasEpilogue(w.resultBuffer)) {
-                    // A fused epilogue on the vector: the result's own
-                    // coordinates where it is NCHW.
-                    bool nchw = w.resultStride[2] == w.outW &&
-                                w.resultStride[1] == w.outH * w.outW &&
-                                w.resultStride[0] == c.batch * c.n * w.outH * w.outW;
-                    SmallVector<Value *, 4> coords;
-                    if (nchw)
-                      coords = {imgIn, ch, y, x0};
-                    v = applyVectorEpilogue(off, coords, sum);
-                  }
+                  if (hasEpilogue(w.resultBuffer))
+                    v = applyVectorEpilogue(off, {imgIn, ch, y, x0}, sum);
                   b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
                                        Align(4));
                 });
