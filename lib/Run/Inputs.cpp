@@ -18,6 +18,29 @@ using namespace llvm;
 namespace hx {
 
 /// Reads or makes one tensor per parameter of @main.
+Error checkInput(const Var &param, const HostTensor &t) {
+  // Typed, or as written (before infer-type).
+  const Type *ty = param.checkedType ? param.checkedType.get() : param.annotation.get();
+  if (!ty)
+    return Error::success();
+  const auto *tt = dyn_cast<TensorType>(ty);
+  auto mismatch = [&](const Twine &why) {
+    return createStringError(t.typeString() + " does not match parameter %" + param.name +
+                             " of type " + typeToString(ty) + ": " + why);
+  };
+  if (!tt)
+    return mismatch("not a tensor");
+  if (t.dtype() != tt->dtype)
+    return mismatch("dtype " + dtypeName(t.dtype()) + ", not " + dtypeName(tt->dtype));
+  if (t.shape().size() != tt->rank())
+    return mismatch("rank " + Twine(t.shape().size()) + ", not " + Twine(tt->rank()));
+  for (size_t d = 0; d < tt->rank(); ++d)
+    if (tt->shape[d] != TensorType::kDynamic && tt->shape[d] != t.shape()[d])
+      return mismatch("dim " + Twine(d) + " is " + Twine(t.shape()[d]) + ", not " +
+                      Twine(tt->shape[d]));
+  return Error::success();
+}
+
 Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const InputSources &c) {
   std::vector<HostTensor> out;
   StringMap<std::string> given;
@@ -44,10 +67,9 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
     random.emplace(main, c.seed, *c.randomInputs);
   for (const Ref<Var> &p : main.params) {
     auto *tt = dyn_cast_or_null<TensorType>(p->checkedType.get());
-    if (!tt || !tt->isStatic()) {
+    if (!tt) {
       return createStringError("parameter %" + p->name + " of type " +
-                               typeToString(p->checkedType.get()) +
-                               ": hx-run takes tensors of static shape");
+                               typeToString(p->checkedType.get()) + ": hx-run takes tensors");
     }
     auto it = given.find(p->name);
     if (it == given.end() && !c.paramsDir.empty()) {
@@ -60,13 +82,15 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
       Expected<HostTensor> t = readNpy(it->second);
       if (!t)
         return t.takeError();
-      if (t->dtype() != tt->dtype || t->shape() != ArrayRef<int64_t>(tt->shape)) {
-        return createStringError(it->second + ": " + t->typeString() +
-                                 " does not match parameter %" + p->name + " of type " +
-                                 typeToString(tt));
-      }
+      if (Error e = checkInput(*p, *t))
+        return createStringError(it->second + ": " + toString(std::move(e)));
       out.push_back(std::move(*t));
       continue;
+    }
+    if (!tt->isStatic()) {
+      return createStringError("parameter %" + p->name + " has the dynamic shape " +
+                               typeToString(tt) + ": give its value with --input " + p->name +
+                               "=FILE.npy (no other input binds its dimensions)");
     }
     if (!c.randomInputs) {
       return createStringError(

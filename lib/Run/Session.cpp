@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Session.h"
+#include "hx/IR/Printer.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/FoldConstant.h"
@@ -42,6 +43,8 @@ void Session::resetCompiled() {
 Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOptions &opts) {
   resetCompiled();
   unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  sourceBuffer = id;
+  boundShapes.clear();
   {
     TimeScope t(opts.timing, "(parse)");
     mod = parseModule(id, diag, opts.parser);
@@ -60,14 +63,85 @@ Session::Status Session::loadText(StringRef text, StringRef name, const LoadOpti
 Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOptions &opts) {
   resetCompiled();
   mod = std::move(module);
+  sourceBuffer = 0;
+  boundShapes.clear();
   if (!mod || !verifyModule(*mod, diag)) {
     mod.reset();
     return Status::UserError;
   }
+  if (hasDynamicShapes()) { // bindShapes parses it again from its text
+    std::string text;
+    raw_string_ostream os(text);
+    printModule(os, *mod);
+    sourceBuffer = sm.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, "<module>"), SMLoc());
+  }
   return plan(opts);
 }
 
+static bool isDynamicTensor(const Type *t) {
+  const auto *tt = dyn_cast_or_null<TensorType>(t);
+  return !t || (tt && !tt->isStatic());
+}
+
+bool Session::hasDynamicShapes() {
+  Function *m = main();
+  return m && llvm::any_of(m->params, [](const Ref<Var> &p) {
+           return isDynamicTensor(p->checkedType ? p->checkedType.get() : p->annotation.get());
+         });
+}
+
+Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
+  Function *m = main();
+  if (!m || inputs.size() != m->params.size()) {
+    diag.error(SMLoc(), "bindShapes: " + Twine(inputs.size()) + " inputs for " +
+                            Twine(m ? m->params.size() : 0) + " parameters of @main");
+    return Status::UserError;
+  }
+  if (!sourceBuffer)
+    return hasDynamicShapes() ? (diag.error(SMLoc(), "bindShapes: the module's source is not kept"),
+                                 Status::UserError)
+                              : Status::Ok;
+  // The parameters as the source declares them (@main's may be bound to
+  // other shapes already, or bound as constants: matched by name).
+  std::unique_ptr<Module> again = parseModule(sourceBuffer, diag, loadOptions.parser);
+  Function *m2 = again ? again->lookup("main") : nullptr;
+  if (!m2)
+    return Status::UserError;
+  StringMap<const HostTensor *> byName;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    byName[m->params[i]->name] = &inputs[i];
+  std::string signature;
+  raw_string_ostream sig(signature);
+  for (const Ref<Var> &p : m2->params) {
+    const HostTensor *t = byName.lookup(p->name);
+    if (!t)
+      continue;
+    if (Error e = checkInput(*p, *t)) {
+      diag.error(SMLoc(), toString(std::move(e)));
+      return Status::UserError;
+    }
+    sig << '%' << p->name << ':' << t->typeString() << ' ';
+  }
+  if (signature == boundShapes || (boundShapes.empty() && !hasDynamicShapes()))
+    return Status::Ok;
+  resetCompiled();
+  for (const Ref<Var> &p : m2->params)
+    if (const HostTensor *t = byName.lookup(p->name))
+      p->annotation = make<TensorType>(SmallVector<int64_t, 4>(t->shape()), t->dtype());
+  mod = std::move(again);
+  boundShapes.clear();
+  if (!verifyModule(*mod, diag)) {
+    mod.reset();
+    return Status::UserError;
+  }
+  Status st = plan(loadOptions);
+  if (st == Status::Ok)
+    boundShapes = signature;
+  return st;
+}
+
 Session::Status Session::plan(const LoadOptions &opts) {
+  loadOptions = opts;
   if (!opts.constantParamsDir.empty())
     if (Function *m = mod->lookup("main")) {
       Expected<unsigned> n =

@@ -297,12 +297,27 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
 
   std::vector<HostTensor> inputs, results;
   // Read before compiling: a bad input fails fast, and no file is read twice.
-  if (c.emit == Emit::None) {
+  // `?` dims take their sizes from the inputs (for --emit too): the module
+  // is typed, planned and fused again for them.
+  bool dynamic = s.hasDynamicShapes();
+  if (c.emit == Emit::None || dynamic) {
     Expected<std::vector<HostTensor>> in =
         gatherInputs(*main, {c.inputs, c.paramsDir, c.randomInputs, c.seed});
     if (!in)
       return userError(toString(in.takeError()));
     inputs = std::move(*in);
+  }
+  if (dynamic) {
+    switch (s.bindShapes(inputs)) {
+    case Session::Status::Ok:
+      break;
+    case Session::Status::UserError:
+      return kExitUserError;
+    case Session::Status::InternalError:
+      repro.reportInternalError("a pass left a module that does not verify (the error above)");
+      return kExitInternalError;
+    }
+    main = s.main();
   }
   if (!c.saveInputs.empty())
     if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))

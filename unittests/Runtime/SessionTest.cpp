@@ -45,6 +45,54 @@ TEST(SessionTest, LoadsCompilesRunsAndChecks) {
   EXPECT_FALSE(cmp->vacuous());
 }
 
+TEST(SessionTest, BindsDynamicShapesOncePerSignature) {
+  // TVM's test_dynamic_input: the `?` dims take the inputs' sizes.
+  Session s;
+  std::string errors;
+  s.diags().setHandler([&](const Diagnostic &d) {
+    llvm::raw_string_ostream os(errors);
+    s.diags().print(os, d);
+  });
+  const char *text = "#[version = \"0.0.5\"]\n"
+                     "def @main(%x0: Tensor[(?, ?), float32], %x1: Tensor[(?, ?), float32]) {\n"
+                     "  add(%x0, %x1)\n}\n";
+  ASSERT_EQ(s.loadText(text, "dyn.ir", LoadOptions()), Session::Status::Ok);
+  EXPECT_TRUE(s.hasDynamicShapes());
+  auto runWith = [&](int64_t rows) -> std::vector<HostTensor> {
+    std::vector<HostTensor> in;
+    for (int k = 0; k < 2; ++k) {
+      in.emplace_back(DType::Float32, llvm::SmallVector<int64_t, 4>{rows, 4});
+      for (int64_t i = 0; i < rows * 4; ++i)
+        in.back().as<float>()[i] = float(i + k);
+    }
+    return in;
+  };
+  std::vector<HostTensor> three = runWith(3), five = runWith(5);
+  ASSERT_EQ(s.bindShapes(three), Session::Status::Ok) << errors;
+  EXPECT_FALSE(s.hasDynamicShapes());
+  ASSERT_FALSE(bool(s.compile(CompileOptions())));
+  const Executable *compiled = &s.executable();
+  auto r3 = s.run(three);
+  ASSERT_TRUE(bool(r3)) << llvm::toString(r3.takeError());
+  EXPECT_EQ((*r3)[0].shape(), llvm::ArrayRef<int64_t>({3, 4}));
+  EXPECT_EQ((*r3)[0].as<float>()[5], 11.0f); // 5 + 6
+  // The same shapes again: nothing to bind, the executable stays.
+  ASSERT_EQ(s.bindShapes(three), Session::Status::Ok);
+  EXPECT_EQ(&s.executable(), compiled);
+  // Other shapes: typed, planned and compiled again.
+  ASSERT_EQ(s.bindShapes(five), Session::Status::Ok) << errors;
+  ASSERT_FALSE(bool(s.compile(CompileOptions())));
+  auto r5 = s.run(five);
+  ASSERT_TRUE(bool(r5));
+  EXPECT_EQ((*r5)[0].shape(), llvm::ArrayRef<int64_t>({5, 4}));
+  // Shapes the operator rejects: a located type error at the add.
+  std::vector<HostTensor> mixed = runWith(3), more = runWith(5);
+  mixed[1] = std::move(more[1]);
+  EXPECT_EQ(s.bindShapes(mixed), Session::Status::UserError);
+  EXPECT_NE(errors.find("dyn.ir:3:3: error: add: shapes (3, 4) and (5, 4)"), std::string::npos)
+      << errors;
+}
+
 TEST(SessionTest, ReportsBadInputAsUserError) {
   Session s;
   std::string errors;

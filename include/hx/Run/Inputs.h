@@ -30,6 +30,11 @@ struct InputSources {
   uint64_t seed = 0;
 };
 
+/// Whether `t` can be the value of `param`: the same dtype and rank, and
+/// each static dim equal (a `?` dim takes any size). The error names the
+/// parameter and the first dim that differs.
+llvm::Error checkInput(const Var &param, const HostTensor &t);
+
 /// Reads or draws one tensor per parameter of `main`, in order.
 llvm::Expected<std::vector<HostTensor>> gatherInputs(const Function &main,
                                                      const InputSources &sources);

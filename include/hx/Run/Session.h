@@ -118,6 +118,19 @@ public:
   Module &module() { return *mod; }
   Function *main();
 
+  /// Whether a parameter of @main has a shape with `?` dims (TVM's Any):
+  /// bindShapes must then give them sizes before compile.
+  bool hasDynamicShapes();
+  /// Gives @main's `?` dims the sizes of `inputs` (one tensor per
+  /// parameter of @main, each checked against its parameter's type:
+  /// checkInput in hx/Run/Inputs.h, an error naming the parameter and the
+  /// dim) and loads the module again for them: parsed anew from its source,
+  /// the parameters typed with those shapes, the same passes (so a shape
+  /// the operators reject is a located type error), and what compile made
+  /// dropped. Binding the shapes the module is already bound to does
+  /// nothing: it is compiled once per shape signature in a row.
+  Status bindShapes(llvm::ArrayRef<HostTensor> inputs);
+
   /// Maps devices, picks and runs the backends, builds the executable
   /// (dropping what an earlier compile made).
   /// `note` hears notes and warnings (a cuda device running on a cpu).
@@ -158,6 +171,11 @@ private:
   llvm::SourceMgr sm;
   DiagEngine diag{sm};
   std::unique_ptr<Module> mod;
+  /// What bindShapes loads again: the source buffer (0: none) and options.
+  unsigned sourceBuffer = 0;
+  LoadOptions loadOptions;
+  /// The shape signature the module is bound to ("" while unbound).
+  std::string boundShapes;
   // Devices outlive the executable, which frees its memory on them, and
   // backends hold the compiled code: both outlive it too.
   std::vector<std::unique_ptr<Device>> ownedDevices;
