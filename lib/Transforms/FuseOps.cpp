@@ -149,7 +149,6 @@ void FuseOpsPass::fuseDef(Function &fn, const PlannedDevices *devices) {
   // The one expression that uses each node (null: several, or the
   // function's result).
   DenseMap<Expr *, Expr *> user;
-  DenseMap<Expr *, unsigned> users;
   SmallVector<Expr *, 4> ops;
   for (Expr *e : order) {
     if (isa<Function>(e))
