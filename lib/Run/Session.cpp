@@ -97,10 +97,13 @@ Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
                             Twine(m ? m->params.size() : 0) + " parameters of @main");
     return Status::UserError;
   }
-  if (!sourceBuffer)
-    return hasDynamicShapes() ? (diag.error(SMLoc(), "bindShapes: the module's source is not kept"),
-                                 Status::UserError)
-                              : Status::Ok;
+  // A static module (not bound before) has nothing to bind.
+  if (boundShapes.empty() && !hasDynamicShapes())
+    return Status::Ok;
+  if (!sourceBuffer) {
+    diag.error(SMLoc(), "bindShapes: the module's source is not kept");
+    return Status::UserError;
+  }
   // The parameters as the source declares them (@main's may be bound to
   // other shapes already, or bound as constants: matched by name).
   std::unique_ptr<Module> again = parseModule(sourceBuffer, diag, loadOptions.parser);
@@ -122,7 +125,7 @@ Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
     }
     sig << '%' << p->name << ':' << t->typeString() << ' ';
   }
-  if (signature == boundShapes || (boundShapes.empty() && !hasDynamicShapes()))
+  if (signature == boundShapes)
     return Status::Ok;
   resetCompiled();
   for (const Ref<Var> &p : m2->params)
