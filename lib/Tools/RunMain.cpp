@@ -57,6 +57,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <cmath>
 #include <map>
+#include <optional>
 #include <thread>
 
 using namespace hx;
@@ -278,15 +279,18 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
       lo.constantParamsKeep.push_back(name.str());
     }
   }
-  switch (s.load(std::move(file), lo)) {
-  case Session::Status::Ok:
-    break;
-  case Session::Status::UserError:
-    return kExitUserError;
-  case Session::Status::InternalError:
-    repro.reportInternalError("a pass left a module that does not verify (the error above)");
-    return kExitInternalError;
-  }
+  // The exit status of a failed load (or bindShapes); Ok gives none.
+  auto loadFailure = [&](Session::Status st) -> std::optional<int> {
+    if (st == Session::Status::UserError)
+      return kExitUserError;
+    if (st == Session::Status::InternalError) {
+      repro.reportInternalError("a pass left a module that does not verify (the error above)");
+      return kExitInternalError;
+    }
+    return std::nullopt;
+  };
+  if (std::optional<int> rc = loadFailure(s.load(std::move(file), lo)))
+    return *rc;
   if (c.emit == Emit::IR) {
     printModule(outs(), s.module());
     return kExitSuccess;
@@ -308,15 +312,8 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
     inputs = std::move(*in);
   }
   if (dynamic) {
-    switch (s.bindShapes(inputs)) {
-    case Session::Status::Ok:
-      break;
-    case Session::Status::UserError:
-      return kExitUserError;
-    case Session::Status::InternalError:
-      repro.reportInternalError("a pass left a module that does not verify (the error above)");
-      return kExitInternalError;
-    }
+    if (std::optional<int> rc = loadFailure(s.bindShapes(inputs)))
+      return *rc;
     main = s.main();
   }
   if (!c.saveInputs.empty())
