@@ -71,14 +71,6 @@ bool isFusedCall(const Call &call) {
   return f && f->isPrimitive();
 }
 
-SmallVector<const Call *, 8> fusedMembers(const Call &call) {
-  SmallVector<const Call *, 8> out;
-  if (isFusedCall(call))
-    for (const Call *c : primitiveCalls(*cast<Function>(call.callee.get())))
-      out.push_back(c);
-  return out;
-}
-
 static bool isElementwisePattern(const OpDef &d) {
   return d.pattern == OpPattern::Elementwise || d.pattern == OpPattern::Broadcast;
 }
@@ -103,7 +95,7 @@ Expected<KernelSpec> describeFusedKernel(const Call &call) {
   if (call.args.size() != f->params.size())
     return bad("called with the wrong number of arguments");
   DenseMap<const Call *, unsigned> nodeIndex;
-  for (const Call *c : fusedMembers(call)) {
+  for (const Call *c : primitiveCalls(*f)) {
     Expected<KernelSpec> s = describeKernel(*c);
     if (!s)
       return s.takeError();
@@ -440,7 +432,7 @@ std::string fusedKernelSignature(const Call &call, bool withBuildTimeOperands) {
   for (unsigned i = 0; i < f->params.size(); ++i)
     name[f->params[i].get()] = "%p" + std::to_string(i);
   os << "fused {";
-  for (const Call *c : fusedMembers(call)) {
+  for (const Call *c : primitiveCalls(*f)) {
     std::string self = "%" + std::to_string(name.size());
     os << ' ' << self << " = " << kernelSignature(*c) << " of";
     for (unsigned i = 0; i < c->args.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "Ops/OpKernels.h"
 #include "hx/CodeGen/KernelBuilder.h"
 #include "hx/IR/Printer.h"
+#include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Ops/ShapeUtils.h"
 #include "llvm/ADT/StringExtras.h"
@@ -202,7 +203,7 @@ Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target, Stri
   if (!spec)
     return spec.takeError();
   if (spec->fused) {
-    for (const Call *c : fusedMembers(call))
+    for (const Call *c : primitiveCalls(*cast<Function>(call.callee.get())))
       if (Expected<KernelSpec> m = describeKernelFor(*c, target, targetName); !m)
         return m.takeError();
     return spec;

@@ -84,10 +84,6 @@ KernelGenerator lookupKernelGenerator(llvm::StringRef opName);
 /// fuse-ops), which runs as one kernel.
 bool isFusedCall(const Call &call);
 
-/// Every operator call in the body of the primitive function `call` calls
-/// (operands first), for a backend's checks; empty for other calls.
-llvm::SmallVector<const Call *, 8> fusedMembers(const Call &call);
-
 /// Emits `spec`'s kernel body with `kb` (positioned in the kernel function).
 /// An unsupported attribute or layout is an error naming the operator and
 /// the target.
