@@ -6,8 +6,8 @@ file may include hx headers only of libraries of a lower rank, or of its own.
 The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
-    Support < IR < Ops, Tensor < Parser, Pass, Smith < Transforms, CodeGen,
-    Interpreter < Target, Reduce < Runtime < Backends < Run < Differential < Tools
+    Support < IR < Ops, Tensor < Parser, Pass, Smith, Import < Transforms, CodeGen,
+    Interpreter < Target, Reduce < Runtime < Backends < Run < Differential < Tools, Python
 """
 import os
 import re
@@ -17,14 +17,14 @@ RANK = {
     "Support": 0,
     "IR": 1,
     "Ops": 2, "Tensor": 2,
-    "Parser": 3, "Pass": 3, "Smith": 3,
+    "Parser": 3, "Pass": 3, "Smith": 3, "Import": 3,
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
     "Target": 5, "Reduce": 5,
     "Runtime": 6,
     "Backends": 7,
     "Run": 8,
     "Differential": 9,
-    "Tools": 10,
+    "Tools": 10, "Python": 10,
 }
 # CMake target names -> room.
 TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target",

@@ -8,7 +8,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential cmake ninja-build python3 python3-psutil default-jre-headless
       antlr4 libantlr4-runtime-dev uuid-dev llvm-19-dev llvm-19-tools libzstd-dev
       clang-19 libclang-rt-19-dev libgtest-dev libgmock-dev libbenchmark-dev
-      ccache graphviz clang-format-19 libopenblas-dev)
+      ccache graphviz clang-format-19 libopenblas-dev
+      libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy
+      python3-torch python3-torchvision python3-pytest python3-dev pybind11-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

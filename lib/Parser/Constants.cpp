@@ -51,7 +51,8 @@ std::string typeText(const TensorData &t) {
 
 class TableReader {
 public:
-  TableReader(DiagEngine &diags, StringRef baseDir) : diags(diags), baseDir(baseDir) {}
+  TableReader(DiagEngine &diags, StringRef baseDir, const StringMap<HostTensor> *npyFiles)
+      : diags(diags), baseDir(baseDir), npyFiles(npyFiles) {}
 
   bool entry(P::JsonContext *ctx, size_t index, TensorData &t) {
     auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
@@ -126,11 +127,15 @@ private:
     if (!rel || rel->empty())
       return error(ctx, "\"npy\" must be a file name (relative to the .ir file)");
     SmallString<256> path(*rel);
-    if (!sys::path::is_absolute(path)) {
+    const HostTensor *held = nullptr;
+    if (npyFiles)
+      if (auto it = npyFiles->find(*rel); it != npyFiles->end())
+        held = &it->second;
+    if (!held && !sys::path::is_absolute(path)) {
       path = baseDir;
       sys::path::append(path, *rel);
     }
-    Expected<HostTensor> v = readNpy(path);
+    Expected<HostTensor> v = held ? held->clone() : readNpy(path);
     if (!v)
       return error(ctx, "constant " + Twine(index) + ": " + toString(v.takeError()));
     if (v->dtype() != t.dtype || v->shape() != ArrayRef<int64_t>(t.shape))
@@ -138,7 +143,10 @@ private:
                             ", but the table says " + typeText(t));
     auto *p = static_cast<const uint8_t *>(v->data());
     t.bytes.assign(p, p + v->byteSize());
-    t.npyPath = *rel;
+    // A file held in memory prints back inline: the text stays whole
+    // without it.
+    if (!held)
+      t.npyPath = *rel;
     return true;
   }
 
@@ -149,18 +157,20 @@ private:
 
   DiagEngine &diags;
   StringRef baseDir;
+  const StringMap<HostTensor> *npyFiles;
 };
 
 } // namespace
 
 bool hx::readConstantTable(P::JsonContext *ctx, DiagEngine &diags, StringRef baseDir,
+                           const StringMap<HostTensor> *npyFiles,
                            std::vector<std::shared_ptr<const TensorData>> &out) {
   auto *arr = dynamic_cast<P::JsonArrayContext *>(ctx);
   if (!arr) {
     diags.error(locOf(ctx), "\"relay.Constant\" must be an array, not " + describeJson(ctx));
     return false;
   }
-  TableReader reader(diags, baseDir);
+  TableReader reader(diags, baseDir, npyFiles);
   out.clear();
   for (auto *e : arr->json()) {
     auto t = std::make_shared<TensorData>();

@@ -17,6 +17,7 @@
 #include "Lexer.h"
 #include "hx/IR/Module.h"
 #include "hx/Support/Diagnostics.h"
+#include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -34,6 +35,9 @@ public:
     ++mod.exprCountHint;
     return make<T>(std::forward<Args>(args)...);
   }
+
+  /// `.npy` files held in memory (ParserOptions::npyFiles).
+  const llvm::StringMap<HostTensor> *npyFiles = nullptr;
 
   /// Global names defined anywhere in the file (so calls may precede defs).
   llvm::StringMap<llvm::SMLoc> definedGlobals;

@@ -152,7 +152,9 @@ class ModuleParser {
 public:
   ModuleParser(unsigned bufferId, DiagEngine &diags, const ParserOptions &opts)
       : bufferId(bufferId), diags(diags), opts(opts),
-        converter(*mod, diags, baseDirectory(diags, bufferId, opts)) {}
+        converter(*mod, diags, baseDirectory(diags, bufferId, opts)) {
+    converter.npyFiles = opts.npyFiles;
+  }
 
   std::unique_ptr<Module> run();
 

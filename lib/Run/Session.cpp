@@ -12,6 +12,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Import/Onnx.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Inputs.h"
@@ -58,6 +59,24 @@ Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOp
 
 Session::Status Session::loadText(StringRef text, StringRef name, const LoadOptions &opts) {
   return load(MemoryBuffer::getMemBufferCopy(text, name), opts);
+}
+
+Session::Status Session::loadFile(StringRef path, const LoadOptions &opts) {
+  // An ONNX model is imported to text; its weights are held here for the
+  // parser (and for bindShapes, which parses the text again).
+  importedWeights.clear();
+  Expected<std::unique_ptr<MemoryBuffer>> file = readModuleFile(path, importedWeights);
+  if (!file) {
+    diag.error(SMLoc(), toString(file.takeError()));
+    return Status::UserError;
+  }
+  LoadOptions withWeights = opts;
+  if (!importedWeights.empty())
+    withWeights.parser.npyFiles = &importedWeights;
+  Status st = load(std::move(*file), withWeights);
+  if (st == Status::Ok && !hasDynamicShapes())
+    importedWeights.clear(); // the module holds its own copy
+  return st;
 }
 
 Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOptions &opts) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OptMain.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Import/Onnx.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Tools/CrashReproducer.h"
@@ -115,13 +116,18 @@ ChunkResult processChunk(std::unique_ptr<MemoryBuffer> buffer, const OptConfig &
 } // namespace
 
 int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
-  auto fileOrErr = MemoryBuffer::getFileOrSTDIN(config.common.inputFile, /*IsText=*/false);
-  if (std::error_code ec = fileOrErr.getError()) {
-    errs() << "hx-opt: error: cannot open '" << config.common.inputFile << "': " << ec.message()
-           << "\n";
+  // An ONNX model is imported first; its weights reach the parser in memory.
+  StringMap<HostTensor> weights;
+  Expected<std::unique_ptr<MemoryBuffer>> fileOrErr =
+      readModuleFile(config.common.inputFile, weights);
+  if (!fileOrErr) {
+    errs() << "hx-opt: error: " << toString(fileOrErr.takeError()) << "\n";
     return kExitUserError;
   }
   std::unique_ptr<MemoryBuffer> input = std::move(*fileOrErr);
+  OptConfig withWeights = config;
+  if (!weights.empty())
+    withWeights.common.parser.npyFiles = &weights;
   StringRef name = input->getBufferIdentifier();
 
   // Chunks keep their line numbers: each is preceded by as many newlines as
@@ -160,7 +166,7 @@ int hx::runOpt(const OptConfig &config, const PassRegistry &registry) {
   for (size_t i = 0; i < chunks.size(); ++i) {
     if (i)
       out << "// -----\n";
-    ChunkResult r = processChunk(std::move(chunks[i]), config, registry, out);
+    ChunkResult r = processChunk(std::move(chunks[i]), withWeights, registry, out);
     if (r == ChunkResult::InternalError)
       status = kExitInternalError;
     else if (r == ChunkResult::UserError && status == kExitSuccess)

@@ -31,6 +31,7 @@
 #include "hx/Tools/RunMain.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
+#include "hx/Import/Onnx.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
@@ -246,7 +247,9 @@ int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
   return kExitSuccess;
 }
 
-int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashReproducer &repro) {
+/// `weights`: an imported ONNX model's (null for hx text).
+int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
+              const StringMap<HostTensor> *weights, CrashReproducer &repro) {
   TimingReport timing;
   TimingReport *report = c.common.timePasses ? &timing : nullptr;
   // Printed however the run ends.
@@ -261,6 +264,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file, CrashRepro
   s.diags().setProgramName("hx-run");
   LoadOptions lo;
   lo.parser = c.common.parser;
+  lo.parser.npyFiles = weights;
   lo.plan = !c.noPlan;
   lo.simplify = !c.noFold;
   // The cost table times each operator on its own: no fusion then.
@@ -386,15 +390,18 @@ int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
     return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
                      "flags (--default-device=...), not passes");
-  auto file = MemoryBuffer::getFileOrSTDIN(c.common.inputFile, /*IsText=*/false);
+  // An ONNX model is imported first: its text is what runs (and what a
+  // crash reproducer holds).
+  StringMap<HostTensor> weights;
+  Expected<std::unique_ptr<MemoryBuffer>> file = readModuleFile(c.common.inputFile, weights);
   if (!file)
-    return userError("cannot open '" + c.common.inputFile + "': " + file.getError().message());
+    return userError(toString(file.takeError()));
   CrashReproducer repro("hx-run", reproducerArgs(c), (*file)->getBuffer(), c.crashReproducer);
   int status = kExitInternalError;
   std::optional<std::string> exception;
   if (!repro.runSafely([&] {
         try {
-          status = runLoaded(c, std::move(*file), repro);
+          status = runLoaded(c, std::move(*file), weights.empty() ? nullptr : &weights, repro);
         } catch (std::exception &e) {
           exception = std::string("an exception: ") + e.what();
         } catch (...) {

@@ -4,6 +4,8 @@
 
 #include "hx/IR/Module.h"
 #include "hx/Support/Diagnostics.h"
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/StringMap.h"
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +30,9 @@ struct ParserOptions {
   /// The directory `.npy` paths in the metadata's constant table are relative
   /// to; by default the parsed file's directory.
   std::optional<std::string> baseDirectory;
+  /// `.npy` files held in memory (an imported ONNX model's weights), by the
+  /// path the constant table names; looked up before the disk. Not owned.
+  const llvm::StringMap<HostTensor> *npyFiles = nullptr;
 };
 
 /// Parses the buffer `bufferId` of the engine's SourceMgr. Returns null after

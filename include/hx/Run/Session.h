@@ -110,6 +110,11 @@ public:
   /// Parses, verifies, types and plans the module in `buffer`.
   Status load(std::unique_ptr<llvm::MemoryBuffer> buffer, const LoadOptions &opts);
   Status loadText(llvm::StringRef text, llvm::StringRef name, const LoadOptions &opts);
+  /// Loads a file: hx text, or an ONNX model (a `.onnx` name or protobuf
+  /// bytes), imported first (hx/Import/Onnx.h) with its weights held in
+  /// memory. "-" reads stdin. A file that cannot be read is a diagnostic
+  /// naming it.
+  Status loadFile(llvm::StringRef path, const LoadOptions &opts);
   /// Types and plans a module built elsewhere (its locations, if any, must
   /// point into sourceMgr()).
   Status loadModule(std::unique_ptr<Module> module, const LoadOptions &opts);
@@ -174,6 +179,8 @@ private:
   /// What bindShapes loads again: the source buffer (0: none) and options.
   unsigned sourceBuffer = 0;
   LoadOptions loadOptions;
+  /// An imported ONNX model's weights, while the module may be parsed again.
+  llvm::StringMap<HostTensor> importedWeights;
   /// The shape signature the module is bound to ("" while unbound).
   std::string boundShapes;
   // Devices outlive the executable, which frees its memory on them, and

@@ -1,0 +1,82 @@
+//===- Onnx.h - ONNX models in, hx text out ----------------------*- C++ -*-===//
+//
+// importOnnx reads an ONNX ModelProto (opsets 11 to 17), checks it with
+// ONNX's checker, types it with ONNX's shape inference and writes the
+// equivalent hx module as text:
+//
+//  - graph inputs that are not initializers become @main's parameters
+//    (names made identifiers: `input.1` -> `%input_1`; dynamic dims `?`);
+//  - initializers and folded constants become entries of the constant
+//    table: small ones inline, the others `.npy` files returned in
+//    `weights` (hx-import-onnx writes them beside the text; hx-opt and
+//    hx-run hand them to the parser in memory);
+//  - each ONNX node becomes hx calls on one line that ends with
+//    `// onnx:<OpType> <node name>` (hx/Support/SourceNames.h), so located
+//    diagnostics, the placement report and --place name the node;
+//  - shape computations (Shape, Gather, Concat, ConstantOfShape, ...) on
+//    values known at import time are folded, as TVM's frontend does.
+//
+// An operator or attribute hx cannot express is an error naming the node,
+// its op type and opset, and the supported op types. The mapping of each
+// operator is in docs/onnx.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_IMPORT_ONNX_H
+#define HX_IMPORT_ONNX_H
+
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hx {
+
+struct OnnxImportOptions {
+  /// The directory, relative to the text, that the table's `.npy` paths
+  /// name: "model.weights".
+  std::string weightsDir = "weights";
+  /// Constants of at most this many elements are written inline (base64).
+  int64_t inlineElements = 16;
+};
+
+struct ImportedModule {
+  /// The hx module as text.
+  std::string text;
+  /// The `.npy` files the text's constant table names, by their path
+  /// relative to the text ("model.weights/conv1.weight.npy").
+  std::vector<std::pair<std::string, HostTensor>> weights;
+  /// The ONNX opset (default domain) the model was written for.
+  int64_t opset = 0;
+};
+
+/// The oldest and newest opset hx imports.
+constexpr int64_t kMinOnnxOpset = 11, kMaxOnnxOpset = 17;
+
+/// Imports the serialized model `bytes`; `name` (the file) starts every
+/// error message.
+llvm::Expected<ImportedModule> importOnnx(llvm::StringRef bytes, llvm::StringRef name,
+                                          const OnnxImportOptions &opts = {});
+
+/// Whether a file is an ONNX model rather than hx text: a `.onnx` name, or
+/// bytes that start as a ModelProto does (field 1, ir_version, a varint:
+/// 0x08, which no hx text starts with).
+bool isOnnxFile(llvm::StringRef path, llvm::StringRef bytes);
+
+/// Reads a model file for hx-opt, hx-run and Session::loadFile ("-" is
+/// stdin): hx text as it is, or an ONNX model imported, its text in the
+/// buffer (named `path`) and its weights moved into `weights` for the
+/// parser (ParserOptions::npyFiles). The error names the file.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readModuleFile(llvm::StringRef path, llvm::StringMap<HostTensor> &weights);
+
+/// The ONNX op types importOnnx converts, sorted.
+std::vector<std::string> supportedOnnxOps();
+
+} // namespace hx
+
+#endif

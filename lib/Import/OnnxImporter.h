@@ -1,0 +1,149 @@
+//===- OnnxImporter.h - The state of one ONNX import ------------*- C++ -*-===//
+//
+// Private to lib/Import. The importer walks the graph's nodes in order (ONNX
+// requires topological order) and keeps, for each ONNX value name, an
+// OnnxValue: the hx expression that computes it, and/or the tensor itself
+// when it is known at import time (an initializer, a Constant node, a
+// folded shape computation). A constant becomes an hx expression (a
+// constant-table entry) only when a call uses it.
+//
+// OnnxReader.cpp reads the model and writes the text; OnnxOps.cpp converts
+// each op type; OnnxFold.cpp folds the shape computations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_LIB_IMPORT_ONNXIMPORTER_H
+#define HX_LIB_IMPORT_ONNXIMPORTER_H
+
+#include "hx/IR/Type.h"
+#include "hx/Import/Onnx.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+#include <map>
+#include <memory>
+#include <onnx/onnx_pb.h>
+#include <optional>
+#include <set>
+
+namespace hx::onnximport {
+
+/// A shape whose rank is known; -1 marks a dim known only at run time.
+using Dims = std::vector<int64_t>;
+
+struct OnnxValue {
+  /// The hx expression (`%3`, `%x`, `meta[relay.Constant][2]`, `%4.1`);
+  /// empty for a constant no call has used yet.
+  std::string expr;
+  /// The value, when known at import time.
+  std::shared_ptr<const HostTensor> constant;
+  DType dtype = DType::Float32;
+  std::optional<Dims> dims;
+
+  bool isStatic() const {
+    return dims && llvm::all_of(*dims, [](int64_t d) { return d >= 0; });
+  }
+};
+
+class Importer;
+
+/// What a converter sees of one node.
+class NodeCtx {
+public:
+  NodeCtx(Importer &imp, const onnx::NodeProto &node) : imp(imp), node(node) {}
+
+  Importer &imp;
+  const onnx::NodeProto &node;
+
+  size_t numInputs() const { return node.input_size(); }
+  /// Input i, or null when it is absent (past the end or named "").
+  OnnxValue *input(size_t i) const;
+  /// Input i, which must be present; the error names it.
+  llvm::Expected<OnnxValue *> required(size_t i) const;
+  /// Input i as integers known at import time (nullopt when absent).
+  llvm::Expected<std::optional<std::vector<int64_t>>> constInts(size_t i) const;
+  /// Input i's hx expression (materializing a constant).
+  std::string use(size_t i) const;
+  std::string use(OnnxValue &v) const;
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t def) const;
+  float getFloat(llvm::StringRef name, float def) const;
+  std::string getString(llvm::StringRef name, llvm::StringRef def) const;
+  std::optional<std::vector<int64_t>> getInts(llvm::StringRef name) const;
+
+  /// Binds `%N = call;` on the node's line and returns `%N`.
+  std::string emit(const llvm::Twine &call) const;
+  /// Output i is computed by `expr` (its type from shape inference).
+  void setOutput(size_t i, std::string expr) const;
+  /// Output i is known at import time.
+  void setConstant(size_t i, HostTensor value) const;
+  /// Output i is input j unchanged.
+  void alias(size_t i, const OnnxValue &v) const;
+
+  /// The opset of the default domain.
+  int64_t opset() const;
+  /// An error naming the node: "node '/conv1/Conv' (Conv, opset 13): msg".
+  llvm::Error error(const llvm::Twine &msg) const;
+};
+
+using Converter = llvm::Error (*)(NodeCtx &);
+/// The converters by op type (OnnxOps.cpp).
+const llvm::StringMap<Converter> &converters();
+/// Folds the node if it is a shape computation whose inputs are all known:
+/// true when it did (OnnxFold.cpp).
+llvm::Expected<bool> tryFold(NodeCtx &ctx);
+/// Whether the op type is one tryFold folds.
+bool isFoldable(llvm::StringRef opType);
+
+/// A tensor from a TensorProto (raw_data or the typed fields).
+llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &t);
+std::optional<DType> dtypeFromOnnx(int elemType);
+/// The integers of a tensor of an integer dtype.
+std::vector<int64_t> tensorInts(const HostTensor &t);
+HostTensor intTensor(llvm::ArrayRef<int64_t> values, DType dtype = DType::Int64,
+                     std::optional<Dims> shape = std::nullopt);
+
+/// `[1, 2, 3]`
+std::string listText(llvm::ArrayRef<int64_t> v);
+/// `1.5f` (a float attribute)
+std::string floatText(double v);
+
+class Importer {
+public:
+  Importer(llvm::StringRef fileName, const OnnxImportOptions &opts)
+      : fileName(fileName), opts(opts) {}
+
+  llvm::Expected<ImportedModule> run(llvm::StringRef bytes);
+
+  // ---- used by the converters -------------------------------------------
+  OnnxValue *lookup(llvm::StringRef name);
+  /// The expression of a value, adding a constant to the table on first use.
+  std::string use(OnnxValue &v);
+  std::string emit(const llvm::Twine &call);
+  /// The type shape inference gave an ONNX value name.
+  void typeOf(llvm::StringRef name, OnnxValue &v) const;
+  OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
+
+  std::string fileName;
+  const OnnxImportOptions &opts;
+  int64_t opset = 0;
+
+private:
+  llvm::Error importGraph(const onnx::GraphProto &g);
+  llvm::Error importNode(const onnx::NodeProto &n);
+  std::string paramName(llvm::StringRef onnxName);
+  std::string weightPath(llvm::StringRef onnxName);
+
+  std::map<std::string, OnnxValue> values;
+  /// Value info from shape inference, by name.
+  std::map<std::string, const onnx::TypeProto *> types;
+  /// Names of values that are constants, for the table's file names.
+  std::map<const HostTensor *, std::string> constantNames;
+  std::set<std::string> usedParamNames, usedWeightFiles;
+  std::string params, body, line, table;
+  unsigned nextId = 0, nextConstant = 0;
+  ImportedModule out;
+};
+
+} // namespace hx::onnximport
+
+#endif

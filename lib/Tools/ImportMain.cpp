@@ -1,0 +1,96 @@
+//===- ImportMain.cpp - hx-import-onnx ------------------------------------===//
+//
+//   hx-import-onnx model.onnx [-o model.ir]
+//
+// Writes the module's text to -o (default: the model's name with `.ir`; `-`
+// is stdout) and its large constants to `<output stem>.weights/*.npy`
+// beside it, which the text's constant table names. Nothing is left
+// behind unless the whole import succeeded: the weights go to a temporary
+// directory renamed into place at the end, and the text file is removed
+// again if anything after opening it fails.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Tools/ImportMain.h"
+#include "hx/Import/Onnx.h"
+#include "hx/Tensor/Npy.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace hx;
+using namespace llvm;
+
+static int fail(const Twine &msg) {
+  errs() << "hx-import-onnx: error: " << msg << "\n";
+  return 1;
+}
+
+int hx::importMain(int argc, char **argv) {
+  cl::OptionCategory cat("hx-import-onnx options");
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"), cl::Required, cl::cat(cat));
+  cl::opt<std::string> output("o",
+                              cl::desc("Output .ir file (default: the model's name with .ir; "
+                                       "- for stdout)"),
+                              cl::value_desc("file"), cl::cat(cat));
+  cl::opt<bool> listOps("list-ops", cl::desc("Print the ONNX op types hx imports and exit"),
+                        cl::cat(cat));
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "hx-import-onnx: an ONNX model (opsets 11-17) to hx text\n");
+  if (listOps) {
+    for (const std::string &op : supportedOnnxOps())
+      outs() << op << "\n";
+    return 0;
+  }
+  std::string out = output;
+  if (out.empty()) {
+    SmallString<256> p(input == "-" ? StringRef("model.onnx") : StringRef(input));
+    sys::path::replace_extension(p, ".ir");
+    out = std::string(p);
+  }
+  auto file = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
+  if (!file)
+    return fail("cannot open '" + input + "': " + file.getError().message());
+
+  // Weights beside the text: `<dir of out>/<stem>.weights/`.
+  SmallString<256> dir(out == "-" ? StringRef(".") : sys::path::parent_path(out));
+  if (dir.empty())
+    dir = ".";
+  std::string stem = out == "-" ? std::string("model") : sys::path::stem(out).str();
+  OnnxImportOptions opts;
+  opts.weightsDir = stem + ".weights";
+  Expected<ImportedModule> m = importOnnx((*file)->getBuffer(), input, opts);
+  if (!m)
+    return fail(toString(m.takeError()));
+
+  // Opened first (a file it cannot write fails before any weight is
+  // written); removed again unless kept at the end.
+  std::error_code ec;
+  ToolOutputFile text(out, ec, sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write '" + out + "': " + ec.message());
+  if (!m->weights.empty()) {
+    SmallString<256> final(dir), tmp;
+    sys::path::append(final, opts.weightsDir);
+    if (std::error_code ec = sys::fs::createUniqueDirectory(final + ".tmp", tmp))
+      return fail("cannot create a directory beside '" + final + "': " + ec.message());
+    for (auto &[rel, tensor] : m->weights) {
+      SmallString<256> path(tmp);
+      sys::path::append(path, sys::path::filename(rel));
+      if (Error e = writeNpy(path, tensor)) {
+        sys::fs::remove_directories(tmp);
+        return fail(toString(std::move(e)));
+      }
+    }
+    sys::fs::remove_directories(final); // a stale import's weights
+    if (std::error_code ec = sys::fs::rename(tmp, final)) {
+      sys::fs::remove_directories(tmp);
+      return fail("cannot write '" + final + "': " + ec.message());
+    }
+  }
+  text.os() << m->text;
+  text.keep();
+  return 0;
+}
