@@ -30,6 +30,18 @@ if config.ptxas and os.path.exists(config.ptxas) and os.path.exists(libdevice):
     config.available_features.add("ptxas")
 if config.dot and os.path.exists(config.dot):
     config.available_features.add("graphviz")
+# `onnx`: Debian's python3 imports onnx and numpy (test/Import builds its
+# models with them); `torch`: it also imports torch and torchvision.
+def python_imports(modules):
+    try:
+        return subprocess.run(["/usr/bin/python3", "-c", "import " + modules],
+                              capture_output=True, timeout=120).returncode == 0
+    except Exception:
+        return False
+if python_imports("onnx, numpy"):
+    config.available_features.add("onnx")
+    if python_imports("torch, torchvision"):
+        config.available_features.add("torch")
 # The GPU: `cuda` when hx-run itself finds a CUDA device (the same driver
 # loading the tests use), not merely when nvidia-smi exists.
 try:

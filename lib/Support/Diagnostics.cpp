@@ -1,5 +1,6 @@
 //===- Diagnostics.cpp - Rendering and dispatch of diagnostics -----------===//
 #include "hx/Support/Diagnostics.h"
+#include "hx/Support/SourceNames.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/WithColor.h"
@@ -150,6 +151,15 @@ void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
     diag.print(nullptr, os);
   };
   one(d);
+  // A line an importer wrote names its framework node
+  // (hx/Support/SourceNames.h): say which, since a long line is cut.
+  if (std::optional<SourceNode> node = sourceNodeAt(sm, d.loc)) {
+    SMDiagnostic note(sm.getMemoryBuffer(sm.FindBufferContainingLoc(d.loc))->getBufferIdentifier(),
+                      SourceMgr::DK_Note,
+                      "in " + node->framework.str() + " node '" + node->name.str() + "' (" +
+                          node->opType.str() + ")");
+    note.print(nullptr, os);
+  }
   for (const Diagnostic &n : d.notes)
     one(n);
 }
