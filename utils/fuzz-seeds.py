@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """The seed corpus of one fuzz target (utils/run-fuzzer.sh, test/Fuzz).
 
-    utils/fuzz-seeds.py parse|plan|npy|metadata|exec OUTDIR
+    utils/fuzz-seeds.py parse|plan|npy|metadata|exec|onnx OUTDIR
 
 parse, plan: every `// -----` chunk of every *.ir under test/ and examples/.
 metadata: each chunk's `#[metadata]` section, once behind each module byte of
 hx-fuzz-metadata (0: a module using no metadata, 1: one using constants and a
 virtual device), and the TVM dump's. npy: every *.npy under test/. exec: 24
-choices of hx-fuzz-exec's generator (seeds 1-24, small modules).
+choices of hx-fuzz-exec's generator (seeds 1-24, small modules). onnx: the
+models of utils/make-onnx.py, valid and bad (needs onnx under
+/usr/bin/python3).
 OUTDIR is emptied first. Deterministic: files are visited in sorted order.
 """
 import os, re, shutil, sys
-if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata", "exec"):
-    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata|exec OUTDIR")
+if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata", "exec", "onnx"):
+    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata|exec|onnx OUTDIR")
 target, seed = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 shutil.rmtree(seed, ignore_errors=True)
@@ -39,6 +41,16 @@ if target == "exec":
     for i in range(24):
         data = (i + 1).to_bytes(8, "little") + bytes([4 + i % 12, i % 4, i % 4])
         emit("exec-%02d.bin" % i, data + (i * 7 + 3).to_bytes(8, "little"))
+elif target == "onnx":
+    import subprocess, tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        maker = os.path.join(root, "utils", "make-onnx.py")
+        subprocess.run(["/usr/bin/python3", maker, tmp], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["/usr/bin/python3", maker, tmp, "--bad"], check=True, stdout=subprocess.DEVNULL)
+        for name in sorted(os.listdir(tmp)):
+            if name.endswith(".onnx"):
+                with open(os.path.join(tmp, name), "rb") as f:
+                    emit(name, f.read())
 elif target == "npy":
     for path in walk(("test",), ".npy"):
         with open(path, "rb") as f:

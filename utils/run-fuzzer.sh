@@ -8,6 +8,7 @@
 #   plan      hx-fuzz-plan      parse → infer-type → plan-devices → verify → print
 #   npy       hx-fuzz-npy       the .npy reader (round trip through the writer)
 #   metadata  hx-fuzz-metadata  hx's metadata tables and TVM's object graph
+#   onnx      hx-fuzz-onnx      the ONNX importer (its module must parse)
 #   exec      hx-fuzz-exec      hx-smith's modules (the input is the generator's
 #                               choices), planned, run, against the interpreter
 #
@@ -41,11 +42,12 @@ case "$target" in
   plan) exe=hx-fuzz-plan dict=hx-fuzz.dict ;;
   npy) exe=hx-fuzz-npy dict=hx-fuzz-npy.dict ;;
   metadata) exe=hx-fuzz-metadata dict=hx-fuzz.dict ;;
+  onnx) exe=hx-fuzz-onnx dict= ;;
   exec) exe=hx-fuzz-exec dict= timeout=30 ;;
-  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata, exec)" >&2; exit 2 ;;
+  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata, onnx, exec)" >&2; exit 2 ;;
 esac
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]]; then
-  echo "usage: $0 [parse|plan|npy|metadata|exec] SECONDS [extra libFuzzer args...]" >&2
+  echo "usage: $0 [parse|plan|npy|metadata|onnx|exec] SECONDS [extra libFuzzer args...]" >&2
   exit 2
 fi
 seconds=$1
