@@ -32,8 +32,10 @@ Session::~Session() = default;
 Function *Session::main() { return mod ? mod->lookup("main") : nullptr; }
 
 void Session::resetCompiled() {
-  // The executable first: it frees its memory on the devices and holds the
-  // backends' code.
+  // The executables first: they free their memory on the devices and hold
+  // the backends' code.
+  shapeCache.clear();
+  compiledFor.clear();
   exe.reset();
   cache = nullptr;
   physical.clear();
@@ -146,19 +148,45 @@ Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
   }
   if (signature == boundShapes)
     return Status::Ok;
-  resetCompiled();
+  // The shapes bound now are set aside with their executable; shapes bound
+  // before come back without planning or compiling.
+  bool stashed = !boundShapes.empty() && exe;
+  if (stashed) {
+    if (shapeCache.size() == kShapeCacheSize)
+      shapeCache.erase(shapeCache.begin());
+    shapeCache.push_back({boundShapes, std::move(mod), std::move(exe)});
+  }
+  auto hit =
+      llvm::find_if(shapeCache, [&](const ShapeEntry &e) { return e.signature == signature; });
+  if (hit != shapeCache.end()) {
+    mod = std::move(hit->mod);
+    exe = std::move(hit->exe);
+    shapeCache.erase(hit);
+    boundShapes = signature;
+    return Status::Ok;
+  }
   for (const Ref<Var> &p : m2->params)
     if (const HostTensor *t = byName.lookup(p->name))
       p->annotation = make<TensorType>(SmallVector<int64_t, 4>(t->shape()), t->dtype());
+  std::unique_ptr<Module> previous = std::move(mod); // bound, not compiled
+  std::string previousShapes = boundShapes;
   mod = std::move(again);
   boundShapes.clear();
-  if (!verifyModule(*mod, diag)) {
-    mod.reset();
-    return Status::UserError;
-  }
-  Status st = plan(loadOptions);
-  if (st == Status::Ok)
+  Status st = verifyModule(*mod, diag) ? plan(loadOptions) : Status::UserError;
+  if (st == Status::Ok) {
     boundShapes = signature;
+    return st;
+  }
+  // A failed bind leaves the module bound as it was.
+  if (stashed) {
+    mod = std::move(shapeCache.back().mod);
+    exe = std::move(shapeCache.back().exe);
+    boundShapes = shapeCache.back().signature;
+    shapeCache.pop_back();
+  } else {
+    mod = std::move(previous);
+    boundShapes = previousShapes;
+  }
   return st;
 }
 
@@ -205,7 +233,21 @@ Session::Status Session::plan(const LoadOptions &opts) {
 Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine &)> note) {
   if (!mod)
     return createStringError("no module is loaded");
+  // The same devices as the compile of other shapes of this module: kept,
+  // with their compiled kernels, for those shapes' executables.
+  std::string key;
+  raw_string_ostream k(key);
+  for (const std::string &d : opts.devices.devices)
+    k << d << ',';
+  k << opts.devices.threads << ',' << opts.devices.memoryLimit << ',' << opts.devices.emulateCuda
+    << ',' << opts.keepCode << ',' << opts.compileOnly;
+  if (!compiledFor.empty() && key == compiledFor && ownedCache) {
+    exe.reset();
+    std::vector<Device *> same = physical;
+    return compileFor(same, *ownedCache, opts);
+  }
   resetCompiled();
+  compiledFor = key;
   BackendOptions bo;
   bo.keepCode = opts.keepCode;
   ownedCache = std::make_unique<BackendCache>(bo);
@@ -221,6 +263,8 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
     return createStringError("no module is loaded");
   exe.reset();
   if (&backendCache != ownedCache.get()) { // the caller's devices and cache
+    shapeCache.clear();
+    compiledFor.clear();
     ownedCache.reset();
     ownedDevices.clear();
   }

@@ -81,16 +81,35 @@ TEST(SessionTest, BindsDynamicShapesOncePerSignature) {
   EXPECT_EQ(&s.executable(), compiled);
   // Other shapes: typed, planned and compiled again.
   ASSERT_EQ(s.bindShapes(five), Session::Status::Ok) << errors;
+  EXPECT_FALSE(s.isCompiled());
   ASSERT_FALSE(bool(s.compile(CompileOptions())));
+  const Executable *compiled5 = &s.executable();
   auto r5 = s.run(five);
   ASSERT_TRUE(bool(r5));
   EXPECT_EQ((*r5)[0].shape(), llvm::ArrayRef<int64_t>({5, 4}));
+  // The first shapes again: their module and executable come back, nothing
+  // is planned or compiled; then the second's.
+  ASSERT_EQ(s.bindShapes(three), Session::Status::Ok);
+  ASSERT_TRUE(s.isCompiled());
+  EXPECT_EQ(&s.executable(), compiled);
+  r3 = s.run(three);
+  ASSERT_TRUE(bool(r3));
+  EXPECT_EQ((*r3)[0].as<float>()[5], 11.0f);
+  ASSERT_EQ(s.bindShapes(five), Session::Status::Ok);
+  ASSERT_TRUE(s.isCompiled());
+  EXPECT_EQ(&s.executable(), compiled5);
   // Shapes the operator rejects: a located type error at the add.
   std::vector<HostTensor> mixed = runWith(3), more = runWith(5);
   mixed[1] = std::move(more[1]);
   EXPECT_EQ(s.bindShapes(mixed), Session::Status::UserError);
   EXPECT_NE(errors.find("dyn.ir:3:3: error: add: shapes (3, 4) and (5, 4)"), std::string::npos)
       << errors;
+  // ... which leaves the module bound as it was, still compiled.
+  ASSERT_TRUE(s.isCompiled());
+  EXPECT_EQ(&s.executable(), compiled5);
+  r5 = s.run(five);
+  ASSERT_TRUE(bool(r5));
+  EXPECT_EQ((*r5)[0].shape(), llvm::ArrayRef<int64_t>({5, 4}));
 }
 
 TEST(SessionTest, ReportsBadInputAsUserError) {

@@ -132,12 +132,19 @@ public:
   /// dim) and loads the module again for them: parsed anew from its source,
   /// the parameters typed with those shapes, the same passes (so a shape
   /// the operators reject is a located type error), and what compile made
-  /// dropped. Binding the shapes the module is already bound to does
-  /// nothing: it is compiled once per shape signature in a row.
+  /// set aside. Each shape signature is planned and compiled once: the
+  /// last kShapeCacheSize signatures keep their module and executable, so
+  /// binding one of them again (or the one bound now) plans and compiles
+  /// nothing — isCompiled() then says no compile is needed.
   Status bindShapes(llvm::ArrayRef<HostTensor> inputs);
+  static constexpr size_t kShapeCacheSize = 8;
+  /// Whether an executable is ready for the module as bound now.
+  bool isCompiled() const { return exe != nullptr; }
 
   /// Maps devices, picks and runs the backends, builds the executable
-  /// (dropping what an earlier compile made).
+  /// (dropping what an earlier compile made, except after bindShapes to
+  /// new shapes with the same device options: the devices and compiled
+  /// kernels are then kept for the other shapes' executables).
   /// `note` hears notes and warnings (a cuda device running on a cpu).
   llvm::Error compile(const CompileOptions &opts,
                       llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
@@ -183,6 +190,8 @@ private:
   llvm::StringMap<HostTensor> importedWeights;
   /// The shape signature the module is bound to ("" while unbound).
   std::string boundShapes;
+  /// What compile mapped its devices for ("" after compileFor).
+  std::string compiledFor;
   // Devices outlive the executable, which frees its memory on them, and
   // backends hold the compiled code: both outlive it too.
   std::vector<std::unique_ptr<Device>> ownedDevices;
@@ -190,6 +199,14 @@ private:
   std::unique_ptr<BackendCache> ownedCache;
   BackendCache *cache = nullptr;
   std::unique_ptr<Executable> exe;
+  /// Other signatures' modules and executables, oldest first (declared
+  /// last: destroyed before the devices and backends they use).
+  struct ShapeEntry {
+    std::string signature;
+    std::unique_ptr<Module> mod;
+    std::unique_ptr<Executable> exe;
+  };
+  std::vector<ShapeEntry> shapeCache;
 };
 
 } // namespace hx
