@@ -29,7 +29,7 @@ static int fail(const Twine &msg) {
 
 int hx::importMain(int argc, char **argv) {
   cl::OptionCategory cat("hx-import-onnx options");
-  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"), cl::Required, cl::cat(cat));
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"), cl::cat(cat));
   cl::opt<std::string> output("o",
                               cl::desc("Output .ir file (default: the model's name with .ir; "
                                        "- for stdout)"),
@@ -44,6 +44,8 @@ int hx::importMain(int argc, char **argv) {
       outs() << op << "\n";
     return 0;
   }
+  if (input.empty())
+    return fail("no input model (usage: hx-import-onnx model.onnx [-o model.ir])");
   std::string out = output;
   if (out.empty()) {
     SmallString<256> p(input == "-" ? StringRef("model.onnx") : StringRef(input));
