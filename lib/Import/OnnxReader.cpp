@@ -400,7 +400,7 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
     return createStringError(fileName + ": the graph has no outputs");
   std::string result = results.size() == 1 ? results[0] : "(" + join(results, ", ") + ")";
   std::string text = "#[version = \"0.0.5\"]\n";
-  text += "// Imported from " + sys::path::filename(fileName).str() + " (ONNX opset " +
+  text += "// Imported from " + printableName(sys::path::filename(fileName)) + " (ONNX opset " +
           std::to_string(opset) + ") by hx-import-onnx.\n";
   text += "def @main(" + params + ") {\n" + body + "  " + result + "\n}\n";
   if (!table.empty())

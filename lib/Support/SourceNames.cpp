@@ -8,6 +8,7 @@
 #include "hx/Support/SourceNames.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace hx;
@@ -44,12 +45,22 @@ std::optional<SourceNode> hx::sourceNodeAt(const SourceMgr &sm, SMLoc loc) {
   return std::nullopt;
 }
 
-std::string hx::sourceNodeComment(StringRef framework, StringRef opType, StringRef name) {
-  std::string s = "// " + framework.str() + ":" + opType.str();
-  if (!name.empty()) {
-    s += ' ';
-    for (char c : name)
-      s += (c == '\n' || c == '\r') ? ' ' : c;
+std::string hx::printableName(StringRef name) {
+  // hx text is UTF-8 without control characters: keep a name that is
+  // legal UTF-8 (control characters become spaces), else its ASCII.
+  const auto *begin = reinterpret_cast<const UTF8 *>(name.data());
+  bool utf8 = isLegalUTF8String(&begin, begin + name.size());
+  std::string s;
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    s += u < 0x20 || u == 0x7f ? ' ' : u >= 0x80 && !utf8 ? '?' : c;
   }
+  return s;
+}
+
+std::string hx::sourceNodeComment(StringRef framework, StringRef opType, StringRef name) {
+  std::string s = "// " + printableName(framework) + ":" + printableName(opType);
+  if (!name.empty())
+    s += " " + printableName(name);
   return s;
 }

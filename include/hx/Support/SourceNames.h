@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include <optional>
+#include <string>
 
 namespace llvm {
 class SourceMgr;
@@ -36,8 +37,13 @@ struct SourceNode {
 /// comment. The strings point into the source buffer.
 std::optional<SourceNode> sourceNodeAt(const llvm::SourceMgr &sm, llvm::SMLoc loc);
 
-/// The comment sourceNodeAt reads, for an importer to write (newlines in
-/// the name become spaces).
+/// A name as hx text may hold it in a comment: legal UTF-8 kept with its
+/// control characters (newlines among them) made spaces, anything else
+/// reduced to its ASCII with `?` for the other bytes.
+std::string printableName(llvm::StringRef name);
+
+/// The comment sourceNodeAt reads, for an importer to write (through
+/// printableName).
 std::string sourceNodeComment(llvm::StringRef framework, llvm::StringRef opType,
                               llvm::StringRef name);
 
