@@ -148,6 +148,12 @@ void Pass::addOption(StringRef name, StringRef valueName, StringRef description,
   options.push_back({name.str(), description.str(), valueName.str(), std::move(set)});
 }
 
+void Pass::addListOption(StringRef name, StringRef valueName, StringRef description,
+                         std::function<bool(StringRef, std::string &)> set) {
+  addOption(name, valueName, description, std::move(set));
+  options.back().isList = true;
+}
+
 std::unique_ptr<Pass> hx::createPassWithDefaults(const PassInfo &info,
                                                  const PassOptionDefaults &defaults,
                                                  DiagEngine &diags) {

@@ -6,6 +6,11 @@
 // the option, so `--default-device=tpu` fails before any input is read even
 // when no pass in the pipeline would have used it.
 //
+// A list option's flag may be repeated; its values are joined with ','. An
+// option named like a pass (`place`) is one flag for both: with a value
+// (`--place=Softmax=cpu`) it sets the option, alone (`-place`) it runs the
+// pass at that point of the pipeline.
+//
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/CommonFlags.h"
 #include "llvm/ADT/STLExtras.h"
@@ -24,7 +29,12 @@ struct PassOptionFlag {
   /// The flag's value name (`<cpu|cuda|N>`): kept here, since cl::opt holds
   /// only a StringRef and the probe pass that declared it is gone.
   std::string valueName;
+  /// The pass of the same name, whose `-<name>` flag this one also is.
+  const hx::PassInfo *alsoPass = nullptr;
+  /// One of the two: a single value, or every occurrence (a list option, or
+  /// one that is also a pass's flag).
   std::unique_ptr<cl::opt<std::string>> flag;
+  std::unique_ptr<cl::list<std::string>> list;
 };
 } // namespace
 
@@ -54,14 +64,6 @@ struct CommonFlags::Impl {
       tp->setHiddenFlag(cl::NotHidden);
       tp->setDescription("Report the time of parsing, verifying, every pass and printing");
     }
-    // Every registered pass is a `-<argument>` flag.
-    for (const hx::PassInfo &p : registry.entries())
-      if (!p.testOnly)
-        passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
-    if (!pipelineFlags) {
-      passFlags.setHiddenFlag(cl::ReallyHidden);
-      passes.setHiddenFlag(cl::ReallyHidden);
-    }
     for (const hx::PassInfo &info : registry.entries()) {
       if (info.testOnly)
         continue;
@@ -69,18 +71,46 @@ struct CommonFlags::Impl {
       for (const PassOption &o : probe->getOptions()) {
         if (llvm::any_of(optionFlags, [&](const PassOptionFlag &f) { return f.name == o.name; }))
           continue;
-        PassOptionFlag f{o.name, info.argument + ": " + o.description, &info, o.valueName, nullptr};
+        // Without pipeline flags (hx-run) the pass is not a flag: the option
+        // alone is.
+        const hx::PassInfo *pass = pipelineFlags ? registry.lookup(o.name) : nullptr;
+        if (pass && pass->testOnly)
+          pass = nullptr;
+        std::string desc = info.argument + ": " + o.description;
+        if (pass)
+          desc += "; alone, runs the " + pass->argument + " pass";
+        PassOptionFlag f{o.name, desc, &info, o.valueName, pass, nullptr, nullptr};
         optionFlags.push_back(std::move(f));
         PassOptionFlag &stored = optionFlags.back();
-        stored.flag = std::make_unique<cl::opt<std::string>>(
-            StringRef(stored.name), cl::desc(stored.description), cl::cat(cat));
-        if (o.isFlag()) {
-          stored.flag->setValueExpectedFlag(cl::ValueOptional);
-          stored.flag->setValueStr("true|false");
+        cl::Option *opt;
+        if (o.isList || pass) {
+          stored.list = std::make_unique<cl::list<std::string>>(
+              StringRef(stored.name), cl::desc(stored.description), cl::cat(cat));
+          opt = stored.list.get();
         } else {
-          stored.flag->setValueStr(stored.valueName);
+          stored.flag = std::make_unique<cl::opt<std::string>>(
+              StringRef(stored.name), cl::desc(stored.description), cl::cat(cat));
+          opt = stored.flag.get();
+        }
+        if (o.isFlag()) {
+          opt->setValueExpectedFlag(cl::ValueOptional);
+          opt->setValueStr("true|false");
+        } else {
+          if (pass)
+            opt->setValueExpectedFlag(cl::ValueOptional);
+          opt->setValueStr(stored.valueName);
         }
       }
+    }
+    // Every registered pass is a `-<argument>` flag, unless an option's flag
+    // has its name (and then is the pass's flag too, with pipeline flags).
+    for (const hx::PassInfo &p : registry.entries())
+      if (!p.testOnly &&
+          !llvm::any_of(optionFlags, [&](const PassOptionFlag &f) { return f.name == p.argument; }))
+        passFlags.getParser().addLiteralOption(p.argument, &p, p.description);
+    if (!pipelineFlags) {
+      passFlags.setHiddenFlag(cl::ReallyHidden);
+      passes.setHiddenFlag(cl::ReallyHidden);
     }
   }
 
@@ -126,22 +156,40 @@ bool CommonFlags::read(StringRef tool, CommonConfig &out) const {
     items.push_back({f.passFlags.getPosition(i), {f.passFlags[i], ""}});
   for (unsigned i = 0; i < f.passes.size(); ++i)
     items.push_back({f.passes.getPosition(i), {nullptr, f.passes[i]}});
+
+  out.passOptions.clear();
+  for (const PassOptionFlag &o : f.optionFlags) {
+    std::string value;
+    if (o.flag) {
+      if (!o.flag->getNumOccurrences())
+        continue;
+      value = *o.flag;
+    } else {
+      bool any = false;
+      for (unsigned i = 0; i < o.list->size(); ++i) {
+        const std::string &v = (*o.list)[i];
+        if (o.alsoPass && v.empty()) {
+          items.push_back({o.list->getPosition(i), {o.alsoPass, ""}});
+          continue;
+        }
+        value += (any ? "," : "") + v;
+        any = true;
+      }
+      if (!any)
+        continue;
+    }
+    std::string error;
+    if (!o.declaredBy->create()->setOption(o.name, value, error)) {
+      errs() << tool << ": error: --" << o.name << ": " << error << "\n";
+      return false;
+    }
+    out.passOptions.push_back({o.name, value});
+  }
+
   llvm::stable_sort(items, [](auto &a, auto &b) { return a.first < b.first; });
   out.pipeline.clear();
   for (auto &[pos, item] : items)
     out.pipeline.push_back(item);
-
-  out.passOptions.clear();
-  for (const PassOptionFlag &o : f.optionFlags) {
-    if (!o.flag->getNumOccurrences())
-      continue;
-    std::string error;
-    if (!o.declaredBy->create()->setOption(o.name, *o.flag, error)) {
-      errs() << tool << ": error: --" << o.name << ": " << error << "\n";
-      return false;
-    }
-    out.passOptions.push_back({o.name, *o.flag});
-  }
   return true;
 }
 

@@ -10,9 +10,9 @@
 using namespace hx;
 
 void hx::registerAllPasses(PassRegistry &registry) {
-  for (auto create : {createInferTypePass, createPlanDevicesPass, createInsertDeviceCopiesPass,
-                      createVerifyPlacementPass, createSimplifyInferencePass,
-                      createFoldScaleAxisPass, createFuseOpsPass}) {
+  for (auto create : {createInferTypePass, createPlacePass, createPlanDevicesPass,
+                      createInsertDeviceCopiesPass, createVerifyPlacementPass,
+                      createSimplifyInferencePass, createFoldScaleAxisPass, createFuseOpsPass}) {
     std::unique_ptr<Pass> probe = create();
     registry.add(probe->getArgument(), probe->getDescription(), create);
   }

@@ -9,7 +9,8 @@
 // set, so a bad value is reported before anything runs. Pipeline text sets
 // them as MLIR does: `plan-devices{default-device=cuda strict-placement}`.
 // lib/Tools turns every declared option into a command-line flag of the
-// tools (`--default-device=cuda`), applied to each pass that declares it.
+// tools (`--default-device=cuda`), applied to each pass that declares it; a
+// list option's flag may be repeated (`--place=a=cpu --place=b=cuda`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_PASS_PASS_H
@@ -123,6 +124,10 @@ struct PassOption {
   /// Validates and stores a value; on failure sets the error ("unknown device
   /// 'tpu' (expected cpu, cuda, 1 or 2)") and returns false.
   std::function<bool(llvm::StringRef value, std::string &error)> set;
+  /// A list (`PATTERN=DEVICE,...`): a tool flag for it may be given several
+  /// times, its values joined with ','. Setting the option replaces the
+  /// whole list.
+  bool isList = false;
 
   bool isFlag() const { return valueName.empty(); }
 };
@@ -149,6 +154,9 @@ protected:
   /// Declares an option with a value, parsed by `set`.
   void addOption(llvm::StringRef name, llvm::StringRef valueName, llvm::StringRef description,
                  std::function<bool(llvm::StringRef, std::string &)> set);
+  /// Declares an option whose value is a ','-separated list (PassOption::isList).
+  void addListOption(llvm::StringRef name, llvm::StringRef valueName, llvm::StringRef description,
+                     std::function<bool(llvm::StringRef, std::string &)> set);
 
 private:
   std::vector<PassOption> options;

@@ -10,7 +10,9 @@
 //    in command-line order;
 //  - one flag per option a registered pass declares (`--default-device`,
 //    `--strict-placement`, ...), with the pass's own description, applied to
-//    every pass in the pipeline that declares it and validated up front;
+//    every pass in the pipeline that declares it and validated up front; a
+//    list option's flag may be repeated (`--place=a=cpu --place=b=cuda`),
+//    and one named like a pass is that pass's `-<name>` flag as well;
 //  - the pass manager's instrumentation (--verify-each,
 //    --print-ir-after-all, --time-passes).
 //

@@ -63,6 +63,10 @@ std::unique_ptr<Pass> createFoldScaleAxisPass();
 /// fusion classes, each run as one kernel (lib/Transforms/FuseOps.cpp).
 std::unique_ptr<Pass> createFuseOpsPass();
 
+/// `place`: the operator calls `--place=PATTERN=DEVICE` names wrapped in
+/// on_device for that device (lib/Transforms/Place.cpp, hx/Transforms/Place.h).
+std::unique_ptr<Pass> createPlacePass();
+
 /// `plan-devices`: a device for every expression, copies at device
 /// boundaries (lib/Transforms/PlanDevices/PlanDevices.cpp).
 std::unique_ptr<Pass> createPlanDevicesPass();

@@ -16,6 +16,7 @@
 #include "hx/IR/Module.h"
 #include "hx/Pass/Pass.h"
 #include "hx/Support/Diagnostics.h"
+#include "hx/Transforms/Place.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/StringSaver.h"
@@ -368,6 +369,9 @@ struct PlacementOptions {
   unsigned verifyOptimal = 0;
   /// `force-placement=DIGITS` (plan-devices, for tests).
   std::string forcedPlacement;
+  /// `place=PATTERN=DEVICE,...` (plan-devices): the place pass's rules,
+  /// applied before planning.
+  std::vector<PlaceRule> place;
 };
 
 /// A pass that places devices: declares the PlacementOptions it reads.

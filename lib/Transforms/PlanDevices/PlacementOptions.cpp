@@ -2,7 +2,8 @@
 //
 // plan-devices and insert-device-copies read the same options
 // (PlacementOptions, declared by PlacementPass: insert-device-copies only
-// default-device and strict-placement), and resolveDeviceOptions turns them,
+// default-device and strict-placement; plan-devices also the place pass's
+// rules, hx/Transforms/Place.h), and resolveDeviceOptions turns them,
 // with the module's PassConfig and devices, into DeviceAnalysisOptions: the
 // default device by TVM's CompilationConfig rule, and whether a cpu device
 // is needed for operators cuda lacks.
@@ -78,6 +79,9 @@ PlacementPass::PlacementPass(bool planning) {
               options.forcedPlacement = v.str();
               return true;
             });
+  addListOption(
+      "place", kPlaceValueName, kPlaceDescription,
+      [this](StringRef v, std::string &error) { return parsePlaceRules(v, options.place, error); });
 }
 
 void hx::resolveDeviceOptions(Module &m, const PlacementOptions &o, DeviceAnalysisOptions &out,

@@ -2,13 +2,16 @@
 //
 // Both views read a planned module's devices through its contract
 // (hx/IR/DeviceAware.h), typing it first if it came from text, and walk it in
-// program order.
+// program order. The report prints what collectPlacement gathers in that walk
+// (the Python API reads the same data); each call and copy names the
+// framework node on its source line (hx/Support/SourceNames.h).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Support/SourceNames.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -27,20 +30,26 @@ std::string where(SourceMgr &sm, SMLoc loc) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-/// What a copy copies: `%b`, or `add at 7:8`.
+/// What a copy copies: `%b`, `add at 7:8`, or with the framework node of its
+/// line `nn.relu at 7:8 (/relu/Relu)`.
 std::string describe(SourceMgr &sm, const Expr *e) {
   if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
     e = c->args[0].get();
   if (auto *v = dyn_cast<Var>(e))
     return "%" + v->name;
+  std::string s;
   if (auto *c = dyn_cast<Call>(e)) {
     std::string name = c->getOp() ? c->getOp()->name
                        : isa<GlobalVar>(c->callee.get())
                            ? "@" + cast<GlobalVar>(c->callee.get())->name
                            : std::string("call");
-    return name + " at " + where(sm, c->loc);
+    s = name + " at " + where(sm, c->loc);
+  } else {
+    s = "value at " + where(sm, e->loc);
   }
-  return "value at " + where(sm, e->loc);
+  if (std::optional<SourceNode> n = sourceNodeAt(sm, e->loc))
+    s += " (" + (n->name.empty() ? (n->framework + ":" + n->opType).str() : n->name.str()) + ")";
+  return s;
 }
 
 /// Types the module if it is not typed yet and reads its devices.
@@ -56,17 +65,31 @@ DeviceIndex deviceAttr(const Call &c, StringRef name) {
   return v && v->kind == AttrValue::Kind::Device ? DeviceIndex(v->intValue) : kNoDevice;
 }
 
-/// An operator the cpu runs because another device of the module lacks it.
-bool isFallback(const Module &m, const PlannedDevices &a, const Call &c) {
+/// The device kind lacking the operator that the cpu runs `c` for, when it
+/// runs there because another device of the module lacks it.
+const TargetKindInfo *fallbackFrom(const Module &m, const PlannedDevices &a, const Call &c) {
   const OpDef *def = c.getOp()->def;
   DeviceIndex d = a.deviceOf(&c);
   if (!def || d == kNoDevice || !targetKindOf(m.devices[d].target).isHost())
-    return false;
-  return firstKindLacking(m.devices, *def) != nullptr;
+    return nullptr;
+  return firstKindLacking(m.devices, *def);
+}
+
+using PairTotals = std::map<std::pair<DeviceIndex, DeviceIndex>, std::pair<unsigned, uint64_t>>;
+
+void printTotals(raw_ostream &os, StringRef indent, const PairTotals &totals,
+                 const std::vector<VirtualDevice> &devices) {
+  auto name = [&](DeviceIndex d) {
+    return d == kNoDevice ? std::string("?") : devices[d].shortName();
+  };
+  for (auto &[k, v] : totals)
+    os << indent << name(k.first) << " -> " << name(k.second) << ": " << v.first
+       << (v.first == 1 ? " copy, " : " copies, ") << v.second << " bytes\n";
 }
 } // namespace
 
-bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
+bool hx::collectPlacement(Module &m, DiagEngine &diags, PlacementData &out) {
+  out = PlacementData();
   PlannedDevices a;
   if (!analyse(m, diags, a, "--placement-report"))
     return false;
@@ -74,38 +97,96 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
   auto name = [&](DeviceIndex d) {
     return d == kNoDevice ? std::string("?") : m.devices[d].shortName();
   };
-  std::map<std::pair<DeviceIndex, DeviceIndex>, std::pair<unsigned, uint64_t>> total;
-  os << "// ---- placement report ----\n";
+  unsigned order = 0;
   for (const Module::Def &def : m.defs) {
-    os << "@" << def.global->name << " (result on " << name(def.fn->resultDevice) << "):\n";
+    const std::string &fn = def.global->name;
+    PlacedFunction &f = out.functions.emplace_back();
+    f.name = fn;
+    f.resultDevice = name(def.fn->resultDevice);
     for (const Ref<Var> &p : def.fn->params)
-      os << "  param %" << p->name << " on " << name(a.varDevice(p.get())) << "\n";
-    std::map<std::pair<DeviceIndex, DeviceIndex>, std::pair<unsigned, uint64_t>> perFn;
+      f.params.emplace_back(p->name, name(a.varDevice(p.get())));
     walkPostOrder(def.fn.get(), [&](Expr *e) {
       auto *c = dyn_cast<Call>(e);
       if (!c || !c->getOp() || c->isOp(kOnDevice))
         return;
       if (c->isOp(kDeviceCopy)) {
-        DeviceIndex s = deviceAttr(*c, "src_virtual_device");
-        DeviceIndex t = deviceAttr(*c, "dst_virtual_device");
-        uint64_t bytes = storageBytes(c->checkedType.get());
-        os << "  copy " << describe(sm, c->args[0].get()) << ": " << name(s) << " -> " << name(t)
-           << ", " << bytes << " bytes\n";
-        auto &pf = perFn[{s, t}];
-        ++pf.first;
-        pf.second += bytes;
+        PlacedCopy &k = out.copies.emplace_back();
+        k.function = fn;
+        k.what = describe(sm, c->args[0].get());
+        k.fromIndex = deviceAttr(*c, "src_virtual_device");
+        k.toIndex = deviceAttr(*c, "dst_virtual_device");
+        k.from = name(k.fromIndex);
+        k.to = name(k.toIndex);
+        k.bytes = storageBytes(c->checkedType.get());
+        k.order = order++;
         return;
       }
-      os << "  " << c->getOp()->name << " at " << where(sm, c->loc) << " on "
-         << name(a.deviceOf(c));
-      if (isFallback(m, a, *c))
-        os << " (cpu fallback: no " << firstKindLacking(m.devices, *c->getOp()->def)->name
-           << " implementation)";
-      os << "\n";
+      PlacedCall &p = out.calls.emplace_back();
+      p.function = fn;
+      p.op = c->getOp()->name;
+      p.deviceIndex = a.deviceOf(c);
+      p.device = name(p.deviceIndex);
+      p.loc = c->loc;
+      p.where = where(sm, c->loc);
+      if (std::optional<SourceNode> n = sourceNodeAt(sm, c->loc)) {
+        p.framework = n->framework.str();
+        p.nodeOpType = n->opType.str();
+        p.node = n->name.str();
+      }
+      if (const TargetKindInfo *lacking = fallbackFrom(m, a, *c))
+        p.fallback = ("no " + lacking->name + " implementation").str();
+      p.order = order++;
     });
+  }
+  return true;
+}
+
+bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
+  PlacementData data;
+  if (!collectPlacement(m, diags, data))
+    return false;
+  PairTotals total;
+  size_t nextCall = 0, nextCopy = 0;
+  os << "// ---- placement report ----\n";
+  for (const PlacedFunction &f : data.functions) {
+    os << "@" << f.name << " (result on " << f.resultDevice << "):\n";
+    for (const auto &[param, device] : f.params)
+      os << "  param %" << param << " on " << device << "\n";
+    PairTotals perFn;
+    // The def's calls and copies, merged back into program order.
+    while (true) {
+      const PlacedCall *c = nextCall < data.calls.size() && data.calls[nextCall].function == f.name
+                                ? &data.calls[nextCall]
+                                : nullptr;
+      const PlacedCopy *k =
+          nextCopy < data.copies.size() && data.copies[nextCopy].function == f.name
+              ? &data.copies[nextCopy]
+              : nullptr;
+      if (!c && !k)
+        break;
+      if (k && (!c || k->order < c->order)) {
+        os << "  copy " << k->what << ": " << k->from << " -> " << k->to << ", " << k->bytes
+           << " bytes\n";
+        auto &pf = perFn[{k->fromIndex, k->toIndex}];
+        ++pf.first;
+        pf.second += k->bytes;
+        ++nextCopy;
+        continue;
+      }
+      os << "  " << c->op << " at " << c->where << " on " << c->device;
+      if (!c->nodeOpType.empty()) {
+        os << " (" << c->framework << ":" << c->nodeOpType;
+        if (!c->node.empty())
+          os << " " << c->node;
+        os << ")";
+      }
+      if (!c->fallback.empty())
+        os << " (cpu fallback: " << c->fallback << ")";
+      os << "\n";
+      ++nextCall;
+    }
+    printTotals(os, "  copied ", perFn, m.devices);
     for (auto &[k, v] : perFn) {
-      os << "  copied " << name(k.first) << " -> " << name(k.second) << ": " << v.first
-         << (v.first == 1 ? " copy, " : " copies, ") << v.second << " bytes\n";
       total[k].first += v.first;
       total[k].second += v.second;
     }
@@ -114,9 +195,7 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
   if (total.empty())
     os << " no copies";
   os << "\n";
-  for (auto &[k, v] : total)
-    os << "  " << name(k.first) << " -> " << name(k.second) << ": " << v.first
-       << (v.first == 1 ? " copy, " : " copies, ") << v.second << " bytes\n";
+  printTotals(os, "  ", total, m.devices);
   return true;
 }
 

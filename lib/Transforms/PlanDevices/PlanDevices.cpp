@@ -84,6 +84,10 @@
 // in vectors indexed through ExprNumbering, not in maps keyed by address; the
 // union-find is near-constant per operation. `--time-passes` shows the phases.
 //
+// --place=PATTERN=DEVICE (Place.cpp) first wraps the operator calls it names
+// in on_devices, as the place pass does: the user's annotations without
+// editing the text.
+//
 // --placement=min-copy|min-time (MinCutPlacement.cpp) replaces phase 2b's
 // greedy choice and phase 3's defaults for every class a copy or an
 // operator's cost involves with minimum cuts: exact for two devices.
@@ -114,6 +118,10 @@ public:
   }
 
   bool run(Module &m, PassContext &ctx) override {
+    if (!options.place.empty()) {
+      TimeScope t(ctx.timing, "place");
+      placeCalls(m, options.place, ctx.diags);
+    }
     CostModel costs;
     if (!options.costTable.empty()) {
       std::string error;
