@@ -1,0 +1,514 @@
+//===- PySession.cpp - hx::Session as the Python module sees it -----------===//
+//
+// See PySession.h. What hx-run does around a Session, for Python:
+//  - load: Session::loadText / loadFile with the caller's LoadOptions; a
+//    pass option no registered pass declares is an error (the pipeline
+//    would ignore it);
+//  - compile: the device list is hx-run's --device list, with one
+//    difference: a cuda entry on a machine without a GPU runs on a cpu
+//    instance of its own, with a note, as a cuda virtual device does
+//    without --device; virtual devices the planner appended (the cpu for
+//    operators cuda lacks) take a device of their type;
+//  - run: inputs converted (Arrays.h) and checked against @main's
+//    parameters as declared (checkInput: the error names the parameter);
+//    `?` dims bound to the inputs' shapes first.
+//
+//===----------------------------------------------------------------------===//
+#include "PySession.h"
+#include "hx/Backends/CUDA.h"
+#include "hx/Backends/Registry.h"
+#include "hx/IR/Printer.h"
+#include "hx/Interpreter/FoldConstant.h"
+#include "hx/Run/Inputs.h"
+#include "hx/Transforms/DeviceReport.h"
+#include "hx/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <utility>
+
+namespace py = pybind11;
+using namespace llvm;
+
+namespace hx::python {
+
+/// hx-run's flag names in messages become the Python keywords.
+static std::string pythonWording(std::string msg) {
+  for (auto [flag, keyword] : {std::pair{"--device=", "device "}, {"--device", "devices"}})
+    for (size_t at = msg.find(flag); at != std::string::npos; at = msg.find(flag, at))
+      msg.replace(at, strlen(flag), keyword);
+  return msg;
+}
+
+PySession::PySession() {
+  s.diags().setProgramName("hx");
+  s.diags().setHandler([this](const Diagnostic &d) {
+    std::string text;
+    raw_string_ostream os(text);
+    s.diags().print(os, d);
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    (d.severity == Severity::Error ? errors : warnings).push_back(text);
+  });
+}
+
+void PySession::fail(const std::string &fallback) {
+  std::string msg = join(errors, "\n");
+  errors.clear();
+  if (!fallback.empty())
+    msg += (msg.empty() ? "" : "\n") + fallback;
+  throw HxError(msg.empty() ? "hx: error (no diagnostic)" : msg);
+}
+
+/// Whether a registered pass declares option `name`.
+static bool isPassOption(StringRef name) {
+  static const std::vector<std::string> names = [] {
+    PassRegistry registry;
+    registerAllPasses(registry);
+    registerInterpreterPasses(registry);
+    std::vector<std::string> out;
+    for (const PassInfo &info : registry.entries()) {
+      std::unique_ptr<Pass> probe = info.create();
+      for (const PassOption &o : probe->getOptions())
+        out.push_back(o.name);
+    }
+    return out;
+  }();
+  return llvm::is_contained(names, name);
+}
+
+static LoadOptions loadOptions(const LoadConfig &c) {
+  for (const auto &[name, value] : c.passOptions)
+    if (!isPassOption(name))
+      throw HxError("hx: error: no pass of this hx has the option '" + name + "'");
+  LoadOptions lo;
+  lo.plan = c.plan;
+  lo.simplify = c.simplify;
+  lo.fuse = c.fuse;
+  lo.passOptions = c.passOptions;
+  lo.parser.virtualDevices = c.virtualDevices;
+  return lo;
+}
+
+void PySession::loadText(const std::string &text, const std::string &name, const LoadConfig &c) {
+  LoadOptions lo = loadOptions(c);
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  errors.clear();
+  loaded = false;
+  failOn(s.loadText(text, name, lo));
+  loaded = true;
+  checkLoaded();
+}
+
+void PySession::loadFile(const std::string &path, const LoadConfig &c) {
+  LoadOptions lo = loadOptions(c);
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  errors.clear();
+  loaded = false;
+  failOn(s.loadFile(path, lo));
+  loaded = true;
+  checkLoaded();
+}
+
+void PySession::checkLoaded() {
+  isDynamic = s.hasDynamicShapes();
+  sourceParams.clear();
+  if (Function *m = s.main())
+    sourceParams = m->params;
+}
+
+void PySession::failOn(Session::Status st) {
+  if (st == Session::Status::InternalError)
+    fail("hx: internal error: a pass left a module that does not verify");
+  if (st != Session::Status::Ok)
+    fail("");
+}
+
+py::list PySession::params() const {
+  py::list out;
+  for (const Ref<Var> &p : sourceParams) {
+    const Type *ty = p->checkedType ? p->checkedType.get() : p->annotation.get();
+    const auto *tt = dyn_cast_or_null<TensorType>(ty);
+    py::object dtype = py::none(), shape = py::none();
+    if (tt) {
+      dtype = py::str(dtypeName(tt->dtype).str());
+      py::list dims;
+      for (int64_t d : tt->shape)
+        dims.append(d == TensorType::kDynamic ? py::object(py::none()) : py::int_(d));
+      shape = py::tuple(dims);
+    }
+    out.append(py::make_tuple(p->name, ty ? typeToString(ty) : std::string("?"), dtype, shape));
+  }
+  return out;
+}
+
+py::list PySession::deviceTable() {
+  std::lock_guard<std::mutex> lock(mutex);
+  py::list out;
+  if (loaded)
+    for (const VirtualDevice &vd : s.module().devices)
+      out.append(py::make_tuple(deviceTypeName(vd.deviceType).str(), vd.target.str()));
+  return out;
+}
+
+std::vector<std::string> PySession::compile(const DeviceConfig &c) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  errors.clear();
+  if (!loaded || !s.main())
+    throw HxError("hx: error: the module has no @main to run");
+  deviceConfig = c;
+  compiledFor.reset();
+  notes.clear();
+  if (!isDynamic) { // else at the first run, for its shapes
+    compileNow();
+    compiledFor = "";
+  }
+  return notes;
+}
+
+void PySession::compileNow() {
+  const DeviceConfig &c = *deviceConfig;
+  CompileOptions co;
+  co.devices.threads = c.threads;
+  co.devices.emulateCuda = c.emulateCuda;
+  co.checkDevices = c.checkDevices;
+  // The virtual devices given a cpu instance for want of a GPU.
+  std::vector<size_t> noGpu;
+  std::string why;
+  if (!c.devices.empty()) {
+    ArrayRef<VirtualDevice> virt = s.module().devices;
+    std::optional<Expected<CUDASystemInfo>> gpus;
+    for (size_t i = 0; i < std::max(c.devices.size(), virt.size()); ++i) {
+      std::string spec = i < c.devices.size()                    ? c.devices[i]
+                         : virt[i].deviceType == DeviceType::CPU ? "cpu"
+                                                                 : "cuda";
+      StringRef kind = StringRef(spec).split(':').first;
+      if (kind == "cuda" || kind == "gpu") {
+        if (c.emulateCuda) {
+          spec = "cuda-emu" + StringRef(spec).drop_front(kind.size()).str();
+        } else {
+          if (!gpus)
+            gpus.emplace(probeCUDA());
+          if (!*gpus) {
+            if (why.empty())
+              why = toString(gpus->takeError());
+            spec = "cpu";
+            noGpu.push_back(i);
+          }
+        }
+      }
+      co.devices.devices.push_back(spec);
+    }
+  }
+  Error e = s.compile(co, [&](const Twine &msg) { notes.push_back(pythonWording(msg.str())); });
+  if (e) {
+    if (e.isA<DiagnosedError>()) {
+      consumeError(std::move(e));
+      fail("");
+    }
+    fail("hx: error: " + pythonWording(toString(std::move(e))));
+  }
+  ArrayRef<VirtualDevice> virt = s.module().devices;
+  for (size_t i : noGpu)
+    notes.push_back("note: virtual device " + std::to_string(i) + " (" +
+                    (i < virt.size() ? virt[i].shortName() : std::string("cuda")) + ") runs on " +
+                    s.devices()[i]->name() + ": " + why);
+  ++compiles;
+}
+
+std::vector<std::string> PySession::lastNotes() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return notes;
+}
+
+std::vector<std::string> PySession::deviceNames() {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<std::string> out;
+  for (Device *d : s.devices())
+    out.push_back(d->name());
+  return out;
+}
+
+std::vector<HostTensor> PySession::gather(py::sequence inputs) {
+  if (inputs.size() != sourceParams.size())
+    throw HxError("hx: error: @main takes " + std::to_string(sourceParams.size()) +
+                  " inputs, got " + std::to_string(inputs.size()));
+  std::vector<HostTensor> out;
+  for (size_t i = 0; i < sourceParams.size(); ++i) {
+    const Var &p = *sourceParams[i];
+    out.push_back(toHostTensor(inputs[i], "hx: error: input %" + p.name));
+    if (Error e = checkInput(p, out.back()))
+      throw HxError("hx: error: input " + toString(std::move(e)));
+  }
+  return out;
+}
+
+void PySession::prepare(ArrayRef<HostTensor> inputs) {
+  errors.clear();
+  if (!loaded || !deviceConfig)
+    throw HxError("hx: error: the module is not compiled");
+  std::string signature;
+  if (isDynamic) {
+    for (const HostTensor &t : inputs)
+      signature += t.typeString() + ";";
+    if (compiledFor == signature)
+      return;
+    compiledFor.reset();
+    // A failed binding leaves the module bound as it was.
+    Session::Status st = s.bindShapes(inputs);
+    if (st != Session::Status::Ok && !s.main())
+      loaded = false;
+    failOn(st);
+    // Shapes bound before keep their executable.
+    if (s.isCompiled()) {
+      compiledFor = signature;
+      return;
+    }
+  } else if (compiledFor) {
+    return;
+  }
+  notes.clear();
+  compileNow();
+  compiledFor = signature;
+}
+
+std::vector<HostTensor> PySession::runNow(ArrayRef<HostTensor> inputs, RunProfile *profile) {
+  prepare(inputs);
+  Expected<std::vector<HostTensor>> out = s.run(inputs, profile);
+  if (!out)
+    fail("hx: error: " + toString(out.takeError()));
+  return std::move(*out);
+}
+
+static py::list toList(std::vector<HostTensor> tensors) {
+  py::list out;
+  for (HostTensor &t : tensors)
+    out.append(toArray(std::move(t)));
+  return out;
+}
+
+py::list PySession::run(py::sequence inputs) {
+  std::vector<HostTensor> in = gather(inputs), out;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    out = runNow(in, nullptr);
+  }
+  return toList(std::move(out));
+}
+
+py::list PySession::interpret(py::sequence inputs) {
+  std::vector<HostTensor> in = gather(inputs), out;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    errors.clear();
+    Expected<std::vector<HostTensor>> r = s.interpret(in);
+    if (!r)
+      fail("hx: error: " + toString(r.takeError()));
+    out = std::move(*r);
+  }
+  return toList(std::move(out));
+}
+
+namespace {
+/// A profile as data, gathered under the session's lock.
+struct ProfileData {
+  struct StepRow {
+    unsigned step;
+    std::string kind, name, op, device, track, from, to;
+    double start, seconds;
+    uint64_t bytes;
+  };
+  struct DeviceRow {
+    std::string name;
+    double seconds;
+    uint64_t peakBytes, arenaBytes;
+  };
+  struct CopyRow {
+    std::string from, to;
+    unsigned count = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<StepRow> steps;
+  std::vector<DeviceRow> devices;
+  std::vector<CopyRow> copies;
+  double total = 0;
+  std::string text;
+
+  ProfileData(const Executable &exe, const RunProfile &p) {
+    ArrayRef<Step> all = exe.steps();
+    ArrayRef<Buffer> buffers = exe.buffers();
+    for (unsigned d = 0; d < exe.numDevices(); ++d)
+      devices.push_back({exe.deviceName(d), 0, exe.deviceBytes(d), exe.memoryPlan().arenaBytes[d]});
+    std::map<std::pair<unsigned, unsigned>, CopyRow> byPair;
+    for (const RunProfile::StepTime &t : p.steps) {
+      const Step &st = all[t.step];
+      if (st.kind == Step::Kind::Jump || st.kind == Step::Kind::Alias)
+        continue;
+      StepRow row{
+          t.step, "kernel", st.label,  "", exe.deviceName(st.device), exe.trackName(t.track), "",
+          "",     t.start,  t.seconds, 0};
+      row.op = st.label.substr(0, st.label.find(" at "));
+      if (st.kind == Step::Kind::If) {
+        row.kind = row.op = "if";
+      } else if (st.kind == Step::Kind::Copy) {
+        const Buffer &src = buffers[st.buffers[0]];
+        row.kind = row.op = "copy";
+        row.from = exe.deviceName(src.device);
+        row.to = row.device;
+        row.bytes = src.bytes;
+        CopyRow &c = byPair[{src.device, st.device}];
+        c.from = row.from;
+        c.to = row.to;
+        ++c.count;
+        c.bytes += src.bytes;
+      }
+      devices[st.device].seconds += t.seconds;
+      total += t.seconds;
+      steps.push_back(std::move(row));
+    }
+    for (auto &[pair, row] : byPair)
+      copies.push_back(row);
+    raw_string_ostream os(text);
+    exe.printProfile(os, p, 1);
+  }
+
+  py::dict toDict() const {
+    py::list stepList, deviceList, copyList;
+    for (const StepRow &r : steps) {
+      py::dict d;
+      d["step"] = r.step;
+      d["kind"] = r.kind;
+      d["name"] = r.name;
+      d["op"] = r.op;
+      d["device"] = r.device;
+      d["track"] = r.track;
+      d["start"] = r.start;
+      d["seconds"] = r.seconds;
+      if (r.kind == "copy") {
+        d["from"] = r.from;
+        d["to"] = r.to;
+        d["bytes"] = r.bytes;
+      }
+      stepList.append(d);
+    }
+    for (const DeviceRow &r : devices) {
+      py::dict d;
+      d["name"] = r.name;
+      d["seconds"] = r.seconds;
+      d["peak_bytes"] = r.peakBytes;
+      d["arena_bytes"] = r.arenaBytes;
+      deviceList.append(d);
+    }
+    for (const CopyRow &r : copies) {
+      py::dict d;
+      d["from"] = r.from;
+      d["to"] = r.to;
+      d["count"] = r.count;
+      d["bytes"] = r.bytes;
+      copyList.append(d);
+    }
+    py::dict out;
+    out["total_seconds"] = total;
+    out["steps"] = stepList;
+    out["devices"] = deviceList;
+    out["copies"] = copyList;
+    out["text"] = text;
+    return out;
+  }
+};
+} // namespace
+
+py::tuple PySession::profile(py::sequence inputs) {
+  std::vector<HostTensor> in = gather(inputs), out;
+  std::optional<ProfileData> data;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    RunProfile p;
+    out = runNow(in, &p);
+    data.emplace(s.executable(), p);
+  }
+  return py::make_tuple(toList(std::move(out)), data->toDict());
+}
+
+py::tuple PySession::check(py::sequence inputs) {
+  std::vector<HostTensor> in = gather(inputs), out;
+  Comparison cmp;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    out = runNow(in, nullptr);
+    Expected<Comparison> c = s.check(in, out);
+    if (!c)
+      fail("hx: error: the interpreter: " + toString(c.takeError()));
+    cmp = std::move(*c);
+  }
+  py::dict d;
+  d["ok"] = cmp.ok();
+  d["max_error"] = cmp.maxError;
+  d["tolerance"] = cmp.tolerance;
+  d["where"] = cmp.where;
+  d["mismatch"] = cmp.mismatch;
+  d["vacuous_outputs"] = cmp.vacuousOutputs;
+  return py::make_tuple(toList(std::move(out)), d);
+}
+
+py::dict PySession::placement() {
+  PlacementData data;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    errors.clear();
+    if (!loaded)
+      throw HxError("hx: error: no module is loaded");
+    if (!collectPlacement(s.module(), s.diags(), data))
+      fail("");
+  }
+  py::list calls, copies;
+  for (const PlacedCall &c : data.calls) {
+    py::dict d;
+    d["function"] = c.function;
+    d["op"] = c.op;
+    d["device"] = c.device;
+    d["where"] = c.where;
+    d["node"] = c.node;
+    d["node_op_type"] = c.nodeOpType;
+    d["fallback"] = c.fallback;
+    calls.append(d);
+  }
+  for (const PlacedCopy &c : data.copies) {
+    py::dict d;
+    d["function"] = c.function;
+    d["what"] = c.what;
+    d["from"] = c.from;
+    d["to"] = c.to;
+    d["bytes"] = c.bytes;
+    copies.append(d);
+  }
+  py::dict out;
+  out["calls"] = calls;
+  out["copies"] = copies;
+  return out;
+}
+
+std::string PySession::text() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!loaded)
+    throw HxError("hx: error: no module is loaded");
+  std::string out;
+  raw_string_ostream os(out);
+  printModule(os, s.module());
+  return out;
+}
+
+std::vector<std::string> PySession::takeWarnings() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return std::exchange(warnings, {});
+}
+
+} // namespace hx::python

@@ -1,0 +1,323 @@
+"""hx.load, hx.compile and the objects they return (docs/python.md).
+
+A Module is a parsed, verified and typed hx module: hx.load checks it, so
+errors surface there, and keeps its source (the text, or the file's path).
+hx.compile loads that source again into a session of its own with the
+chosen passes and devices (plan-devices, fold, fuse-ops, as hx-run does)
+and compiles it; a Compiled runs it on NumPy arrays, as often as you like.
+"""
+import dataclasses
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from . import _hx
+
+Error = _hx.Error
+Error.__module__ = "hx"
+Error.__doc__ = (
+    "An error hx reported: located diagnostics (`file:line:col: error: ...` with the source "
+    "line and a caret), or a message naming the parameter, device or option.")
+
+
+class HxWarning(UserWarning):
+    """A warning or note hx reported: a cpu fallback, a cuda device that runs on a cpu."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A parameter of @main, as the module declares it."""
+    name: str
+    type: str
+    #: "float32", ...; None when the parameter is not a tensor.
+    dtype: object
+    #: The dims, None for each `?` (None when not a tensor).
+    shape: object
+
+    def __repr__(self):
+        return f"%{self.name}: {self.type}"
+
+
+@dataclasses.dataclass
+class Profile:
+    """One run's times (Compiled.profile); str() is hx-run --profile's report."""
+    outputs: list
+    total_seconds: float
+    #: Per step run: kind (kernel, copy, if), name, op, device, track, start,
+    #: seconds; a copy also from, to, bytes.
+    steps: list
+    #: Per virtual device: name (the physical device), seconds, peak_bytes, arena_bytes.
+    devices: list
+    #: Per device pair: from, to, count, bytes.
+    copies: list
+    text: str
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return (f"<hx.Profile {1e3 * self.total_seconds:.3f} ms in {len(self.steps)} steps, "
+                f"{sum(c['count'] for c in self.copies)} copies>")
+
+
+@dataclasses.dataclass
+class CheckResult:
+    """A run compared with the reference interpreter (Compiled.check), by hx's one rule:
+    |a - b| / max(1, |b|) within the tolerance, NaN only with NaN."""
+    ok: bool
+    max_error: float
+    tolerance: float
+    #: Where max_error is ("output_0[3]: compiled ..., interpreter ...").
+    where: str
+    #: A difference in the number, dtype or shape of the outputs ("" if none).
+    mismatch: str
+    #: The outputs entirely inf or NaN on both sides (compared vacuously).
+    vacuous_outputs: list
+    outputs: list
+
+    def __bool__(self):
+        return self.ok
+
+    def __repr__(self):
+        state = "ok" if self.ok else "FAILED"
+        return (f"<hx.CheckResult {state}: max relative error {self.max_error:.3g} "
+                f"(tolerance {self.tolerance:.0e})>")
+
+
+def _warn(messages):
+    """Warns with each message, attributed to the first caller outside the package."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("hx."):
+        level, frame = level + 1, frame.f_back
+    for m in messages:
+        warnings.warn(m, HxWarning, stacklevel=level)
+
+
+def _names(params):
+    return ", ".join(f"%{p.name}" for p in params) or "none"
+
+
+_MISSING = object()
+
+
+class Module:
+    """A parsed, verified and typed hx module (hx.load); hx.compile compiles it."""
+
+    def __init__(self, *, text=None, path=None, name):
+        self._text, self._path, self._name = text, path, name
+        self._session = _hx.Session()
+        self._load(self._session)
+        self._params = [Param(*p) for p in self._session.params()]
+        self._has_table = bool(self._session.device_table())
+
+    def _load(self, session, **options):
+        if self._path is not None:
+            session.load_file(self._path, **options)
+        else:
+            session.load_text(self._text, self._name, **options)
+        _warn(session.take_warnings())
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def path(self):
+        """The file it was loaded from (None for text)."""
+        return self._path
+
+    @property
+    def inputs(self):
+        """@main's parameters (Param), in order."""
+        return list(self._params)
+
+    def text(self):
+        """The module as hx text (canonical form, typed, not planned)."""
+        return self._session.text()
+
+    def compile(self, **options):
+        """hx.compile(self, **options)."""
+        return compile(self, **options)
+
+    def __repr__(self):
+        shown = ", ".join(repr(p) for p in self._params[:3])
+        if len(self._params) > 3:
+            shown += f", ... {len(self._params) - 3} more"
+        return f"<hx.Module {self._name!r}: @main({shown})>"
+
+
+def _looks_like_path(s):
+    # Every module has `def @main(`: a line without a parenthesis is a file name.
+    return "\n" not in s and "(" not in s
+
+
+def load(source, *, name=None):
+    """Loads a module: `source` is a path (str or os.PathLike: hx text, or an ONNX model)
+    or hx text. Parses, verifies and types it; errors raise hx.Error. `name` is what
+    diagnostics call text (default "<string>"); a file is named by its path."""
+    if isinstance(source, Module):
+        return source
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        return Module(path=path, name=name or path)
+    if not isinstance(source, str):
+        raise TypeError(f"hx.load: expected a path or hx text, got {type(source).__name__}")
+    if os.path.isfile(source) or _looks_like_path(source):
+        return Module(path=source, name=name or source)
+    return Module(text=source, name=name or "<string>")
+
+
+def _place_option(place):
+    if isinstance(place, str):
+        return place
+    return ",".join(f"{pattern}={device}" for pattern, device in place.items())
+
+
+def compile(module, *, devices=None, placement="default", place=None, default_device=None,
+            fuse=True, fold=True, threads=None, emulate_cuda=False, check_devices=False):
+    """Plans, fuses and compiles a module (a Module, or what hx.load takes) for devices.
+
+    devices: the physical devices, in virtual-device order ("cpu", "cpu:1", "cuda:0",
+      "cuda-emu:0", "cpu-generic"); for a module without a device table, also its table
+      (one virtual device each). Virtual devices beyond the list get a device of their
+      type; a cuda device without a GPU runs on a cpu instance, with an HxWarning.
+    placement: "default" (TVM's rule), "min-copy" or "min-time".
+    place: {"pattern": "device"}: pins the calls whose framework node or op type matches.
+    default_device: where unconstrained operators go ("cpu", "cuda"); by default the
+      module's PassConfig, else the first device of `devices` that is not a cpu.
+    fuse, fold: fuse-ops, and the inference simplifications (hx-run --no-fuse, --no-fold).
+    threads: worker threads per cpu device (default: one per core).
+    emulate_cuda: cuda devices run on the SIMT emulator (cuda-emu).
+    check_devices: before each kernel, check that its arguments live on its device.
+    """
+    mod = load(module)
+    options = [("placement", placement)]
+    if default_device is not None:
+        options.append(("default-device", str(default_device)))
+    if place:
+        options.append(("place", _place_option(place)))
+    table = None
+    if isinstance(devices, str):
+        devices = [devices]
+    devices = list(devices or [])
+    if devices and not mod._has_table:
+        table = _hx.device_table(devices, default_device)
+    session = _hx.Session()
+    mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
+              virtual_devices=table)
+    _warn(session.compile(devices, threads or 0, emulate_cuda, check_devices))
+    return Compiled(mod, session)
+
+
+class Compiled:
+    """A planned, compiled module (hx.compile). Inputs are NumPy arrays, by keyword
+    (the parameter's name) or by position (@main's order); results are lists of arrays."""
+
+    def __init__(self, module, session):
+        self._module, self._session = module, session
+
+    @property
+    def module(self):
+        return self._module
+
+    @property
+    def inputs(self):
+        return self._module.inputs
+
+    @property
+    def devices(self):
+        """The physical device of each virtual device (empty until compiled: a module with
+        `?` dims compiles at its first run)."""
+        return self._session.device_names()
+
+    @property
+    def notes(self):
+        """What the last compile said (a cuda device running on a cpu instance, ...)."""
+        return self._session.notes()
+
+    @property
+    def compile_count(self):
+        """How often an executable was built: once, or once per new shape of `?` dims."""
+        return self._session.compile_count
+
+    def _arrays(self, args, kwargs):
+        params = self._module._params
+        if len(args) > len(params):
+            raise Error(f"hx: error: @main takes {len(params)} inputs ({_names(params)}), "
+                        f"got {len(args)} positional")
+        values = list(args) + [_MISSING] * (len(params) - len(args))
+        index = {p.name: i for i, p in enumerate(params)}
+        for key, value in kwargs.items():
+            name = key[1:] if key.startswith("%") else key
+            i = index.get(name)
+            if i is None:
+                raise Error(f"hx: error: @main has no parameter %{name} (it has {_names(params)})")
+            if values[i] is not _MISSING:
+                raise Error(f"hx: error: parameter %{name} given twice")
+            values[i] = value
+        missing = [p for p, v in zip(params, values) if v is _MISSING]
+        if missing:
+            raise Error(f"hx: error: no input for {_names(missing)} of @main")
+        return [_array(v, p) for v, p in zip(values, params)]
+
+    def _compiled(self, call):
+        """Runs `call`, which may compile (a new shape of `?` dims): what hx said warns."""
+        before = self._session.compile_count
+        try:
+            return call()
+        finally:
+            if self._session.compile_count != before:
+                _warn(self._session.notes())
+            _warn(self._session.take_warnings())
+
+    def run(self, /, *args, **inputs):
+        """Runs on the inputs; returns the results, flattened depth first."""
+        return self._compiled(lambda: self._session.run(self._arrays(args, inputs)))
+
+    __call__ = run
+
+    def profile(self, /, *args, **inputs):
+        """Runs once, timing each step: a Profile (its outputs included)."""
+        outputs, data = self._compiled(lambda: self._session.profile(self._arrays(args, inputs)))
+        return Profile(outputs=outputs, **data)
+
+    def check(self, /, *args, **inputs):
+        """Runs, then compares with the reference interpreter on the same inputs: a
+        CheckResult (true when within the tolerance)."""
+        outputs, data = self._compiled(lambda: self._session.check(self._arrays(args, inputs)))
+        return CheckResult(outputs=outputs, **data)
+
+    def interpret(self, /, *args, **inputs):
+        """The reference interpreter's results for the inputs."""
+        return self._session.interpret(self._arrays(args, inputs))
+
+    def placement(self):
+        """Where the planned module runs what, as data: {"calls": [...], "copies": [...]}.
+        A call: function, op, device, where ("line:col"), node and node_op_type (the
+        framework node it came from, "" for hand-written text), fallback (why the cpu
+        runs it instead of the device asked for, else ""). A copy: function, what,
+        from, to, bytes."""
+        result = self._session.placement()
+        _warn(self._session.take_warnings())
+        return result
+
+    def text(self):
+        """The planned (and fused) module as hx text: a complete repro for hx-run."""
+        return self._session.text()
+
+    def __repr__(self):
+        devices = self.devices
+        where = f" on {', '.join(devices)}" if devices else " (compiled at the first run)"
+        return f"<hx.Compiled {self._module.name!r}{where}>"
+
+
+def _array(value, param):
+    """An input as an array: NumPy arrays as they are (their dtype must match), torch
+    tensors by their memory, anything else converted to the parameter's dtype."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
+        return value.detach().cpu().numpy()
+    return np.asarray(value, dtype=param.dtype)

@@ -1,0 +1,87 @@
+"""hx.from_torch: torch modules through ONNX into hx, against torch's own outputs
+(ctest python-api; docs/python.md)."""
+import gc
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import hx
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+
+
+def expected(net, x):
+    with torch.no_grad():
+        return net(x).numpy()
+
+
+def test_sequential_on_cpu(mlp):
+    x = torch.randn(2, 4)
+    m = hx.from_torch(mlp, x)
+    assert isinstance(m, hx.Module) and m.name == "Sequential"
+    assert [(p.name, p.dtype, p.shape) for p in m.inputs] == [("input", "float32", (2, 4))]
+    c = hx.compile(m, devices=["cpu"])
+    (y,) = c.run(input=x.numpy())
+    np.testing.assert_allclose(y, expected(mlp, x), rtol=1e-5, atol=1e-6)
+    (y,) = c.run(x)  # a torch tensor works too
+    np.testing.assert_allclose(y, expected(mlp, x), rtol=1e-5, atol=1e-6)
+
+
+def test_sequential_on_cpu_and_cuda(mlp):
+    x = torch.randn(3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)  # no GPU: cuda runs on a cpu instance
+        c = hx.compile(hx.from_torch(mlp, (x,)), devices=["cpu", "cuda"])
+    r = c.check(x.numpy())
+    assert r.ok, r
+    np.testing.assert_allclose(r.outputs[0], expected(mlp, x), rtol=1e-5, atol=1e-6)
+    calls = c.placement()["calls"]
+    assert {call["node_op_type"] for call in calls} == {"Gemm", "Relu"}
+    assert {call["device"] for call in calls} == {"cuda"}
+
+
+def test_place_a_node_on_the_cpu(mlp):
+    x = torch.randn(2, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        c = hx.compile(hx.from_torch(mlp, x), devices=["cpu", "cuda"], place={"/1/*": "cpu"},
+                       fuse=False)
+    p = c.placement()
+    devices = {call["node"]: call["device"] for call in p["calls"]}
+    # The first Linear feeds only the ReLU, so TVM's rule puts it on the cpu too.
+    assert devices == {"/0/Gemm": "cpu", "/1/Relu": "cpu", "/2/Gemm": "cuda"}
+    assert [(copy["from"], copy["to"], copy["bytes"]) for copy in p["copies"]] == [
+        ("cpu", "cuda", 2 * 8 * 4)]
+    np.testing.assert_allclose(c.run(x.numpy())[0], expected(mlp, x), rtol=1e-5, atol=1e-6)
+
+
+def test_dynamic_batch(mlp):
+    m = hx.from_torch(mlp, torch.randn(2, 4), input_names=["x"],
+                      dynamic_axes={"x": {0: "batch"}})
+    assert m.inputs[0].shape == (None, 4)
+    c = hx.compile(m, devices=["cpu"])
+    for batch in (2, 5, 5):
+        x = torch.randn(batch, 4)
+        np.testing.assert_allclose(c.run(x=x.numpy())[0], expected(mlp, x), rtol=1e-5, atol=1e-6)
+    assert c.compile_count == 2
+
+
+def test_the_onnx_file_lives_with_the_module(mlp):
+    m = hx.from_torch(mlp, torch.randn(1, 4))
+    path = m.path
+    assert path.endswith(".onnx") and os.path.isfile(path)
+    c = hx.compile(m, devices=["cpu"])
+    del m
+    gc.collect()
+    assert os.path.isfile(path)  # the Compiled holds the Module
+    del c
+    gc.collect()
+    assert not os.path.exists(os.path.dirname(path))
