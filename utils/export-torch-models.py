@@ -6,8 +6,14 @@ downloaded).
     export-torch-models.py OUTDIR [--models resnet18,gpt2block] [--opsets 13,17]
                            [--batch N] [--size HW] [--dynamic-batch]
 
+    export-torch-models.py OUTDIR --check HX_RUN [--split-head] [hx-run flags...]
+
 For each model M and opset O it writes OUTDIR/M-opsetO.onnx, the input
 OUTDIR/M-opsetO.input.npy and PyTorch's output OUTDIR/M-opsetO.expected.npy.
+--check then runs each model with hx-run and compares its output with
+PyTorch's (one line per model; exit 1 if any differs). --split-head pins
+the body to a cuda virtual device and the model's head (its classifier, or a
+transformer block's last layer) to the cpu with --place.
 Models: resnet18, resnet50, mobilenet_v2, resnext50 (torchvision, random
 weights, eval mode), gpt2block and bertblock (transformer layers written
 here: causal self-attention with a GELU MLP, and a post-norm encoder layer
@@ -17,6 +23,7 @@ torchvision, onnx).
 import argparse
 import math
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -106,6 +113,10 @@ def make(name, batch, size):
     sys.exit(f"export-torch-models.py: unknown model '{name}'")
 
 
+# The head of each model for --split-head: a --place pattern.
+HEADS = {"resnet18": "Gemm", "resnet50": "Gemm", "mobilenet_v2": "Gemm", "resnext50": "Gemm",
+         "gpt2block": "/out/*", "bertblock": "/ln2/*"}
+
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "resnext50", "gpt2block", "bertblock"]
 
 
@@ -117,7 +128,12 @@ def main():
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--size", type=int, default=224, help="image height and width")
     ap.add_argument("--dynamic-batch", action="store_true", help="export dim 0 of the input as dynamic")
-    a = ap.parse_args()
+    ap.add_argument("--check", metavar="HX_RUN", help="run each model with hx-run and compare")
+    ap.add_argument("--split-head", action="store_true", help="head on the cpu, body on cuda")
+    ap.add_argument("--tolerance", type=float, default=1e-3,
+                    help="largest error, relative to the output's largest magnitude")
+    a, hxflags = ap.parse_known_args()
+    failed = 0
     os.makedirs(a.outdir, exist_ok=True)
     torch.set_num_threads(1)
     for name in a.models.split(","):
@@ -138,7 +154,34 @@ def main():
                               output_names=["output"], dynamic_axes=dyn, do_constant_folding=True)
             np.save(stem + ".input.npy", x.numpy())
             np.save(stem + ".expected.npy", y.numpy())
-            print(stem + ".onnx")
+            if not a.check:
+                print(stem + ".onnx")
+                continue
+            flags = list(hxflags)
+            if a.split_head:
+                # Every node on cuda, then the head on the cpu: the last
+                # matching --place wins.
+                flags += ["--place=*=cuda", f"--place={HEADS[name]}=cpu", "--placement-report"]
+            r = subprocess.run([a.check, stem + ".onnx", f"--input=input={stem}.input.npy",
+                                f"--output-dir={stem}.out", *flags], capture_output=True, text=True)
+            label = f"{name}-opset{opset}"
+            if r.returncode != 0:
+                print(f"{label}: FAIL (hx-run exit {r.returncode})\n{r.stderr}")
+                failed += 1
+                continue
+            got = np.load(os.path.join(stem + ".out", "output_0.npy"))
+            want = y.numpy()
+            err = np.abs(got.astype(np.float64) - want).max() / max(1e-6, np.abs(want).max())
+            ok = got.shape == want.shape and err <= a.tolerance
+            failed += not ok
+            where = ""
+            if a.split_head:
+                cpu = sum(" on cpu" in l and " at " in l for l in (r.stdout + r.stderr).splitlines())
+                cuda = sum(" on cuda" in l and " at " in l for l in (r.stdout + r.stderr).splitlines())
+                copies = sum(l.strip().startswith("copy ") for l in (r.stdout + r.stderr).splitlines())
+                where = f", {cpu} calls on cpu, {cuda} on cuda, {copies} copies"
+            print(f"{label}: {'ok' if ok else 'FAIL'} (error {err:.1e} against PyTorch{where})")
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
