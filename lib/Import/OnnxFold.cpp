@@ -22,6 +22,21 @@ using namespace llvm;
 
 namespace {
 
+/// The most elements a folded value may have (a fuzzed shape must not
+/// allocate the machine away).
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
+
+/// The element count of a shape; -1 if a dim is negative or it is too large.
+int64_t elementCount(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d && n > kMaxFoldedElements / d))
+      return -1;
+    n *= d;
+  }
+  return n;
+}
+
 std::optional<Dims> broadcast(ArrayRef<const HostTensor *> ts) {
   size_t rank = 0;
   for (const HostTensor *t : ts)
@@ -60,6 +75,8 @@ Expected<HostTensor> elementwise(NodeCtx &ctx, ArrayRef<const HostTensor *> ts, 
   std::optional<Dims> shape = broadcast(ts);
   if (!shape)
     return ctx.error("operand shapes do not broadcast");
+  if (elementCount(*shape) < 0)
+    return ctx.error("the result is too large to fold");
   HostTensor out(dtype, *shape);
   SmallVector<double, 3> args(ts.size());
   for (int64_t i = 0; i < out.numElements(); ++i) {
@@ -266,6 +283,8 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   }
   if (op == "ConstantOfShape") {
     std::vector<int64_t> shape = tensorInts(a);
+    if (elementCount(shape) < 0)
+      return ctx.error("the shape " + listText(shape) + " is negative or too large");
     HostTensor out(DType::Float32, shape);
     if (const onnx::AttributeProto *v = ctx.attr("value")) {
       Expected<HostTensor> fill = tensorFromProto(v->t());
@@ -281,10 +300,15 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   if (op == "Range") {
     if (in.size() != 3)
       return ctx.error("expected three inputs");
+    if (in[0]->numElements() != 1 || in[1]->numElements() != 1 || in[2]->numElements() != 1)
+      return ctx.error("start, limit and delta must be scalars");
     double start = in[0]->getDouble(0), limit = in[1]->getDouble(0), delta = in[2]->getDouble(0);
     if (delta == 0)
       return ctx.error("delta is 0");
-    int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
+    double count = std::ceil((limit - start) / delta);
+    if (!(count < double(kMaxFoldedElements)))
+      return ctx.error("the range is too long to fold");
+    int64_t n = std::max<int64_t>(0, int64_t(count));
     HostTensor out(a.dtype(), {n});
     for (int64_t i = 0; i < n; ++i)
       out.setDouble(i, start + double(i) * delta);
@@ -298,12 +322,17 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten") {
     if (!probe.isStatic())
       return false;
+    if (elementCount(*probe.dims) != a.numElements())
+      return ctx.error("the output's shape " + listText(*probe.dims) + " does not hold the " +
+                       Twine(a.numElements()) + " elements of the input");
     ctx.setConstant(0, reshaped(a, *probe.dims));
     return true;
   }
   if (op == "Expand") {
     if (!probe.isStatic())
       return false;
+    if (elementCount(*probe.dims) < 0)
+      return ctx.error("the output is too large to fold");
     HostTensor shape(a.dtype(), *probe.dims);
     Expected<HostTensor> r =
         elementwise(ctx, {&a, &shape}, a.dtype(), [](ArrayRef<double> x) { return x[0]; });
@@ -314,6 +343,8 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   }
   if (op == "Concat") {
     int64_t axis = normAxis(ctx.getInt("axis", 0), a.rank());
+    if (axis < 0 || axis >= int64_t(a.rank()))
+      return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range");
     HostTensor acc = a.clone();
     for (size_t k = 1; k < in.size(); ++k) {
       // Concatenate along `axis` by gathering rows from a stacked view: go
@@ -321,6 +352,9 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
       Dims shape(acc.shape().begin(), acc.shape().end());
       if (in[k]->rank() != acc.rank())
         return ctx.error("inputs of different ranks");
+      for (size_t i = 0; i < shape.size(); ++i)
+        if (int64_t(i) != axis && in[k]->shape()[i] != shape[i])
+          return ctx.error("inputs differ in a dim other than the axis");
       shape[axis] += in[k]->shape()[axis];
       HostTensor out(acc.dtype(), shape);
       int64_t outer = 1, innerA = 1, innerB = 1;
@@ -346,6 +380,9 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     // beyond rank 1; handled for rank 1 slices and left to hx otherwise.
     if (op == "Transpose" || a.rank() != 1 || in.size() < 3)
       return false;
+    for (size_t k = 1; k < in.size(); ++k)
+      if (in[k]->numElements() != 1)
+        return false; // the converter checks the general case
     int64_t n = a.shape()[0];
     int64_t start = tensorInts(*in[1])[0], end = tensorInts(*in[2])[0];
     int64_t step = in.size() > 4 ? tensorInts(*in[4])[0] : 1;

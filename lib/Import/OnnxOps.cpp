@@ -497,6 +497,11 @@ Error slice(NodeCtx &ctx) {
   if (!starts || !ends)
     return ctx.error("starts and ends are required");
   int64_t r = rankOf(*x);
+  if (ends->size() != starts->size() || (axes && axes->size() != starts->size()) ||
+      (steps && steps->size() != starts->size()))
+    return ctx.error("starts, ends, axes and steps must have the same length");
+  if (!axes && int64_t(starts->size()) > r)
+    return ctx.error("more starts than the input has dims");
   std::vector<int64_t> ax = axes ? *axes : std::vector<int64_t>();
   if (!axes)
     for (size_t i = 0; i < starts->size(); ++i)
@@ -505,6 +510,10 @@ Error slice(NodeCtx &ctx) {
   std::vector<int64_t> b, e;
   for (size_t i = 0; i < ax.size(); ++i) {
     ax[i] = norm(ax[i], r);
+    if (ax[i] < 0 || ax[i] >= r)
+      return ctx.error("axis " + Twine((*axes)[i]) + " is out of range for rank " + Twine(r));
+    if (st[i] == 0)
+      return ctx.error("a step is 0");
     int64_t dim = (*x->dims)[ax[i]];
     auto clampEnd = [&](int64_t v) {
       // INT64_MAX and other "to the end" markers.
@@ -556,6 +565,9 @@ Error softmax(NodeCtx &ctx) {
   StringRef op = isLog ? "nn.log_softmax" : "nn.softmax";
   int64_t r = rankOf(*x);
   int64_t axis = norm(ctx.getInt("axis", ctx.opset() < 13 ? 1 : -1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
   if (ctx.opset() >= 13 || axis == r - 1) {
     ctx.setOutput(0, ctx.emit(op + "(" + ctx.use(*x) + ", axis=" + std::to_string(axis) + ")"));
     return Error::success();
@@ -588,6 +600,8 @@ Error layerNorm(NodeCtx &ctx) {
     for (int i = 1; i < ctx.node.output_size(); ++i)
       if (!ctx.node.output(i).empty())
         return ctx.error("the Mean and InvStdDev outputs are not supported");
+  if (!scale->dims)
+    return ctx.error("the scale has no known shape");
   std::string beta;
   if (ctx.input(2)) {
     beta = ctx.use(2);

@@ -79,12 +79,20 @@ Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
       return createStringError(what + " is too large");
     count *= d;
   }
+  // The data must be there before anything is allocated for it.
+  size_t bytes = size_t(count) * dtypeBytes(*dt);
+  size_t held =
+      t.has_raw_data()
+          ? t.raw_data().size()
+          : size_t(std::max({t.float_data_size(), t.double_data_size(), t.int64_data_size(),
+                             t.uint64_data_size(), t.int32_data_size()}));
+  if (t.has_raw_data() ? held != bytes : held != size_t(count))
+    return createStringError(what + " holds " + Twine(held) +
+                             (t.has_raw_data() ? " bytes of data; " : " values; ") + Twine(count) +
+                             " elements of " + dtypeName(*dt) + " need " +
+                             Twine(t.has_raw_data() ? bytes : size_t(count)));
   HostTensor out(*dt, shape);
-  size_t bytes = out.byteSize();
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes)
-      return createStringError(what + " holds " + Twine(t.raw_data().size()) + " bytes of data; " +
-                               out.typeString() + " needs " + Twine(bytes));
     if (bytes)
       std::memcpy(out.data(), t.raw_data().data(), bytes);
     return out;
