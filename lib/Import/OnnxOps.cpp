@@ -178,6 +178,9 @@ Expected<Window> readWindow(NodeCtx &ctx, const OnnxValue &x, std::vector<int64_
   w.dilations = ctx.getInts("dilations").value_or(std::vector<int64_t>(n, 1));
   if (w.strides.size() != n || w.dilations.size() != n)
     return ctx.error("strides and dilations must have " + Twine(n) + " values");
+  for (size_t i = 0; i < n; ++i)
+    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1)
+      return ctx.error("kernel sizes, strides and dilations must be positive");
   TRY(pads, windowPadding(ctx, x, w.kernel, w.strides, w.dilations));
   w.pads = pads;
   return w;
