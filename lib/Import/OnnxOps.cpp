@@ -233,19 +233,14 @@ Error pool(NodeCtx &ctx) {
   return Error::success();
 }
 
-Error globalAveragePool(NodeCtx &ctx) {
+/// GlobalAveragePool and GlobalMaxPool.
+Error globalPool(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   if (rankOf(*x) != 4)
     return ctx.error("only 2-D pooling (a rank-4 input) is supported");
-  ctx.setOutput(0, ctx.emit("nn.global_avg_pool2d(" + ctx.use(*x) + ")"));
-  return Error::success();
-}
-
-Error globalMaxPool(NodeCtx &ctx) {
-  TRY(x, ctx.required(0));
-  if (rankOf(*x) != 4)
-    return ctx.error("only 2-D pooling (a rank-4 input) is supported");
-  ctx.setOutput(0, ctx.emit("max(" + ctx.use(*x) + ", axis=[2, 3], keepdims=True)"));
+  bool isMax = ctx.node.op_type() == "GlobalMaxPool";
+  ctx.setOutput(0, ctx.emit(isMax ? "max(" + ctx.use(*x) + ", axis=[2, 3], keepdims=True)"
+                                  : "nn.global_avg_pool2d(" + ctx.use(*x) + ")"));
   return Error::success();
 }
 
@@ -670,8 +665,8 @@ const StringMap<Converter> &onnximport::converters() {
       {"Flatten", flatten},
       {"Gather", gather},
       {"Gemm", gemm},
-      {"GlobalAveragePool", globalAveragePool},
-      {"GlobalMaxPool", globalMaxPool},
+      {"GlobalAveragePool", globalPool},
+      {"GlobalMaxPool", globalPool},
       {"Greater", binaryOp<kGreater>},
       {"Identity", identity},
       {"LayerNormalization", layerNorm},
