@@ -102,6 +102,8 @@ std::vector<int64_t> tensorInts(const HostTensor &t);
 HostTensor intTensor(llvm::ArrayRef<int64_t> values, DType dtype = DType::Int64,
                      std::optional<Dims> shape = std::nullopt);
 
+/// `3`, or `30064771074i64` beyond int32 (an attribute's integer).
+std::string intText(int64_t v);
 /// `[1, 2, 3]`
 std::string listText(llvm::ArrayRef<int64_t> v);
 /// `1.5f` (a float attribute)

@@ -107,8 +107,9 @@ Error clip(NodeCtx &ctx) {
     OnnxValue *v = ctx.input(i);
     if (!v)
       continue;
-    if (!v->constant || v->constant->numElements() != 1)
-      return ctx.error(Twine(i == 1 ? "min" : "max") + " must be a scalar known at import time");
+    if (!v->constant || v->constant->numElements() != 1 || std::isnan(v->constant->getDouble(0)))
+      return ctx.error(Twine(i == 1 ? "min" : "max") +
+                       " must be a number known at import time (a scalar, not NaN)");
     (i == 1 ? lo : hi) = v->constant->getDouble(0);
   }
   ctx.setOutput(0, ctx.emit("clip(" + ctx.use(0) + ", a_min=" + floatText(lo) +
@@ -196,12 +197,11 @@ Error conv(NodeCtx &ctx) {
     kernel = *ks;
   TRY(win, readWindow(ctx, *x, kernel));
   bool is1d = kernel.size() == 1;
-  std::string call = (is1d ? "nn.conv1d(" : "nn.conv2d(") + ctx.use(*x) + ", " + ctx.use(*w) +
-                     ", strides=" + listText(win.strides) + ", padding=" + listText(win.pads) +
-                     ", dilation=" + listText(win.dilations) +
-                     ", groups=" + std::to_string(ctx.getInt("group", 1)) +
-                     ", channels=" + std::to_string((*w->dims)[0]) +
-                     ", kernel_size=" + listText(kernel) + ")";
+  std::string call =
+      (is1d ? "nn.conv1d(" : "nn.conv2d(") + ctx.use(*x) + ", " + ctx.use(*w) +
+      ", strides=" + listText(win.strides) + ", padding=" + listText(win.pads) +
+      ", dilation=" + listText(win.dilations) + ", groups=" + intText(ctx.getInt("group", 1)) +
+      ", channels=" + intText((*w->dims)[0]) + ", kernel_size=" + listText(kernel) + ")";
   std::string out = ctx.emit(call);
   if (ctx.input(2))
     out = ctx.emit("nn.bias_add(" + out + ", " + ctx.use(2) + ")");
@@ -341,11 +341,11 @@ Error matmul(NodeCtx &ctx) {
                      " differ (only equal batch dims or a batch of 1 broadcast)");
   std::string x = ctx.use(*a), y = ctx.use(*b);
   if (ra > 3)
-    x = ctx.emit("reshape(" + x + ", newshape=[-1, " + std::to_string(da[ra - 2]) + ", " +
-                 std::to_string(da[ra - 1]) + "])");
+    x = ctx.emit("reshape(" + x + ", newshape=[-1, " + intText(da[ra - 2]) + ", " +
+                 intText(da[ra - 1]) + "])");
   if (rb > 3)
-    y = ctx.emit("reshape(" + y + ", newshape=[-1, " + std::to_string(db[rb - 2]) + ", " +
-                 std::to_string(db[rb - 1]) + "])");
+    y = ctx.emit("reshape(" + y + ", newshape=[-1, " + intText(db[rb - 2]) + ", " +
+                 intText(db[rb - 1]) + "])");
   std::string out =
       ctx.emit("nn.batch_matmul(" + x + ", " + y + ", transpose_a=False, transpose_b=False)");
   if (ra > 3) {
@@ -424,7 +424,7 @@ Error unsqueeze(NodeCtx &ctx) {
   llvm::sort(sorted);
   std::string out = ctx.use(*x);
   for (int64_t a : sorted)
-    out = ctx.emit("expand_dims(" + out + ", axis=" + std::to_string(a) + ")");
+    out = ctx.emit("expand_dims(" + out + ", axis=" + intText(a) + ")");
   ctx.setOutput(0, out);
   return Error::success();
 }
@@ -450,8 +450,8 @@ Error concat(NodeCtx &ctx) {
   for (size_t i = 0; i < ctx.numInputs(); ++i)
     parts.push_back(ctx.use(i));
   std::string tuple = parts.size() == 1 ? "(" + parts[0] + ",)" : "(" + join(parts, ", ") + ")";
-  ctx.setOutput(0, ctx.emit("concatenate(" + tuple +
-                            ", axis=" + std::to_string(ctx.getInt("axis", 0)) + ")"));
+  ctx.setOutput(
+      0, ctx.emit("concatenate(" + tuple + ", axis=" + intText(ctx.getInt("axis", 0)) + ")"));
   return Error::success();
 }
 
@@ -468,7 +468,7 @@ Error split(NodeCtx &ctx) {
     sizes = s;
   }
   int64_t n = ctx.node.output_size();
-  std::string sections = std::to_string(n);
+  std::string sections = intText(n);
   if (sizes && !sizes->empty()) {
     std::vector<int64_t> idx;
     int64_t acc = 0;
@@ -477,10 +477,10 @@ Error split(NodeCtx &ctx) {
     sections = listText(idx);
   }
   std::string t = ctx.emit("split(" + ctx.use(*x) + ", indices_or_sections=" + sections +
-                           ", axis=" + std::to_string(axis) + ")");
+                           ", axis=" + intText(axis) + ")");
   for (int64_t i = 0; i < n; ++i)
     if (!ctx.node.output(i).empty())
-      ctx.setOutput(i, t + "." + std::to_string(i));
+      ctx.setOutput(i, t + "." + intText(i));
   return Error::success();
 }
 
@@ -517,7 +517,7 @@ Error slice(NodeCtx &ctx) {
       // INT64_MAX and other "to the end" markers.
       if (dim >= 0)
         return std::clamp<int64_t>(v < 0 ? v + dim : v, -1, dim);
-      return std::clamp<int64_t>(v, -(int64_t(1) << 31), int64_t(1) << 31);
+      return std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
     };
     b.push_back(clampEnd((*starts)[i]));
     e.push_back(clampEnd((*ends)[i]));
@@ -529,8 +529,8 @@ Error slice(NodeCtx &ctx) {
 }
 
 Error gather(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit("take(" + ctx.use(0) + ", " + ctx.use(1) + ", axis=" +
-                            std::to_string(ctx.getInt("axis", 0)) + ", mode=\"wrap\")"));
+  ctx.setOutput(0, ctx.emit("take(" + ctx.use(0) + ", " + ctx.use(1) +
+                            ", axis=" + intText(ctx.getInt("axis", 0)) + ", mode=\"wrap\")"));
   return Error::success();
 }
 
@@ -567,12 +567,12 @@ Error softmax(NodeCtx &ctx) {
     return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
                      Twine(r));
   if (ctx.opset() >= 13 || axis == r - 1) {
-    ctx.setOutput(0, ctx.emit(op + "(" + ctx.use(*x) + ", axis=" + std::to_string(axis) + ")"));
+    ctx.setOutput(0, ctx.emit(op + "(" + ctx.use(*x) + ", axis=" + intText(axis) + ")"));
     return Error::success();
   }
   // Before opset 13 the input is read as 2-D: [prod(dims before axis), rest].
   std::string flat = ctx.emit("reshape(" + ctx.use(*x) + ", newshape=[" +
-                              (axis == 0 ? std::string("1") : "-1") + ", " + std::to_string([&] {
+                              (axis == 0 ? std::string("1") : "-1") + ", " + intText([&] {
                                 int64_t p = 1;
                                 for (int64_t i = axis; i < r; ++i)
                                   p *= (*x->dims)[i];
@@ -611,7 +611,7 @@ Error layerNorm(NodeCtx &ctx) {
     beta = ctx.use(zeros);
   }
   ctx.setOutput(0, ctx.emit("nn.layer_norm(" + ctx.use(*x) + ", " + ctx.use(*scale) + ", " + beta +
-                            ", axis=" + std::to_string(axis) +
+                            ", axis=" + intText(axis) +
                             ", epsilon=" + floatText(ctx.getFloat("epsilon", 1e-5f)) + ")"));
   return Error::success();
 }

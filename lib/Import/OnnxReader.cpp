@@ -153,10 +153,15 @@ HostTensor onnximport::intTensor(ArrayRef<int64_t> values, DType dtype, std::opt
   return t;
 }
 
+std::string onnximport::intText(int64_t v) {
+  // hx text reads a bare integer literal as int32.
+  return std::to_string(v) + (v < INT32_MIN || v > INT32_MAX ? "i64" : "");
+}
+
 std::string onnximport::listText(ArrayRef<int64_t> v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
+    s += (i ? ", " : "") + intText(v[i]);
   return s + "]";
 }
 
@@ -332,6 +337,10 @@ Error Importer::importNode(const onnx::NodeProto &n) {
   for (int i = 0; i < n.input_size(); ++i)
     if (!n.input(i).empty() && !lookup(n.input(i)))
       return ctx.error("input '" + n.input(i) + "' is not defined before the node");
+  // hx's float attributes are numbers: a NaN cannot be written.
+  for (const onnx::AttributeProto &a : n.attribute())
+    if (std::isnan(a.f()) || llvm::any_of(a.floats(), [](float f) { return std::isnan(f); }))
+      return ctx.error("attribute '" + a.name() + "' is NaN");
   if (isFoldable(n.op_type())) {
     Expected<bool> folded = tryFold(ctx);
     if (!folded)
