@@ -161,6 +161,8 @@ bool hx::typeEqual(const Type *a, const Type *b) {
         return false;
     return typeEqual(x->ret.get(), y->ret.get());
   }
+  case TypeKind::Incomplete:
+    return cast<IncompleteType>(a)->id == cast<IncompleteType>(b)->id;
   }
   return false;
 }
@@ -197,6 +199,9 @@ hash_code hx::hashType(const Type *t) {
       work.push_back(ft->ret.get());
       break;
     }
+    case TypeKind::Incomplete:
+      h = hash_combine(h, cast<IncompleteType>(cur)->id);
+      break;
     }
   }
   return h;
@@ -262,6 +267,9 @@ void hx::printType(raw_ostream &os, const Type *t) {
     printType(os, ft->ret.get());
     return;
   }
+  case TypeKind::Incomplete:
+    os << "_";
+    return;
   }
 }
 

@@ -96,6 +96,93 @@ TEST(TypeInferenceTest, ATypedDefIsNotTypedAgainAfterItsRootIsReplaced) {
             "fn (Tensor[(5, 7), float32], Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32]");
 }
 
+// Unannotated closures solved by unification, and @k typed from @main's call
+// with a hint that holds type variables.
+const char *kUnified = R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(5, 7), float32]) {
+  let %f = fn (%g) { fn (%x) { %g(%x) } };
+  let %h = fn (%y) { negative(%y) };
+  %0 = %f(%h);
+  @k(%0, %a)
+}
+def @k(%u, %v) { %u(%v) }
+)";
+
+bool hasIncomplete(const Type *t) {
+  if (!t)
+    return false;
+  if (isa<IncompleteType>(t))
+    return true;
+  if (const auto *tt = llvm::dyn_cast<TupleType>(t)) {
+    for (const TypeRef &f : tt->fields)
+      if (hasIncomplete(f.get()))
+        return true;
+    return false;
+  }
+  if (const auto *ft = llvm::dyn_cast<FuncType>(t)) {
+    for (const TypeRef &p : ft->params)
+      if (hasIncomplete(p.get()))
+        return true;
+    return hasIncomplete(ft->ret.get());
+  }
+  return false;
+}
+
+TEST(TypeInferenceTest, TypeVariablesAreSolvedByTheEndOfEachDef) {
+  Parsed whole(kUnified), split(kUnified);
+  ASSERT_TRUE(whole.m && split.m);
+  ASSERT_TRUE(inferTypes(*whole.m, whole.diags));
+
+  TypeInference types(*split.m, split.diags);
+  types.inferDef(split.m->defs[0]); // types @k too, at the call
+  // Right after the def, as plan-devices walks it: no type variable is left
+  // in it or in @k, and every node and parameter is typed (globals get their
+  // types in finish()).
+  for (Module::Def &d : split.m->defs)
+    walkPostOrder(d.fn.get(), [&](Expr *e) {
+      if (isa<Op, GlobalVar>(e))
+        return;
+      EXPECT_TRUE(e->checkedType);
+      EXPECT_FALSE(hasIncomplete(e->checkedType.get())) << typeToString(e->checkedType.get());
+      if (const auto *fn = llvm::dyn_cast<Function>(e)) {
+        EXPECT_TRUE(fn->retType);
+        for (const Ref<Var> &p : fn->params) {
+          EXPECT_TRUE(p->annotation) << p->name;
+          EXPECT_FALSE(hasIncomplete(p->annotation.get())) << p->name;
+        }
+      }
+    });
+  types.inferDef(split.m->defs[1]);
+  ASSERT_TRUE(types.finish());
+  EXPECT_EQ(typesOf(*split.m), typesOf(*whole.m));
+  EXPECT_EQ(typeToString(split.m->defs[1].global->checkedType.get()),
+            "fn (fn (Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32], Tensor[(5, 7), "
+            "float32]) -> Tensor[(5, 7), float32]");
+}
+
+TEST(TypeInferenceTest, AnUnsolvedParameterIsReportedWithItsDef) {
+  Parsed p(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(5, 7), float32]) {
+  let %f = fn (%x) { negative(%x) };
+  %a
+}
+def @ok(%b: Tensor[(5, 7), float32]) { negative(%b) }
+)");
+  ASSERT_TRUE(p.m);
+  std::vector<std::string> messages;
+  p.diags.setHandler([&](const Diagnostic &d) { messages.push_back(d.message); });
+  TypeInference types(*p.m, p.diags);
+  types.inferDef(p.m->defs[0]);
+  // Reported by inferDef, not later: plan-devices skips a def with errors.
+  EXPECT_TRUE(types.hadError());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0], "cannot infer the type of parameter %x; add a type annotation");
+  types.inferDef(p.m->defs[1]);
+  EXPECT_FALSE(types.finish());
+  EXPECT_EQ(messages.size(), 1u);
+  EXPECT_TRUE(p.m->defs[1].fn->checkedType);
+}
+
 TEST(TypeInferenceTest, ErrorsAreCountedFromConstruction) {
   Parsed p(R"(#[version = "0.0.5"]
 def @ok(%a: Tensor[(5, 7), float32]) { negative(%a) }

@@ -40,7 +40,7 @@ unsigned dtypeBytes(DType t);
 bool isFloat(DType t);
 bool isInteger(DType t); // signed or unsigned, not bool
 
-enum class TypeKind : uint8_t { Tensor, Tuple, Func };
+enum class TypeKind : uint8_t { Tensor, Tuple, Func, Incomplete };
 
 class Type : public Node {
 public:
@@ -96,6 +96,18 @@ public:
 
 protected:
   void dropChildren(NodeWorklist &dead) override;
+};
+
+/// A type variable of infer-type (TVM's IncompleteType): a type not known
+/// yet, solved by unification (lib/Transforms/InferType). It exists only
+/// while infer-type runs: a typed module holds none. Two are the same
+/// variable when their ids are equal; it prints as `_`, as Relay writes an
+/// incomplete type.
+class IncompleteType : public Type {
+public:
+  explicit IncompleteType(uint32_t id) : Type(TypeKind::Incomplete), id(id) {}
+  uint32_t id;
+  static bool classof(const Type *t) { return t->getKind() == TypeKind::Incomplete; }
 };
 
 TypeRef makeTensorType(llvm::ArrayRef<int64_t> shape, DType dtype);

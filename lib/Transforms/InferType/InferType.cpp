@@ -31,60 +31,67 @@
 //     globals, operators, constants) are shared by all their uses, so they
 //     are resolved by the user, and their errors are located at that use.
 //  3. Binders set their variables before the scope is pushed: parameters from
-//     annotations or from the expected function type (the "hint"), a let
-//     variable from its annotation (so a recursive closure can call itself)
-//     or from its value.
+//     annotations, from the expected function type (the "hint") or, with
+//     neither, a fresh type variable (4a); a let variable from its annotation
+//     (so a recursive closure can call itself) or from its value.
 //  4. Hints flow into function literals: a call types the arguments that
 //     need no hint first, passes `fn (argument types)` to the callee (so
 //     `(fn (%x) { ... })(%a)` works), then pushes the other arguments (an
 //     unannotated `fn`, a global without a full signature, an if or tuple of
 //     those) with the callee's parameter types as hints. Let annotations,
-//     `-> T` annotations and tuple types pass hints inward.
-//  4a. Unannotated parameters are unified with their first use (TVM's solver
-//     with incomplete types, specialised to the hint order, so no type
-//     variables are needed). A value that needs a hint and has none is not
-//     typed where it is bound: its variable is *bound* (Bound) to it and is
-//     pending until its first use, which pushes the value with the use's
-//     hint — a call of the variable, the variable passed where a parameter
-//     type is known, a projection of a bound tuple (which types only that
-//     field). That covers `let %f = fn (%x) {..}; %f(%a)`, let-bound ifs and
-//     tuples of literals, and graph-bound tuples (typed whole at the end of
-//     the def). Likewise a parameter of a function typed from a call whose
-//     argument waits (the `fn (argument types)` entry is null; Frame::site
-//     is the call) is bound to that argument, so `@apply(fn (%y) {..}, %a)`
-//     with `def @apply(%f, %x) { %f(%x) }` types the literal at `%f(%x)`;
-//     bound variables chain (a let-bound closure passed on). Later uses are
-//     checked against the fixed type; a mismatch notes the call that fixed
-//     it (typedAtCall). A bound variable no use fixed is typed on its own at
-//     the end of its scope (let or function), which reports the usual "add a
-//     type annotation" at the literal's parameter.
+//     `-> T` annotations and tuple types pass hints inward. A hint gives
+//     concrete types where it can, so most modules need no type variable.
+//  4a. Where no hint reaches a parameter, unification (TypeSolver.cpp, after
+//     TVM's type solver): the parameter's type is a type variable (an
+//     IncompleteType), solved by unification with the types at its uses and
+//     at the calls of its function. A call of a callee whose type is a
+//     variable makes it `fn (argument types) -> new variable`; a call of a
+//     function type unifies each argument with its parameter; a let
+//     annotation, a `-> T`, an if's condition (bool) and its two branches
+//     unify too. An operator call whose operand types still hold unsolved
+//     variables (a projection of an operand not known to be a tuple) is
+//     deferred: its type is a fresh variable until they are solved, then its
+//     relation runs (a worklist until no progress). The device annotations
+//     are identity-typed and pass variables through.
+//     So `let %f = fn (%g) { fn (%a) { %g(%a) } }; %f(%h)(%y)` types %g, %a
+//     and %h's parameter from %y, through %g. A solution never changes: a
+//     later call at other types is an error there, with a note at the call
+//     that solved the variable (or, for a literal typed from a hint, the call
+//     that gave the hint: typedAtCall). At the end of each def every
+//     variable is solved or reported: an unannotated parameter whose type is
+//     still unknown is "cannot infer the type of parameter %x; add a type
+//     annotation", at the parameter, and every type is replaced by its
+//     solution, so no variable outlives the def.
 //  5. Operator calls go to the registry's type relations (inferOpType); calls
 //     of function values check argument count and types against the callee's
 //     function type. `?` dims are compatible with any size; if branches join
-//     to the common type, with `?` where static sizes could differ.
-//  6. A failed node gets a null type; its users fail silently, so one mistake
-//     gives one error.
+//     to the common type, with `?` where static sizes could differ (branches
+//     with unsolved variables unify instead).
+//  6. A failed node gets a null type, and the type variables of the types
+//     involved are poisoned (they resolve to null and report nothing); its
+//     users fail silently, so one mistake gives one error.
 //
 // Guarantees: on success every expression except operator nodes (which are
 // polymorphic and keep a null type) has a checked type, every GlobalVar has
 // its function's type, and every function has its `-> T` and parameter
-// annotations. The pass is idempotent: a second run gives the same types.
+// annotations; no type holds a type variable once inferDef returns. The pass
+// is idempotent: a second run gives the same types.
 //
-// Complexity: O(nodes + edges), plus the type relations. Scopes nest on the
-// same explicit stack, so deep nesting of fn/if/let is bounded only by memory.
-// Only comparisons of two types recurse, on the nesting of the types, which
-// the parser bounds.
+// Complexity: O(nodes + edges), plus the type relations; a deferred node is
+// retried at most once per type variable of its operands (TypeSolver.cpp).
+// Scopes nest on the same explicit stack, so deep nesting of fn/if/let is
+// bounded only by memory. Only operations on two types (comparison,
+// unification, resolution) recurse, on the nesting of the types, never on
+// the depth of expressions.
 //
-// Limitations: no polymorphism — a closure or a global with unannotated
-// parameters is typed monomorphically from its first call (a later call at
-// other types is an error). No general type variables: a type is fixed by
-// the first use that supplies argument types, so a use that needs the
-// closure's type before any call (returning it, storing it in a tuple that is
-// passed on whole, an operator argument) is "add a type annotation", as is a
-// recursive use of an unannotated closure inside itself; an if or tuple is
-// deferred only when a direct operand needs a hint (deeper nesting is typed
-// eagerly); a global with unannotated parameters is typed from its first call
-// only if that call is typed before the def itself is (module order).
+// Limitations: no polymorphism, as TVM without explicit type parameters — a
+// closure or a global with unannotated parameters has one type (a later call
+// at other types is an error). A let variable used inside its own value (a
+// recursive unannotated closure) needs an annotation. A global with
+// unannotated parameters is typed from its first call only if that call is
+// typed before the def itself is (module order); otherwise its parameters are
+// inferred from its body alone. Types are final at the end of each def:
+// nothing in a later def can solve a variable of an earlier one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,20 +174,12 @@ bool hasUnannotatedParam(const Expr *e) {
 }
 
 void TypeInferencer::inferDef(const Module::Def &def) {
-  if (!isVisited(def.fn.get()))
-    stack.push_back({def.fn.get(), 0, nullptr});
-  for (;;) {
-    while (!stack.empty())
-      step();
-    if (deferredTuples.empty())
-      return;
-    // Tuples whose function fields were typed by calls of projections: type
-    // them whole now (a field never called is the usual error).
-    std::vector<Expr *> tuples;
-    tuples.swap(deferredTuples);
-    for (size_t i = tuples.size(); i > 0; --i)
-      pushOperand(tuples[i - 1]);
-  }
+  if (isVisited(def.fn.get()))
+    return;
+  stack.push_back({def.fn.get(), 0, nullptr});
+  while (!stack.empty())
+    step();
+  finishDef();
 }
 
 void TypeInferencer::replacedRoot(const Function *old, const Function *now) {
@@ -200,12 +199,7 @@ void TypeInferencer::setGlobalTypes() {
 bool TypeInferencer::pushOperand(Expr *e, TypeRef hint, Call *site) {
   Expr *target = nullptr;
   switch (e->getKind()) {
-  case ExprKind::Var: {
-    Expr *r = resolveBound(e);
-    if (r == e || isa<Var>(r))
-      return false; // a typed or annotated variable, or a failed chain
-    return pushOperand(r, std::move(hint), site);
-  }
+  case ExprKind::Var:
   case ExprKind::Op:
   case ExprKind::Constant:
     return false;
@@ -228,26 +222,18 @@ bool TypeInferencer::pushOperand(Expr *e, TypeRef hint, Call *site) {
 }
 
 const Expr *TypeInferencer::calleeRoot(Expr *e) const {
-  for (;;) {
-    if (const auto *v = dyn_cast<Var>(e)) {
-      auto it = bound.find(v);
-      if (it == bound.end())
-        return e;
-      e = it->second.value;
-    } else if (const auto *gv = dyn_cast<GlobalVar>(e)) {
-      Function *fn = m.lookup(gv->name);
-      return fn ? fn : e;
-    } else {
-      return e;
-    }
+  if (const auto *gv = dyn_cast<GlobalVar>(e)) {
+    Function *fn = m.lookup(gv->name);
+    return fn ? fn : e;
   }
+  return e;
 }
 
-/// Whether `e`, as a whole, can only be typed from a hint: an untyped
-/// function literal with an unannotated parameter, a global that lacks a full
-/// signature and is not typed yet, or a pending variable.
+/// Whether `e`, as a whole, is best typed from a hint: an untyped function
+/// literal with an unannotated parameter, or a global that lacks a full
+/// signature and is not typed yet. (Without one its parameters get type
+/// variables.)
 bool TypeInferencer::needsHintShallow(Expr *e) {
-  e = resolveBound(e);
   if (isVisited(e))
     return false;
   if (isa<Function>(e))
@@ -262,7 +248,6 @@ bool TypeInferencer::needsHintShallow(Expr *e) {
 /// needsHintShallow, or an untyped if or tuple with such an operand (one
 /// level: deeper nesting is typed eagerly, as before).
 bool TypeInferencer::needsHint(Expr *e) {
-  e = resolveBound(e);
   if (needsHintShallow(e))
     return true;
   if (isVisited(e))
@@ -284,7 +269,9 @@ const Type *TypeInferencer::annotatedSignature(Function *fn) {
     return nullptr;
   std::vector<TypeRef> params;
   for (const Ref<Var> &p : fn->params) {
-    if (!p->annotation)
+    // A type variable given to a parameter of `fn` while it is inferred is
+    // no annotation (and must not outlive the def).
+    if (!p->annotation || hasVars(p->annotation.get()))
       return nullptr;
     params.push_back(p->annotation);
   }
@@ -318,34 +305,11 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
     auto *v = cast<Var>(e);
     if (isDone(v))
       return v->checkedType.get();
-    if (isPending(v)) {
-      Expr *r = resolveBound(v);
-      const Type *t = nullptr;
-      bool known = isa<Var>(r) || isa<GlobalVar>(r) || isDone(r);
-      if (known) {
-        t = operandType(r, useLoc); // r is no pending variable: no recursion
-      } else {
-        // Its value is being typed: a recursive use.
-        diags
-            .error(useLoc,
-                   "cannot infer the type of %" + v->name + " here; annotate its definition")
-            .note(v->loc, "%" + v->name + " defined here");
-      }
-      // Fix the type of every variable of the chain.
-      for (Expr *x = v; isPending(x);) {
-        auto *xv = cast<Var>(x);
-        const Bound &b = bound.find(xv)->second;
-        x = b.value;
-        if (b.isParam && !xv->annotation && t)
-          xv->annotation = TypeRef(const_cast<Type *>(t));
-        finish(xv, TypeRef(const_cast<Type *>(t)));
-      }
-      return t;
-    }
     if (v->annotation) {
       finish(v, v->annotation);
       return v->checkedType.get();
     }
+    // A let variable used inside its own value (a recursive closure).
     diags.error(useLoc, "cannot infer the type of %" + v->name + " here; annotate its definition")
         .note(v->loc, "%" + v->name + " defined here");
     finish(v, nullptr);
@@ -373,10 +337,6 @@ const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
 const Type *TypeInferencer::peekType(Expr *e) {
   switch (e->getKind()) {
   case ExprKind::Var:
-    if (isPending(e)) {
-      Expr *r = resolveBound(e);
-      return peekType(r);
-    }
     return isDone(e) ? e->checkedType.get() : cast<Var>(e)->annotation.get();
   case ExprKind::GlobalVar: {
     Function *fn = m.lookup(cast<GlobalVar>(e)->name);
@@ -417,20 +377,29 @@ void TypeInferencer::step() {
   }
   switch (e->getKind()) {
   case ExprKind::Call:
-    return visitCall(idx);
+    visitCall(idx);
+    break;
   case ExprKind::Function:
-    return visitFunction(idx);
+    visitFunction(idx);
+    break;
   case ExprKind::Let:
-    return visitLet(idx);
+    visitLet(idx);
+    break;
   case ExprKind::If:
-    return visitIf(idx);
+    visitIf(idx);
+    break;
   case ExprKind::Tuple:
-    return visitTuple(idx);
+    visitTuple(idx);
+    break;
   case ExprKind::TupleGetItem:
-    return visitTupleGetItem(idx);
+    visitTupleGetItem(idx);
+    break;
   default:
     llvm_unreachable("atomic expressions are never pushed");
   }
+  // Deferred nodes that this step's unifications unblocked.
+  if (!ready.empty())
+    solve();
 }
 
 } // namespace infer

@@ -32,8 +32,8 @@ void TypeInferencer::visitCall(size_t idx) {
   case kCallStart: {
     bool isOp = call->getOp() != nullptr;
     stack[idx].stage = isOp ? kOpCallReady : kArgsTyped;
-    // An argument that can only be typed from a hint (an unannotated
-    // literal, a pending closure) waits for the callee's parameter types.
+    // An argument best typed from a hint (an unannotated literal, a global
+    // without a signature) waits for the callee's parameter types.
     for (size_t i = call->args.size(); i > 0; --i)
       if (isOp || !needsHint(call->args[i - 1].get()))
         pushOperand(call->args[i - 1].get());
@@ -41,8 +41,8 @@ void TypeInferencer::visitCall(size_t idx) {
   }
   case kArgsTyped: {
     stack[idx].stage = kCalleeTyped;
-    // `fn (argument types)`; a waiting argument's entry is null and the
-    // callee's parameter is bound to the argument itself (Frame::site).
+    // `fn (argument types)`; a waiting argument's entry is null, and the
+    // callee's parameter gets a type variable (Frame::site).
     std::vector<TypeRef> params;
     for (const ExprRef &a : call->args)
       params.push_back(TypeRef(const_cast<Type *>(peekType(a.get()))));
@@ -51,12 +51,13 @@ void TypeInferencer::visitCall(size_t idx) {
   }
   case kCalleeTyped: {
     stack[idx].stage = kFuncCallReady;
-    const auto *ft = dyn_cast_or_null<FuncType>(peekType(call->callee.get()));
+    const auto *ft = dyn_cast_or_null<FuncType>(prune(peekType(call->callee.get())));
     for (size_t i = call->args.size(); i > 0; --i) {
       TypeRef hint;
       if (ft && i - 1 < ft->params.size())
         hint = ft->params[i - 1];
-      if (pushOperand(call->args[i - 1].get(), hint) && hint)
+      bool known = hint && !isa<IncompleteType>(prune(hint.get()));
+      if (pushOperand(call->args[i - 1].get(), hint) && known)
         typedAtCall.try_emplace(stack.back().e, call->loc);
     }
     return;
@@ -72,12 +73,34 @@ void TypeInferencer::visitCall(size_t idx) {
 
 void TypeInferencer::finishOpCall(Call *call) {
   SmallVector<const Type *, 4> argTypes;
-  bool ok = true;
+  bool ok = true, vars = false;
   for (const ExprRef &a : call->args) {
     argTypes.push_back(operandType(a.get(), call->loc));
     ok &= argTypes.back() != nullptr;
+    vars |= argTypes.back() && hasVars(argTypes.back());
   }
-  finish(call, ok ? inferOpType(*call, argTypes, diags) : nullptr);
+  if (!ok)
+    return fail(call, argTypes);
+  // The device annotations are identity-typed for any type
+  // (lib/Ops/Annotation.cpp): their type is their operand's, type variables
+  // and all, as TVM's IdentityRel assigns it.
+  const Op *op = call->getOp();
+  if (!vars || op->name == kOnDevice || op->name == kDeviceCopy)
+    return finish(call, inferOpType(*call, argTypes, diags));
+  // Type variables: the relation runs once they are solved (now, if they
+  // already are).
+  SmallVector<TypeRef, 4> resolved;
+  bool unsolved = false;
+  for (const Type *t : argTypes) {
+    resolved.push_back(resolve(t));
+    unsolved |= hasVars(resolved.back().get());
+  }
+  if (unsolved)
+    return finish(call, defer(call, argTypes));
+  SmallVector<const Type *, 4> ptrs;
+  for (const TypeRef &t : resolved)
+    ptrs.push_back(t.get());
+  finish(call, inferOpType(*call, ptrs, diags));
 }
 
 void TypeInferencer::finishFuncCall(Call *call) {
@@ -89,8 +112,10 @@ void TypeInferencer::finishFuncCall(Call *call) {
     argTypes.push_back(operandType(a.get(), call->loc));
     ok &= argTypes.back() != nullptr;
   }
+  SmallVector<const Type *, 5> involved(argTypes.begin(), argTypes.end());
+  involved.push_back(calleeTy);
   if (!ok)
-    return finish(call, nullptr);
+    return fail(call, involved);
 
   std::string name = "function";
   if (const auto *gv = dyn_cast<GlobalVar>(callee))
@@ -98,39 +123,79 @@ void TypeInferencer::finishFuncCall(Call *call) {
   else if (const auto *v = dyn_cast<Var>(callee))
     name = "%" + v->name;
 
-  const auto *ft = dyn_cast<FuncType>(calleeTy);
+  // The call that solved the callee's type, if a variable stood for it.
+  SMLoc calleeSite;
+  const Type *pruned = prune(calleeTy, &calleeSite);
+  if (isa<IncompleteType>(pruned)) {
+    // A callee of unknown type (an unannotated parameter): it is a function
+    // from the argument types to a new variable.
+    std::vector<TypeRef> params;
+    for (const Type *t : argTypes)
+      params.push_back(TypeRef(const_cast<Type *>(t)));
+    TypeRef ret = freshVar();
+    TypeRef fnTy = make<FuncType>(std::move(params), ret);
+    if (!unify(pruned, fnTy.get(), call->loc)) {
+      // Only the occurs check fails here: `%x(%x)`.
+      InFlightDiagnostic d = diags.error(call->loc, "cannot call " + name +
+                                                        " here: its type would have to contain "
+                                                        "itself");
+      d.note(callee->loc, name + " defined here");
+      return fail(call, involved);
+    }
+    return finish(call, ret);
+  }
+
+  const auto *ft = dyn_cast<FuncType>(pruned);
   if (!ft) {
     InFlightDiagnostic d = diags.error(call->loc, "cannot call " + name + " of non-function type " +
-                                                      typeToString(calleeTy));
-    noteDef(d, callee, "callee", calleeTy);
-    return finish(call, nullptr);
+                                                      typeToString(resolve(pruned).get()));
+    noteDef(d, callee, "callee", resolve(pruned).get());
+    return fail(call, involved);
   }
   if (ft->params.size() != argTypes.size()) {
+    TypeRef shown = resolve(ft);
     InFlightDiagnostic d =
         diags.error(call->loc, name + " expects " + Twine(ft->params.size()) +
                                    (ft->params.size() == 1 ? " argument" : " arguments") +
                                    ", got " + Twine(argTypes.size()));
-    noteDef(d, callee, "callee", calleeTy);
-    return finish(call, nullptr);
+    noteDef(d, callee, "callee", shown.get());
+    return fail(call, involved);
   }
   for (size_t i = 0; i < argTypes.size(); ++i) {
-    if (compatible(argTypes[i], ft->params[i].get()))
+    if (unify(argTypes[i], ft->params[i].get(), call->loc))
       continue;
-    InFlightDiagnostic d = diags.error(
-        call->loc, name + ": argument " + Twine(i) + " has type " + typeToString(argTypes[i]) +
-                       " but the parameter has type " + typeToString(ft->params[i].get()));
-    noteDef(d, call->args[i].get(), "argument " + Twine(i), argTypes[i]);
+    Conflict why = conflict;
+    TypeRef argTy = resolve(argTypes[i]), paramTy = resolve(ft->params[i].get());
+    InFlightDiagnostic d =
+        why.occurs ? diags.error(call->loc, name + ": the type of argument " + Twine(i) +
+                                                " would have to contain itself (" +
+                                                typeToString(argTy.get()) + " passed for " +
+                                                typeToString(paramTy.get()) + ")")
+                   : diags.error(call->loc, name + ": argument " + Twine(i) + " has type " +
+                                                typeToString(argTy.get()) +
+                                                " but the parameter has type " +
+                                                typeToString(paramTy.get()));
+    noteDef(d, call->args[i].get(), "argument " + Twine(i), argTy.get());
     if (const auto *gv = dyn_cast<GlobalVar>(callee))
       if (Function *fn = m.lookup(gv->name))
         if (i < fn->params.size())
           d.note(fn->params[i]->loc,
                  "parameter %" + fn->params[i]->name + " of " + name + " declared here");
     // A type fixed by an earlier use: hx is monomorphic, as TVM without
-    // explicit type parameters.
+    // explicit type parameters. Either the callee was typed from the hint
+    // of an earlier call, or unification at an earlier call solved the type
+    // variable behind the mismatch (in the callee's type, or the argument's).
     auto it = typedAtCall.find(calleeRoot(callee));
-    if (it != typedAtCall.end() && it->second != call->loc)
+    if (it != typedAtCall.end() && it->second != call->loc) {
       d.note(it->second, "the parameter types of " + name + " were inferred from this call");
-    return finish(call, nullptr);
+    } else {
+      SMLoc site = why.site.isValid() ? why.site : calleeSite;
+      bool param = why.site.isValid() ? why.expectedSide : true;
+      if (site.isValid() && site != call->loc)
+        d.note(site, param ? "the parameter types of " + name + " were inferred from this call"
+                           : "the type of argument " + Twine(i) + " was inferred from this call");
+    }
+    return fail(call, involved);
   }
   finish(call, ft->ret);
 }
@@ -142,28 +207,28 @@ void TypeInferencer::finishFuncCall(Call *call) {
 void TypeInferencer::visitFunction(size_t idx) {
   auto *fn = cast<Function>(stack[idx].e);
   if (stack[idx].stage == 0) {
-    const auto *hint = dyn_cast_or_null<FuncType>(stack[idx].hint.get());
+    const auto *hint = dyn_cast_or_null<FuncType>(prune(stack[idx].hint.get()));
     if (hint && hint->params.size() != fn->params.size())
       hint = nullptr;
+    Call *site = stack[idx].site;
     for (size_t i = 0; i < fn->params.size(); ++i) {
       Var *p = fn->params[i].get();
-      Call *site = stack[idx].site;
       if (p->annotation) {
         finish(p, p->annotation);
       } else if (hint && hint->params[i]) {
         p->annotation = hint->params[i];
         finish(p, hint->params[i]);
-      } else if (site && i < site->args.size() && needsHint(site->args[i].get())) {
-        // The argument waits for this parameter's type: the parameter takes
-        // the type of the argument, which its first use fixes.
-        bound[p] = {site->args[i].get(), /*isParam=*/true};
-      } else if (hint) {
-        // A null hint entry means the argument failed: fail silently.
+      } else if (hint && !(site && i < site->args.size() && needsHint(site->args[i].get()))) {
+        // A null hint entry whose argument does not wait for this
+        // parameter's type: the argument failed. Fail silently.
         finish(p, nullptr);
       } else {
-        diags.error(p->loc,
-                    "cannot infer the type of parameter %" + p->name + "; add a type annotation");
-        finish(p, nullptr);
+        // Nothing known yet: a type variable, solved by the uses of the
+        // parameter and the calls of the function (finishDef reports it if
+        // none does).
+        p->annotation = freshVar();
+        finish(p, p->annotation);
+        freshParams.push_back(p);
       }
     }
     for (const Ref<Var> &v : fn->freeVars)
@@ -174,35 +239,28 @@ void TypeInferencer::visitFunction(size_t idx) {
     pushOperand(fn->body.get(), bodyHint);
     return;
   }
-  if (stack[idx].stage == 1) {
-    // A parameter bound to its argument but never used in a way that fixes
-    // its type: type the argument on its own (an error if it needs a hint).
-    stack[idx].stage = 2;
-    for (size_t i = fn->params.size(); i > 0; --i)
-      pushOperand(fn->params[i - 1].get());
-    return;
-  }
 
   stack.pop_back();
   SMLoc bodyLoc = useSite(fn->body.get(), fn->loc);
   const Type *bodyTy = operandType(fn->body.get(), bodyLoc);
   std::vector<TypeRef> params;
+  SmallVector<const Type *, 4> involved{bodyTy};
   bool ok = bodyTy != nullptr;
   for (const Ref<Var> &p : fn->params) {
-    if (isPending(p.get()))
-      operandType(p.get(), p->loc);
     params.push_back(p->checkedType);
+    involved.push_back(p->checkedType.get());
     ok &= typeOf(p.get()) != nullptr;
   }
   if (!ok)
-    return finish(fn, nullptr);
-  if (fn->retType && !compatible(bodyTy, fn->retType.get())) {
-    InFlightDiagnostic d = diags.error(
-        bodyLoc, "the function body has type " + typeToString(bodyTy) +
-                     " but the function is annotated to return " + typeToString(fn->retType.get()));
+    return fail(fn, involved);
+  if (fn->retType && !unify(bodyTy, fn->retType.get())) {
+    InFlightDiagnostic d =
+        diags.error(bodyLoc, "the function body has type " + typeToString(resolve(bodyTy).get()) +
+                                 " but the function is annotated to return " +
+                                 typeToString(resolve(fn->retType.get()).get()));
     if (fn->retType->loc.isValid())
       d.note(fn->retType->loc, "result type annotated here");
-    return finish(fn, nullptr);
+    return fail(fn, involved);
   }
   if (!fn->retType)
     fn->retType = TypeRef(const_cast<Type *>(bodyTy));
@@ -217,27 +275,22 @@ void TypeInferencer::visitLet(size_t idx) {
     stack[idx].stage = 1;
     if (var->annotation && !isDone(var))
       finish(var, var->annotation);
-    if (!var->annotation && needsHint(let->value.get())) {
-      // A closure (or an if or tuple of closures) with unannotated
-      // parameters: typed at the first use of %var that supplies types.
-      bound[var] = {let->value.get(), /*isParam=*/false};
-      stack[idx].stage = 2;
-      pushOperand(let->body.get(), stack[idx].hint, stack[idx].site);
-      return;
-    }
+    // A closure with unannotated parameters, not annotated here, gets type
+    // variables, solved at its calls.
     pushOperand(let->value.get(), var->annotation);
     return;
   case 1: {
     stack[idx].stage = 2;
     const Type *valueTy = operandType(let->value.get(), let->loc);
     if (var->annotation) {
-      if (valueTy && !compatible(valueTy, var->annotation.get())) {
-        InFlightDiagnostic d =
-            diags.error(let->loc, "%" + var->name + " is annotated with type " +
-                                      typeToString(var->annotation.get()) +
-                                      " but is bound to a value of type " + typeToString(valueTy));
-        noteDef(d, let->value.get(), "the value", valueTy);
-        finish(var, nullptr);
+      if (valueTy && !unify(valueTy, var->annotation.get())) {
+        TypeRef shown = resolve(valueTy);
+        InFlightDiagnostic d = diags.error(let->loc, "%" + var->name + " is annotated with type " +
+                                                         typeToString(var->annotation.get()) +
+                                                         " but is bound to a value of type " +
+                                                         typeToString(shown.get()));
+        noteDef(d, let->value.get(), "the value", shown.get());
+        fail(var, {valueTy});
       }
     } else {
       finish(var, TypeRef(const_cast<Type *>(valueTy)));
@@ -245,16 +298,8 @@ void TypeInferencer::visitLet(size_t idx) {
     pushOperand(let->body.get(), stack[idx].hint, stack[idx].site);
     return;
   }
-  case 2:
-    stack[idx].stage = 3;
-    // Never used in a way that fixes its type: type the value on its own.
-    if (isPending(var) && pushOperand(var))
-      return;
-    [[fallthrough]];
   default:
     stack.pop_back();
-    if (isPending(var))
-      operandType(var, let->loc);
     finish(let, TypeRef(const_cast<Type *>(
                     operandType(let->body.get(), useSite(let->body.get(), let->loc)))));
   }
@@ -274,23 +319,38 @@ void TypeInferencer::visitIf(size_t idx) {
   const Type *condTy = operandType(ifExpr->cond.get(), ifExpr->loc);
   const Type *thenTy = operandType(ifExpr->thenBranch.get(), ifExpr->loc);
   const Type *elseTy = operandType(ifExpr->elseBranch.get(), ifExpr->loc);
+  SmallVector<const Type *, 3> involved{condTy, thenTy, elseTy};
   bool ok = condTy && thenTy && elseTy;
-  if (condTy && !isBoolScalar(condTy)) {
-    InFlightDiagnostic d =
-        diags.error(useSite(ifExpr->cond.get(), ifExpr->loc),
-                    "the condition of an if must be a bool scalar, got " + typeToString(condTy));
-    noteDef(d, ifExpr->cond.get(), "the condition", condTy);
-    ok = false;
+  if (condTy) {
+    const Type *cond = prune(condTy);
+    if (isa<IncompleteType>(cond)) {
+      TypeRef boolTy = makeTensorType({}, DType::Bool);
+      (void)unify(cond, boolTy.get()); // an unsolved variable: never fails
+    } else if (!isBoolScalar(cond)) {
+      InFlightDiagnostic d = diags.error(useSite(ifExpr->cond.get(), ifExpr->loc),
+                                         "the condition of an if must be a bool scalar, got " +
+                                             typeToString(resolve(cond).get()));
+      noteDef(d, ifExpr->cond.get(), "the condition", resolve(cond).get());
+      ok = false;
+    }
   }
   if (!ok)
-    return finish(ifExpr, nullptr);
-  TypeRef result = join(thenTy, elseTy);
+    return fail(ifExpr, involved);
+  // Without variables the branches join (`?` where static sizes differ);
+  // with some, they unify.
+  TypeRef thenR = resolve(thenTy), elseR = resolve(elseTy);
+  TypeRef result;
+  if (!hasVars(thenR.get()) && !hasVars(elseR.get()))
+    result = join(thenR.get(), elseR.get());
+  else if (unify(thenTy, elseTy))
+    result = TypeRef(const_cast<Type *>(thenTy));
   if (!result) {
-    InFlightDiagnostic d =
-        diags.error(ifExpr->loc, "the branches of an if have different types " +
-                                     typeToString(thenTy) + " and " + typeToString(elseTy));
-    noteDef(d, ifExpr->thenBranch.get(), "the then branch", thenTy);
-    noteDef(d, ifExpr->elseBranch.get(), "the else branch", elseTy);
+    InFlightDiagnostic d = diags.error(ifExpr->loc, "the branches of an if have different types " +
+                                                        typeToString(thenR.get()) + " and " +
+                                                        typeToString(elseR.get()));
+    noteDef(d, ifExpr->thenBranch.get(), "the then branch", thenR.get());
+    noteDef(d, ifExpr->elseBranch.get(), "the else branch", elseR.get());
+    return fail(ifExpr, involved);
   }
   finish(ifExpr, std::move(result));
 }
@@ -303,7 +363,7 @@ void TypeInferencer::visitTuple(size_t idx) {
   auto *tuple = cast<Tuple>(stack[idx].e);
   if (stack[idx].stage == 0) {
     stack[idx].stage = 1;
-    const auto *hint = dyn_cast_or_null<TupleType>(stack[idx].hint.get());
+    const auto *hint = dyn_cast_or_null<TupleType>(prune(stack[idx].hint.get()));
     if (hint && hint->fields.size() != tuple->fields.size())
       hint = nullptr;
     for (size_t i = tuple->fields.size(); i > 0; --i)
@@ -312,54 +372,51 @@ void TypeInferencer::visitTuple(size_t idx) {
   }
   stack.pop_back();
   std::vector<TypeRef> fields;
+  SmallVector<const Type *, 4> involved;
   bool ok = true;
   for (const ExprRef &f : tuple->fields) {
     fields.push_back(TypeRef(const_cast<Type *>(operandType(f.get(), tuple->loc))));
+    involved.push_back(fields.back().get());
     ok &= fields.back() != nullptr;
   }
-  finish(tuple, ok ? make<TupleType>(std::move(fields)) : nullptr);
+  if (!ok)
+    return fail(tuple, involved);
+  finish(tuple, make<TupleType>(std::move(fields)));
 }
 
 void TypeInferencer::visitTupleGetItem(size_t idx) {
   auto *proj = cast<TupleGetItem>(stack[idx].e);
   if (stack[idx].stage == 0) {
     stack[idx].stage = 1;
-    auto *lit = dyn_cast<Tuple>(resolveBound(proj->tuple.get()));
-    if (lit && proj->index < lit->fields.size() && needsHint(lit)) {
-      // A tuple holding a closure that waits for a call: this projection
-      // types its own field (with the hint), the tuple is typed whole later
-      // (by its pending variable's let, or at the end of the def).
-      stack[idx].stage = 2;
-      if (lit == proj->tuple.get())
-        deferredTuples.push_back(lit);
-      pushOperand(lit->fields[proj->index].get(), stack[idx].hint, stack[idx].site);
-      return;
-    }
     pushOperand(proj->tuple.get());
     return;
   }
-  unsigned stage = stack[idx].stage;
   stack.pop_back();
-  if (stage == 2) {
-    auto *lit = cast<Tuple>(resolveBound(proj->tuple.get()));
-    Expr *field = lit->fields[proj->index].get();
-    return finish(proj, TypeRef(const_cast<Type *>(operandType(field, useSite(field, proj->loc)))));
-  }
   const Type *t = operandType(proj->tuple.get(), proj->loc);
   if (!t)
     return finish(proj, nullptr);
+  if (isa<IncompleteType>(prune(t))) // a tuple not known yet
+    return finish(proj, defer(proj, {t}));
+  TypeRef field = projectType(proj, prune(t));
+  if (!field)
+    return fail(proj, {t});
+  finish(proj, std::move(field));
+}
+
+TypeRef TypeInferencer::projectType(TupleGetItem *proj, const Type *t) {
   const auto *tt = dyn_cast<TupleType>(t);
   if (!tt || proj->index >= tt->fields.size()) {
-    InFlightDiagnostic d =
-        tt ? diags.error(proj->loc, "projection ." + Twine(proj->index) +
-                                        " is out of range for a tuple of " +
-                                        Twine(tt->fields.size()) + " fields")
-           : diags.error(proj->loc, "projection ." + Twine(proj->index) +
-                                        " of a non-tuple value of type " + typeToString(t));
-    noteDef(d, proj->tuple.get(), "the tuple", t);
-    return finish(proj, nullptr);
+    TypeRef shown = resolve(t);
+    InFlightDiagnostic d = tt ? diags.error(proj->loc, "projection ." + Twine(proj->index) +
+                                                           " is out of range for a tuple of " +
+                                                           Twine(tt->fields.size()) + " fields")
+                              : diags.error(proj->loc, "projection ." + Twine(proj->index) +
+                                                           " of a non-tuple value of type " +
+                                                           typeToString(shown.get()));
+    noteDef(d, proj->tuple.get(), "the tuple", shown.get());
+    return nullptr;
   }
-  finish(proj, tt->fields[proj->index]);
+  return tt->fields[proj->index];
 }
 
 } // namespace hx::infer
