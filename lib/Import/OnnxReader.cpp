@@ -332,6 +332,8 @@ std::string Importer::emit(const Twine &call) {
 
 Error Importer::importNode(const onnx::NodeProto &n) {
   NodeCtx ctx(*this, n);
+  if (n.output_size() == 0 || n.output(0).empty())
+    return ctx.error("the node has no first output");
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return ctx.error("operators of domain '" + n.domain() + "' are not supported");
   for (int i = 0; i < n.input_size(); ++i)
