@@ -428,6 +428,41 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
   return Error::success();
 }
 
+/// ONNX 1.12's shape inference of Conv reads the kernel's dims from the
+/// weight when `kernel_shape` is absent and then indexes the input's dims
+/// with them unchecked: a weight of a higher rank than the input reads out
+/// of bounds. Stating kernel_shape (the weight's spatial dims, which the
+/// spec requires it to equal) takes its checked path instead.
+static void spellOutKernelShapes(onnx::GraphProto &g) {
+  std::map<std::string, std::vector<int64_t>> weightDims;
+  for (const onnx::TensorProto &t : g.initializer())
+    weightDims[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const onnx::ValueInfoProto &vi : g.input()) {
+    if (weightDims.count(vi.name()) || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+      continue;
+    std::vector<int64_t> d;
+    for (const onnx::TensorShapeProto::Dimension &dim : vi.type().tensor_type().shape().dim())
+      d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    weightDims[vi.name()] = d;
+  }
+  for (onnx::NodeProto &n : *g.mutable_node()) {
+    if ((n.op_type() != "Conv" && n.op_type() != "ConvTranspose") || n.input_size() < 2)
+      continue;
+    if (llvm::any_of(n.attribute(),
+                     [](const onnx::AttributeProto &a) { return a.name() == "kernel_shape"; }))
+      continue;
+    auto it = weightDims.find(n.input(1));
+    if (it == weightDims.end() || it->second.size() < 2)
+      continue;
+    onnx::AttributeProto *a = n.add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (size_t i = 2; i < it->second.size(); ++i)
+      a->add_ints(it->second[i]);
+  }
+}
+
 Expected<ImportedModule> Importer::run(StringRef bytes) {
   onnx::ModelProto model;
   if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size())))
@@ -445,6 +480,7 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
         " (re-export the model, e.g. torch.onnx.export(..., opset_version=13))");
   try {
     onnx::checker::check_model(model);
+    spellOutKernelShapes(*model.mutable_graph());
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {
     return createStringError(fileName +
