@@ -299,6 +299,15 @@ def _():
         1 / y, x > y, x.sum(1), x.max(0, keepdims=True)]
 
 
+@case("tied-weights")
+def _():
+    # One initializer used twice, once through an Identity: one table entry.
+    x, w = rand(3, 20), rand(20, 20)
+    nodes = [node("Identity", ["w"], ["w2"]), node("MatMul", ["x", "w"], ["a"]),
+             node("MatMul", ["a", "w2"], ["y"])]
+    return nodes, {"x": x}, [init("w", w)], [(x @ w) @ w]
+
+
 @case("dynamic-batch")
 def _():
     x, w = rand(3, 5), rand(5, 2)
@@ -367,6 +376,12 @@ def write_bad(outdir):
     yd = helper.make_tensor_value_info("y", F32, ["batch", 6])
     g = helper.make_graph([node("Shape", ["x"], ["s"]), node("Reshape", ["x", "s"], ["y"])], "dynshape", [xd], [yd])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "dynamic-shape-op.onnx"))
+    # A variadic input left empty (the checker allows it).
+    xc = helper.make_tensor_value_info("x", F32, [2, 3])
+    yc = helper.make_tensor_value_info("y", F32, [2, 3])
+    g = helper.make_graph([node("Concat", ["", "x"], ["y"], axis=0)], "absent", [xc], [yc])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    open(os.path.join(outdir, "absent-input.onnx"), "wb").write(m.SerializeToString())
     # Valid ONNX that hx's operators reject: a float64 convolution.
     xf = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3, 5, 5])
     yf = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 4, 3, 3])

@@ -22,21 +22,6 @@ using namespace llvm;
 
 namespace {
 
-/// The most elements a folded value may have (a fuzzed shape must not
-/// allocate the machine away).
-constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
-
-/// The element count of a shape; -1 if a dim is negative or it is too large.
-int64_t elementCount(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || (d && n > kMaxFoldedElements / d))
-      return -1;
-    n *= d;
-  }
-  return n;
-}
-
 std::optional<Dims> broadcast(ArrayRef<const HostTensor *> ts) {
   size_t rank = 0;
   for (const HostTensor *t : ts)
@@ -127,6 +112,16 @@ Expected<HostTensor> gather(NodeCtx &ctx, const HostTensor &data, const HostTens
 
 } // namespace
 
+int64_t onnximport::elementCount(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d && n > kMaxImportElements / d))
+      return -1;
+    n *= d;
+  }
+  return n;
+}
+
 static const StringMap<int> &foldable() {
   static const StringMap<int> ops = {{"Constant", 0},  {"Shape", 0},   {"Gather", 0},
                                      {"Unsqueeze", 0}, {"Squeeze", 0}, {"Concat", 0},
@@ -177,9 +172,9 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
       return false;
     Dims d = *x->dims;
     if (op == "Size") {
-      int64_t n = 1;
-      for (int64_t v : d)
-        n *= v;
+      int64_t n = elementCount(d);
+      if (n < 0)
+        return false; // too large to matter at import time
       ctx.setConstant(0, intTensor({n}, DType::Int64, Dims{}));
       return true;
     }
@@ -248,8 +243,8 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     return unary([](double x) { return std::floor(x); });
   if (op == "Ceil")
     return unary([](double x) { return std::ceil(x); });
-  if (op == "Identity") {
-    ctx.setConstant(0, a.clone());
+  if (op == "Identity") { // the same constant, not a copy: one table entry
+    ctx.alias(0, *ctx.input(0));
     return true;
   }
   if (op == "Where") {
@@ -267,8 +262,13 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     if (!to)
       return ctx.error("attribute 'to' names a dtype hx does not have");
     HostTensor out(*to, a.shape());
-    for (int64_t i = 0; i < a.numElements(); ++i)
-      out.setDouble(i, a.getDouble(i));
+    if (*to == DType::Int64 && (a.dtype() == DType::Int64 || a.dtype() == DType::Int32)) {
+      std::vector<int64_t> v = tensorInts(a); // exactly, not through double
+      std::copy(v.begin(), v.end(), out.as<int64_t>());
+    } else {
+      for (int64_t i = 0; i < a.numElements(); ++i)
+        out.setDouble(i, a.getDouble(i));
+    }
     ctx.setConstant(0, std::move(out));
     return true;
   }
@@ -306,7 +306,7 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     if (delta == 0)
       return ctx.error("delta is 0");
     double count = std::ceil((limit - start) / delta);
-    if (!(count < double(kMaxFoldedElements)))
+    if (!std::isfinite(count) || !(count < double(kMaxImportElements)))
       return ctx.error("the range is too long to fold");
     int64_t n = std::max<int64_t>(0, int64_t(count));
     HostTensor out(a.dtype(), {n});
@@ -378,14 +378,22 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   if (op == "Slice" || op == "Transpose") {
     // General slices and transposes of constants: rarely on shape paths
     // beyond rank 1; handled for rank 1 slices and left to hx otherwise.
-    if (op == "Transpose" || a.rank() != 1 || in.size() < 3)
+    if (op == "Transpose" || a.rank() != 1)
       return false;
-    for (size_t k = 1; k < in.size(); ++k)
-      if (in[k]->numElements() != 1)
+    // By input position: starts, ends, axes, steps (some may be absent).
+    const HostTensor *part[5] = {};
+    for (size_t k = 1; k < 5; ++k)
+      if (OnnxValue *v = ctx.input(k))
+        part[k] = v->constant.get();
+    for (size_t k = 1; k < 5; ++k)
+      if (part[k] && (part[k]->numElements() != 1 || isFloat(part[k]->dtype())))
         return false; // the converter checks the general case
+    if (!part[1] || !part[2] ||
+        (part[3] && tensorInts(*part[3])[0] != 0 && tensorInts(*part[3])[0] != -1))
+      return false;
     int64_t n = a.shape()[0];
-    int64_t start = tensorInts(*in[1])[0], end = tensorInts(*in[2])[0];
-    int64_t step = in.size() > 4 ? tensorInts(*in[4])[0] : 1;
+    int64_t start = tensorInts(*part[1])[0], end = tensorInts(*part[2])[0];
+    int64_t step = part[4] ? tensorInts(*part[4])[0] : 1;
     if (step != 1)
       return false;
     start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);

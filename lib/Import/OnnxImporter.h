@@ -83,6 +83,8 @@ public:
   int64_t opset() const;
   /// An error naming the node: "node '/conv1/Conv' (Conv, opset 13): msg".
   llvm::Error error(const llvm::Twine &msg) const;
+  /// Set when use(i) met an absent input (the error importNode reports).
+  mutable std::string missing;
 };
 
 using Converter = llvm::Error (*)(NodeCtx &);
@@ -93,6 +95,14 @@ const llvm::StringMap<Converter> &converters();
 llvm::Expected<bool> tryFold(NodeCtx &ctx);
 /// Whether the op type is one tryFold folds.
 bool isFoldable(llvm::StringRef opType);
+
+/// The most elements a tensor the importer makes (a folded value, zeros for
+/// a missing operand) may have: a malformed shape must not allocate the
+/// machine away.
+constexpr int64_t kMaxImportElements = int64_t(1) << 28;
+/// The element count of a shape; -1 if a dim is negative or the count is
+/// above kMaxImportElements.
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
 
 /// A tensor from a TensorProto (raw_data or the typed fields).
 llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &t);
@@ -124,6 +134,11 @@ public:
   /// The type shape inference gave an ONNX value name.
   void typeOf(llvm::StringRef name, OnnxValue &v) const;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
+  /// `make(*of)`, made once per constant (so a weight used twice stays one
+  /// table entry), its file named after `of`'s with `suffix`.
+  std::shared_ptr<const HostTensor>
+  derivedConstant(const std::shared_ptr<const HostTensor> &of, llvm::StringRef suffix,
+                  std::shared_ptr<const HostTensor> (*make)(const HostTensor &));
 
   std::string fileName;
   const OnnxImportOptions &opts;
@@ -140,6 +155,12 @@ private:
   std::map<std::string, const onnx::TypeProto *> types;
   /// Names of values that are constants, for the table's file names.
   std::map<const HostTensor *, std::string> constantNames;
+  /// derivedConstant's results, by source and suffix.
+  std::map<std::pair<const HostTensor *, std::string>, std::shared_ptr<const HostTensor>> derived;
+  /// The table entry of each constant already used (holding the tensor, so
+  /// that its address is not reused by another while the import runs).
+  std::map<const HostTensor *, std::pair<std::shared_ptr<const HostTensor>, std::string>>
+      constantExprs;
   std::set<std::string> usedParamNames, usedWeightFiles;
   std::string params, body, line, table;
   unsigned nextId = 0, nextConstant = 0;

@@ -278,7 +278,7 @@ std::string denseWeight(NodeCtx &ctx, OnnxValue &b, bool alreadyNK) {
     return ctx.use(b);
   if (b.constant) {
     OnnxValue t;
-    t.constant = transposed2d(*b.constant);
+    t.constant = ctx.imp.derivedConstant(b.constant, "_T", transposed2d);
     t.dtype = b.dtype;
     t.dims = Dims(t.constant->shape().begin(), t.constant->shape().end());
     return ctx.use(t);
@@ -539,6 +539,8 @@ Error expand(NodeCtx &ctx) {
   // as Expand does.
   TRY(x, ctx.required(0));
   TRY(shape, ctx.constInts(1));
+  if (!shape || elementCount(*shape) < 0)
+    return ctx.error("the shape must be known, non-negative and not too large");
   OnnxValue zeros;
   auto t = std::make_shared<HostTensor>(x->dtype, *shape);
   zeros.constant = t;
@@ -570,6 +572,8 @@ Error softmax(NodeCtx &ctx) {
     ctx.setOutput(0, ctx.emit(op + "(" + ctx.use(*x) + ", axis=" + intText(axis) + ")"));
     return Error::success();
   }
+  if (!x->isStatic())
+    return ctx.error("Softmax before opset 13 over a non-final axis needs a static shape");
   // Before opset 13 the input is read as 2-D: [prod(dims before axis), rest].
   std::string flat = ctx.emit("reshape(" + ctx.use(*x) + ", newshape=[" +
                               (axis == 0 ? std::string("1") : "-1") + ", " + intText([&] {
@@ -579,8 +583,6 @@ Error softmax(NodeCtx &ctx) {
                                 return p;
                               }()) +
                               "])");
-  if (!x->isStatic())
-    return ctx.error("Softmax before opset 13 over a non-final axis needs a static shape");
   std::string s = ctx.emit(op + "(" + flat + ", axis=1)");
   ctx.setOutput(0, ctx.emit("reshape(" + s + ", newshape=" + listText(*x->dims) + ")"));
   return Error::success();
@@ -604,6 +606,8 @@ Error layerNorm(NodeCtx &ctx) {
   if (ctx.input(2)) {
     beta = ctx.use(2);
   } else {
+    if (elementCount(*scale->dims) < 0)
+      return ctx.error("the scale's shape must be static and not too large");
     OnnxValue zeros;
     zeros.constant = std::make_shared<HostTensor>(scale->dtype, *scale->dims);
     zeros.dtype = scale->dtype;

@@ -118,7 +118,12 @@ Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
     break;
   case DType::UInt32:
   case DType::UInt64:
-    e = fill(t.uint64_data(), [&](int64_t i, uint64_t v) { out.setDouble(i, double(v)); });
+    e = fill(t.uint64_data(), [&](int64_t i, uint64_t v) {
+      if (*dt == DType::UInt64)
+        out.as<uint64_t>()[i] = v; // exactly, not through double
+      else
+        out.as<uint32_t>()[i] = uint32_t(v);
+    });
     break;
   case DType::Float16: // int32_data holds the bits
     e = fill(t.int32_data(), [&](int64_t i, int32_t v) { out.as<uint16_t>()[i] = uint16_t(v); });
@@ -203,7 +208,15 @@ Expected<std::optional<std::vector<int64_t>>> NodeCtx::constInts(size_t i) const
   return tensorInts(*v->constant);
 }
 
-std::string NodeCtx::use(size_t i) const { return imp.use(*input(i)); }
+std::string NodeCtx::use(size_t i) const {
+  if (OnnxValue *v = input(i))
+    return imp.use(*v);
+  // An input left empty where the converter needs one (a variadic input
+  // named ""): importNode reports it after the converter.
+  if (missing.empty())
+    missing = "input " + std::to_string(i) + " is absent";
+  return "%absent";
+}
 std::string NodeCtx::use(OnnxValue &v) const { return imp.use(v); }
 
 const onnx::AttributeProto *NodeCtx::attr(StringRef name) const {
@@ -304,9 +317,27 @@ std::string Importer::weightPath(StringRef onnxName) {
   return opts.weightsDir + "/" + name + ".npy";
 }
 
+std::shared_ptr<const HostTensor>
+Importer::derivedConstant(const std::shared_ptr<const HostTensor> &of, StringRef suffix,
+                          std::shared_ptr<const HostTensor> (*make)(const HostTensor &)) {
+  std::shared_ptr<const HostTensor> &made = derived[{of.get(), suffix.str()}];
+  if (!made) {
+    made = make(*of);
+    auto name = constantNames.find(of.get());
+    constantNames[made.get()] =
+        (name == constantNames.end() ? std::string("const") : name->second) + suffix.str();
+  }
+  return made;
+}
+
 std::string Importer::use(OnnxValue &v) {
   if (!v.expr.empty() || !v.constant)
     return v.expr;
+  // Aliases of one constant (Identity of an initializer, tied weights)
+  // share its table entry.
+  auto known = constantExprs.find(v.constant.get());
+  if (known != constantExprs.end())
+    return v.expr = known->second.second;
   const HostTensor &t = *v.constant;
   std::string entry = "    {\"dtype\": \"" + dtypeName(t.dtype()).str() +
                       "\", \"shape\": " + listText(t.shape()) + ", ";
@@ -321,6 +352,7 @@ std::string Importer::use(OnnxValue &v) {
   }
   table += (nextConstant ? ",\n" : "") + entry;
   v.expr = "meta[relay.Constant][" + std::to_string(nextConstant++) + "]";
+  constantExprs[v.constant.get()] = {v.constant, v.expr};
   return v.expr;
 }
 
@@ -358,6 +390,8 @@ Error Importer::importNode(const onnx::NodeProto &n) {
   line.clear();
   if (Error e = it->second(ctx))
     return e;
+  if (!ctx.missing.empty())
+    return ctx.error(ctx.missing);
   for (int i = 0; i < n.output_size(); ++i)
     if (!n.output(i).empty() && !lookup(n.output(i)))
       return ctx.error("output " + Twine(i) + " ('" + n.output(i) + "') is not supported");

@@ -161,9 +161,11 @@ std::vector<std::string> PySession::compile(const DeviceConfig &c) {
     throw HxError("hx: error: the module has no @main to run");
   deviceConfig = c;
   compiledFor.reset();
+  devicesChanged = true;
   notes.clear();
   if (!isDynamic) { // else at the first run, for its shapes
     compileNow();
+    devicesChanged = false;
     compiledFor = "";
   }
   return notes;
@@ -213,9 +215,10 @@ void PySession::compileNow() {
   }
   ArrayRef<VirtualDevice> virt = s.module().devices;
   for (size_t i : noGpu)
-    notes.push_back("note: virtual device " + std::to_string(i) + " (" +
-                    (i < virt.size() ? virt[i].shortName() : std::string("cuda")) + ") runs on " +
-                    s.devices()[i]->name() + ": " + why);
+    if (i < s.devices().size())
+      notes.push_back("note: virtual device " + std::to_string(i) + " (" +
+                      (i < virt.size() ? virt[i].shortName() : std::string("cuda")) + ") runs on " +
+                      s.devices()[i]->name() + ": " + why);
   ++compiles;
 }
 
@@ -262,8 +265,8 @@ void PySession::prepare(ArrayRef<HostTensor> inputs) {
     if (st != Session::Status::Ok && !s.main())
       loaded = false;
     failOn(st);
-    // Shapes bound before keep their executable.
-    if (s.isCompiled()) {
+    // Shapes bound before keep their executable (for the same devices).
+    if (s.isCompiled() && !devicesChanged) {
       compiledFor = signature;
       return;
     }
@@ -272,6 +275,7 @@ void PySession::prepare(ArrayRef<HostTensor> inputs) {
   }
   notes.clear();
   compileNow();
+  devicesChanged = false;
   compiledFor = signature;
 }
 

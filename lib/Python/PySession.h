@@ -106,6 +106,9 @@ private:
   std::optional<DeviceConfig> deviceConfig;
   /// The input types the executable was built for ("" for static modules).
   std::optional<std::string> compiledFor;
+  /// Set by compile: the session's executables (one per shape signature of
+  /// a dynamic module) were made for other devices and must not be reused.
+  bool devicesChanged = false;
   unsigned compiles = 0;
   std::vector<std::string> notes;
 };

@@ -153,7 +153,8 @@ void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
   one(d);
   // A line an importer wrote names its framework node
   // (hx/Support/SourceNames.h): say which, since a long line is cut.
-  if (std::optional<SourceNode> node = sourceNodeAt(sm, d.loc)) {
+  std::optional<SourceNode> node = sourceNodeAt(sm, d.loc);
+  if (node && !node->name.empty()) {
     SMDiagnostic note(sm.getMemoryBuffer(sm.FindBufferContainingLoc(d.loc))->getBufferIdentifier(),
                       SourceMgr::DK_Note,
                       "in " + node->framework.str() + " node '" + node->name.str() + "' (" +

@@ -1,8 +1,8 @@
 //===- SourceNames.cpp - The framework node a line of text came from ------===//
 //
-// The comment is found from the end of the line: the last `// ` whose text
-// reads `<word>:<word>`. Names may hold `//` (ONNX names are often paths),
-// so the search takes the first `// <framework>:` after the code.
+// The comment is the first `// ` after the call on its line whose text reads
+// `<word>:<word>`: names may hold `//` themselves (ONNX names are often
+// paths), so everything after the op type is the name.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Support/SourceNames.h"

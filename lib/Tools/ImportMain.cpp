@@ -3,8 +3,9 @@
 //   hx-import-onnx model.onnx [-o model.ir]
 //
 // Writes the module's text to -o (default: the model's name with `.ir`; `-`
-// is stdout) and its large constants to `<output stem>.weights/*.npy`
-// beside it, which the text's constant table names. Nothing is left
+// is stdout, with every constant inline) and its large constants to
+// `<output stem>.weights/*.npy` beside it, which the text's constant table
+// names. Nothing is left
 // behind unless the whole import succeeded: the weights go to a temporary
 // directory renamed into place at the end, and the text file is removed
 // again if anything after opening it fails.
@@ -63,6 +64,8 @@ int hx::importMain(int argc, char **argv) {
   std::string stem = out == "-" ? std::string("model") : sys::path::stem(out).str();
   OnnxImportOptions opts;
   opts.weightsDir = stem + ".weights";
+  if (out == "-") // no file beside standard output: every weight inline
+    opts.inlineElements = INT64_MAX;
   Expected<ImportedModule> m = importOnnx((*file)->getBuffer(), input, opts);
   if (!m)
     return fail(toString(m.takeError()));
@@ -86,7 +89,20 @@ int hx::importMain(int argc, char **argv) {
         return fail(toString(std::move(e)));
       }
     }
-    sys::fs::remove_directories(final); // a stale import's weights
+    // A stale import's weights are replaced; a directory holding anything
+    // else is the user's, and left alone.
+    if (sys::fs::is_directory(final)) {
+      std::error_code dirEc;
+      for (sys::fs::directory_iterator it(final, dirEc), end; it != end && !dirEc;
+           it.increment(dirEc))
+        if (sys::path::extension(it->path()) != ".npy") {
+          sys::fs::remove_directories(tmp);
+          return fail("'" + final +
+                      "' holds files other than .npy weights; remove it or "
+                      "choose another -o");
+        }
+      sys::fs::remove_directories(final);
+    }
     if (std::error_code ec = sys::fs::rename(tmp, final)) {
       sys::fs::remove_directories(tmp);
       return fail("cannot write '" + final + "': " + ec.message());
