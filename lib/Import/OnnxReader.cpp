@@ -60,7 +60,9 @@ std::optional<DType> onnximport::dtypeFromOnnx(int t) {
   }
 }
 
-Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
+/// The checks of tensorFromProto that need no allocation: the dtype, the
+/// dims, and data of the size they say. Returns the element count.
+static Expected<int64_t> checkTensorProto(const onnx::TensorProto &t) {
   std::string what = "tensor '" + t.name() + "'";
   std::optional<DType> dt = dtypeFromOnnx(t.data_type());
   if (!dt)
@@ -91,6 +93,18 @@ Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
                              (t.has_raw_data() ? " bytes of data; " : " values; ") + Twine(count) +
                              " elements of " + dtypeName(*dt) + " need " +
                              Twine(t.has_raw_data() ? bytes : size_t(count)));
+  return count;
+}
+
+Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
+  Expected<int64_t> checked = checkTensorProto(t);
+  if (!checked)
+    return checked.takeError();
+  int64_t count = *checked;
+  std::string what = "tensor '" + t.name() + "'";
+  std::optional<DType> dt = dtypeFromOnnx(t.data_type());
+  Dims shape(t.dims().begin(), t.dims().end());
+  size_t bytes = size_t(count) * dtypeBytes(*dt);
   HostTensor out(*dt, shape);
   if (t.has_raw_data()) {
     if (bytes)
@@ -512,6 +526,35 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
         fileName + ": opset " + Twine(opset) + " is not supported; hx imports opsets " +
         Twine(kMinOnnxOpset) + " to " + Twine(kMaxOnnxOpset) +
         " (re-export the model, e.g. torch.onnx.export(..., opset_version=13))");
+  // ONNX 1.12's shape inference reads tensors' data trusting their dims:
+  // every tensor is checked first, and subgraphs (which hx does not import)
+  // are refused before it sees them.
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    if (Expected<int64_t> c = checkTensorProto(t); !c)
+      return createStringError(fileName + ": initializer: " + toString(c.takeError()));
+  for (const onnx::NodeProto &n : model.graph().node())
+    for (const onnx::AttributeProto &a : n.attribute()) {
+      if (a.has_g() || a.graphs_size())
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): subgraphs (If, Loop, Scan) are not supported");
+      auto checkOne = [&](const onnx::TensorProto &t) -> Error {
+        if (Expected<int64_t> c = checkTensorProto(t); !c)
+          return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                   "): attribute '" + a.name() + "': " + toString(c.takeError()));
+        return Error::success();
+      };
+      if (a.has_t())
+        if (Error e = checkOne(a.t()))
+          return e;
+      for (const onnx::TensorProto &t : a.tensors())
+        if (Error e = checkOne(t))
+          return e;
+      if (a.has_sparse_tensor() || a.sparse_tensors_size())
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): sparse tensors are not supported");
+    }
+  if (model.graph().sparse_initializer_size())
+    return createStringError(fileName + ": sparse initializers are not supported");
   try {
     onnx::checker::check_model(model);
     spellOutKernelShapes(*model.mutable_graph());
