@@ -172,6 +172,14 @@ HostTensor onnximport::intTensor(ArrayRef<int64_t> values, DType dtype, std::opt
   return t;
 }
 
+/// `[1, 2, 3]` as JSON (the constant table) writes it: no suffixes.
+static std::string jsonInts(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 std::string onnximport::intText(int64_t v) {
   // hx text reads a bare integer literal as int32.
   return std::to_string(v) + (v < INT32_MIN || v > INT32_MAX ? "i64" : "");
@@ -354,7 +362,7 @@ std::string Importer::use(OnnxValue &v) {
     return v.expr = known->second.second;
   const HostTensor &t = *v.constant;
   std::string entry = "    {\"dtype\": \"" + dtypeName(t.dtype()).str() +
-                      "\", \"shape\": " + listText(t.shape()) + ", ";
+                      "\", \"shape\": " + jsonInts(t.shape()) + ", ";
   if (t.numElements() <= opts.inlineElements) {
     entry += "\"data\": \"" +
              encodeBase64(StringRef(static_cast<const char *>(t.data()), t.byteSize())) + "\"}";
