@@ -81,8 +81,9 @@
 // retried at most once per type variable of its operands (TypeSolver.cpp).
 // Scopes nest on the same explicit stack, so deep nesting of fn/if/let is
 // bounded only by memory. Only operations on two types (comparison,
-// unification, resolution) recurse, on the nesting of the types, never on
-// the depth of expressions.
+// unification, resolution) recurse, on the nesting of the types, not on
+// the expressions; a chain of tuples each holding the last (`%2 = (%1,)`)
+// nests its type as deep as the chain, as it does for the type printer.
 //
 // Limitations: no polymorphism, as TVM without explicit type parameters — a
 // closure or a global with unannotated parameters has one type (a later call
