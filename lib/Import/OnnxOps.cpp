@@ -472,8 +472,11 @@ Error split(NodeCtx &ctx) {
   if (sizes && !sizes->empty()) {
     std::vector<int64_t> idx;
     int64_t acc = 0;
-    for (size_t i = 0; i + 1 < sizes->size(); ++i)
+    for (size_t i = 0; i + 1 < sizes->size(); ++i) {
+      if ((*sizes)[i] < 0 || (*sizes)[i] > INT32_MAX || acc > INT32_MAX)
+        return ctx.error("split sizes must be non-negative and fit the dim");
       idx.push_back(acc += (*sizes)[i]);
+    }
     sections = listText(idx);
   }
   std::string t = ctx.emit("split(" + ctx.use(*x) + ", indices_or_sections=" + sections +
