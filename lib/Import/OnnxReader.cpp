@@ -451,6 +451,10 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
                                "' is not a tensor of a dtype hx has");
     if (!v.dims)
       return createStringError(fileName + ": input '" + vi.name() + "' has no shape");
+    for (int64_t d : *v.dims)
+      if (d > TensorType::kMaxDim)
+        return createStringError(fileName + ": input '" + vi.name() + "' has a dim of " + Twine(d) +
+                                 ", above hx's largest (2^48)");
     v.expr = "%" + paramName(vi.name());
     std::string dims;
     for (size_t i = 0; i < v.dims->size(); ++i)
