@@ -507,7 +507,9 @@ static void spellOutKernelShapes(onnx::GraphProto &g) {
     weightDims[vi.name()] = d;
   }
   for (onnx::NodeProto &n : *g.mutable_node()) {
-    if ((n.op_type() != "Conv" && n.op_type() != "ConvTranspose") || n.input_size() < 2)
+    if (n.op_type() != "Conv" && n.op_type() != "ConvTranspose")
+      continue;
+    if (n.input_size() < 2)
       continue;
     if (llvm::any_of(n.attribute(),
                      [](const onnx::AttributeProto &a) { return a.name() == "kernel_shape"; }))
@@ -567,6 +569,17 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
     }
   if (model.graph().sparse_initializer_size())
     return createStringError(fileName + ": sparse initializers are not supported");
+  // Its shape inference of windows also divides by the strides unchecked.
+  for (const onnx::NodeProto &n : model.graph().node()) {
+    static const char *windowed[] = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
+    if (!llvm::is_contained(windowed, n.op_type()))
+      continue;
+    for (const onnx::AttributeProto &a : n.attribute())
+      if ((a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") &&
+          llvm::any_of(a.ints(), [](int64_t v) { return v < 1; }))
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): " + a.name() + " must be positive");
+  }
   try {
     onnx::checker::check_model(model);
     spellOutKernelShapes(*model.mutable_graph());
