@@ -9,7 +9,10 @@
 // A list option's flag may be repeated; its values are joined with ','. An
 // option named like a pass (`place`) is one flag for both: with a value
 // (`--place=Softmax=cpu`) it sets the option, alone (`-place`) it runs the
-// pass at that point of the pipeline.
+// pass at that point of the pipeline. Such a flag's value is optional to
+// llvm::cl, which then never takes the next word as its value; so
+// `joinSpacedValues` turns `--place Softmax=cpu` into `--place=Softmax=cpu`
+// first (the next word is a value when it has a '=' and no leading '-').
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/CommonFlags.h"
@@ -31,6 +34,8 @@ struct PassOptionFlag {
   std::string valueName;
   /// The pass of the same name, whose `-<name>` flag this one also is.
   const hx::PassInfo *alsoPass = nullptr;
+  /// A true|false option.
+  bool isFlag = false;
   /// One of the two: a single value, or every occurrence (a list option, or
   /// one that is also a pass's flag).
   std::unique_ptr<cl::opt<std::string>> flag;
@@ -79,7 +84,7 @@ struct CommonFlags::Impl {
         std::string desc = info.argument + ": " + o.description;
         if (pass)
           desc += "; alone, runs the " + pass->argument + " pass";
-        PassOptionFlag f{o.name, desc, &info, o.valueName, pass, nullptr, nullptr};
+        PassOptionFlag f{o.name, desc, &info, o.valueName, pass, o.isFlag(), nullptr, nullptr};
         optionFlags.push_back(std::move(f));
         PassOptionFlag &stored = optionFlags.back();
         cl::Option *opt;
@@ -125,6 +130,9 @@ struct CommonFlags::Impl {
   cl::opt<unsigned> maxNesting;
   /// A deque-like list: cl options keep pointers to the names.
   std::list<PassOptionFlag> optionFlags;
+  /// The joined words `joinSpacedValues` hands out.
+  std::list<std::string> joined;
+  std::vector<char *> args;
 };
 
 CommonFlags::CommonFlags(const PassRegistry &registry, cl::OptionCategory &category,
@@ -132,6 +140,28 @@ CommonFlags::CommonFlags(const PassRegistry &registry, cl::OptionCategory &categ
     : impl(std::make_unique<Impl>(registry, category, pipelineFlags)) {}
 
 CommonFlags::~CommonFlags() = default;
+
+char **CommonFlags::joinSpacedValues(int &argc, char **argv) {
+  Impl &f = *impl;
+  f.args.assign(argv, argv + argc);
+  for (size_t i = 1; i + 1 < f.args.size(); ++i) {
+    StringRef word = f.args[i], next = f.args[i + 1];
+    if (!word.starts_with("-") || word.contains('=') || next.starts_with("-") ||
+        !next.contains('='))
+      continue;
+    StringRef name = word.drop_while([](char c) { return c == '-'; });
+    if (!llvm::any_of(f.optionFlags, [&](const PassOptionFlag &o) {
+          return o.name == name && o.alsoPass && !o.isFlag;
+        }))
+      continue;
+    f.joined.push_back((word + "=" + next).str());
+    f.args[i] = f.joined.back().data();
+    f.args.erase(f.args.begin() + i + 1);
+  }
+  argc = static_cast<int>(f.args.size());
+  f.args.push_back(nullptr);
+  return f.args.data();
+}
 
 bool CommonFlags::read(StringRef tool, CommonConfig &out) const {
   const Impl &f = *impl;
@@ -195,13 +225,20 @@ bool CommonFlags::read(StringRef tool, CommonConfig &out) const {
 
 bool hx::buildPipeline(const CommonConfig &config, const PassRegistry &registry, PassManager &pm,
                        DiagEngine &diags) {
+  // Once an explicit `-place` has applied the --place rules, a later pass
+  // that also reads them (plan-devices) does not apply them, and warn, again.
+  PassOptionDefaults afterPlace = config.passOptions;
+  llvm::erase_if(afterPlace, [](const auto &kv) { return kv.first == "place"; });
+  const PassOptionDefaults *options = &config.passOptions;
   for (const PipelineItem &item : config.pipeline) {
     if (item.pass) {
-      std::unique_ptr<Pass> p = createPassWithDefaults(*item.pass, config.passOptions, diags);
+      std::unique_ptr<Pass> p = createPassWithDefaults(*item.pass, *options, diags);
       if (!p)
         return false;
       pm.addPass(std::move(p));
-    } else if (!parsePassPipeline(item.text, registry, pm, diags, config.passOptions)) {
+      if (item.pass->argument == "place")
+        options = &afterPlace;
+    } else if (!parsePassPipeline(item.text, registry, pm, diags, *options)) {
       return false;
     }
   }

@@ -216,6 +216,7 @@ int hx::optMain(int argc, char **argv) {
   ReproducerFlags reproducer(cat);
   cl::HideUnrelatedOptions(cat);
   const char *overview = "hx optimizer driver\n";
+  argv = common.joinSpacedValues(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (!reproducer.replay("hx-opt", argc, argv, overview))
     return kExitUserError;

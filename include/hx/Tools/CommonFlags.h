@@ -55,6 +55,12 @@ public:
               bool pipelineFlags = true);
   ~CommonFlags();
 
+  /// Before llvm::cl::ParseCommandLineOptions: the arguments with a spaced
+  /// value of a flag that is also a pass (`--place Softmax=cpu`) joined to it
+  /// by '=', since llvm::cl never gives such a flag the next word. The array
+  /// lives as long as this object; `argc` is updated.
+  char **joinSpacedValues(int &argc, char **argv);
+
   /// After llvm::cl::ParseCommandLineOptions: fills `out`, or prints
   /// `<tool>: error: ...` for an invalid value and returns false.
   bool read(llvm::StringRef tool, CommonConfig &out) const;
