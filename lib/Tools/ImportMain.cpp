@@ -5,10 +5,10 @@
 // Writes the module's text to -o (default: the model's name with `.ir`; `-`
 // is stdout, with every constant inline) and its large constants to
 // `<output stem>.weights/*.npy` beside it, which the text's constant table
-// names. Nothing is left
-// behind unless the whole import succeeded: the weights go to a temporary
-// directory renamed into place at the end, and the text file is removed
-// again if anything after opening it fails.
+// names. Nothing is left behind unless the whole import succeeded, and a
+// failed import leaves the files of an earlier one as they were: the text and
+// the weights are written under temporary names and renamed into place at the
+// end.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/ImportMain.h"
@@ -17,7 +17,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace hx;
@@ -70,45 +69,71 @@ int hx::importMain(int argc, char **argv) {
   if (!m)
     return fail(toString(m.takeError()));
 
-  // Opened first (a file it cannot write fails before any weight is
-  // written); removed again unless kept at the end.
-  std::error_code ec;
-  ToolOutputFile text(out, ec, sys::fs::OF_None);
-  if (ec)
-    return fail("cannot write '" + out + "': " + ec.message());
+  if (out == "-") {
+    outs() << m->text;
+    return 0;
+  }
+  SmallString<256> final(dir);
+  sys::path::append(final, opts.weightsDir);
+  // A stale import's weights are replaced; a directory holding anything else
+  // is the user's, and left alone (checked before anything is written).
+  if (!m->weights.empty() && sys::fs::is_directory(final)) {
+    std::error_code dirEc;
+    for (sys::fs::directory_iterator it(final, dirEc), end; it != end && !dirEc;
+         it.increment(dirEc))
+      if (sys::path::extension(it->path()) != ".npy")
+        return fail("'" + final + "' holds files other than .npy weights; remove it or " +
+                    "choose another -o");
+  }
+
+  // The text and the weights go to temporary names beside their final ones
+  // and are renamed into place once both are complete: a failed import
+  // leaves whatever was there before.
+  SmallString<256> textTmp, weightsTmp;
+  auto cleanup = [&] {
+    if (!textTmp.empty())
+      sys::fs::remove(textTmp);
+    if (!weightsTmp.empty())
+      sys::fs::remove_directories(weightsTmp);
+  };
+  {
+    int fd;
+    if (std::error_code ec = sys::fs::createUniqueFile(out + ".tmp-%%%%%%", fd, textTmp))
+      return fail("cannot write '" + out + "': " + ec.message());
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << m->text;
+    os.close();
+    if (os.has_error()) {
+      std::string msg = os.error().message();
+      os.clear_error();
+      cleanup();
+      return fail("cannot write '" + out + "': " + msg);
+    }
+  }
   if (!m->weights.empty()) {
-    SmallString<256> final(dir), tmp;
-    sys::path::append(final, opts.weightsDir);
-    if (std::error_code ec = sys::fs::createUniqueDirectory(final + ".tmp", tmp))
+    if (std::error_code ec = sys::fs::createUniqueDirectory(final + ".tmp", weightsTmp)) {
+      cleanup();
       return fail("cannot create a directory beside '" + final + "': " + ec.message());
+    }
     for (auto &[rel, tensor] : m->weights) {
-      SmallString<256> path(tmp);
+      SmallString<256> path(weightsTmp);
       sys::path::append(path, sys::path::filename(rel));
       if (Error e = writeNpy(path, tensor)) {
-        sys::fs::remove_directories(tmp);
+        cleanup();
         return fail(toString(std::move(e)));
       }
     }
-    // A stale import's weights are replaced; a directory holding anything
-    // else is the user's, and left alone.
-    if (sys::fs::is_directory(final)) {
-      std::error_code dirEc;
-      for (sys::fs::directory_iterator it(final, dirEc), end; it != end && !dirEc;
-           it.increment(dirEc))
-        if (sys::path::extension(it->path()) != ".npy") {
-          sys::fs::remove_directories(tmp);
-          return fail("'" + final +
-                      "' holds files other than .npy weights; remove it or "
-                      "choose another -o");
-        }
+    if (sys::fs::is_directory(final))
       sys::fs::remove_directories(final);
-    }
-    if (std::error_code ec = sys::fs::rename(tmp, final)) {
-      sys::fs::remove_directories(tmp);
+    if (std::error_code ec = sys::fs::rename(weightsTmp, final)) {
+      cleanup();
       return fail("cannot write '" + final + "': " + ec.message());
     }
+    weightsTmp.clear();
   }
-  text.os() << m->text;
-  text.keep();
+  if (std::error_code ec = sys::fs::rename(textTmp, out)) {
+    cleanup();
+    return fail("cannot write '" + out + "': " + ec.message());
+  }
   return 0;
 }
