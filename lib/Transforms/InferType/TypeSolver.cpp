@@ -76,15 +76,20 @@ const Type *TypeInferencer::prune(const Type *t, SMLoc *site) {
   return t;
 }
 
-bool TypeInferencer::hasVars(const Type *t) {
+namespace {
+/// Visits the type variables inside `t` without recursion, each type first
+/// passed through `next` (the identity, or a solved variable's solution);
+/// stops when `visit` returns true, and returns whether it did.
+template <typename Next, typename Visit> bool anyVar(const Type *t, Next next, Visit visit) {
   SmallVector<const Type *, 4> work{t};
   while (!work.empty()) {
-    const Type *cur = work.pop_back_val();
+    const Type *cur = next(work.pop_back_val());
     if (!cur || isa<TensorType>(cur))
       continue;
-    if (isa<IncompleteType>(cur))
-      return true;
-    if (const auto *tt = dyn_cast<TupleType>(cur)) {
+    if (const auto *v = dyn_cast<IncompleteType>(cur)) {
+      if (visit(v))
+        return true;
+    } else if (const auto *tt = dyn_cast<TupleType>(cur)) {
       for (const TypeRef &f : tt->fields)
         work.push_back(f.get());
     } else {
@@ -96,29 +101,23 @@ bool TypeInferencer::hasVars(const Type *t) {
   }
   return false;
 }
+} // namespace
+
+bool TypeInferencer::hasVars(const Type *t) {
+  return anyVar(t, [](const Type *x) { return x; }, [](const IncompleteType *) { return true; });
+}
 
 TypeInferencer::VarScan TypeInferencer::scanVars(const Type *t) {
   VarScan scan;
-  SmallVector<const Type *, 4> work{t};
-  while (!work.empty()) {
-    const Type *cur = prune(work.pop_back_val());
-    if (!cur || isa<TensorType>(cur))
-      continue;
-    if (const auto *v = dyn_cast<IncompleteType>(cur)) {
-      if (vars[v->id].poisoned)
-        scan.poisoned = true;
-      else if (!scan.unsolved)
-        scan.unsolved = v;
-    } else if (const auto *tt = dyn_cast<TupleType>(cur)) {
-      for (const TypeRef &f : tt->fields)
-        work.push_back(f.get());
-    } else {
-      const auto *ft = cast<FuncType>(cur);
-      for (const TypeRef &p : ft->params)
-        work.push_back(p.get());
-      work.push_back(ft->ret.get());
-    }
-  }
+  anyVar(
+      t, [this](const Type *x) { return prune(x); },
+      [&](const IncompleteType *v) {
+        if (vars[v->id].poisoned)
+          scan.poisoned = true;
+        else if (!scan.unsolved)
+          scan.unsolved = v;
+        return false;
+      });
   return scan;
 }
 
@@ -243,25 +242,9 @@ bool TypeInferencer::bindVar(uint32_t root, const Type *t, SMLoc site) {
 }
 
 bool TypeInferencer::occurs(uint32_t root, const Type *t) {
-  SmallVector<const Type *, 4> work{t};
-  while (!work.empty()) {
-    const Type *cur = prune(work.pop_back_val());
-    if (!cur || isa<TensorType>(cur))
-      continue;
-    if (const auto *v = dyn_cast<IncompleteType>(cur)) {
-      if (find(v->id) == root)
-        return true;
-    } else if (const auto *tt = dyn_cast<TupleType>(cur)) {
-      for (const TypeRef &f : tt->fields)
-        work.push_back(f.get());
-    } else {
-      const auto *ft = cast<FuncType>(cur);
-      for (const TypeRef &p : ft->params)
-        work.push_back(p.get());
-      work.push_back(ft->ret.get());
-    }
-  }
-  return false;
+  return anyVar(
+      t, [this](const Type *x) { return prune(x); },
+      [&](const IncompleteType *v) { return find(v->id) == root; });
 }
 
 void TypeInferencer::wake(uint32_t root) {
@@ -271,26 +254,15 @@ void TypeInferencer::wake(uint32_t root) {
 }
 
 void TypeInferencer::poison(const Type *t) {
-  SmallVector<const Type *, 4> work{t};
-  while (!work.empty()) {
-    const Type *cur = prune(work.pop_back_val());
-    if (!cur || isa<TensorType>(cur))
-      continue;
-    if (const auto *v = dyn_cast<IncompleteType>(cur)) {
-      if (!vars[v->id].poisoned) {
-        vars[v->id].poisoned = true;
-        wake(v->id);
-      }
-    } else if (const auto *tt = dyn_cast<TupleType>(cur)) {
-      for (const TypeRef &f : tt->fields)
-        work.push_back(f.get());
-    } else {
-      const auto *ft = cast<FuncType>(cur);
-      for (const TypeRef &p : ft->params)
-        work.push_back(p.get());
-      work.push_back(ft->ret.get());
-    }
-  }
+  anyVar(
+      t, [this](const Type *x) { return prune(x); },
+      [&](const IncompleteType *v) {
+        if (!vars[v->id].poisoned) {
+          vars[v->id].poisoned = true;
+          wake(v->id);
+        }
+        return false;
+      });
 }
 
 TypeRef TypeInferencer::defer(Expr *e, ArrayRef<const Type *> inputs) {
