@@ -115,6 +115,9 @@ int hx::importMain(int argc, char **argv) {
       cleanup();
       return fail("cannot create a directory beside '" + final + "': " + ec.message());
     }
+    // As a plain mkdir would make it (createUniqueDirectory makes it private).
+    sys::fs::setPermissions(weightsTmp,
+                            static_cast<sys::fs::perms>(sys::fs::all_all & ~sys::fs::getUmask()));
     for (auto &[rel, tensor] : m->weights) {
       SmallString<256> path(weightsTmp);
       sys::path::append(path, sys::path::filename(rel));
