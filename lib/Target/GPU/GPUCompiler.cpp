@@ -211,11 +211,12 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
                 ValueAsMetadata::get(ConstantInt::get(llvm::Type::getInt32Ty(ctx), v))}));
     };
     annotate("maxntidx", kBlockDim);
-    // A tiled contraction holds its sums in registers: ask ptxas for at most
-    // 65536 / (2 * kBlockDim) = 128 per thread, so two blocks share an SM
-    // (one block's global loads overlap the other's multiply-adds).
-    if (kb.usesBarrier())
-      annotate("minctasm", kMinBlocksPerSM);
+    // A tiled contraction holds its sums in registers: ask ptxas to fit at
+    // least two blocks on an SM (one block's global loads overlap the
+    // other's multiply-adds); at most 65536 / (2 * kBlockDim) = 128
+    // registers per thread for the largest tiles, fewer for smaller ones.
+    if (kb.usesBarrier() && kb.minBlocksPerSM())
+      annotate("minctasm", kb.minBlocksPerSM());
   }
   KernelRecord r;
   r.info.module = numModules();

@@ -4,9 +4,10 @@
 // only allocas and a branch to its body, so that finish() can turn the
 // branch into "thread 0 of block 0 only" when no parallel loop was emitted.
 //
-// The tiled contraction. Each block computes a 128 x 128 tile of C from
-// 8-deep slices of A and B staged in shared memory; each of its 256 threads
-// keeps an 8 x 8 block of sums in registers. The 8 warps tile C as 4 x 2
+// The tiled contraction, in its largest shape. Each block computes a
+// 128 x 128 tile of C from 8-deep slices of A and B staged in shared
+// memory; each of its 256 threads keeps an 8 x 8 block of sums in
+// registers. The 8 warps tile C as 4 x 2
 // warp tiles of 32 x 64, and a warp's lanes as 4 x 8 threads: lane (lr, lc)
 // of warp (wm, wn) owns rows wm*32 + lr*8 + 0..7 and the columns
 // wn*64 + lc*4 + 0..3 and wn*64 + 32 + lc*4 + 0..3:
@@ -49,6 +50,18 @@
 //    16-byte aligned;
 //  - each thread's rows and columns are addressed from one base pointer
 //    with constant offsets, so the backend merges them into 16-byte loads.
+//
+// That is the largest of three tile shapes (kTiles). A contraction whose
+// 128 x 128 tiles would leave the grid short of kTargetBlocks (256: two per
+// multiprocessor of an H100 or H200) takes 64 x 64 tiles (4 x 4 sums per
+// thread, 16 x 32 warp tiles, rows of 64 + 4 floats, one 16-byte load of As
+// and one of Bs per k), or, still short, 32 x 32 (2 x 2 sums, 8 x 16 warp
+// tiles, rows of 32 + 4 floats, 8-byte loads). Batch-1 convolutions are
+// such contractions: ResNet's last ones have 49 x 512 outputs, 4 blocks of
+// 128 x 128 but 32 of 32 x 32. The smaller shapes keep the layout's
+// properties (the staging stores' banks, aligned rows, one base pointer),
+// hold fewer sums, and ask ptxas for three and four blocks per
+// multiprocessor instead of two.
 //
 // Shapes too small for a tile (m or n below 32) use the untiled default.
 //
@@ -274,6 +287,33 @@ Value *GPUKernelBuilder::multiplyAdd(DType t, Value *x, Value *y, Value *z) {
   return add(t, mul(t, x, y), z);
 }
 
+namespace {
+// A warp's lanes as kLaneRows x kLaneCols threads.
+constexpr int64_t kWarp = 32, kLaneRows = 4, kLaneCols = 8;
+static_assert(kLaneRows * kLaneCols == kWarp, "a warp of lanes");
+
+/// What the contraction below needs of a tile shape.
+constexpr bool validTiles(const GPUKernelBuilder::Tiles &t) {
+  int64_t warpTileM = kLaneRows * t.threadM, warpTileN = kLaneCols * t.threadN;
+  return t.tileM == t.tileN &&                                   // one row stride for both tiles
+         t.tileM % warpTileM == 0 && t.tileN % warpTileN == 0 && // whole warp tiles
+         (t.tileM / warpTileM) * (t.tileN / warpTileN) * kWarp ==
+             GPUCompiler::kBlockDim && // one sum block per thread
+         t.tileM * GPUKernelBuilder::kTileK % GPUCompiler::kBlockDim == 0 && // whole slices
+         t.threadN % t.columnGroup == 0;                                     // whole column groups
+}
+static_assert(validTiles(GPUKernelBuilder::kTiles[0]) && validTiles(GPUKernelBuilder::kTiles[1]) &&
+                  validTiles(GPUKernelBuilder::kTiles[2]),
+              "tile shapes the contraction can run");
+} // namespace
+
+const GPUKernelBuilder::Tiles &GPUKernelBuilder::tilesFor(int64_t batch, int64_t m, int64_t n) {
+  for (const Tiles &t : kTiles)
+    if (batch * ((m + t.tileM - 1) / t.tileM) * ((n + t.tileN - 1) / t.tileN) >= kTargetBlocks)
+      return t;
+  return kTiles[std::size(kTiles) - 1];
+}
+
 void GPUKernelBuilder::contraction(const Contraction &c) {
   if (c.batch * c.m * c.n == 0)
     return;
@@ -281,26 +321,23 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     KernelBuilder::contraction(c);
     return;
   }
-  constexpr int64_t threads = GPUCompiler::kBlockDim, warp = 32;
-  // A warp's lanes as kLaneRows x kLaneCols threads; a thread's columns as
-  // kThreadN / kColumnGroup groups of kColumnGroup, a warp's width apart.
-  constexpr int64_t kLaneRows = 4, kLaneCols = 8, kColumnGroup = 4;
-  constexpr int64_t warpTileM = kLaneRows * kThreadM, warpTileN = kLaneCols * kThreadN;
-  constexpr int64_t warpsN = kTileN / warpTileN;
-  static_assert(kLaneRows * kLaneCols == warp, "a warp of lanes");
-  static_assert((kTileM / warpTileM) * warpsN * warp == threads, "one sum block per thread");
-  static_assert(kTileM % warpTileM == 0 && kTileN % warpTileN == 0, "whole warp tiles");
-  static_assert(kTileM * kTileK % threads == 0 && kTileN * kTileK % threads == 0,
-                "whole slices per thread");
-  static_assert(kTileM == kTileN, "one row stride for both tiles");
+  constexpr int64_t threads = GPUCompiler::kBlockDim, warp = kWarp;
+  // A thread's columns: threadN / columnGroup groups of columnGroup, a
+  // warp's width apart.
+  const Tiles &t = tilesFor(c.batch, c.m, c.n);
+  blocksPerSM = blocksPerSM ? std::min(blocksPerSM, t.blocksPerSM) : t.blocksPerSM;
+  const int64_t tileM = t.tileM, tileN = t.tileN, threadM = t.threadM, threadN = t.threadN,
+                columnGroup = t.columnGroup;
+  const int64_t warpTileM = kLaneRows * threadM, warpTileN = kLaneCols * threadN;
+  const int64_t warpsN = tileN / warpTileN; // validTiles holds for t
   sawParallel = true;
   // Tiles hold and sum the operands' dtype; the store gets the accumulator's.
   DType acc = isFloat(c.type) ? c.type : accumulatorType(c.type);
   DType storeType = accumulatorType(c.type);
   llvm::Type *accTy = memoryType(acc);
   // Elements per k-row of As and Bs: the tile and kPadBytes.
-  int64_t rowStride = kTileM + kPadBytes / int64_t(dtypeBytes(acc));
-  int64_t tilesM = (c.m + kTileM - 1) / kTileM, tilesN = (c.n + kTileN - 1) / kTileN;
+  int64_t rowStride = tileM + kPadBytes / int64_t(dtypeBytes(acc));
+  int64_t tilesM = (c.m + tileM - 1) / tileM, tilesN = (c.n + tileN - 1) / tileN;
   int64_t tiles = c.batch * tilesM * tilesN;
   wantBlocks(tiles);
   GlobalVariable *as = sharedArray(acc, kTileK * rowStride, "A");
@@ -312,16 +349,16 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
     Value *lane = irem(tid, warp), *w = idiv(tid, warp);
     Value *lr = idiv(lane, kLaneCols), *lc = irem(lane, kLaneCols);
     // The first row and column this thread owns within the tile.
-    Value *row = iadd(imul(idiv(w, warpsN), warpTileM), imul(lr, kThreadM));
-    Value *col = iadd(imul(irem(w, warpsN), warpTileN), imul(lc, kColumnGroup));
+    Value *row = iadd(imul(idiv(w, warpsN), warpTileM), imul(lr, threadM));
+    Value *col = iadd(imul(irem(w, warpsN), warpTileN), imul(lc, columnGroup));
     // Column q of the thread's block, from `col`: groups a warp's width apart.
     auto columnOf = [&](int64_t q) {
-      return (q / kColumnGroup) * (kLaneCols * kColumnGroup) + q % kColumnGroup;
+      return (q / columnGroup) * (kLaneCols * columnGroup) + q % columnGroup;
     };
     SmallVector<Value *, 4> t3 = unflatten(tile, {c.batch, tilesM, tilesN});
-    Value *batch = t3[0], *m0 = imul(t3[1], kTileM), *n0 = imul(t3[2], kTileN);
+    Value *batch = t3[0], *m0 = imul(t3[1], tileM), *n0 = imul(t3[2], tileN);
     SmallVector<LocalVar, 64> sums;
-    for (int64_t s = 0; s < kThreadM * kThreadN; ++s)
+    for (int64_t s = 0; s < threadM * threadN; ++s)
       sums.push_back(localVar(acc, constant(acc, 0)));
     Value *aRow = b.CreateInBoundsGEP(accTy, as, row);
     Value *bCol = b.CreateInBoundsGEP(accTy, bs, col);
@@ -339,7 +376,7 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
       GlobalVariable *dst;
       SmallVector<LocalVar, 4> regs, masks; // this thread's elements, fetched
     };
-    constexpr int64_t kPerThread = kTileM * kTileK / threads; // kTileM == kTileN
+    const int64_t kPerThread = tileM * kTileK / threads; // tileM == tileN
     auto slice = [&](int64_t extent, Value *origin,
                      function_ref<Value *(Value *, Value *, Value *)> load,
                      function_ref<Value *(Value *, Value *, Value *)> inside, GlobalVariable *dst) {
@@ -388,26 +425,26 @@ void GPUKernelBuilder::contraction(const Contraction &c) {
       fetch(sa, next);
       fetch(sb, next);
       for (int64_t kl = 0; kl < kTileK; ++kl) {
-        Value *a[kThreadM], *wv[kThreadN];
-        for (int64_t r = 0; r < kThreadM; ++r)
-          a[r] = load(acc, aRow, index(kl * rowStride + r));
-        for (int64_t q = 0; q < kThreadN; ++q)
-          wv[q] = load(acc, bCol, index(kl * rowStride + columnOf(q)));
-        for (int64_t r = 0; r < kThreadM; ++r)
-          for (int64_t q = 0; q < kThreadN; ++q) {
-            const LocalVar &s = sums[r * kThreadN + q];
+        SmallVector<Value *, 8> a, wv;
+        for (int64_t r = 0; r < threadM; ++r)
+          a.push_back(load(acc, aRow, index(kl * rowStride + r)));
+        for (int64_t q = 0; q < threadN; ++q)
+          wv.push_back(load(acc, bCol, index(kl * rowStride + columnOf(q))));
+        for (int64_t r = 0; r < threadM; ++r)
+          for (int64_t q = 0; q < threadN; ++q) {
+            const LocalVar &s = sums[r * threadN + q];
             set(s, multiplyAdd(acc, a[r], wv[q], get(s)));
           }
       }
       barrier();
     });
-    for (int64_t r = 0; r < kThreadM; ++r)
-      for (int64_t q = 0; q < kThreadN; ++q) {
+    for (int64_t r = 0; r < threadM; ++r)
+      for (int64_t q = 0; q < threadN; ++q) {
         Value *i = iadd(m0, iadd(row, r));
         Value *j = iadd(n0, iadd(col, columnOf(q)));
         Value *inside = logicalAnd(icmp(CmpOp::LT, i, index(c.m)), icmp(CmpOp::LT, j, index(c.n)));
         ifThen(inside,
-               [&] { c.store(batch, i, j, cast(get(sums[r * kThreadN + q]), acc, storeType)); });
+               [&] { c.store(batch, i, j, cast(get(sums[r * threadN + q]), acc, storeType)); });
       }
   });
   --parallelDepth;

@@ -13,10 +13,11 @@
 //    no parallel loop runs on thread 0 of block 0 alone;
 //  - a strided nest's innermost dim is not blocked (innerBlockLength 1):
 //    neighbouring threads take neighbouring elements, so accesses coalesce;
-//  - contraction() is tiled: each block computes a kTileM x kTileN tile of
-//    C, staging kTileK-deep slices of A and B in shared memory (the next
-//    slice's global loads in flight while this one is summed), and each
-//    thread keeps a kThreadM x kThreadN block of sums in registers;
+//  - contraction() is tiled: each block computes a tileM x tileN tile of
+//    C (128, 64 or 32 square: the largest that still gives the grid enough
+//    blocks), staging kTileK-deep slices of A and B in shared memory (the
+//    next slice's global loads in flight while this one is summed), and
+//    each thread keeps a threadM x threadN block of sums in registers;
 //  - math functions are libdevice's (__nv_expf, ...), sqrt is llvm.sqrt;
 //  - scratch arrays are per-thread local memory (at most 64 KiB);
 //  - float sums accumulate in double, as on the CPU (reductions are
@@ -63,6 +64,9 @@ public:
   unsigned gridDim() const { return grid; }
   /// Whether the kernel synchronizes its block (a tiled contraction).
   bool usesBarrier() const { return barriers > 0; }
+  /// For a kernel with a tiled contraction: the blocks per multiprocessor
+  /// its tile shape asks of ptxas (the fewest, of several contractions).
+  unsigned minBlocksPerSM() const { return blocksPerSM; }
   /// Set by withScratch when a request is too large for local memory.
   const std::string &error() const { return err; }
 
@@ -76,8 +80,27 @@ public:
   bool tilesContraction(const Contraction &) const override { return true; }
   DType accumulatorType(DType t) const override { return isFloat(t) ? DType::Float64 : t; }
 
-  static constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
-  static constexpr int64_t kThreadM = 8, kThreadN = 8;
+  /// A tiled contraction's shape: each block computes a tileM x tileN tile
+  /// of C (tileM == tileN), each thread a threadM x threadN block of sums
+  /// whose columns come in groups of columnGroup, a warp's width apart.
+  struct Tiles {
+    int64_t tileM, tileN, threadM, threadN, columnGroup;
+    /// Blocks that ptxas is asked to fit on one multiprocessor
+    /// (`.minnctapersm`), which caps the registers per thread at
+    /// 65536 / (blocks * 256).
+    unsigned blocksPerSM;
+  };
+  /// The three tile shapes, largest first: 128 (8 x 8 sums per thread), 64
+  /// (4 x 4) and 32 (2 x 2).
+  static constexpr Tiles kTiles[3] = {
+      {128, 128, 8, 8, 4, 2}, {64, 64, 4, 4, 4, 3}, {32, 32, 2, 2, 2, 4}};
+  /// Blocks a contraction should launch to fill a large GPU: two per
+  /// multiprocessor of an H100 or H200 (132), rounded.
+  static constexpr int64_t kTargetBlocks = 256;
+  /// The largest tile shape that gives `batch` x m x n at least
+  /// kTargetBlocks blocks, else the smallest.
+  static const Tiles &tilesFor(int64_t batch, int64_t m, int64_t n);
+  static constexpr int64_t kTileK = 8;
   /// Bytes between the k-rows of the shared tiles beyond the tile's width.
   static constexpr int64_t kPadBytes = 16;
   static constexpr int64_t kMaxScratchBytes = 64 * 1024;
@@ -104,6 +127,7 @@ private:
   bool emulate = false;
   unsigned barriers = 0;
   unsigned grid = 1;
+  unsigned blocksPerSM = 0;
   std::string err;
 };
 

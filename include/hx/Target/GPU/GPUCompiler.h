@@ -67,9 +67,6 @@ class GPUCompiler {
 public:
   /// Threads per block of every kernel.
   static constexpr unsigned kBlockDim = 256;
-  /// Blocks of a kernel with barriers (a tiled contraction) that ptxas is
-  /// asked to fit on one multiprocessor (`.minnctapersm`).
-  static constexpr unsigned kMinBlocksPerSM = 2;
 
   /// Fails when LLVM has no NVPTX target or the architecture is unknown.
   static llvm::Expected<std::unique_ptr<GPUCompiler>> create(GPUCompilerOptions opts = {});
