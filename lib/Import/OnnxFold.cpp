@@ -94,6 +94,8 @@ Expected<HostTensor> gather(NodeCtx &ctx, const HostTensor &data, const HostTens
     outer *= data.shape()[i];
   for (size_t i = axis + 1; i < data.rank(); ++i)
     inner *= data.shape()[i];
+  if (idx.dtype() != DType::Int64 && idx.dtype() != DType::Int32)
+    return ctx.error("the indices must be int32 or int64, not " + dtypeName(idx.dtype()));
   std::vector<int64_t> ix = tensorInts(idx);
   HostTensor out(data.dtype(), shape);
   size_t elt = dtypeBytes(data.dtype());
@@ -282,6 +284,8 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     return true;
   }
   if (op == "ConstantOfShape") {
+    if (a.dtype() != DType::Int64)
+      return ctx.error("the shape must be int64, not " + dtypeName(a.dtype()));
     std::vector<int64_t> shape = tensorInts(a);
     if (elementCount(shape) < 0)
       return ctx.error("the shape " + listText(shape) + " is negative or too large");

@@ -154,9 +154,14 @@ Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
 std::vector<int64_t> onnximport::tensorInts(const HostTensor &t) {
   std::vector<int64_t> v(t.numElements());
   for (int64_t i = 0; i < t.numElements(); ++i)
-    v[i] = t.dtype() == DType::Int64   ? t.as<int64_t>()[i]
-           : t.dtype() == DType::Int32 ? t.as<int32_t>()[i]
-                                       : int64_t(t.getDouble(i));
+    if (t.dtype() == DType::Int64)
+      v[i] = t.as<int64_t>()[i];
+    else if (t.dtype() == DType::Int32)
+      v[i] = t.as<int32_t>()[i];
+    else { // saturating, NaN as 0: callers that need integers check the dtype
+      double d = t.getDouble(i);
+      v[i] = std::isnan(d) ? 0 : d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : int64_t(d);
+    }
   return v;
 }
 
