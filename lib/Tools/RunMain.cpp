@@ -56,6 +56,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -87,6 +89,8 @@ struct RunConfig {
   bool interpret = false;
   unsigned repeat = 1;
   bool profile = false;
+  /// --time-runs: the wall time of each run(), best and median.
+  bool timeRuns = false;
   std::string trace;
   /// --cost-table-out: the measured cost table (hx/Transforms/CostModel.h).
   std::string costTableOut;
@@ -365,11 +369,20 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     RunProfile profile;
     bool wantProfile = c.profile || !c.trace.empty() || !c.costTableOut.empty();
     TimeScope runTime(report, "(run)");
+    std::vector<double> wall;
     for (unsigned r = 0; r < std::max(1u, c.repeat); ++r) {
+      auto start = std::chrono::steady_clock::now();
       Expected<std::vector<HostTensor>> out = s.run(inputs, wantProfile ? &profile : nullptr);
+      wall.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!out)
         return userError(toString(out.takeError()));
       results = std::move(*out);
+    }
+    if (c.timeRuns) {
+      std::sort(wall.begin(), wall.end());
+      errs() << format("hx-run: wall time per run: best %.3f ms, median %.3f ms (%zu runs)\n",
+                       1e3 * wall.front(), 1e3 * wall[wall.size() / 2], wall.size());
     }
     if (int status = writeMeasurements(c, s, profile))
       return status;
@@ -466,6 +479,10 @@ int hx::runMain(int argc, char **argv) {
                               cl::cat(cat));
   cl::opt<unsigned> repeat("repeat", cl::desc("Compile once, run N times"), cl::init(1),
                            cl::cat(cat));
+  cl::opt<bool> timeRuns("time-runs",
+                         cl::desc("Print the wall time per run (best and median of --repeat "
+                                  "runs) to stderr"),
+                         cl::cat(cat));
   cl::opt<bool> profile("profile",
                         cl::desc("Print time per step and device, bytes copied per device "
                                  "pair and peak memory per device to stderr"),
@@ -546,6 +563,7 @@ int hx::runMain(int argc, char **argv) {
   c.interpret = interpretOnly;
   c.repeat = repeat;
   c.profile = profile;
+  c.timeRuns = timeRuns;
   c.trace = trace;
   c.costTableOut = costTableOut;
   c.noPlan = noPlan;
