@@ -356,6 +356,10 @@ def write_bad(outdir):
     y4 = helper.make_tensor_value_info("y", F32, [1, 1, 4, 4])
     g = helper.make_graph([node("DepthToSpace", ["x"], ["y"], blocksize=2)], "unknown", [x4], [y4])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "unknown-op.onnx"))
+    # An experimental op type, which ONNX's checker warns about on stderr.
+    g = helper.make_graph([node("Scale", ["x"], ["y"], scale=2.0)], "experimental", [x], [x])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    open(os.path.join(outdir, "experimental-op.onnx"), "wb").write(m.SerializeToString())
     # A node the checker rejects: Relu with two inputs.
     g = helper.make_graph([helper.make_node("Relu", ["x", "x"], ["y"], name="/bad/Relu")], "invalid", [x], [x])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])

@@ -389,6 +389,11 @@ std::string Importer::emit(const Twine &call) {
   return id;
 }
 
+static Error unsupportedOp(const NodeCtx &ctx) {
+  return ctx.error("op type '" + ctx.node.op_type() + "' is not supported; hx imports " +
+                   join(supportedOnnxOps(), ", "));
+}
+
 Error Importer::importNode(const onnx::NodeProto &n) {
   NodeCtx ctx(*this, n);
   if (n.output_size() == 0 || n.output(0).empty())
@@ -410,10 +415,8 @@ Error Importer::importNode(const onnx::NodeProto &n) {
       return Error::success();
   }
   auto it = converters().find(n.op_type());
-  if (it == converters().end()) {
-    std::string list = join(supportedOnnxOps(), ", ");
-    return ctx.error("op type '" + n.op_type() + "' is not supported; hx imports " + list);
-  }
+  if (it == converters().end())
+    return unsupportedOp(ctx);
   line.clear();
   if (Error e = it->second(ctx))
     return e;
@@ -585,6 +588,12 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
         return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
                                  "): " + a.name() + " must be positive");
   }
+  // An op type hx cannot import is refused before ONNX's checker, which
+  // would first print a warning of its own about an experimental one.
+  for (const onnx::NodeProto &n : model.graph().node())
+    if ((n.domain().empty() || n.domain() == "ai.onnx") && !converters().count(n.op_type()) &&
+        !isFoldable(n.op_type()))
+      return unsupportedOp(NodeCtx(*this, n));
   try {
     onnx::checker::check_model(model);
     spellOutKernelShapes(*model.mutable_graph());
