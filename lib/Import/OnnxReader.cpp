@@ -179,10 +179,7 @@ HostTensor onnximport::intTensor(ArrayRef<int64_t> values, DType dtype, std::opt
 
 /// `[1, 2, 3]` as JSON (the constant table) writes it: no suffixes.
 static std::string jsonInts(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
+  return "[" + join(map_range(v, [](int64_t d) { return std::to_string(d); }), ", ") + "]";
 }
 
 std::string onnximport::intText(int64_t v) {
@@ -191,10 +188,7 @@ std::string onnximport::intText(int64_t v) {
 }
 
 std::string onnximport::listText(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + intText(v[i]);
-  return s + "]";
+  return "[" + join(map_range(v, intText), ", ") + "]";
 }
 
 std::string onnximport::floatText(double v) {

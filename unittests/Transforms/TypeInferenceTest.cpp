@@ -52,20 +52,27 @@ std::vector<std::string> typesOf(Module &m) {
   return out;
 }
 
-TEST(TypeInferenceTest, DefByDefWithWalksBetweenGivesInferTypesResult) {
-  Parsed whole(kModule), split(kModule);
-  ASSERT_TRUE(whole.m && split.m);
-  ASSERT_TRUE(inferTypes(*whole.m, whole.diags));
+/// One text parsed twice: `whole` typed at once by inferTypes, `split` for
+/// the test to type def by def.
+struct WholeAndSplit {
+  Parsed whole, split;
+  explicit WholeAndSplit(const char *text) : whole(text), split(text) {}
+  bool typedWhole() { return whole.m && split.m && inferTypes(*whole.m, whole.diags); }
+};
 
-  TypeInference types(*split.m, split.diags);
-  for (Module::Def &d : split.m->defs) {
+TEST(TypeInferenceTest, DefByDefWithWalksBetweenGivesInferTypesResult) {
+  WholeAndSplit ws(kModule);
+  ASSERT_TRUE(ws.typedWhole());
+  Module &split = *ws.split.m;
+  TypeInference types(split, ws.split.diags);
+  for (Module::Def &d : split.defs) {
     types.inferDef(d);
     // Walks between the defs renumber the Walk slot of the typed ones.
     walkPostOrder(d.fn.get(), [](Expr *) {});
   }
   EXPECT_FALSE(types.hadError());
   ASSERT_TRUE(types.finish());
-  EXPECT_EQ(typesOf(*split.m), typesOf(*whole.m));
+  EXPECT_EQ(typesOf(split), typesOf(*ws.whole.m));
 }
 
 TEST(TypeInferenceTest, ATypedDefIsNotTypedAgainAfterItsRootIsReplaced) {
@@ -129,16 +136,15 @@ bool hasIncomplete(const Type *t) {
 }
 
 TEST(TypeInferenceTest, TypeVariablesAreSolvedByTheEndOfEachDef) {
-  Parsed whole(kUnified), split(kUnified);
-  ASSERT_TRUE(whole.m && split.m);
-  ASSERT_TRUE(inferTypes(*whole.m, whole.diags));
-
-  TypeInference types(*split.m, split.diags);
-  types.inferDef(split.m->defs[0]); // types @k too, at the call
+  WholeAndSplit ws(kUnified);
+  ASSERT_TRUE(ws.typedWhole());
+  Module &split = *ws.split.m;
+  TypeInference types(split, ws.split.diags);
+  types.inferDef(split.defs[0]); // types @k too, at the call
   // Right after the def, as plan-devices walks it: no type variable is left
   // in it or in @k, and every node and parameter is typed (globals get their
   // types in finish()).
-  for (Module::Def &d : split.m->defs)
+  for (Module::Def &d : split.defs)
     walkPostOrder(d.fn.get(), [&](Expr *e) {
       if (isa<Op, GlobalVar>(e))
         return;
@@ -152,10 +158,10 @@ TEST(TypeInferenceTest, TypeVariablesAreSolvedByTheEndOfEachDef) {
         }
       }
     });
-  types.inferDef(split.m->defs[1]);
+  types.inferDef(split.defs[1]);
   ASSERT_TRUE(types.finish());
-  EXPECT_EQ(typesOf(*split.m), typesOf(*whole.m));
-  EXPECT_EQ(typeToString(split.m->defs[1].global->checkedType.get()),
+  EXPECT_EQ(typesOf(split), typesOf(*ws.whole.m));
+  EXPECT_EQ(typeToString(split.defs[1].global->checkedType.get()),
             "fn (fn (Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32], Tensor[(5, 7), "
             "float32]) -> Tensor[(5, 7), float32]");
 }

@@ -89,18 +89,9 @@ void TypeInferencer::finishOpCall(Call *call) {
     return finish(call, inferOpType(*call, argTypes, diags));
   // Type variables: the relation runs once they are solved (now, if they
   // already are).
-  SmallVector<TypeRef, 4> resolved;
-  bool unsolved = false;
-  for (const Type *t : argTypes) {
-    resolved.push_back(resolve(t));
-    unsolved |= hasVars(resolved.back().get());
-  }
-  if (unsolved)
+  if (llvm::any_of(argTypes, [&](const Type *t) { return hasVars(resolve(t).get()); }))
     return finish(call, defer(call, argTypes));
-  SmallVector<const Type *, 4> ptrs;
-  for (const TypeRef &t : resolved)
-    ptrs.push_back(t.get());
-  finish(call, inferOpType(*call, ptrs, diags));
+  finish(call, relationOnResolved(*call, argTypes));
 }
 
 void TypeInferencer::finishFuncCall(Call *call) {

@@ -200,6 +200,8 @@ private:
   /// `t` with every solved variable replaced by its solution; unsolved
   /// ones stay (for messages and type relations).
   TypeRef resolve(const Type *t);
+  /// The operator's type relation on its operands' types resolved.
+  TypeRef relationOnResolved(Call &call, llvm::ArrayRef<const Type *> operands);
   /// Unifies `a` with `b` (the expected type): false on a mismatch, with
   /// `conflict` set. `site`: the call to record as the origin of the
   /// solutions it finds. Deferred nodes it unblocks run at the next solve().

@@ -39,6 +39,7 @@
 
 #include "TypeInferencer.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Support/UnionFind.h"
 
 using namespace llvm;
 
@@ -53,15 +54,7 @@ TypeRef TypeInferencer::freshVar() {
 }
 
 uint32_t TypeInferencer::find(uint32_t id) {
-  uint32_t root = id;
-  while (vars[root].parent != root)
-    root = vars[root].parent;
-  while (vars[id].parent != root) {
-    uint32_t next = vars[id].parent;
-    vars[id].parent = root;
-    id = next;
-  }
-  return root;
+  return findRoot(id, [&](uint32_t i) -> uint32_t & { return vars[i].parent; });
 }
 
 const Type *TypeInferencer::prune(const Type *t, SMLoc *site) {
@@ -158,6 +151,16 @@ TypeRef TypeInferencer::resolve(const Type *t) {
   if (!changed)
     return TypeRef(const_cast<Type *>(t));
   return make<FuncType>(std::move(params), std::move(ret));
+}
+
+TypeRef TypeInferencer::relationOnResolved(Call &call, ArrayRef<const Type *> operands) {
+  SmallVector<TypeRef, 4> resolved;
+  SmallVector<const Type *, 4> types;
+  for (const Type *t : operands) {
+    resolved.push_back(resolve(t));
+    types.push_back(resolved.back().get());
+  }
+  return inferOpType(call, types, diags);
 }
 
 bool TypeInferencer::unify(const Type *a, const Type *b, SMLoc site) {
@@ -318,13 +321,10 @@ void TypeInferencer::retry(uint32_t i) {
   deferred[i].done = true;
   TypeRef result = deferred[i].result, t;
   if (auto *call = dyn_cast<Call>(e)) {
-    SmallVector<TypeRef, 4> inputs;
-    SmallVector<const Type *, 4> inputPtrs;
-    for (const TypeRef &in : deferred[i].inputs) {
-      inputs.push_back(resolve(in.get()));
-      inputPtrs.push_back(inputs.back().get());
-    }
-    t = inferOpType(*call, inputPtrs, diags);
+    SmallVector<const Type *, 4> inputs;
+    for (const TypeRef &in : deferred[i].inputs)
+      inputs.push_back(in.get());
+    t = relationOnResolved(*call, inputs);
   } else {
     t = projectType(cast<TupleGetItem>(e), prune(deferred[i].inputs[0].get()));
   }

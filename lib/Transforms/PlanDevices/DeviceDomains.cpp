@@ -1,5 +1,6 @@
 //===- DeviceDomains.cpp - Union-find over device domains ----------------===//
 #include "DeviceDomains.h"
+#include "hx/Support/UnionFind.h"
 
 using namespace hx;
 using namespace llvm;
@@ -31,15 +32,7 @@ DeviceDomains::Id DeviceDomains::makeFunction(ArrayRef<Id> paramsAndResult) {
 }
 
 DeviceDomains::Id DeviceDomains::find(Id x) {
-  Id root = x;
-  while (nodes[root].parent != root)
-    root = nodes[root].parent;
-  while (nodes[x].parent != root) {
-    Id next = nodes[x].parent;
-    nodes[x].parent = root;
-    x = next;
-  }
-  return root;
+  return findRoot(x, [&](Id i) -> Id & { return nodes[i].parent; });
 }
 
 DeviceDomains::Id DeviceDomains::firstOrder(Id x) {
