@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
+#include "hx/Support/Files.h"
 #include "hx/Support/SourceNames.h"
 #include "hx/Tensor/Npy.h"
 #include "llvm/ADT/StringExtras.h"
@@ -614,9 +615,11 @@ bool hx::isOnnxFile(StringRef path, StringRef bytes) {
 
 Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(StringRef path,
                                                            StringMap<HostTensor> &weights) {
-  auto file = MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
+  ReadFileOptions ro;
+  ro.allowStdin = true;
+  Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path, ro);
   if (!file)
-    return createStringError("cannot open '" + path + "': " + file.getError().message());
+    return createStringError("cannot open '" + path + "': " + toString(file.takeError()));
   if (!isOnnxFile(path, (*file)->getBuffer()))
     return std::move(*file);
   OnnxImportOptions opts;

@@ -38,6 +38,7 @@
 #include "hx/IR/Verifier.h"
 #include "hx/IR/Walk.h"
 #include "hx/Reduce/Reduce.h"
+#include "hx/Support/Files.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -261,9 +262,10 @@ private:
 
 bool hx::reduceModule(const ReduceOptions &opts, StringRef inputPath, std::string &result,
                       ReduceStats &stats) {
-  auto fileOrErr = MemoryBuffer::getFile(inputPath, /*IsText=*/false);
-  if (std::error_code ec = fileOrErr.getError()) {
-    errs() << "hx-reduce: error: cannot open '" << inputPath << "': " << ec.message() << "\n";
+  Expected<std::unique_ptr<MemoryBuffer>> fileOrErr = readUserFile(inputPath);
+  if (!fileOrErr) {
+    errs() << "hx-reduce: error: cannot open '" << inputPath
+           << "': " << toString(fileOrErr.takeError()) << "\n";
     return false;
   }
   SourceMgr sm;

@@ -51,6 +51,12 @@ void hx::listDevices(raw_ostream &os) {
 Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
                      std::vector<std::unique_ptr<Device>> &owned, std::vector<Device *> &out,
                      function_ref<void(const Twine &)> note) {
+  // Each worker is a thread of this process: a count beyond any machine's
+  // would start threads until the system refuses them, and hang.
+  if (c.threads > kMaxThreadsPerDevice)
+    return createStringError("--threads=" + Twine(c.threads) + ": a cpu device takes at most " +
+                             Twine(kMaxThreadsPerDevice) + " worker threads (this machine has " +
+                             Twine(std::thread::hardware_concurrency()) + " cores)");
   std::vector<VirtualDevice> virt = m.devices;
   if (virt.empty())
     virt.push_back(VirtualDevice{});

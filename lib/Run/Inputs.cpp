@@ -11,11 +11,76 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <iterator>
+#include <unistd.h>
 
 using namespace llvm;
 
 namespace hx {
+
+/// DIR/NAME.npy for --params: nullopt when there is no such file; an error
+/// when DIR is not a directory, or the file's name cannot be resolved (a
+/// symlink loop, no permission), so that a mistake in the directory is not
+/// reported as a missing input.
+static Expected<std::optional<std::string>> paramFile(StringRef dir, StringRef name) {
+  sys::fs::file_status st;
+  if (std::error_code ec = sys::fs::status(dir, st))
+    return createStringError("--params " + dir + ": " + ec.message());
+  if (!sys::fs::is_directory(st))
+    return createStringError("--params " + dir + ": not a directory");
+  SmallString<256> path(dir);
+  sys::path::append(path, name + ".npy");
+  std::error_code ec = sys::fs::status(path, st);
+  if (ec == std::errc::no_such_file_or_directory)
+    return std::nullopt;
+  if (ec)
+    return createStringError(path + ": cannot read: " + ec.message());
+  return path.str().str();
+}
+
+/// "1.5 GiB"
+static std::string bytesText(uint64_t n) {
+  const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(n);
+  unsigned u = 0;
+  while (v >= 1024 && u + 1 < std::size(units))
+    v /= 1024, ++u;
+  return u == 0 ? std::to_string(n) + " bytes" : formatv("{0:F1} {1}", v, units[u]).str();
+}
+
+/// The machine's physical memory (0 when unknown).
+static uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+/// Whether a random value of type `tt` for `param` may be drawn: its size
+/// is computed without overflow and checked before anything is allocated,
+/// against --device-memory-limit and, with what was drawn before, against
+/// the machine's memory.
+static Error checkDrawSize(const Var &param, const TensorType &tt, uint64_t limit,
+                           uint64_t &drawn) {
+  std::optional<int64_t> n = tt.numElements();
+  uint64_t elemBytes = dtypeBytes(tt.dtype);
+  auto tooLarge = [&](const Twine &why) {
+    return createStringError("parameter %" + param.name + " (" + typeToString(&tt) +
+                             "): cannot draw random values for it: " + why);
+  };
+  if (!n || uint64_t(*n) > UINT64_MAX / elemBytes)
+    return tooLarge("its size overflows 64 bits");
+  uint64_t bytes = uint64_t(*n) * elemBytes;
+  if (limit && bytes > limit)
+    return tooLarge(bytesText(bytes) + ", more than --device-memory-limit (" + bytesText(limit) +
+                    ")");
+  uint64_t memory = physicalMemory();
+  if (memory && bytes > memory - std::min(memory, drawn))
+    return tooLarge(bytesText(bytes) + (drawn ? " more" : "") + ", more than this machine's " +
+                    "memory (" + bytesText(memory) + ")");
+  drawn += bytes;
+  return Error::success();
+}
 
 /// Reads or makes one tensor per parameter of @main.
 Error checkInput(const Var &param, const HostTensor &t) {
@@ -63,6 +128,7 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
     }
   }
   std::optional<RandomInputGenerator> random;
+  uint64_t drawn = 0; // bytes drawn so far
   if (c.randomInputs)
     random.emplace(main, c.seed, *c.randomInputs);
   for (const Ref<Var> &p : main.params) {
@@ -73,10 +139,11 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
     }
     auto it = given.find(p->name);
     if (it == given.end() && !c.paramsDir.empty()) {
-      SmallString<256> path(c.paramsDir);
-      sys::path::append(path, p->name + ".npy");
-      if (sys::fs::exists(path))
-        it = given.try_emplace(p->name, path.str().str()).first;
+      Expected<std::optional<std::string>> path = paramFile(c.paramsDir, p->name);
+      if (!path)
+        return path.takeError();
+      if (*path)
+        it = given.try_emplace(p->name, **path).first;
     }
     if (it != given.end()) {
       Expected<HostTensor> t = readNpy(it->second);
@@ -99,6 +166,8 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
           (c.paramsDir.empty() ? "" : ", " + c.paramsDir + "/" + p->name + ".npy") +
           " or --random-inputs");
     }
+    if (Error e = checkDrawSize(*p, *tt, c.memoryLimit, drawn))
+      return std::move(e);
     out.push_back(random->draw(*p, *tt));
   }
   return out;
@@ -109,12 +178,18 @@ Expected<unsigned> bindParamsAsConstants(Function &main, StringRef dir,
   DenseMap<Var *, ExprRef> bound;
   std::vector<Ref<Var>> kept;
   for (const Ref<Var> &p : main.params) {
-    SmallString<256> path(dir);
-    sys::path::append(path, p->name + ".npy");
-    if (p->device != kNoDevice || is_contained(keep, p->name) || !sys::fs::exists(path)) {
+    if (p->device != kNoDevice || is_contained(keep, p->name)) {
       kept.push_back(p);
       continue;
     }
+    Expected<std::optional<std::string>> file = paramFile(dir, p->name);
+    if (!file)
+      return file.takeError();
+    if (!*file) {
+      kept.push_back(p);
+      continue;
+    }
+    std::string path = **file;
     Expected<HostTensor> t = readNpy(path);
     if (!t)
       return t.takeError();

@@ -1,7 +1,9 @@
 //===- Outputs.cpp - What a run prints and writes of its results ---------===//
 //
 // writeOutputs writes every file under a temporary name first, then renames
-// them all, so a failure leaves none of them (nor a directory it created).
+// them all, so a failure leaves none of them (nor a directory it created);
+// checkOutputDir finds the failures it can before a run. readReferenceOutputs
+// reads files of the same names back.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Outputs.h"
@@ -52,9 +54,9 @@ Error writeOutputs(StringRef dir, ArrayRef<HostTensor> results) {
     sys::path::append(tmp, ".output_" + std::to_string(i) + ".npy.tmp" +
                                std::to_string(sys::Process::getProcessId()));
     if (Error e = writeNpy(tmp, results[i])) {
-      consumeError(std::move(e));
       undo();
-      return createStringError("--output-dir: cannot write '" + path + "'");
+      return createStringError("--output-dir: cannot write '" + path +
+                               "': " + toString(std::move(e)));
     }
     staged.push_back({tmp.str().str(), path.str().str()});
   }
@@ -71,6 +73,62 @@ Error writeOutputs(StringRef dir, ArrayRef<HostTensor> results) {
       return createStringError("--output-dir: cannot write '" + path + "': " + ec.message());
     }
   return Error::success();
+}
+
+Error checkOutputDir(StringRef dir) {
+  // The directory, or the nearest existing one above it, in which
+  // writeOutputs would create the rest.
+  SmallString<256> target(dir);
+  sys::fs::make_absolute(target);
+  SmallString<256> at(target);
+  while (true) {
+    sys::fs::file_status st;
+    std::error_code ec = sys::fs::status(at, st);
+    bool exists = !ec;
+    if (exists ||
+        (ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)) {
+      std::string why;
+      if (!exists)
+        why = ec.message();
+      else if (!sys::fs::is_directory(st))
+        why = at == target ? std::string("not a directory")
+                           : "'" + at.str().str() + "' is not a directory";
+      else if (std::error_code ac = sys::fs::access(at, sys::fs::AccessMode::Write))
+        why = ac.message() + (at == target ? "" : " ('" + at.str().str() + "')");
+      if (why.empty())
+        return Error::success();
+      return createStringError("--output-dir: cannot " +
+                               Twine(at == target ? "write into '" : "create '") + dir +
+                               "': " + why);
+    }
+    StringRef parent = sys::path::parent_path(at);
+    if (parent.empty() || parent == at)
+      return createStringError("--output-dir: cannot create '" + dir + "': " + ec.message());
+    at = parent;
+  }
+}
+
+Expected<std::vector<HostTensor>> readReferenceOutputs(StringRef dir) {
+  sys::fs::file_status st;
+  if (std::error_code ec = sys::fs::status(dir, st))
+    return createStringError("'" + dir + "': " + ec.message());
+  if (!sys::fs::is_directory(st))
+    return createStringError("'" + dir + "': not a directory");
+  std::vector<HostTensor> out;
+  for (unsigned i = 0;; ++i) {
+    SmallString<256> path(dir);
+    sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+    std::error_code ec = sys::fs::status(path, st);
+    if (ec == std::errc::no_such_file_or_directory)
+      break;
+    Expected<HostTensor> t = readNpy(path);
+    if (!t)
+      return t.takeError();
+    out.push_back(std::move(*t));
+  }
+  if (out.empty())
+    return createStringError("'" + dir + "' holds no output_0.npy");
+  return out;
 }
 
 } // namespace hx

@@ -180,12 +180,19 @@ private:
                            " of " + name);
       return false;
     }
+    // Every size and stride the kernels compute fits in int64 below this.
+    std::optional<int64_t> elements = tensor->numElements();
+    if (!elements || uint64_t(*elements) > kMaxBufferBytes / dtypeBytes(tensor->dtype)) {
+      diags.error(loc, "not supported by the executor: " + name + " of type " + typeToString(t) +
+                           " is larger than the 2^48 bytes a buffer may hold");
+      return false;
+    }
     Buffer b;
     b.kind = kind;
     b.device = device == kNoDevice ? 0 : device;
     b.dtype = tensor->dtype;
     b.shape.assign(tensor->shape.begin(), tensor->shape.end());
-    b.bytes = uint64_t(*tensor->numElements()) * dtypeBytes(tensor->dtype);
+    b.bytes = uint64_t(*elements) * dtypeBytes(tensor->dtype);
     b.index = index;
     b.name = name;
     out = Value::tensor(newBuffer(std::move(b)));

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hx/Tensor/Npy.h"
+#include "hx/Support/Files.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -470,44 +471,12 @@ Expected<HostTensor> parseNpy(StringRef bytes, StringRef name) {
 }
 
 Expected<HostTensor> readNpy(StringRef path) {
-  sys::fs::file_status st;
-  if (std::error_code ec = sys::fs::status(path, st))
-    return npyError(path, "cannot read: " + ec.message());
-  if (sys::fs::is_directory(st))
-    return npyError(path, "cannot read: Is a directory");
-  if (sys::fs::is_regular_file(st)) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
-        MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!buf)
-      return npyError(path, "cannot read: " + buf.getError().message());
-    return parseNpy((*buf)->getBuffer(), path);
-  }
-  // A pipe or device (`--input x=<(...)`): read in chunks, and stop at once
-  // if it does not start like a .npy file, so /dev/zero is an error rather
-  // than an endless read.
-  Expected<sys::fs::file_t> fd = sys::fs::openNativeFileForRead(path);
-  if (!fd)
-    return npyError(path, "cannot read: " + toString(fd.takeError()));
-  SmallString<0> bytes;
-  char chunk[1 << 16];
-  Error err = Error::success();
-  while (true) {
-    Expected<size_t> n = sys::fs::readNativeFile(*fd, MutableArrayRef<char>(chunk, sizeof(chunk)));
-    if (!n) {
-      err = n.takeError();
-      break;
-    }
-    if (*n == 0)
-      break;
-    bytes.append(chunk, chunk + *n);
-    size_t m = std::min<size_t>(bytes.size(), kMagicLen);
-    if (std::memcmp(bytes.data(), kMagic, m) != 0)
-      break; // parseNpy reports the bad magic
-  }
-  sys::fs::closeFile(*fd);
-  if (err)
-    return npyError(path, "cannot read: " + toString(std::move(err)));
-  return parseNpy(bytes.str(), path);
+  ReadFileOptions opts;
+  opts.nullTerminated = false;
+  Expected<std::unique_ptr<MemoryBuffer>> buf = readUserFile(path, opts);
+  if (!buf)
+    return npyError(path, "cannot read: " + toString(buf.takeError()));
+  return parseNpy((*buf)->getBuffer(), path);
 }
 
 //===----------------------------------------------------------------------===//

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/CrashReproducer.h"
+#include "hx/Support/Files.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -258,10 +259,10 @@ void CrashReproducer::reportInternalError(StringRef reason) {
 }
 
 bool hx::readReproducerArgs(StringRef tool, StringRef file, std::vector<std::string> &args) {
-  auto buf = MemoryBuffer::getFile(file, /*IsText=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> buf = readUserFile(file);
   if (!buf) {
     errs() << tool << ": error: --run-reproducer: cannot open '" << file
-           << "': " << buf.getError().message() << "\n";
+           << "': " << toString(buf.takeError()) << "\n";
     return false;
   }
   StringRef text = (*buf)->getBuffer();

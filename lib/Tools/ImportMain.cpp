@@ -7,12 +7,15 @@
 // `<output stem>.weights/*.npy` beside it, which the text's constant table
 // names. Nothing is left behind unless the whole import succeeded, and a
 // failed import leaves the files of an earlier one as they were: the text and
-// the weights are written under temporary names and renamed into place at the
-// end.
+// the weights are written under temporary names beside their final ones and
+// renamed into place at the end. What is not an earlier import's is never
+// replaced: the model itself (-o naming it), a symbolic link, a file or a
+// directory of other files where the weights would go.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/ImportMain.h"
 #include "hx/Import/Onnx.h"
+#include "hx/Support/Files.h"
 #include "hx/Tensor/Npy.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -52,9 +55,15 @@ int hx::importMain(int argc, char **argv) {
     sys::path::replace_extension(p, ".ir");
     out = std::string(p);
   }
-  auto file = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
+  // The model is never overwritten by its own import.
+  bool same = false;
+  if (input != "-" && out != "-" && !sys::fs::equivalent(input, out, same) && same)
+    return fail("-o '" + out + "' is the model itself; choose another output");
+  ReadFileOptions ro;
+  ro.allowStdin = true;
+  Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(input, ro);
   if (!file)
-    return fail("cannot open '" + input + "': " + file.getError().message());
+    return fail("cannot open '" + input + "': " + toString(file.takeError()));
 
   // Weights beside the text: `<dir of out>/<stem>.weights/`.
   SmallString<256> dir(out == "-" ? StringRef(".") : sys::path::parent_path(out));
@@ -73,23 +82,45 @@ int hx::importMain(int argc, char **argv) {
     outs() << m->text;
     return 0;
   }
-  SmallString<256> final(dir);
+  // Everything is staged beside its final name, so the renames stay on one
+  // file system (never in $TMPDIR, which createUniqueDirectory would use for
+  // a relative name).
+  SmallString<256> text(out), final(dir);
+  sys::fs::make_absolute(text);
+  sys::fs::make_absolute(final);
   sys::path::append(final, opts.weightsDir);
-  // A stale import's weights are replaced; a directory holding anything else
-  // is the user's, and left alone (checked before anything is written).
-  if (!m->weights.empty() && sys::fs::is_directory(final)) {
-    std::error_code dirEc;
-    for (sys::fs::directory_iterator it(final, dirEc), end; it != end && !dirEc;
-         it.increment(dirEc))
-      if (sys::path::extension(it->path()) != ".npy")
-        return fail("'" + final + "' holds files other than .npy weights; remove it or " +
-                    "choose another -o");
+  // A stale import's weights are replaced; anything else at that name is the
+  // user's and left alone (checked before anything is written): a symbolic
+  // link (followed, the replacement would delete what it points to), a
+  // file, a directory holding other files.
+  bool replaceWeights = false;
+  if (!m->weights.empty()) {
+    sys::fs::file_status st;
+    if (!sys::fs::status(final, st, /*Follow=*/false)) {
+      if (st.type() == sys::fs::file_type::symlink_file)
+        return fail("'" + final + "' is a symbolic link, which hx-import-onnx does not write " +
+                    "through; remove it or choose another -o");
+      if (!sys::fs::is_directory(st))
+        return fail("'" + final + "' exists and is not a directory; remove it or choose " +
+                    "another -o");
+      std::error_code dirEc;
+      for (sys::fs::directory_iterator it(final, dirEc, /*follow_symlinks=*/false), end;
+           it != end && !dirEc; it.increment(dirEc))
+        if (sys::path::extension(it->path()) != ".npy" ||
+            it->type() != sys::fs::file_type::regular_file)
+          return fail("'" + final + "' holds files other than .npy weights; remove it or " +
+                      "choose another -o");
+      if (dirEc)
+        return fail("cannot read '" + final + "': " + dirEc.message());
+      replaceWeights = true;
+    }
   }
 
   // The text and the weights go to temporary names beside their final ones
-  // and are renamed into place once both are complete: a failed import
-  // leaves whatever was there before.
-  SmallString<256> textTmp, weightsTmp;
+  // and are renamed into place once both are complete; the weights they
+  // replace are moved aside first and deleted last. A failed import leaves
+  // whatever was there before.
+  SmallString<256> textTmp, weightsTmp, oldWeights;
   auto cleanup = [&] {
     if (!textTmp.empty())
       sys::fs::remove(textTmp);
@@ -98,7 +129,7 @@ int hx::importMain(int argc, char **argv) {
   };
   {
     int fd;
-    if (std::error_code ec = sys::fs::createUniqueFile(out + ".tmp-%%%%%%", fd, textTmp))
+    if (std::error_code ec = sys::fs::createUniqueFile(text + ".tmp-%%%%%%", fd, textTmp))
       return fail("cannot write '" + out + "': " + ec.message());
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << m->text;
@@ -126,17 +157,38 @@ int hx::importMain(int argc, char **argv) {
         return fail(toString(std::move(e)));
       }
     }
-    if (sys::fs::is_directory(final))
-      sys::fs::remove_directories(final);
+    if (replaceWeights) {
+      // A unique name beside it for the old weights.
+      SmallString<256> aside;
+      if (std::error_code ec = sys::fs::createUniqueDirectory(final + ".old", aside)) {
+        cleanup();
+        return fail("cannot write '" + final + "': " + ec.message());
+      }
+      sys::fs::remove(aside);
+      if (std::error_code ec = sys::fs::rename(final, aside)) {
+        cleanup();
+        return fail("cannot replace '" + final + "': " + ec.message());
+      }
+      oldWeights = aside;
+    }
     if (std::error_code ec = sys::fs::rename(weightsTmp, final)) {
+      if (!oldWeights.empty())
+        sys::fs::rename(oldWeights, final);
       cleanup();
       return fail("cannot write '" + final + "': " + ec.message());
     }
     weightsTmp.clear();
   }
-  if (std::error_code ec = sys::fs::rename(textTmp, out)) {
+  if (std::error_code ec = sys::fs::rename(textTmp, text)) {
+    if (!m->weights.empty()) { // the new weights out, the old ones back
+      sys::fs::remove_directories(final);
+      if (!oldWeights.empty())
+        sys::fs::rename(oldWeights, final);
+    }
     cleanup();
     return fail("cannot write '" + out + "': " + ec.message());
   }
+  if (!oldWeights.empty())
+    sys::fs::remove_directories(oldWeights);
   return 0;
 }

@@ -314,7 +314,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
   bool dynamic = s.hasDynamicShapes();
   if (c.emit == Emit::None || dynamic) {
     Expected<std::vector<HostTensor>> in =
-        gatherInputs(*main, {c.inputs, c.paramsDir, c.randomInputs, c.seed});
+        gatherInputs(*main, {c.inputs, c.paramsDir, c.randomInputs, c.seed, c.deviceMemoryLimit});
     if (!in)
       return userError(toString(in.takeError()));
     inputs = std::move(*in);
@@ -403,6 +403,10 @@ int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
     return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
                      "flags (--default-device=...), not passes");
+  // Where the outputs go is checked before anything is read or run.
+  if (!c.outputDir.empty())
+    if (Error e = checkOutputDir(c.outputDir))
+      return userError(toString(std::move(e)));
   // An ONNX model is imported first: its text is what runs (and what a
   // crash reproducer holds).
   StringMap<HostTensor> weights;

@@ -8,6 +8,7 @@
 #include "hx/Transforms/CostModel.h"
 #include "hx/IR/Expr.h"
 #include "hx/Ops/OpCost.h"
+#include "hx/Support/Files.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,9 +40,9 @@ CopyLink CostModel::link(const VirtualDevice &from, const VirtualDevice &to) con
 }
 
 bool CostModel::load(StringRef path, std::string &error) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buf = MemoryBuffer::getFile(path, /*IsText=*/true);
+  Expected<std::unique_ptr<MemoryBuffer>> buf = readUserFile(path);
   if (!buf) {
-    error = ("cannot read cost table '" + path + "': " + buf.getError().message()).str();
+    error = ("cannot read cost table '" + path + "': " + toString(buf.takeError())).str();
     return false;
   }
   return parse((*buf)->getBuffer(), path, error);

@@ -25,10 +25,14 @@
 
 namespace hx {
 
+/// The most worker threads a cpu device takes (DeviceMapOptions::threads).
+constexpr unsigned kMaxThreadsPerDevice = 1024;
+
 struct DeviceMapOptions {
   /// --device, in virtual device order.
   std::vector<std::string> devices;
-  /// Worker threads per cpu instance (0: one per core).
+  /// Worker threads per cpu instance (0: one per core; at most
+  /// kMaxThreadsPerDevice, else mapDevices fails).
   unsigned threads = 0;
   /// --device-memory-limit (0: none).
   uint64_t memoryLimit = 0;

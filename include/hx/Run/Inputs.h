@@ -28,6 +28,10 @@ struct InputSources {
   /// Draw the rest (else a parameter without a file is an error).
   std::optional<RandomInputMode> randomInputs;
   uint64_t seed = 0;
+  /// --device-memory-limit (0: none): a drawn input larger than it is
+  /// refused before it is allocated, as one larger than the machine's
+  /// memory always is.
+  uint64_t memoryLimit = 0;
 };
 
 /// Whether `t` can be the value of `param`: the same dtype and rank, and

@@ -16,6 +16,16 @@ void summarizeOutput(llvm::raw_ostream &os, unsigned i, const HostTensor &t);
 /// names the file (as hx-run --output-dir).
 llvm::Error writeOutputs(llvm::StringRef dir, llvm::ArrayRef<HostTensor> results);
 
+/// Checks before a run that writeOutputs can write into `dir`: a directory
+/// (or a name whose parent is one) that this process may write; the error
+/// names the directory and the reason.
+llvm::Error checkOutputDir(llvm::StringRef dir);
+
+/// Reads reference outputs DIR/output_<i>.npy, as writeOutputs names them
+/// (hx-run --check-against): output_0.npy, output_1.npy, ... up to the
+/// first missing one. The error names the directory or the file.
+llvm::Expected<std::vector<HostTensor>> readReferenceOutputs(llvm::StringRef dir);
+
 } // namespace hx
 
 #endif

@@ -41,6 +41,11 @@ struct ExecutableOptions {
   bool compileOnly = false;
 };
 
+/// The largest buffer the executor makes (2^48 bytes): a module with a
+/// larger value is refused before any kernel is compiled, so every size,
+/// offset and stride the kernels compute fits in int64.
+constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 48;
+
 /// One buffer of the schedule: a tensor on one virtual device.
 struct Buffer {
   enum class Kind : uint8_t { Param, Constant, Intermediate, Output, Alias };
