@@ -128,9 +128,8 @@ struct DifferentialTester::Impl {
     if (!cmp.mismatch.empty())
       return fail("compare", cmp.mismatch);
     if (!cmp.ok())
-      return fail("compare", formatv("max relative error {0} above the tolerance {1} at {2}",
-                                     cmp.maxError, cmp.tolerance, cmp.where)
-                                 .str());
+      return fail("compare",
+                  cmp.where() + ": " + cmp.explain() + " (" + cmp.tolerance.describe() + ")");
     return {};
   }
 };

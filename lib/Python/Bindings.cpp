@@ -114,7 +114,8 @@ PYBIND11_MODULE(_hx, m) {
       .def("device_names", &PySession::deviceNames)
       .def("run", &PySession::run)
       .def("profile", &PySession::profile)
-      .def("check", &PySession::check)
+      .def("check", &PySession::check, py::arg("inputs"), py::arg("reference") = py::none(),
+           py::arg("tolerance") = py::none())
       .def("interpret", &PySession::interpret)
       .def("placement", &PySession::placement)
       .def("text", &PySession::text)

@@ -19,11 +19,13 @@
 #include "hx/Backends/Registry.h"
 #include "hx/IR/Printer.h"
 #include "hx/Interpreter/FoldConstant.h"
+#include "hx/Run/Compare.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
 #include <map>
 #include <utility>
 
@@ -440,23 +442,38 @@ py::tuple PySession::profile(py::sequence inputs) {
   return py::make_tuple(toList(std::move(out)), data->toDict());
 }
 
-py::tuple PySession::check(py::sequence inputs) {
-  std::vector<HostTensor> in = gather(inputs), out;
+py::tuple PySession::check(py::sequence inputs, std::optional<py::sequence> reference,
+                           std::optional<std::pair<double, double>> tolerance) {
+  std::vector<HostTensor> in = gather(inputs), out, want;
+  if (reference)
+    for (size_t i = 0; i < reference->size(); ++i)
+      want.push_back(
+          toHostTensor((*reference)[i], "hx: error: reference output " + std::to_string(i)));
+  CompareOptions opts;
+  if (tolerance)
+    opts.tolerance = Tolerance{tolerance->first, tolerance->second};
   Comparison cmp;
   {
     py::gil_scoped_release nogil;
     std::lock_guard<std::mutex> lock(mutex);
     out = runNow(in, nullptr);
-    Expected<Comparison> c = s.check(in, out);
-    if (!c)
-      fail("hx: error: the interpreter: " + toString(c.takeError()));
-    cmp = std::move(*c);
+    if (reference) {
+      opts.wantName = "reference";
+      cmp = compareResults(out, want, in, opts);
+    } else {
+      Expected<Comparison> c = s.check(in, out, opts);
+      if (!c)
+        fail("hx: error: the interpreter: " + toString(c.takeError()));
+      cmp = std::move(*c);
+    }
   }
   py::dict d;
   d["ok"] = cmp.ok();
   d["max_error"] = cmp.maxError;
-  d["tolerance"] = cmp.tolerance;
-  d["where"] = cmp.where;
+  d["rtol"] = cmp.tolerance.rtol;
+  d["atol"] = cmp.tolerance.atol;
+  d["where"] = cmp.where();
+  d["explanation"] = cmp.explain();
   d["mismatch"] = cmp.mismatch;
   d["vacuous_outputs"] = cmp.vacuousOutputs;
   return py::make_tuple(toList(std::move(out)), d);

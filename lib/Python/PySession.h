@@ -70,8 +70,11 @@ public:
   pybind11::list run(pybind11::sequence inputs);
   /// (outputs, profile data).
   pybind11::tuple profile(pybind11::sequence inputs);
-  /// (outputs, comparison with the interpreter).
-  pybind11::tuple check(pybind11::sequence inputs);
+  /// (outputs, comparison with the interpreter, or with `reference` given:
+  /// one array per output) by hx/Run/Compare.h's rule, with `tolerance`
+  /// (rtol, atol) instead of the default.
+  pybind11::tuple check(pybind11::sequence inputs, std::optional<pybind11::sequence> reference,
+                        std::optional<std::pair<double, double>> tolerance);
   pybind11::list interpret(pybind11::sequence inputs);
 
   /// Where each operator call runs and what each copy moves

@@ -307,11 +307,12 @@ Expected<std::vector<HostTensor>> Session::interpret(ArrayRef<HostTensor> inputs
   return hx::interpret(*mod, inputs);
 }
 
-Expected<Comparison> Session::check(ArrayRef<HostTensor> inputs, ArrayRef<HostTensor> results) {
+Expected<Comparison> Session::check(ArrayRef<HostTensor> inputs, ArrayRef<HostTensor> results,
+                                    const CompareOptions &opts) {
   Expected<std::vector<HostTensor>> want = interpret(inputs);
   if (!want)
     return want.takeError();
-  return compareResults(results, *want, inputs);
+  return compareResults(results, *want, inputs, opts);
 }
 
 } // namespace hx

@@ -85,6 +85,10 @@ struct RunConfig {
   std::string saveInputs;
   std::vector<std::string> devices;
   bool check = false;
+  /// --check-against: DIR/output_<i>.npy, reference outputs.
+  std::string checkAgainst;
+  /// --tolerance: replaces Compare.h's default for floating outputs.
+  std::optional<Tolerance> tolerance;
   bool checkDevices = false;
   bool interpret = false;
   unsigned repeat = 1;
@@ -145,6 +149,10 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.emulateCuda, "--emulate-cuda"}})
     if (on)
       args.push_back(flag);
+  if (!c.checkAgainst.empty())
+    args.push_back("--check-against=" + absolute(c.checkAgainst));
+  if (c.tolerance)
+    args.push_back("--tolerance=" + c.tolerance->flagValue());
   if (c.repeat != 1)
     args.push_back("--repeat=" + std::to_string(c.repeat));
   if (c.threads)
@@ -221,33 +229,58 @@ int writeMeasurements(const RunConfig &c, Session &s, const RunProfile &profile)
   return kExitSuccess;
 }
 
-/// --check: the interpreter on the same inputs, by Compare.h's rule.
-int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
-                 ArrayRef<HostTensor> results) {
-  Expected<Comparison> cmp = s.check(inputs, results);
-  if (!cmp)
-    return userError("--check: the interpreter: " + toString(cmp.takeError()));
-  if (!cmp->mismatch.empty()) {
-    outs() << "check: " << cmp->mismatch << ": FAILED\n";
+/// Prints a comparison by Compare.h's rule ("check" against the
+/// interpreter, "check against DIR" against reference outputs): the worst
+/// element and the rule's numbers when it fails.
+int reportComparison(const RunConfig &c, StringRef label, const Comparison &cmp) {
+  if (!cmp.mismatch.empty()) {
+    outs() << label << ": " << cmp.mismatch << ": FAILED\n";
     return kExitUserError;
   }
-  if (cmp->vacuous())
-    errs() << "hx-run: warning: --check: " << cmp->vacuousList()
-           << (cmp->vacuousOutputs.size() == 1 ? " is" : " are")
+  if (cmp.vacuous())
+    errs() << "hx-run: warning: --" << (label == "check" ? "check" : "check-against") << ": "
+           << cmp.vacuousList() << (cmp.vacuousOutputs.size() == 1 ? " is" : " are")
            << " entirely inf or NaN on both sides, so the check says nothing of "
-           << (cmp->vacuousOutputs.size() == 1 ? "it" : "them")
+           << (cmp.vacuousOutputs.size() == 1 ? "it" : "them")
            << (c.randomInputs == RandomInputMode::Uniform ? " (try --random-inputs=scaled)" : "")
            << "\n";
-  outs() << format("check: max relative error %.3g against the interpreter (tolerance %.0e)",
-                   cmp->maxError, cmp->tolerance);
-  if (!cmp->ok()) {
-    outs() << ": FAILED\n";
+  std::string rule = cmp.tolerance.describe();
+  if (!cmp.ok()) {
+    outs() << label << ": FAILED at " << cmp.where() << "\n  " << cmp.ruleAtWorst() << "\n";
+    if (std::string n = cmp.failingCount(); !n.empty())
+      outs() << "  " << n << "\n";
     return kExitUserError;
   }
-  if (cmp->vacuous())
-    outs() << ": vacuous (" << cmp->vacuousList() << " inf/NaN on both sides)\n";
+  outs() << label
+         << format(": max relative error %.3g against the %s (normwise; ", cmp.maxError,
+                   cmp.wantName.c_str())
+         << rule << ")";
+  if (cmp.vacuous())
+    outs() << ": vacuous (" << cmp.vacuousList() << " inf/NaN on both sides)\n";
   else
     outs() << ": ok\n";
+  return kExitSuccess;
+}
+
+/// --check: the interpreter on the same inputs; --check-against: the
+/// reference outputs of a directory. Both by Compare.h's rule.
+int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
+                 ArrayRef<HostTensor> results, ArrayRef<HostTensor> reference) {
+  CompareOptions opts;
+  opts.tolerance = c.tolerance;
+  if (c.check) {
+    Expected<Comparison> cmp = s.check(inputs, results, opts);
+    if (!cmp)
+      return userError("--check: the interpreter: " + toString(cmp.takeError()));
+    if (int status = reportComparison(c, "check", *cmp))
+      return status;
+  }
+  if (!c.checkAgainst.empty()) {
+    opts.wantName = "reference";
+    Comparison cmp = compareResults(results, reference, inputs, opts);
+    if (int status = reportComparison(c, "check against " + c.checkAgainst, cmp))
+      return status;
+  }
   return kExitSuccess;
 }
 
@@ -324,6 +357,14 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       return *rc;
     main = s.main();
   }
+  // Reference outputs are read with the inputs, before anything runs.
+  std::vector<HostTensor> reference;
+  if (!c.checkAgainst.empty()) {
+    Expected<std::vector<HostTensor>> ref = readReferenceOutputs(c.checkAgainst);
+    if (!ref)
+      return userError("--check-against: " + toString(ref.takeError()));
+    reference = std::move(*ref);
+  }
   if (!c.saveInputs.empty())
     if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))
       return userError("--save-inputs: " + toString(std::move(e)));
@@ -388,8 +429,8 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       return status;
   }
 
-  if (c.check)
-    if (int status = checkResults(c, s, inputs, results))
+  if (c.check || !c.checkAgainst.empty())
+    if (int status = checkResults(c, s, inputs, results, reference))
       return status;
   for (unsigned i = 0; i < results.size(); ++i)
     summarizeOutput(outs(), i, results[i]);
@@ -476,6 +517,18 @@ int hx::runMain(int argc, char **argv) {
                       cl::desc("Run the reference interpreter on the same inputs; exit 1 when "
                                "the results differ by more than the tolerance"),
                       cl::cat(cat));
+  cl::opt<std::string> checkAgainst(
+      "check-against",
+      cl::desc("Compare the results with reference outputs DIR/output_<i>.npy (as --output-dir "
+               "writes them: PyTorch's or ONNX Runtime's, say) by --check's rule; exit 1 when "
+               "they differ by more than the tolerance"),
+      cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<std::string> tolerance(
+      "tolerance",
+      cl::desc("The tolerance of --check and --check-against for floating outputs: element i "
+               "of an output passes when |a_i - b_i| <= ATOL + RTOL * (the output's largest "
+               "|b|); default 1e-3,1e-5 (1e-2,1e-3 with float16)"),
+      cl::value_desc("RTOL[,ATOL]"), cl::cat(cat));
   cl::opt<bool> checkDevices(
       "check-devices", cl::desc("Before each kernel, check that its arguments live on its device"),
       cl::cat(cat));
@@ -563,6 +616,13 @@ int hx::runMain(int argc, char **argv) {
   c.saveInputs = saveInputs;
   c.devices.assign(devices.begin(), devices.end());
   c.check = check;
+  c.checkAgainst = checkAgainst;
+  if (tolerance.getNumOccurrences()) {
+    Expected<Tolerance> t = parseTolerance(tolerance);
+    if (!t)
+      return userError("--tolerance: " + toString(t.takeError()));
+    c.tolerance = *t;
+  }
   c.checkDevices = checkDevices;
   c.interpret = interpretOnly;
   c.repeat = repeat;

@@ -64,13 +64,19 @@ class Profile:
 
 @dataclasses.dataclass
 class CheckResult:
-    """A run compared with the reference interpreter (Compiled.check), by hx's one rule:
-    |a - b| / max(1, |b|) within the tolerance, NaN only with NaN."""
+    """A run compared with the reference interpreter, or with reference outputs
+    (Compiled.check), by hx's one rule: element i of an output passes when
+    |a_i - b_i| <= atol + rtol * scale, scale the output's largest |b|; integer
+    outputs must be equal; NaN agrees only with NaN."""
     ok: bool
+    #: The largest |a - b| / scale over the floating outputs.
     max_error: float
-    tolerance: float
-    #: Where max_error is ("output_0[3]: compiled ..., interpreter ...").
+    rtol: float
+    atol: float
+    #: The element that decides ("output_0[0, 3]: compiled ..., interpreter ...").
     where: str
+    #: The rule's numbers at that element, and how many elements fail.
+    explanation: str
     #: A difference in the number, dtype or shape of the outputs ("" if none).
     mismatch: str
     #: The outputs entirely inf or NaN on both sides (compared vacuously).
@@ -81,9 +87,12 @@ class CheckResult:
         return self.ok
 
     def __repr__(self):
-        state = "ok" if self.ok else "FAILED"
-        return (f"<hx.CheckResult {state}: max relative error {self.max_error:.3g} "
-                f"(tolerance {self.tolerance:.0e})>")
+        if self.mismatch:
+            return f"<hx.CheckResult FAILED: {self.mismatch}>"
+        if not self.ok:
+            return f"<hx.CheckResult FAILED: {self.where}: {self.explanation}>"
+        return (f"<hx.CheckResult ok: max error {self.max_error:.3g} "
+                f"(rtol {self.rtol:g}, atol {self.atol:g})>")
 
 
 def _warn(messages):
@@ -283,10 +292,26 @@ class Compiled:
         outputs, data = self._compiled(lambda: self._session.profile(self._arrays(args, inputs)))
         return Profile(outputs=outputs, **data)
 
-    def check(self, /, *args, **inputs):
-        """Runs, then compares with the reference interpreter on the same inputs: a
-        CheckResult (true when within the tolerance)."""
-        outputs, data = self._compiled(lambda: self._session.check(self._arrays(args, inputs)))
+    def check(self, /, *args, reference=None, tolerance=None, **inputs):
+        """Runs, then compares with the reference interpreter on the same inputs, or
+        with `reference` (one array per output: PyTorch's or ONNX Runtime's, say):
+        a CheckResult (true when within the tolerance). `tolerance` is rtol or
+        (rtol, atol), as hx-run --tolerance (default 1e-3, 1e-5; 1e-2, 1e-3 with
+        float16)."""
+        if reference is not None:
+            if isinstance(reference, np.ndarray) or not hasattr(reference, "__len__"):
+                reference = [reference]
+            reference = [r if isinstance(r, np.ndarray) else
+                         r.detach().cpu().numpy() if hasattr(r, "detach") else np.asarray(r)
+                         for r in reference]
+        if tolerance is not None:
+            rtol, atol = (tolerance, 0.0) if np.isscalar(tolerance) else tolerance
+            if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
+                raise Error(f"hx: error: tolerance {tolerance!r}: rtol and atol must be "
+                            "finite numbers >= 0")
+            tolerance = (float(rtol), float(atol))
+        outputs, data = self._compiled(
+            lambda: self._session.check(self._arrays(args, inputs), reference, tolerance))
         return CheckResult(outputs=outputs, **data)
 
     def interpret(self, /, *args, **inputs):

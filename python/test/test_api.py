@@ -232,10 +232,36 @@ def test_check():
     x, w = rand(2, 4), rand(3, 4, seed=1)
     r = m.check(x=x, w=w)
     assert r and r.ok and r.mismatch == "" and r.vacuous_outputs == []
-    assert r.tolerance == 1e-4 and 0 <= r.max_error <= r.tolerance
+    assert (r.rtol, r.atol) == (1e-3, 1e-5) and 0 <= r.max_error <= r.rtol
     np.testing.assert_allclose(r.outputs[0], mlp_ref(x, w), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(m.interpret(x, w)[0], r.outputs[0], rtol=1e-5, atol=1e-6)
     assert "ok" in repr(r)
+
+
+def test_check_against_a_reference():
+    m = hx.compile(MLP, devices=["cpu"])
+    x, w = rand(2, 4), rand(3, 4, seed=1)
+    ref = mlp_ref(x, w)
+    r = m.check(x, w, reference=[ref])
+    assert r.ok and r.max_error < 1e-5, r
+    r = m.check(x, w, reference=ref[:, ::-1].copy())  # a single array is one output
+    assert not r.ok and r.where.startswith("output_0[") and "reference" in r.where
+    assert "|difference|" in r.explanation and "outside the tolerance" in r.explanation
+    assert "FAILED" in repr(r)
+    r = m.check(x, w, reference=[ref, ref])
+    assert not r.ok and "gives 1 output, the reference 2" in r.mismatch
+
+
+def test_check_tolerance():
+    m = hx.compile(MLP, devices=["cpu"])
+    x, w = rand(2, 4), rand(3, 4, seed=1)
+    ref = mlp_ref(x, w) * (1 + 1e-4)
+    assert not m.check(x, w, reference=[ref], tolerance=1e-6)
+    r = m.check(x, w, reference=[ref], tolerance=(1e-3, 0))
+    assert r.ok and (r.rtol, r.atol) == (1e-3, 0)
+    for bad in (-1, float("nan"), (1e-3, float("inf"))):
+        with pytest.raises(hx.Error, match="tolerance"):
+            m.check(x, w, tolerance=bad)
 
 
 def test_text_is_a_repro():

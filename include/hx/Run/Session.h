@@ -170,7 +170,8 @@ public:
   llvm::Expected<std::vector<HostTensor>> interpret(llvm::ArrayRef<HostTensor> inputs);
   /// The interpreter's results for `inputs`, compared with `results`.
   llvm::Expected<Comparison> check(llvm::ArrayRef<HostTensor> inputs,
-                                   llvm::ArrayRef<HostTensor> results);
+                                   llvm::ArrayRef<HostTensor> results,
+                                   const CompareOptions &opts = {});
 
   DiagEngine &diags() { return diag; }
   llvm::SourceMgr &sourceMgr() { return sm; }
