@@ -386,6 +386,23 @@ def write_bad(outdir):
     g = helper.make_graph([node("Concat", ["", "x"], ["y"], axis=0)], "absent", [xc], [yc])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     open(os.path.join(outdir, "absent-input.onnx"), "wb").write(m.SerializeToString())
+    # Dropout asked to train: with a constant true flag, and with the flag an
+    # input given at run time (as ONNX's test_training_dropout* give it).
+    xt = helper.make_tensor_value_info("x", F32, [2, 3])
+    mode = helper.make_tensor("mode", TensorProto.BOOL, [], [True])
+    g = helper.make_graph([node("Dropout", ["x", "", "mode"], ["y"])], "training", [xt], [xt],
+                          initializer=[mode])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "dropout-training.onnx"))
+    modein = helper.make_tensor_value_info("mode", TensorProto.BOOL, [])
+    g = helper.make_graph([node("Dropout", ["x", "", "mode"], ["y"])], "training", [xt, modein], [xt])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "dropout-runtime-mode.onnx"))
+    # A string input, and a Cast to string: named as ONNX names the type.
+    xs = helper.make_tensor_value_info("x", TensorProto.STRING, [2])
+    g = helper.make_graph([node("Identity", ["x"], ["y"])], "strings", [xs], [xs])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "string-input.onnx"))
+    ys = helper.make_tensor_value_info("y", TensorProto.STRING, [2, 3])
+    g = helper.make_graph([node("Cast", ["x"], ["y"], to=TensorProto.STRING)], "cast", [xt], [ys])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "cast-string.onnx"))
     # Valid ONNX that hx's operators reject: a float64 convolution.
     xf = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3, 5, 5])
     yf = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 4, 3, 3])

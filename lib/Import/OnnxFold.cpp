@@ -262,7 +262,8 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   if (op == "Cast") {
     std::optional<DType> to = dtypeFromOnnx(ctx.getInt("to", 0));
     if (!to)
-      return ctx.error("attribute 'to' names a dtype hx does not have");
+      return ctx.error("attribute 'to' is " + onnxTypeName(ctx.getInt("to", 0)) +
+                       ", which hx has no dtype for");
     HostTensor out(*to, a.shape());
     if (*to == DType::Int64 && (a.dtype() == DType::Int64 || a.dtype() == DType::Int32)) {
       std::vector<int64_t> v = tensorInts(a); // exactly, not through double

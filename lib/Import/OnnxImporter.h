@@ -107,6 +107,9 @@ int64_t elementCount(llvm::ArrayRef<int64_t> shape);
 /// A tensor from a TensorProto (raw_data or the typed fields).
 llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &t);
 std::optional<DType> dtypeFromOnnx(int elemType);
+/// An ONNX element type by name ("float32", "string", "bfloat16"), for
+/// messages.
+std::string onnxTypeName(int elemType);
 /// The integers of a tensor of an integer dtype.
 std::vector<int64_t> tensorInts(const HostTensor &t);
 HostTensor intTensor(llvm::ArrayRef<int64_t> values, DType dtype = DType::Int64,

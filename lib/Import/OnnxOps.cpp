@@ -74,6 +74,22 @@ Error identity(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Dropout is the identity at inference. From opset 12 its third input,
+/// training_mode, may ask for training: a true or run-time flag would drop
+/// values at random, which hx does not do, so it is refused rather than
+/// imported as the identity (a silently wrong answer).
+Error dropout(NodeCtx &ctx) {
+  if (OnnxValue *mode = ctx.input(2)) {
+    if (!mode->constant)
+      return ctx.error("training_mode is given at run time; hx imports Dropout for inference "
+                       "only (training_mode false)");
+    if (mode->constant->numElements() != 1 || mode->constant->getDouble(0) != 0)
+      return ctx.error("training_mode is true; hx imports Dropout for inference only "
+                       "(training_mode false)");
+  }
+  return identity(ctx);
+}
+
 /// A scalar constant of a dtype.
 std::string scalar(NodeCtx &ctx, DType dtype, double v) {
   OnnxValue s;
@@ -120,7 +136,8 @@ Error clip(NodeCtx &ctx) {
 Error cast(NodeCtx &ctx) {
   std::optional<DType> to = dtypeFromOnnx(ctx.getInt("to", 0));
   if (!to)
-    return ctx.error("attribute 'to' names a dtype hx does not have");
+    return ctx.error("attribute 'to' is " + onnxTypeName(ctx.getInt("to", 0)) +
+                     ", which hx has no dtype for");
   ctx.setOutput(0, ctx.emit("cast(" + ctx.use(0) + ", dtype=\"" + dtypeName(*to) + "\")"));
   return Error::success();
 }
@@ -664,7 +681,7 @@ const StringMap<Converter> &onnximport::converters() {
       {"ConstantOfShape", needsStatic},
       {"Conv", conv},
       {"Div", binaryOp<kDiv>},
-      {"Dropout", identity},
+      {"Dropout", dropout},
       {"Equal", binaryOp<kEqual>},
       {"Erf", unaryOp<kErf>},
       {"Exp", unaryOp<kExp>},

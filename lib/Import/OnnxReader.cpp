@@ -61,14 +61,33 @@ std::optional<DType> onnximport::dtypeFromOnnx(int t) {
   }
 }
 
+std::string onnximport::onnxTypeName(int t) {
+  if (std::optional<DType> dt = dtypeFromOnnx(t))
+    return dtypeName(*dt).str();
+  switch (t) {
+  case onnx::TensorProto::STRING:
+    return "string";
+  case onnx::TensorProto::BFLOAT16:
+    return "bfloat16";
+  case onnx::TensorProto::COMPLEX64:
+    return "complex64";
+  case onnx::TensorProto::COMPLEX128:
+    return "complex128";
+  case onnx::TensorProto::UNDEFINED:
+    return "undefined";
+  default:
+    return "element type " + std::to_string(t);
+  }
+}
+
 /// The checks of tensorFromProto that need no allocation: the dtype, the
 /// dims, and data of the size they say. Returns the element count.
 static Expected<int64_t> checkTensorProto(const onnx::TensorProto &t) {
   std::string what = "tensor '" + t.name() + "'";
   std::optional<DType> dt = dtypeFromOnnx(t.data_type());
   if (!dt)
-    return createStringError(what + " has element type " + Twine(t.data_type()) +
-                             ", which hx has no dtype for");
+    return createStringError(what + " is a " + onnxTypeName(t.data_type()) +
+                             " tensor, which hx has no dtype for");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     return createStringError(what + " keeps its data in an external file, which hx does not "
                                     "read (save the model with its data inside)");
@@ -449,9 +468,13 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
       continue; // an initializer: a constant, not a parameter
     OnnxValue &v = define(vi.name());
     typeOf(vi.name(), v);
-    if (!vi.type().has_tensor_type() || !dtypeFromOnnx(vi.type().tensor_type().elem_type()))
+    if (!vi.type().has_tensor_type())
       return createStringError(fileName + ": input '" + vi.name() +
-                               "' is not a tensor of a dtype hx has");
+                               "' is not a tensor (a sequence, map or optional), which hx "
+                               "does not take");
+    if (int et = vi.type().tensor_type().elem_type(); !dtypeFromOnnx(et))
+      return createStringError(fileName + ": input '" + vi.name() + "' is a " + onnxTypeName(et) +
+                               " tensor, which hx has no dtype for");
     if (!v.dims)
       return createStringError(fileName + ": input '" + vi.name() + "' has no shape");
     for (int64_t d : *v.dims)
