@@ -62,6 +62,12 @@ HostTensor toHostTensor(py::handle obj, const std::string &what) {
   auto a = py::reinterpret_borrow<py::array>(obj);
   py::dtype d = a.dtype();
   std::optional<DType> dt = dtypeOf(d);
+  if (d.kind() == 'U' || d.kind() == 'S')
+    throw HxError(what + ": an array of strings (dtype " + py::str(d).cast<std::string>() +
+                  "), which hx has no dtype for");
+  if (d.kind() == 'O')
+    throw HxError(what + ": an array of Python objects (dtype object), which hx has no dtype "
+                         "for");
   if (!dt || d.has_fields())
     throw HxError(what + ": dtype " + py::str(d).cast<std::string>() + " has no hx equivalent");
   if (d.byteorder() == '>')

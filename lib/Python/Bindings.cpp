@@ -68,6 +68,16 @@ static LoadConfig loadConfig(bool plan, bool simplify, bool fuse,
 PYBIND11_MODULE(_hx, m) {
   m.doc() = "hx's compiled core; use the `hx` package";
   py::register_exception<HxError>(m, "Error");
+  // Ctrl-C stopped a run: KeyboardInterrupt is already set (PySession.cpp).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const Interrupted &) {
+      if (!PyErr_Occurred())
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
 
   m.def("device_table", &deviceTable, py::arg("devices"), py::arg("default_device") = py::none(),
         "The virtual-device table (JSON) for a module without one, for a device list");

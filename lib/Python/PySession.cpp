@@ -36,13 +36,16 @@ namespace hx::python {
 
 /// hx-run's flag names in messages become the Python keywords.
 static std::string pythonWording(std::string msg) {
-  for (auto [flag, keyword] : {std::pair{"--device=", "device "}, {"--device", "devices"}})
+  for (auto [flag, keyword] :
+       {std::pair{"--device=", "device "}, {"--device", "devices"}, {"--threads=", "threads="}})
     for (size_t at = msg.find(flag); at != std::string::npos; at = msg.find(flag, at))
       msg.replace(at, strlen(flag), keyword);
   return msg;
 }
 
 PySession::PySession() {
+  mainThread =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   s.diags().setProgramName("hx");
   s.diags().setHandler([this](const Diagnostic &d) {
     std::string text;
@@ -147,11 +150,17 @@ py::list PySession::params() const {
 }
 
 py::list PySession::deviceTable() {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<std::pair<std::string, std::string>> rows;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (loaded)
+      for (const VirtualDevice &vd : s.module().devices)
+        rows.push_back({deviceTypeName(vd.deviceType).str(), vd.target.str()});
+  }
   py::list out;
-  if (loaded)
-    for (const VirtualDevice &vd : s.module().devices)
-      out.append(py::make_tuple(deviceTypeName(vd.deviceType).str(), vd.target.str()));
+  for (auto &[type, target] : rows)
+    out.append(py::make_tuple(type, target));
   return out;
 }
 
@@ -225,11 +234,13 @@ void PySession::compileNow() {
 }
 
 std::vector<std::string> PySession::lastNotes() {
+  py::gil_scoped_release nogil; // never wait for the mutex holding the GIL
   std::lock_guard<std::mutex> lock(mutex);
   return notes;
 }
 
 std::vector<std::string> PySession::deviceNames() {
+  py::gil_scoped_release nogil; // never wait for the mutex holding the GIL
   std::lock_guard<std::mutex> lock(mutex);
   std::vector<std::string> out;
   for (Device *d : s.devices())
@@ -281,11 +292,45 @@ void PySession::prepare(ArrayRef<HostTensor> inputs) {
   compiledFor = signature;
 }
 
+namespace {
+/// Ctrl-C during a run (Executable's InterruptCheck). Python runs its signal
+/// handlers on the main thread when it holds the GIL, which a run has
+/// released; so between steps, on the main thread and at most every 20 ms,
+/// this takes the GIL and lets PyErr_CheckSignals run them. When a handler
+/// raises (KeyboardInterrupt), the run stops and the exception, already set,
+/// propagates (Interrupted). No thread waits for a session's mutex while
+/// holding the GIL, so taking it here cannot deadlock.
+class SignalCheck {
+public:
+  explicit SignalCheck(bool onMainThread) : enabled(onMainThread) {}
+  bool operator()() {
+    if (!enabled)
+      return false;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(20))
+      return false;
+    last = now;
+    py::gil_scoped_acquire gil;
+    return PyErr_CheckSignals() != 0;
+  }
+
+private:
+  bool enabled;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+} // namespace
+
 std::vector<HostTensor> PySession::runNow(ArrayRef<HostTensor> inputs, RunProfile *profile) {
   prepare(inputs);
-  Expected<std::vector<HostTensor>> out = s.run(inputs, profile);
-  if (!out)
+  SignalCheck signals(PyThread_get_thread_ident() == mainThread);
+  Expected<std::vector<HostTensor>> out = s.run(inputs, profile, [&] { return signals(); });
+  if (!out) {
+    if (out.errorIsA<InterruptedError>()) {
+      consumeError(out.takeError());
+      throw Interrupted();
+    }
     fail("hx: error: " + toString(out.takeError()));
+  }
   return std::move(*out);
 }
 
@@ -518,6 +563,7 @@ py::dict PySession::placement() {
 }
 
 std::string PySession::text() {
+  py::gil_scoped_release nogil; // never wait for the mutex holding the GIL
   std::lock_guard<std::mutex> lock(mutex);
   if (!loaded)
     throw HxError("hx: error: no module is loaded");
@@ -528,6 +574,7 @@ std::string PySession::text() {
 }
 
 std::vector<std::string> PySession::takeWarnings() {
+  py::gil_scoped_release nogil; // never wait for the mutex holding the GIL
   std::lock_guard<std::mutex> lock(mutex);
   return std::exchange(warnings, {});
 }

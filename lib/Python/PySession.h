@@ -42,6 +42,10 @@ struct DeviceConfig {
   bool checkDevices = false;
 };
 
+/// Thrown when Ctrl-C stopped a run: the Python exception (KeyboardInterrupt)
+/// is already set; the module's exception translator leaves it so.
+struct Interrupted {};
+
 class PySession {
 public:
   PySession();
@@ -114,6 +118,9 @@ private:
   bool devicesChanged = false;
   unsigned compiles = 0;
   std::vector<std::string> notes;
+  /// Python's main thread (threading.main_thread().ident): the one thread
+  /// whose runs check for Ctrl-C.
+  unsigned long mainThread = 0;
 };
 
 } // namespace hx::python

@@ -295,10 +295,11 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
   return Error::success();
 }
 
-Expected<std::vector<HostTensor>> Session::run(ArrayRef<HostTensor> inputs, RunProfile *profile) {
+Expected<std::vector<HostTensor>> Session::run(ArrayRef<HostTensor> inputs, RunProfile *profile,
+                                               InterruptCheck interrupted) {
   if (!exe)
     return createStringError("the module is not compiled");
-  return exe->run(inputs, profile);
+  return exe->run(inputs, profile, interrupted);
 }
 
 Expected<std::vector<HostTensor>> Session::interpret(ArrayRef<HostTensor> inputs) {

@@ -218,8 +218,10 @@ static Error issueCopy(Device &from, Device &to, void *dst, const void *src, siz
   return from.copyToHost(dst, src, n, stream);
 }
 
-Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
-                                                  RunProfile *profile) {
+char InterruptedError::ID = 0;
+
+Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs, RunProfile *profile,
+                                                  InterruptCheck interrupted) {
   Impl &x = *impl;
   if (x.opts.compileOnly)
     return fail("this executable was built to be printed (compileOnly), not run");
@@ -260,6 +262,11 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs,
   }
   double queueStartTime = since(Clock::now());
   for (unsigned s = 0; s < x.steps.size();) {
+    if (interrupted && interrupted()) {
+      // What the queues still hold finishes before the buffers are reused.
+      consumeError(x.synchronizeAll());
+      return make_error<InterruptedError>();
+    }
     const Step &st = x.steps[s];
     unsigned q = x.anyAsync ? x.stepQueue[s] : 0;
     Stream *stream = x.anyAsync ? x.streamOf(q) : nullptr;

@@ -343,6 +343,8 @@ def _array(value, param):
     tensors by their memory, anything else converted to the parameter's dtype."""
     if isinstance(value, np.ndarray):
         return value
+    if value is None:
+        raise Error(f"hx: error: input %{param.name} is None, not an array")
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
         return value.detach().cpu().numpy()
     return np.asarray(value, dtype=param.dtype)

@@ -365,6 +365,49 @@ def test_dynamic_shape_the_operators_reject():
     np.testing.assert_allclose(m.run(x, b)[0], x + b, rtol=1e-6)
 
 
+def test_none_and_strings_as_inputs():
+    m = hx.compile(MLP, devices=["cpu"])
+    with pytest.raises(hx.Error, match=r"input %x is None, not an array"):
+        m.run(None, rand(3, 4))
+    with pytest.raises(hx.Error, match=r"input %w: an array of strings \(dtype <U1\)"):
+        m.run(rand(2, 4), np.array([["a"] * 4] * 3))
+
+
+def test_threads_are_bounded():
+    with pytest.raises(hx.Error, match=r"threads=100000: a cpu device takes at most 1024 worker"):
+        hx.compile(MLP, devices=["cpu"], threads=100000)
+    m = hx.compile(MLP, devices=["cpu"], threads=4)
+    assert m.check(rand(2, 4), rand(3, 4)).ok
+
+
+def test_ctrl_c_stops_a_long_run():
+    # Many steps of a large product, run on the main thread: SIGINT a moment
+    # after the run starts raises KeyboardInterrupt between two steps, long
+    # before the run would end; the session stays usable.
+    import os
+    import signal
+    import threading
+    import time
+    n, steps = 512, 400
+    body = "".join(f"  %{i + 1} = nn.dense(%{i}, %w);\n" for i in range(steps))
+    src = HEADER + (f"def @main(%x: Tensor[({n}, {n}), float32], %w: Tensor[({n}, {n}), float32]) "
+                    "{\n  %0 = nn.relu(%x);\n" + body + f"  %{steps}\n}}\n")
+    m = hx.compile(src, devices=["cpu"], threads=1, fuse=False, fold=False)
+    x, w = rand(n, n) * 0, rand(n, n)
+    start = time.monotonic()
+    m.run(x[:1].repeat(n, 0), w)  # warm
+    one_run = time.monotonic() - start
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        m.run(x, w)
+    stopped = time.monotonic() - start
+    timer.join()
+    assert stopped < max(1.0, one_run / 2), (stopped, one_run)
+    assert m.run(x, w)[0].shape == (n, n)
+
+
 def test_bad_options():
     with pytest.raises(hx.Error, match="cannot open 'no-such-file.ir'"):
         hx.load("no-such-file.ir")

@@ -165,7 +165,8 @@ public:
   /// Runs the executable on one tensor per parameter of @main; the results
   /// flattened depth first. Call it as often as you like.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
-                                              RunProfile *profile = nullptr);
+                                              RunProfile *profile = nullptr,
+                                              InterruptCheck interrupted = nullptr);
   /// The reference interpreter on the same module.
   llvm::Expected<std::vector<HostTensor>> interpret(llvm::ArrayRef<HostTensor> inputs);
   /// The interpreter's results for `inputs`, compared with `results`.

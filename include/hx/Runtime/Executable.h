@@ -20,7 +20,9 @@
 #include "hx/Support/Diagnostics.h"
 #include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,6 +98,20 @@ struct RunProfile {
   std::vector<StepTime> steps;
 };
 
+/// Asked between the steps of a run, on the thread that runs: true stops
+/// the run, which then fails with an InterruptedError (Python's Ctrl-C).
+using InterruptCheck = llvm::function_ref<bool()>;
+
+/// The error of a run stopped by its InterruptCheck.
+class InterruptedError : public llvm::ErrorInfo<InterruptedError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override { os << "the run was interrupted"; }
+  std::error_code convertToErrorCode() const override {
+    return std::make_error_code(std::errc::interrupted);
+  }
+};
+
 class Executable {
 public:
   ~Executable();
@@ -110,8 +126,10 @@ public:
 
   /// Runs on `inputs` (one per parameter of @main, already checked against
   /// the parameter types); returns the result flattened depth first.
+  /// `interrupted`, when given, is asked before each step.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
-                                              RunProfile *profile = nullptr);
+                                              RunProfile *profile = nullptr,
+                                              InterruptCheck interrupted = nullptr);
 
   llvm::ArrayRef<Step> steps() const;
   llvm::ArrayRef<Buffer> buffers() const;
