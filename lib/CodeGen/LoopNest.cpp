@@ -19,18 +19,33 @@
 // emitIndexLoops is the same nest without steps 1 and 2, handing the body
 // every coordinate instead of operand offsets.
 //
+// Sizes, strides and their products are int64: the executor refuses any
+// value above kMaxBufferBytes (2^48 bytes) before a kernel is compiled
+// (hx/Runtime/Executable.h), so none of them can overflow here; the products
+// below assert it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoopNest.h"
+#include "llvm/Support/MathExtras.h"
+#include <cassert>
 
 using namespace llvm;
 
 namespace hx {
 
+/// a * b, which the executor's buffer limit keeps within int64.
+static int64_t mul(int64_t a, int64_t b) {
+  int64_t r;
+  [[maybe_unused]] bool overflow = MulOverflow(a, b, r);
+  assert(!overflow && "a shape beyond kMaxBufferBytes reached code generation");
+  return r;
+}
+
 Shape contiguousStrides(ArrayRef<int64_t> shape) {
   Shape strides(shape.size(), 1);
   for (size_t d = shape.size(); d > 1; --d)
-    strides[d - 2] = strides[d - 1] * std::max<int64_t>(shape[d - 1], 1);
+    strides[d - 2] = mul(strides[d - 1], std::max<int64_t>(shape[d - 1], 1));
   return strides;
 }
 
@@ -56,7 +71,7 @@ bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> outShape) {
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    n = mul(n, d);
   return n;
 }
 
