@@ -24,10 +24,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPU/ParallelPool.h"
-#include "hx/Backends/CPU.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
+#include "hx/Targets/CPU/CPUBackend.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"

@@ -7,7 +7,11 @@ The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
     Support < IR < Ops, Tensor < Parser, Pass, Smith, Import < Transforms, CodeGen,
-    Interpreter < Target, Reduce < Runtime < Backends < Run < Differential < Tools, Python
+    Interpreter < Reduce < Runtime < Targets < Run < Differential < Tools, Python
+
+lib/Targets is one room: a folder per target (its code generator and its
+devices, a library each: hxTarget<Folder>), the GPU lowering the GPU targets
+share, and the registry (hxTargets).
 """
 import os
 import re
@@ -19,21 +23,22 @@ RANK = {
     "Ops": 2, "Tensor": 2,
     "Parser": 3, "Pass": 3, "Smith": 3, "Import": 3,
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
-    "Target": 5, "Reduce": 5,
+    "Reduce": 5,
     "Runtime": 6,
-    "Backends": 7,
+    "Targets": 7,
     "Run": 8,
     "Differential": 9,
     "Tools": 10, "Python": 10,
 }
 # CMake target names -> room.
-TARGETS = {"hxGrammar": "Parser", "hxTargetCPU": "Target", "hxTargetGPU": "Target",
-           "hxTargetSIMT": "Target"}
+TARGETS = {"hxGrammar": "Parser"}
 
 
 def room_of_target(name):
     if name in TARGETS:
         return TARGETS[name]
+    if re.fullmatch(r"hxTarget[A-Z]\w*", name):
+        return "Targets"
     m = re.fullmatch(r"hx([A-Z]\w*)", name)
     return m.group(1) if m and m.group(1) in RANK else None
 

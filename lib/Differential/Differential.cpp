@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Differential/Differential.h"
-#include "hx/Backends/Registry.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Interpreter/Interpreter.h"
@@ -16,6 +15,7 @@
 #include "hx/Run/Inputs.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
+#include "hx/Targets/Registry.h"
 #include "hx/Transforms/Passes.h"
 #include "hx/Transforms/VerifyPlacement.h"
 #include "llvm/ADT/STLExtras.h"

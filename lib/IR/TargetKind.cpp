@@ -6,7 +6,7 @@
 // a measured cost table (hx-run --cost-table-out) replaces them.
 //
 // A new kind is one entry here; a backend that compiles for it registers in
-// lib/Backends.
+// lib/Targets.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/TargetKind.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PySession.h"
-#include "hx/Backends/Registry.h"
 #include "hx/IR/VirtualDevice.h"
+#include "hx/Targets/Registry.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>

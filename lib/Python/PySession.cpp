@@ -15,12 +15,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PySession.h"
-#include "hx/Backends/CUDA.h"
-#include "hx/Backends/Registry.h"
 #include "hx/IR/Printer.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Run/Compare.h"
 #include "hx/Run/Inputs.h"
+#include "hx/Targets/CUDA/CUDABackend.h"
+#include "hx/Targets/Registry.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"

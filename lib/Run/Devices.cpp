@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Devices.h"
-#include "hx/Backends/CUDA.h"
-#include "hx/Backends/Registry.h"
+#include "hx/Targets/CUDA/CUDABackend.h"
+#include "hx/Targets/Registry.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"

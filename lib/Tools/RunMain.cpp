@@ -9,7 +9,7 @@
 //     planner appended) to physical devices (hx/Run/Devices.h): --device
 //     options in order, or by default each to a device of its type; a cuda
 //     device without a GPU runs on a further cpu instance, and hx-run says
-//     so. Each device's backend compiles its kernels (hx/Backends).
+//     so. Each device's backend compiles its kernels (hx/Targets).
 //  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
 //     --random-inputs (seeded), checked against @main's parameter types.
 //     What --params reads is bound as constants before step 1's passes

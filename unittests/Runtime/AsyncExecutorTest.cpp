@@ -17,11 +17,11 @@
 //===----------------------------------------------------------------------===//
 #include "CPU/CPUKernel.h"
 #include "PlanForTest.h"
-#include "hx/Backends/CPU.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Runtime/AllocationTable.h"
 #include "hx/Runtime/Executable.h"
+#include "hx/Targets/CPU/CPUBackend.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"

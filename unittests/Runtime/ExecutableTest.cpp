@@ -1,9 +1,9 @@
 //===- ExecutableTest.cpp - Schedules, memory and runs --------------------===//
 #include "hx/Runtime/Executable.h"
 #include "PlanForTest.h"
-#include "hx/Backends/CPU.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Parser/Parser.h"
+#include "hx/Targets/CPU/CPUBackend.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"

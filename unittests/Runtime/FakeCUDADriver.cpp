@@ -1,6 +1,6 @@
 //===- FakeCUDADriver.cpp - A CUDA driver without a GPU, for tests --------===//
 //
-// See FakeCUDADriver.h. Every entry point of lib/Backends/CUDA/CUDAEntryPoints.def
+// See FakeCUDADriver.h. Every entry point of lib/Targets/CUDA/CUDAEntryPoints.def
 // has a fake_<name> here with the very signature hx declares (the table
 // below would not compile otherwise). The behaviour follows the driver API's
 // documentation where hx relies on it:

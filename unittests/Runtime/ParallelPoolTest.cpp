@@ -1,6 +1,6 @@
 //===- ParallelPoolTest.cpp - The cpu device's parallel loops -------------===//
 //
-// ParallelPool (lib/Backends/CPU): every iteration runs exactly once, for
+// ParallelPool (lib/Targets/CPU): every iteration runs exactly once, for
 // every range length and thread count; loops follow each other without a
 // pause (workers spinning) and after one (workers asleep); two host
 // threads may run loops on one pool at once; a pool is destroyed cleanly

@@ -13,7 +13,7 @@
 // it cost there?" — plan-devices and its cpu fallback, the cost model, the
 // placement report, verify-placement — asks here, not `== cuda`. The
 // backends that compile for a kind and make its devices register in
-// hx/Backends/Registry.h, a layer above.
+// hx/Targets/Registry.h, a layer above.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_IR_TARGETKIND_H

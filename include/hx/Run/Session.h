@@ -15,7 +15,7 @@
 //  - load: parse (the text format, or an `hx::Module` built elsewhere),
 //    verify, infer-type and plan-devices with the passes' options;
 //  - compile: map each virtual device to a physical one (hx/Run/Devices.h),
-//    pick its backend (hx/Backends/Registry.h), compile and build the
+//    pick its backend (hx/Targets/Registry.h), compile and build the
 //    executable (hx/Runtime/Executable.h);
 //  - run, profile, interpret, check (hx/Run/Compare.h's rule).
 //
@@ -27,7 +27,6 @@
 #ifndef HX_RUN_SESSION_H
 #define HX_RUN_SESSION_H
 
-#include "hx/Backends/Registry.h"
 #include "hx/IR/Module.h"
 #include "hx/Parser/Parser.h"
 #include "hx/Pass/Pass.h"
@@ -35,6 +34,7 @@
 #include "hx/Run/Devices.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Support/Diagnostics.h"
+#include "hx/Targets/Registry.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"

@@ -15,8 +15,8 @@
 //    already done when an operation returns.
 //  - Executable (hx/Runtime/Executable.h): a schedule bound to devices; run.
 //
-// The backends themselves (cpu, cuda, cuda-emu, ...) live in lib/Backends,
-// one folder each, and register there (hx/Backends/Registry.h): the
+// The backends themselves (cpu, cuda, cuda-emu, ...) live in lib/Targets,
+// one folder each, and register there (hx/Targets/Registry.h): the
 // runtime links no compiler.
 //
 //===----------------------------------------------------------------------===//
@@ -50,12 +50,12 @@ public:
 
 /// What a backend made of one kernel: opaque to everything but the backend
 /// that made it and that backend's devices (each backend's folder under
-/// lib/Backends defines its subclass and reads it back with kernelAs).
+/// lib/Targets defines its subclass and reads it back with kernelAs).
 class KernelBinary {
 public:
   virtual ~KernelBinary() = default;
   /// The registered name of the backend whose code it is
-  /// (hx/Backends/Registry.h): the devices that can load it check it. A
+  /// (hx/Targets/Registry.h): the devices that can load it check it. A
   /// backend built on another's compiler (cpu-generic on cpu's) makes that
   /// backend's kind of kernel.
   virtual llvm::StringRef backend() const = 0;
@@ -78,7 +78,7 @@ public:
   /// Whether the host can read and write its memory directly.
   virtual bool hostAccessible() const = 0;
   /// The registered name of the backend whose kernels it runs
-  /// (hx/Backends/Registry.h): "cpu", "cuda", "cuda-emu", ...
+  /// (hx/Targets/Registry.h): "cpu", "cuda", "cuda-emu", ...
   virtual llvm::StringRef backend() const = 0;
   /// Whether it emulates its type on the host (cuda-emu): its times say
   /// nothing of the real device's.
@@ -132,7 +132,7 @@ public:
 class Backend {
 public:
   virtual ~Backend() = default;
-  /// Its registered name (hx/Backends/Registry.h).
+  /// Its registered name (hx/Targets/Registry.h).
   virtual llvm::StringRef name() const = 0;
   virtual DeviceType type() const = 0;
   /// Whether the backend has a kernel for the operator.

@@ -1,0 +1,93 @@
+//===- CUDABackend.cpp - The cuda backend over lib/Targets/GPU -------------===//
+//
+// Compiles kernels to PTX with GPUCompiler and describes each as a
+// CUDAKernel (its module's PTX, symbol and grid) for the cuda device,
+// which loads each module once. printCode is the PTX; codeModules gives
+// one text per module for hx-run --emit=ptx --output-dir.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Targets/CUDA/CUDABackend.h"
+#include "CUDAKernel.h"
+#include "hx/Targets/GPU/GPUCompiler.h"
+#include "hx/Targets/Registry.h"
+#include "llvm/Support/raw_ostream.h"
+#include <deque>
+
+using namespace hx;
+using namespace llvm;
+
+namespace {
+class CUDABackend : public Backend {
+public:
+  explicit CUDABackend(std::unique_ptr<GPUCompiler> c) : compiler(std::move(c)) {}
+  StringRef name() const override { return CUDAKernel::kBackend; }
+  DeviceType type() const override { return DeviceType::CUDA; }
+  bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
+  Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
+  Error finalize() override {
+    if (Error e = compiler->finalize())
+      return e;
+    for (unsigned id = binaries.size(); id < compiler->numKernels(); ++id) {
+      const GPUKernelInfo &info = compiler->kernel(id);
+      CUDAKernel &k = binaries.emplace_back();
+      k.ptx = &compiler->ptx(info.module);
+      k.module = info.module;
+      k.symbolName = info.symbol;
+      k.gridDim = info.gridDim;
+      k.blockDim = GPUCompiler::kBlockDim;
+    }
+    return Error::success();
+  }
+  const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
+  unsigned numKernels() const override { return compiler->numKernels(); }
+  void printCode(raw_ostream &os) const override { compiler->printPTX(os); }
+  std::vector<std::string> codeModules() const override {
+    std::vector<std::string> out;
+    for (unsigned m = 0; m < compiler->numModules(); ++m)
+      out.push_back(compiler->ptx(m));
+    return out;
+  }
+
+private:
+  std::unique_ptr<GPUCompiler> compiler;
+  std::deque<CUDAKernel> binaries;
+};
+} // namespace
+
+Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch) {
+  GPUCompilerOptions opts;
+  if (!arch.empty())
+    opts.arch = arch.str();
+  auto c = GPUCompiler::create(opts);
+  if (!c)
+    return c.takeError();
+  return std::make_unique<CUDABackend>(std::move(*c));
+}
+
+std::string hx::cudaArchOf(const Target &target) {
+  for (const auto &[key, value] : target.options)
+    if (key == "arch" || key == "mcpu")
+      return value;
+  return "";
+}
+
+namespace hx {
+BackendInfo cudaBackendInfo() {
+  BackendInfo b;
+  b.name = "cuda";
+  b.summary = "PTX for NVIDIA GPUs (cuda -arch honoured), run through the CUDA driver";
+  b.deviceType = DeviceType::CUDA;
+  b.targetKind = "cuda";
+  b.createBackend = [](const Target &target,
+                       const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
+    return createCUDABackend(cudaArchOf(target));
+  };
+  b.createDevice = [](unsigned ordinal,
+                      const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {
+    CUDADeviceOptions o;
+    o.memoryLimit = opts.memoryLimit;
+    return createCUDADevice(ordinal, o);
+  };
+  return b;
+}
+} // namespace hx
