@@ -279,7 +279,7 @@ std::unique_ptr<Compiled> compile(Context &ctx, const std::string &name, const s
   c->m = &c->session.module();
   std::vector<Device *> devices;
   for (const VirtualDevice &vd : c->m->devices)
-    devices.push_back(vd.deviceType == DeviceType::CUDA ? ctx.cuda : ctx.cpu);
+    devices.push_back(vd.deviceType == cudaDeviceType() ? ctx.cuda : ctx.cpu);
   // A dry run compiles each virtual device's code for its own type's
   // backend (cuda code, with a cpu device standing in for the GPU).
   CompileOptions co;
@@ -296,7 +296,7 @@ std::unique_ptr<Compiled> compile(Context &ctx, const std::string &name, const s
   if (ctx.opts.dryRun) {
     unsigned ptx = 0;
     for (Backend *b : c->backends.made())
-      if (b->type() == DeviceType::CUDA)
+      if (b->type() == cudaDeviceType())
         for (const std::string &mod : b->codeModules())
           if (llvm::StringRef(mod).contains(".target " + ctx.arch))
             ++ptx;
@@ -314,9 +314,9 @@ const void *loadOnlyKernel(Context &ctx, const Compiled &c) {
     die(c.name + ": expected one kernel, the schedule has " + llvm::Twine(k.size()));
   Backend *b = nullptr;
   for (Backend *be : c.backends.made())
-    if (be->type() == DeviceType::CUDA)
+    if (be->type() == cudaDeviceType())
       b = be;
-  if (!b || c.m->devices[k[0]->device].deviceType != DeviceType::CUDA)
+  if (!b || c.m->devices[k[0]->device].deviceType != cudaDeviceType())
     die(c.name + ": the kernel is not on cuda");
   return check(ctx.cuda->load(b->binary(k[0]->kernel)), c.name + ": loading the kernel");
 }

@@ -194,7 +194,8 @@ std::string kernelSignature(const Call &call, bool withBuildTimeOperands) {
   return sig;
 }
 
-Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target, StringRef targetName) {
+Expected<KernelSpec> describeKernelFor(const Call &call, const TargetKindInfo &kind,
+                                       StringRef targetName) {
   const Op *op = call.getOp();
   if (op && (op->name == kOnDevice || op->name == kDeviceCopy))
     return createStringError(op->name + ": device annotations are never kernels (the runtime "
@@ -204,11 +205,11 @@ Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target, Stri
     return spec.takeError();
   if (spec->fused) {
     for (const Call *c : primitiveCalls(*cast<Function>(call.callee.get())))
-      if (Expected<KernelSpec> m = describeKernelFor(*c, target, targetName); !m)
+      if (Expected<KernelSpec> m = describeKernelFor(*c, kind, targetName); !m)
         return m.takeError();
     return spec;
   }
-  if (!spec->def->supportsTarget(target) || !lookupKernelGenerator(spec->opName()))
+  if (!kind.supports(*spec->def) || !lookupKernelGenerator(spec->opName()))
     return createStringError(spec->opName() + ": the " + targetName +
                              " code generator has no kernel for this operator");
   return spec;

@@ -95,8 +95,8 @@ struct DifferentialTester::Impl {
   PassRegistry registry;
   /// The backends, kept across modules (their kernel caches).
   BackendCache backends;
-  /// Per virtual device i: a cpu instance, and for a cuda one a cuda-emu
-  /// device when emulating (null otherwise).
+  /// Per virtual device i: a cpu instance, and for one of an emulated
+  /// type its emulator's device (null otherwise).
   std::vector<std::unique_ptr<Device>> devices, emulated;
 
   Impl() { registerAllPasses(registry); }
@@ -220,16 +220,18 @@ DiffResult DifferentialTester::Impl::executeOnce(StringRef planned, StringRef na
   DeviceOptions one;
   one.threads = 1;
   while (devices.size() < n)
-    devices.push_back(cantFail(lookupBackend("cpu")->createDevice(unsigned(devices.size()), one)));
+    devices.push_back(cantFail(hostBackend().createDevice(unsigned(devices.size()), one)));
   std::vector<Device *> devs;
   for (size_t i = 0; i < n; ++i) {
-    bool cuda = i < m.devices.size() && m.devices[i].deviceType == DeviceType::CUDA;
     Device *d = devices[i].get();
-    if (opts.emulateCuda && cuda) {
+    const BackendInfo *emu = nullptr;
+    if (i < m.devices.size() && is_contained(opts.emulate, m.devices[i].deviceType))
+      emu = emulatorFor(m.devices[i].deviceType);
+    if (emu) {
       if (emulated.size() <= i)
         emulated.resize(i + 1);
-      if (!emulated[i])
-        emulated[i] = cantFail(lookupBackend("cuda-emu")->createDevice(unsigned(i), one));
+      if (!emulated[i] || emulated[i]->backend() != emu->name)
+        emulated[i] = cantFail(emu->createDevice(unsigned(i), one));
       d = emulated[i].get();
     }
     devs.push_back(d);

@@ -3,36 +3,26 @@
 #include "hx/IR/TargetKind.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace hx;
 using namespace llvm;
 
 StringRef hx::deviceTypeName(DeviceType t) {
-  switch (t) {
-  case DeviceType::CPU:
-    return "cpu";
-  case DeviceType::CUDA:
-    return "cuda";
-  }
-  return "unknown";
+  const TargetKindInfo *k = defaultKindFor(t);
+  return k && !k->deviceNames.empty() ? k->deviceNames.front() : "unknown";
 }
 
 std::optional<DeviceType> hx::deviceTypeFromNumber(int64_t n) {
-  if (n == 1)
-    return DeviceType::CPU;
-  if (n == 2)
-    return DeviceType::CUDA;
+  for (DeviceType t : allDeviceTypes())
+    if (int64_t(t) == n)
+      return t;
   return std::nullopt;
 }
 
 std::optional<DeviceType> hx::parseDeviceType(StringRef s) {
-  auto named = StringSwitch<std::optional<DeviceType>>(s)
-                   .Cases("cpu", "llvm", DeviceType::CPU)
-                   .Cases("cuda", "gpu", DeviceType::CUDA)
-                   .Default(std::nullopt);
-  if (named)
-    return named;
+  for (const TargetKindInfo &k : allTargetKinds())
+    if (k.name == s || is_contained(k.deviceNames, s))
+      return k.deviceType;
   int64_t n;
   if (!s.getAsInteger(10, n))
     return deviceTypeFromNumber(n);
@@ -87,8 +77,9 @@ std::optional<Target> Target::parse(StringRef s, std::string &error) {
 }
 
 Target Target::defaultFor(DeviceType t) {
+  const TargetKindInfo *k = defaultKindFor(t);
   Target r;
-  r.kind = t == DeviceType::CUDA ? "cuda" : "llvm";
+  r.kind = (k ? k : &allTargetKinds().front())->name.str();
   return r;
 }
 

@@ -1,7 +1,8 @@
 //===- Sort.cpp - argsort and topk (cpu only) -----------------------------===//
 //
-// TVM's ArgsortRel and TopKRel. These operators have no cuda implementation
-// (targets = cpu only), which exercises PlanDevices' fallback to cpu.
+// TVM's ArgsortRel and TopKRel. The GPU target kinds lack these operators
+// (the target-kind table, hx/IR/TargetKind.h), which exercises
+// PlanDevices' fallback to the cpu.
 //
 //   argsort(Tensor[(4, 5), float32], axis=-1)      : Tensor[(4, 5), int32]
 //   topk(Tensor[(4, 5), float32], k=2)             : (Tensor[(4, 2), float32],
@@ -87,7 +88,6 @@ void addSortOps(std::vector<OpDef> &ops) {
   argsort.dtypes = kNumeric;
   argsort.attrs = {intAttr("axis", -1), boolAttr("is_ascend", true), dtypeAttr("dtype", "int32")};
   argsort.relation = argsortRel;
-  argsort.targets = kTargetCPU;
   ops.push_back(std::move(argsort));
 
   OpDef topk;
@@ -100,7 +100,6 @@ void addSortOps(std::vector<OpDef> &ops) {
   topk.attrs = {k, intAttr("axis", -1), stringAttr("ret_type", "both"),
                 boolAttr("is_ascend", false), dtypeAttr("dtype", "int32")};
   topk.relation = topkRel;
-  topk.targets = kTargetCPU;
   ops.push_back(std::move(topk));
 }
 

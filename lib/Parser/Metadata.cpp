@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MetadataReaders.h"
+#include "hx/IR/TargetKind.h"
 #include <cmath>
 
 using namespace hx;
@@ -123,8 +124,11 @@ static bool readDeviceType(P::JsonContext *v, DiagEngine &diags, DeviceType &out
     return false;
   }
   if (!t) {
+    std::vector<std::string> types;
+    for (DeviceType dt : allDeviceTypes())
+      types.push_back("\"" + deviceTypeName(dt).str() + "\" (" + std::to_string(int32_t(dt)) + ")");
     diags.error(locOf(v->getStart()), "unknown device type " + v->getStart()->getText() +
-                                          " (expected \"cpu\" (1) or \"cuda\" (2))");
+                                          " (expected " + joinChoices(types) + ")");
     return false;
   }
   out = *t;
@@ -160,8 +164,11 @@ bool readVirtualDevice(P::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d)
     } else if (key == "target") {
       auto *s = dynamic_cast<P::JsonStringContext *>(m.value);
       if (!s) {
+        std::vector<std::string> kinds;
+        for (DeviceType dt : allDeviceTypes())
+          kinds.push_back("\"" + defaultKindFor(dt)->name.str() + "\"");
         diags.error(locOf(m.value->getStart()),
-                    "target must be a string such as \"llvm\" or \"cuda\"");
+                    "target must be a string such as " + joinChoices(kinds));
         return false;
       }
       targetCtx = m.value;

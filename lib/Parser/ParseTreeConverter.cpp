@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ParseTreeConverter.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/Support/ConvertUTF.h"
 
@@ -377,8 +378,11 @@ bool ParseTreeConverter::convertLegacyDeviceAttrs(Call &call) {
     else if (a->value.kind == AttrValue::Kind::String || a->value.kind == AttrValue::Kind::Ident)
       t = parseDeviceType(a->value.str);
     if (!t) {
+      std::vector<std::string> types;
+      for (DeviceType dt : allDeviceTypes())
+        types.push_back(std::to_string(int32_t(dt)) + " for " + deviceTypeName(dt).str());
       diags.error(a->value.loc,
-                  "unknown device type in '" + legacy + "' (expected 1 for cpu or 2 for cuda)");
+                  "unknown device type in '" + legacy + "' (expected " + joinChoices(types) + ")");
       return false;
     }
     if (call.attrs.get(modern)) {

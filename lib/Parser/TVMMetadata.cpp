@@ -28,11 +28,20 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MetadataReaders.h"
+#include "hx/IR/TargetKind.h"
 #include "llvm/Support/Base64.h"
 
 using namespace hx;
 using namespace llvm;
 using P = HxParser;
+
+/// The device types hx knows, for messages: "1, cpu, and 2, cuda".
+static std::string supportedTypes() {
+  std::vector<std::string> types;
+  for (DeviceType t : allDeviceTypes())
+    types.push_back(std::to_string(int32_t(t)) + ", " + deviceTypeName(t).str());
+  return joinChoices(types, ", and ");
+}
 
 namespace {
 
@@ -184,7 +193,7 @@ private:
                                  Twine(type) +
                                  (type == -1 ? " (unconstrained), which hx does not support as a "
                                                "device annotation"
-                                             : " (hx supports 1, cpu, and 2, cuda)"));
+                                             : " (hx supports " + supportedTypes() + ")"));
     d.deviceType = *t;
     d.virtualDeviceId = id < 0 ? 0 : id;
     size_t scope, target;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PySession.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/VirtualDevice.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/Support/JSON.h"
@@ -31,18 +32,18 @@ static std::string deviceTable(const std::vector<std::string> &devices,
   if (defaultDevice) {
     fallback = parseDeviceType(*defaultDevice);
     if (!fallback)
-      throw HxError("hx: error: default_device='" + *defaultDevice +
-                    "': expected cpu, cuda, 1 or 2");
+      throw HxError("hx: error: default_device='" + *defaultDevice + "': expected " +
+                    deviceTypeChoices());
   }
   for (StringRef spec : devices) {
     auto [kind, num] = spec.split(':');
     int64_t n = 0;
-    const BackendInfo *b = lookupBackend(kind == "gpu" ? "cuda" : kind);
+    const BackendInfo *b = lookupBackend(kind);
     if (!b || (!num.empty() && (num.getAsInteger(10, n) || n < 0)))
       throw HxError("hx: error: devices: '" + spec.str() +
                     "' is not a device (expected NAME or NAME:N, NAME one of " + backendNames() +
                     ")");
-    DeviceType t = b->deviceType;
+    DeviceType t = b->deviceType();
     table.push_back(json::Object{{"device_type", deviceTypeName(t)},
                                  {"virtual_device_id", ids[t]++},
                                  {"target", Target::defaultFor(t).str()}});
@@ -81,7 +82,7 @@ PYBIND11_MODULE(_hx, m) {
 
   m.def("device_table", &deviceTable, py::arg("devices"), py::arg("default_device") = py::none(),
         "The virtual-device table (JSON) for a module without one, for a device list");
-  m.def("backend_names", &backendNames, "The registered backends: 'cpu, cuda, ...'");
+  m.def("backend_names", &backendNames, "The registered backends: 'cpu, ...'");
 
   py::class_<PySession>(m, "Session")
       .def(py::init<>())
@@ -113,11 +114,11 @@ PYBIND11_MODULE(_hx, m) {
       .def_property_readonly("dynamic", &PySession::dynamic)
       .def(
           "compile",
-          [](PySession &s, std::vector<std::string> devices, unsigned threads, bool emulateCuda,
+          [](PySession &s, std::vector<std::string> devices, unsigned threads, bool emulate,
              bool checkDevices) {
-            return s.compile(DeviceConfig{std::move(devices), threads, emulateCuda, checkDevices});
+            return s.compile(DeviceConfig{std::move(devices), threads, emulate, checkDevices});
           },
-          py::arg("devices") = py::list(), py::arg("threads") = 0, py::arg("emulate_cuda") = false,
+          py::arg("devices") = py::list(), py::arg("threads") = 0, py::arg("emulate") = false,
           py::arg("check_devices") = false)
       .def_property_readonly("compile_count", &PySession::compileCount)
       .def("notes", &PySession::lastNotes)

@@ -186,7 +186,8 @@ void PySession::compileNow() {
   const DeviceConfig &c = *deviceConfig;
   CompileOptions co;
   co.devices.threads = c.threads;
-  co.devices.emulateCuda = c.emulateCuda;
+  if (c.emulate)
+    co.devices.emulate = emulatedTypes();
   co.checkDevices = c.checkDevices;
   // The virtual devices given a cpu instance for want of a GPU.
   std::vector<size_t> noGpu;
@@ -200,7 +201,7 @@ void PySession::compileNow() {
                                                                  : "cuda";
       StringRef kind = StringRef(spec).split(':').first;
       if (kind == "cuda" || kind == "gpu") {
-        if (c.emulateCuda) {
+        if (c.emulate) {
           spec = "cuda-emu" + StringRef(spec).drop_front(kind.size()).str();
         } else {
           if (!gpus)

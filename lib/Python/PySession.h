@@ -38,7 +38,8 @@ struct LoadConfig {
 struct DeviceConfig {
   std::vector<std::string> devices;
   unsigned threads = 0;
-  bool emulateCuda = false;
+  /// Every device type that a registered target emulates runs on it.
+  bool emulate = false;
   bool checkDevices = false;
 };
 

@@ -1,22 +1,20 @@
 //===- Devices.cpp - Physical devices for a planned module ----------------===//
 //
-// See Devices.h. Devices come from the backend registry (each backend's
+// See Devices.h. Devices come from the target registry (each target's
 // device factory). Named instances (cpu:N) are made before bare `cpu`s, so
 // a bare one takes the lowest instance number not named; any other
 // device (a GPU, an emulated GPU) is made once per backend and ordinal and
-// shared by the virtual devices mapped to it. The CUDA driver is probed
-// only when a cuda virtual device needs a GPU.
+// shared by the virtual devices mapped to it. A target is asked how many
+// devices the machine has for it (the CUDA driver probed) only when a
+// virtual device of its type needs one, and once.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Devices.h"
-#include "hx/Targets/CUDA/CUDABackend.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
 #include <map>
 #include <thread>
 
@@ -24,25 +22,9 @@ using namespace hx;
 using namespace llvm;
 
 void hx::listDevices(raw_ostream &os) {
-  os << "cpu: " << sys::getHostCPUName() << ", " << std::thread::hardware_concurrency()
-     << " hardware threads, vector features:";
-  StringMap<bool> features = sys::getHostCPUFeatures();
-  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vnni"})
-    if (features.lookup(f))
-      os << " " << f;
-  os << "\n";
-  Expected<CUDASystemInfo> cuda = probeCUDA();
-  if (!cuda) {
-    os << "cuda: none (" << toString(cuda.takeError()) << ")\n";
-  } else {
-    os << format("cuda: driver %d.%d, %zu device%s\n", cuda->driverVersion / 1000,
-                 cuda->driverVersion % 1000 / 10, cuda->devices.size(),
-                 cuda->devices.size() == 1 ? "" : "s");
-    for (const CUDADeviceInfo &d : cuda->devices)
-      os << format("cuda:%u: %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
-                   d.ordinal, d.name.c_str(), double(d.totalMemory) / (1ull << 30), d.ccMajor,
-                   d.ccMinor, d.multiprocessors);
-  }
+  for (const BackendInfo &b : allBackends())
+    if (b.listDevices)
+      b.listDevices(os);
   os << "backends (--device=NAME:N):\n";
   for (const BackendInfo &b : allBackends())
     os << "  " << b.name << ": " << b.summary << "\n";
@@ -77,7 +59,7 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
     }
     return d;
   };
-  const BackendInfo &host = *lookupBackend("cpu");
+  const BackendInfo &host = hostBackend();
   auto fresh = [&](const BackendInfo &b) { // the lowest instance number not taken
     int64_t id = 0;
     while (made.count({b.name.str(), id}))
@@ -110,11 +92,11 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
         int64_t n = 0;
         if (!num.empty() && (num.getAsInteger(10, n) || n < 0))
           return createStringError("--device=" + spec + ": " + expected());
-        const BackendInfo *b = lookupBackend(kind == "gpu" ? "cuda" : kind);
+        const BackendInfo *b = lookupBackend(kind);
         if (!b)
           return createStringError("--device=" + spec + ": unknown device '" + kind + "' (" +
                                    expected() + ")");
-        bool instances = b->deviceType == DeviceType::CPU && num.empty();
+        bool instances = isHostType(b->deviceType()) && num.empty();
         if (pass != (instances ? 1 : 0))
           continue;
         Expected<Device *> d = instances ? fresh(*b) : device(*b, n);
@@ -125,43 +107,62 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
     }
     return Error::success();
   }
-  // cpu virtual devices first: they name their instances; a cuda one then
-  // takes a cpu instance of its own.
+  // Host virtual devices first: they name their instances; any other
+  // then may take a host instance of its own.
   out.assign(virt.size(), nullptr);
   for (size_t i = 0; i < virt.size(); ++i)
-    if (virt[i].deviceType == DeviceType::CPU)
+    if (isHostType(virt[i].deviceType))
       out[i] = cantFail(device(host, virt[i].virtualDeviceId));
-  // A cuda virtual device runs on the GPU of its virtual_device_id when
-  // there is one, else on cuda:0.
-  // The driver is probed only when a cuda virtual device needs it.
-  if (llvm::all_of(out, [](Device *d) { return d != nullptr; }))
-    return Error::success();
-  if (c.emulateCuda) { // cuda-emu:N for virtual_device_id N (or 0), no driver
-    const BackendInfo &emu = *lookupBackend("cuda-emu");
-    for (size_t i = 0; i < virt.size(); ++i)
-      if (!out[i])
-        out[i] = cantFail(device(emu, std::max<int64_t>(virt[i].virtualDeviceId, 0)));
-    return Error::success();
-  }
-  Expected<CUDASystemInfo> gpus = probeCUDA();
-  std::string noGpu = gpus ? "" : toString(gpus.takeError());
+  // Each other virtual device on its emulator's device N (virtual_device_id
+  // N, or 0) where asked for, no hardware needed; else on the device of its
+  // virtual_device_id where the machine has one, else on device 0; else on
+  // a host instance of its own. A target is asked for its devices only when
+  // a virtual device needs them, and once.
+  struct Count {
+    unsigned devices = 0;
+    /// Why the machine has none (empty when it has some).
+    std::string why;
+  };
+  std::map<const BackendInfo *, Count> counts;
   for (size_t i = 0; i < virt.size(); ++i) {
     if (out[i])
       continue;
-    if (gpus) {
-      int64_t id = virt[i].virtualDeviceId;
-      unsigned ordinal = id >= 0 && uint64_t(id) < gpus->devices.size() ? unsigned(id) : 0;
-      Expected<Device *> d = device(*lookupBackend("cuda"), ordinal);
-      if (!d)
-        return createStringError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
-                                 "): " + toString(d.takeError()));
-      out[i] = *d;
+    DeviceType type = virt[i].deviceType;
+    const BackendInfo *emu = emulatorFor(type);
+    if (emu && llvm::is_contained(c.emulate, type)) {
+      out[i] = cantFail(device(*emu, std::max<int64_t>(virt[i].virtualDeviceId, 0)));
       continue;
+    }
+    const BackendInfo *b = defaultBackendForType(type);
+    std::string why = "no registered target runs " + deviceTypeName(type).str() + " devices";
+    if (b) {
+      auto [it, first] = counts.try_emplace(b);
+      Count &n = it->second;
+      if (first && b->countDevices) {
+        Expected<unsigned> got = b->countDevices();
+        if (got)
+          n.devices = *got;
+        else
+          n.why = toString(got.takeError());
+      } else if (first) {
+        n.devices = ~0u; // as many as asked for
+      }
+      if (n.why.empty()) {
+        int64_t id = virt[i].virtualDeviceId;
+        unsigned ordinal = id >= 0 && uint64_t(id) < n.devices ? unsigned(id) : 0;
+        Expected<Device *> d = device(*b, ordinal);
+        if (!d)
+          return createStringError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
+                                   "): " + toString(d.takeError()));
+        out[i] = *d;
+        continue;
+      }
+      why = n.why;
     }
     Device *d = cantFail(fresh(host));
     if (note)
       note("note: virtual device " + Twine(i) + " (" + virt[i].shortName() + ") runs on " +
-           d->name() + ": " + noGpu);
+           d->name() + ": " + why);
     out[i] = d;
   }
   return Error::success();

@@ -239,8 +239,10 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   raw_string_ostream k(key);
   for (const std::string &d : opts.devices.devices)
     k << d << ',';
-  k << opts.devices.threads << ',' << opts.devices.memoryLimit << ',' << opts.devices.emulateCuda
-    << ',' << opts.keepCode << ',' << opts.compileOnly;
+  k << opts.devices.threads << ',' << opts.devices.memoryLimit << ',';
+  for (DeviceType t : opts.devices.emulate)
+    k << int32_t(t) << ' ';
+  k << ',' << opts.keepCode << ',' << opts.compileOnly;
   if (!compiledFor.empty() && key == compiledFor && ownedCache) {
     exe.reset();
     std::vector<Device *> same = physical;

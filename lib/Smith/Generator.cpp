@@ -2,7 +2,8 @@
 //
 // generateModule draws the module's shape from the seed, then writes it:
 //
-//  1. The device table: a cpu and a cuda virtual device in random order, and
+//  1. The device table: a cpu and a virtual device of the target-kind table's
+//     first kind that is not the host (cuda) in random order, and
 //     a random default device (`relay.fallback_device_type`) or none; the
 //     probabilities of this module's annotations (some modules have none,
 //     some annotate most calls).
@@ -12,8 +13,8 @@
 //  3. Each def's body is a sequence of bindings (`%N = ...;`, or `let`s):
 //     one operator call at a time from a random recipe, a tuple of earlier
 //     values and its projections, or a call of an earlier def. A call may
-//     be wrapped in an `on_device` (normal, fixed or free; argsort and topk
-//     most often to cuda, which lacks them), followed by an explicit
+//     be wrapped in an `on_device` (normal, fixed or free; an operator the
+//     other kind lacks most often to it), followed by an explicit
 //     `device_copy`, and parameters may carry a device.
 //  4. The result is the tuple of every value nothing used (or that value
 //     alone), so everything computed is observable.
@@ -25,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
 #include "hx/IR/Expr.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
@@ -85,6 +87,10 @@ Shape Gen::broadcastPartner(const Shape &s) {
       d = 1;
   return out;
 }
+
+/// The kind of the device table's other entry: the target-kind table's first
+/// that is not the host.
+static const TargetKindInfo &otherKind() { return *firstNonHostKind(); }
 
 static bool inRange(const Val &v, DType dt) {
   if (dt == DType::Bool)
@@ -267,7 +273,7 @@ void Gen::bind(const std::string &expr, Val &v, StringRef op, bool allowLet) {
 }
 
 void Gen::annotate(Val &v) {
-  // argsort and topk have no cuda kernel: ask for cuda most often.
+  // Operators the other kind lacks: ask for it most often.
   int device = int(rng.below(2));
   std::string kind;
   switch (rng.below(10)) {
@@ -312,13 +318,15 @@ Val Gen::emit(StringRef op, const std::string &expr, const TensorTy &ty, double 
     return v;
   }
   bool annotated = false;
-  if (rng.below(100) < pOnDevice * (op == "argsort" || op == "topk" ? 3 : 1)) {
+  const OpDef *def = lookupOp(op);
+  bool otherLacks = def && !otherKind().supports(*def);
+  if (rng.below(100) < pOnDevice * (otherLacks ? 3 : 1)) {
     annotated = true;
-    if (op == "argsort" || op == "topk") {
-      // To cuda, which lacks them: the cpu fallback.
+    if (otherLacks) {
+      // To the other kind, which lacks it: the cpu fallback.
       Val a = v;
       bind("on_device(" + v.ref + ", virtual_device=meta[VirtualDevice][" +
-               std::to_string(cudaIndex) + "]" +
+               std::to_string(otherIndex) + "]" +
                (rng.chance(1, 2) ? ", constrain_result=True" : "") + ")",
            a, kOnDevice);
       a.pinned = true;
@@ -637,14 +645,14 @@ SmithModule Gen::run() {
     pParamDevice = rng.chance(1, 2) ? 20 : 0;
   }
   pLet = rng.chance(1, 2) ? 15 : 0;
-  cudaIndex = int(rng.below(2));
+  otherIndex = int(rng.below(2));
   std::string fallback;
   switch (rng.below(3)) {
   case 0:
     fallback = "cpu";
     break;
   case 1:
-    fallback = "cuda";
+    fallback = deviceTypeName(otherKind().deviceType).str();
     break;
   default:
     break;
@@ -664,10 +672,13 @@ SmithModule Gen::run() {
 
   std::string text = print();
   text += "#[metadata]\n{\n  \"VirtualDevice\": [\n";
-  std::string cpu = "{\"device_type\": \"cpu\", \"virtual_device_id\": 0, \"target\": \"llvm\"}";
-  std::string cuda = "{\"device_type\": \"cuda\", \"virtual_device_id\": 0, \"target\": \"cuda\"}";
-  text +=
-      "    " + (cudaIndex == 0 ? cuda : cpu) + ",\n    " + (cudaIndex == 0 ? cpu : cuda) + "\n  ]";
+  auto entry = [](const TargetKindInfo &k) {
+    return "{\"device_type\": \"" + deviceTypeName(k.deviceType).str() +
+           "\", \"virtual_device_id\": 0, \"target\": \"" + k.name.str() + "\"}";
+  };
+  std::string cpu = entry(*defaultKindFor(DeviceType::CPU)), other = entry(otherKind());
+  text += "    " + (otherIndex == 0 ? other : cpu) + ",\n    " + (otherIndex == 0 ? cpu : other) +
+          "\n  ]";
   if (!fallback.empty())
     text += ",\n  \"PassConfig\": {\"relay.fallback_device_type\": \"" + fallback + "\"}";
   if (!constants.empty()) {

@@ -160,9 +160,9 @@ public:
 
   /// The operators the module calls so far.
   std::map<std::string, unsigned> used;
-  /// Virtual devices in the table (0 and 1) and whether d is cuda.
-  bool isCuda(int d) const { return d == cudaIndex; }
-  int cudaIndex = 1;
+  /// The virtual device (0 or 1) of the other kind: the target-kind
+  /// table's first that is not the host (cuda).
+  int otherIndex = 1;
 
 private:
   Function *cur = nullptr;

@@ -1,7 +1,10 @@
-//===- Registry.cpp - The backends hx can compile for and run on ----------===//
+//===- Registry.cpp - The targets hx can compile for and run on -----------===//
 //
-// The registrations: one line per backend folder. The table is built once,
-// on first use, and never changes (no mutable global state).
+// The registrations come from the build: RegisteredTargets.def has one
+// HX_TARGET(<function>) line per target folder that declares itself with
+// hx_target(... REGISTER <function>) (lib/Targets/CMakeLists.txt), in
+// folder order. The table is built once, on first use, and never changes
+// (no mutable global state).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Targets/Registry.h"
@@ -12,25 +15,28 @@ using namespace llvm;
 
 namespace hx {
 
-// Each backend folder defines its registration.
-BackendInfo cpuBackendInfo();        // CPU/
-BackendInfo cudaBackendInfo();       // CUDA/
-BackendInfo cudaEmuBackendInfo();    // CUDAEmu/
-BackendInfo genericCPUBackendInfo(); // GenericCPU/
+// Each target folder defines its registration.
+#define HX_TARGET(registration) BackendInfo registration();
+#include "RegisteredTargets.def"
+#undef HX_TARGET
 
 ArrayRef<BackendInfo> allBackends() {
   static const std::vector<BackendInfo> backends = {
-      cpuBackendInfo(),
-      cudaBackendInfo(),
-      cudaEmuBackendInfo(),
-      genericCPUBackendInfo(),
+#define HX_TARGET(registration) registration(),
+#include "RegisteredTargets.def"
+#undef HX_TARGET
   };
   return backends;
 }
 
+DeviceType BackendInfo::deviceType() const {
+  const TargetKindInfo *k = lookupTargetKind(targetKind);
+  return k ? k->deviceType : DeviceType::CPU;
+}
+
 const BackendInfo *lookupBackend(StringRef name) {
   for (const BackendInfo &b : allBackends())
-    if (b.name == name)
+    if (b.name == name || is_contained(b.aliases, name))
       return &b;
   return nullptr;
 }
@@ -49,6 +55,28 @@ const BackendInfo *defaultBackendFor(StringRef kind) {
   return nullptr;
 }
 
+const BackendInfo *defaultBackendForType(DeviceType t) {
+  const TargetKindInfo *k = defaultKindFor(t);
+  return k ? defaultBackendFor(k->name) : nullptr;
+}
+
+const BackendInfo &hostBackend() { return *defaultBackendForType(DeviceType::CPU); }
+
+const BackendInfo *emulatorFor(DeviceType t) {
+  for (const BackendInfo &b : allBackends())
+    if (b.emulated && b.deviceType() == t)
+      return &b;
+  return nullptr;
+}
+
+std::vector<DeviceType> emulatedTypes() {
+  std::vector<DeviceType> out;
+  for (const BackendInfo &b : allBackends())
+    if (b.emulated && !is_contained(out, b.deviceType()))
+      out.push_back(b.deviceType());
+  return out;
+}
+
 std::string BackendCache::key(const BackendInfo &b, const Target &target) {
   if (!b.usesTarget)
     return "";
@@ -57,8 +85,10 @@ std::string BackendCache::key(const BackendInfo &b, const Target &target) {
   for (auto [k, v] : target.options) {
     if (k == "keys" || (k == "mcpu" && v == "native"))
       continue;
-    if (kind.deviceType == DeviceType::CUDA && k == "mcpu")
-      k = "arch"; // cuda's -mcpu is its -arch
+    // An option that is another's second name (cuda's -mcpu is its -arch).
+    for (const TargetOptionInfo &o : kind.options)
+      if (o.name == k && !o.sameAs.empty())
+        k = o.sameAs.str();
     options.emplace_back(k, v);
   }
   llvm::sort(options);
@@ -84,8 +114,8 @@ Expected<Backend *> BackendCache::get(StringRef name, const Target &target) {
 }
 
 Expected<Backend *> BackendCache::backendFor(const VirtualDevice &vd, const Device &device) {
-  // A device standing in for another type (a cpu instance for a cuda
-  // virtual device on a machine without a GPU) runs code for itself: the
+  // A device standing in for another type (a cpu instance for a virtual
+  // device whose hardware the machine lacks) runs code for itself: the
   // virtual device's target names the other type's options.
   if (vd.deviceType != device.type())
     return get(device.backend(), Target::defaultFor(device.type()));

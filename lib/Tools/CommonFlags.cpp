@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/CommonFlags.h"
+#include "hx/IR/TargetKind.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Pass.h" // llvm::TimePassesIsEnabled
 #include "llvm/Support/raw_ostream.h"
@@ -43,15 +44,22 @@ struct PassOptionFlag {
 };
 } // namespace
 
+/// The table's first device type that is not the host's ("cuda"), for the
+/// help's example.
+static std::string exampleDevice() {
+  const TargetKindInfo *k = firstNonHostKind();
+  return deviceTypeName(k ? k->deviceType : DeviceType::CPU).str();
+}
+
 struct CommonFlags::Impl {
   Impl(const PassRegistry &registry, cl::OptionCategory &cat, bool pipelineFlags)
       : registry(registry),
         input(cl::Positional, cl::desc("<input .ir file>"), cl::init("-"), cl::cat(cat)),
         passFlags(cl::desc("Passes to run, in command-line order:"), cl::cat(cat)),
-        passes("passes",
-               cl::desc("A pipeline of passes with options, e.g. "
-                        "--passes='infer-type,plan-devices{default-device=cuda}'"),
-               cl::value_desc("a,b{opt=v},..."), cl::cat(cat)),
+        passesDesc("A pipeline of passes with options, e.g. "
+                   "--passes='infer-type,plan-devices{default-device=" +
+                   exampleDevice() + "}'"),
+        passes("passes", cl::desc(passesDesc), cl::value_desc("a,b{opt=v},..."), cl::cat(cat)),
         verifyEach("verify-each", cl::desc("Verify the IR after every pass (default on)"),
                    cl::init(true), cl::cat(cat)),
         printAfterAll("print-ir-after-all", cl::desc("Print the IR to stderr after every pass"),
@@ -122,6 +130,7 @@ struct CommonFlags::Impl {
   const PassRegistry &registry;
   cl::opt<std::string> input;
   cl::list<const hx::PassInfo *> passFlags;
+  std::string passesDesc; // cl::desc keeps a StringRef
   cl::list<std::string> passes;
   cl::opt<bool> verifyEach;
   cl::opt<bool> printAfterAll;

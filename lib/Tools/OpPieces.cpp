@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/OpPieces.h"
 #include "hx/CodeGen/KernelDefs.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Smith/Smith.h"
@@ -25,7 +26,7 @@ std::vector<std::string> checkOperatorPieces() {
       missing.push_back(name + ": no interpreter implementation");
     if (d.family == "annotation")
       continue;
-    if (d.targets && !lookupKernelGenerator(d.name))
+    if (someTargetKindSupports(d) && !lookupKernelGenerator(d.name))
       missing.push_back(name + ": no kernel generator (its targets promise one)");
     if (!hasSmithRecipe(d.name))
       missing.push_back(name + ": no hx-smith recipe");

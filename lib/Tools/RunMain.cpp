@@ -7,9 +7,10 @@
 //     (CommonFlags).
 //  2. Map the planned virtual devices (the metadata table's, plus any the
 //     planner appended) to physical devices (hx/Run/Devices.h): --device
-//     options in order, or by default each to a device of its type; a cuda
-//     device without a GPU runs on a further cpu instance, and hx-run says
-//     so. Each device's backend compiles its kernels (hx/Targets).
+//     options in order, or by default each to a device of its type; one
+//     whose hardware the machine lacks (a cuda device without a GPU) runs
+//     on a further cpu instance, and hx-run says so. Each device's target
+//     compiles its kernels (hx/Targets).
 //  3. Inputs: --input NAME=file.npy, else --params DIR/NAME.npy, else
 //     --random-inputs (seeded), checked against @main's parameter types.
 //     What --params reads is bound as constants before step 1's passes
@@ -30,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/RunMain.h"
 #include "hx/IR/Printer.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
 #include "hx/Import/Onnx.h"
 #include "hx/Interpreter/FoldConstant.h"
@@ -39,9 +41,11 @@
 #include "hx/Run/Outputs.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
+#include "hx/Targets/Registry.h"
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
 #include "hx/Tools/CrashReproducer.h"
+#include "hx/Tools/EmulateFlags.h"
 #include "hx/Tools/MeasuredCosts.h"
 #include "hx/Tools/OptMain.h"
 #include "hx/Transforms/Passes.h"
@@ -68,7 +72,27 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { None, IR, LLVM, Schedule, PTX };
+/// --emit: a stage, or the code of the targets that print a format (their
+/// BackendInfo::codeFormat, `llvm` or `ptx`): Code + the format's index in
+/// codeFormats().
+enum Emit : unsigned { None, IR, Schedule, Code };
+
+/// The code formats the registered targets print, in registration order.
+std::vector<StringRef> codeFormats() {
+  std::vector<StringRef> out;
+  for (const BackendInfo &b : allBackends())
+    if (!b.codeFormat.empty() && !is_contained(out, b.codeFormat))
+      out.push_back(b.codeFormat);
+  return out;
+}
+
+/// The first target that prints `format` and is not only for testing.
+const BackendInfo *codeTarget(StringRef format) {
+  for (const BackendInfo &b : allBackends())
+    if (b.codeFormat == format && !b.testOnly)
+      return &b;
+  return nullptr;
+}
 
 struct RunConfig {
   CommonConfig common;
@@ -106,8 +130,9 @@ struct RunConfig {
   unsigned threads = 0;
   Emit emit = Emit::None;
   uint64_t deviceMemoryLimit = 0;
-  /// --emulate-cuda: cuda virtual devices run on cuda-emu devices.
-  bool emulateCuda = false;
+  /// --emulate-<type> (--emulate-cuda): those virtual devices run on their
+  /// emulator.
+  std::vector<DeviceType> emulate;
   /// Hidden, for testing: a test-crash pass after planning.
   std::string testCrash;
   std::string crashReproducer;
@@ -145,10 +170,11 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
                           {c.noPlan, "--no-plan"},
                           {c.noFold, "--no-fold"},
                           {c.noFuse, "--no-fuse"},
-                          {c.paramsAsInputs, "--params-as-inputs"},
-                          {c.emulateCuda, "--emulate-cuda"}})
+                          {c.paramsAsInputs, "--params-as-inputs"}})
     if (on)
       args.push_back(flag);
+  for (DeviceType t : c.emulate)
+    args.push_back(EmulateFlags::flagFor(t));
   if (!c.checkAgainst.empty())
     args.push_back("--check-against=" + absolute(c.checkAgainst));
   if (c.tolerance)
@@ -158,10 +184,10 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
   if (c.threads)
     args.push_back("--threads=" + std::to_string(c.threads));
   if (c.emit != Emit::None)
-    args.push_back(std::string("--emit=") + (c.emit == Emit::IR         ? "ir"
-                                             : c.emit == Emit::LLVM     ? "llvm"
-                                             : c.emit == Emit::Schedule ? "schedule"
-                                                                        : "ptx"));
+    args.push_back("--emit=" + (c.emit == Emit::IR ? std::string("ir")
+                                : c.emit == Emit::Schedule
+                                    ? std::string("schedule")
+                                    : codeFormats()[c.emit - Emit::Code].str()));
   if (c.deviceMemoryLimit)
     args.push_back("--device-memory-limit=" + std::to_string(c.deviceMemoryLimit));
   if (!c.testCrash.empty())
@@ -174,23 +200,27 @@ int userError(const Twine &msg) {
   return kExitUserError;
 }
 
-/// Writes --emit=ptx's modules: the PTX of every cuda backend, and with
-/// --output-dir DIR/module_<i>.ptx each.
-int emitPTX(const RunConfig &c, Session &s) {
+/// Writes --emit=FORMAT's code: that of every backend that prints FORMAT
+/// (`ptx`: every cuda backend's PTX), and with --output-dir
+/// DIR/module_<i>.FORMAT for each module it keeps as text.
+int emitCode(const RunConfig &c, Session &s) {
+  StringRef format = codeFormats()[c.emit - Emit::Code];
   unsigned n = 0;
-  bool anyCuda = false;
+  bool any = false;
   for (Backend *b : s.backends()) {
-    if (b->type() != DeviceType::CUDA)
+    const BackendInfo *info = lookupBackend(b->name());
+    if (!info || info->codeFormat != format)
       continue;
-    anyCuda = true;
+    any = true;
     b->printCode(outs());
-    if (c.outputDir.empty())
+    std::vector<std::string> modules = b->codeModules();
+    if (c.outputDir.empty() || modules.empty())
       continue;
     if (std::error_code ec = sys::fs::create_directories(c.outputDir))
       return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
-    for (const std::string &text : b->codeModules()) {
+    for (const std::string &text : modules) {
       SmallString<128> path(c.outputDir);
-      sys::path::append(path, "module_" + std::to_string(n++) + ".ptx");
+      sys::path::append(path, "module_" + std::to_string(n++) + "." + format);
       std::error_code ec;
       ToolOutputFile f(path, ec, sys::fs::OF_None);
       if (ec)
@@ -199,9 +229,12 @@ int emitPTX(const RunConfig &c, Session &s) {
       f.keep();
     }
   }
-  if (!anyCuda)
-    errs() << "hx-run: note: --emit=ptx: no virtual device is cuda, so there are no cuda "
-              "kernels\n";
+  const BackendInfo *target = codeTarget(format);
+  if (!any && target && !isHostType(target->deviceType())) {
+    StringRef type = deviceTypeName(target->deviceType());
+    errs() << "hx-run: note: --emit=" << format << ": no virtual device is " << type
+           << ", so there are no " << type << " kernels\n";
+  }
   return kExitSuccess;
 }
 
@@ -375,10 +408,14 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     results = std::move(*r);
   } else {
     CompileOptions co;
-    co.devices = {c.devices, c.threads, c.deviceMemoryLimit, c.emulateCuda};
+    co.devices = {c.devices, c.threads, c.deviceMemoryLimit, c.emulate};
     co.checkDevices = c.checkDevices;
-    co.keepCode = c.emit == Emit::LLVM;
-    co.compileOnly = c.emit == Emit::PTX;
+    // The host's code is kept as it is compiled; any other target's is
+    // compiled for its own kind, with no device of it at hand.
+    const BackendInfo *target =
+        c.emit >= Emit::Code ? codeTarget(codeFormats()[c.emit - Emit::Code]) : nullptr;
+    co.keepCode = target && isHostType(target->deviceType());
+    co.compileOnly = target && !isHostType(target->deviceType());
     Error e = [&] {
       TimeScope t(report, "(compile)");
       return s.compile(co, [&](const Twine &msg) { errs() << "hx-run: " << msg << "\n"; });
@@ -395,14 +432,8 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
         if (d->emulated())
           return userError("--cost-table-out: " + d->name() +
                            " is an emulated GPU, whose times say nothing of a GPU's");
-    if (c.emit == Emit::PTX)
-      return emitPTX(c, s);
-    if (c.emit == Emit::LLVM) {
-      for (Backend *b : s.backends())
-        if (b->type() == DeviceType::CPU)
-          b->printCode(outs());
-      return kExitSuccess;
-    }
+    if (c.emit >= Emit::Code)
+      return emitCode(c, s);
     if (c.emit == Emit::Schedule) {
       s.executable().printSchedule(outs());
       return kExitSuccess;
@@ -510,9 +541,16 @@ int hx::runMain(int argc, char **argv) {
       cl::desc("Write every input of @main the run uses to DIR/NAME.npy (--params DIR reads "
                "them back)"),
       cl::value_desc("DIR"), cl::cat(cat));
+  // The registered targets' names (cpu|cpu:N|cuda:N|cuda-emu:N), the
+  // test-only ones left out: cl keeps StringRefs.
+  std::string deviceNames;
+  for (const BackendInfo &b : allBackends())
+    if (!b.testOnly)
+      deviceNames += (deviceNames.empty() ? "" : "|") +
+                     (isHostType(b.deviceType()) ? b.name.str() + "|" : "") + b.name.str() + ":N";
   cl::list<std::string> devices(
       "device", cl::desc("The physical device of the next virtual device, in table order"),
-      cl::value_desc("cpu|cpu:N|cuda:N|cuda-emu:N"), cl::cat(cat));
+      cl::value_desc(deviceNames), cl::cat(cat));
   cl::opt<bool> check("check",
                       cl::desc("Run the reference interpreter on the same inputs; exit 1 when "
                                "the results differ by more than the tolerance"),
@@ -567,24 +605,35 @@ int hx::runMain(int argc, char **argv) {
                             cl::desc("Worker threads per cpu device (default: one per core)"),
                             cl::init(0), cl::cat(cat));
   cl::opt<Emit> emit("emit", cl::desc("Print a compilation stage instead of running"),
-                     cl::init(Emit::None),
-                     cl::values(clEnumValN(Emit::IR, "ir", "the planned module"),
-                                clEnumValN(Emit::LLVM, "llvm", "every cpu kernel's LLVM IR"),
-                                clEnumValN(Emit::PTX, "ptx", "every cuda kernel's PTX"),
-                                clEnumValN(Emit::Schedule, "schedule",
-                                           "the steps, and the buffers and offsets per device")),
-                     cl::cat(cat));
+                     cl::init(Emit::None), cl::cat(cat));
+  // The stages, and each code format a target prints ("every cuda kernel's
+  // PTX"); cl keeps StringRefs.
+  std::vector<StringRef> formats = codeFormats();
+  std::vector<std::string> formatHelp;
+  for (StringRef f : formats) {
+    const BackendInfo *b = codeTarget(f);
+    formatHelp.push_back("every " + deviceTypeName(b->deviceType()).str() + " kernel's " +
+                         b->codeName.str());
+  }
+  emit.getParser().addLiteralOption("ir", Emit::IR, "the planned module");
+  for (size_t i = 0; i < formats.size(); ++i)
+    emit.getParser().addLiteralOption(formats[i], Emit(Emit::Code + i), formatHelp[i]);
+  emit.getParser().addLiteralOption("schedule", Emit::Schedule,
+                                    "the steps, and the buffers and offsets per device");
   cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
-  cl::opt<bool> emulateCuda(
-      "emulate-cuda",
-      cl::desc("Run cuda virtual devices on cuda-emu:N (the cuda kernels run on the host by the "
-               "SIMT emulator; no GPU or driver needed) unless --device maps them"),
-      cl::cat(cat));
-  cl::opt<std::string> memoryLimit(
-      "device-memory-limit",
-      cl::desc("The most memory hx-run allocates on each device, cuda or cpu (bytes, or with "
-               "K, M, G)"),
-      cl::value_desc("BYTES"), cl::cat(cat));
+  EmulateFlags emulate(cat, [](DeviceType t, const BackendInfo &emulator) {
+    StringRef type = deviceTypeName(t);
+    return ("Run " + type + " virtual devices on " + emulator.name + ":N (" + emulator.emulation +
+            ") unless --device maps them")
+        .str();
+  });
+  // Every device type, the host's last ("cuda or cpu"); cl keeps StringRefs.
+  std::vector<std::string> types = deviceTypeNames();
+  std::reverse(types.begin(), types.end());
+  std::string memoryLimitHelp = "The most memory hx-run allocates on each device, " +
+                                joinChoices(types) + " (bytes, or with K, M, G)";
+  cl::opt<std::string> memoryLimit("device-memory-limit", cl::desc(memoryLimitHelp),
+                                   cl::value_desc("BYTES"), cl::cat(cat));
   ReproducerFlags reproducer(cat);
   cl::opt<std::string> testCrash("test-crash",
                                  cl::desc("Testing hx: run test-crash{mode=M} after planning"),
@@ -636,7 +685,7 @@ int hx::runMain(int argc, char **argv) {
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;
-  c.emulateCuda = emulateCuda;
+  c.emulate = emulate.given();
   if (!reproducer.crashPath("hx-run", c.crashReproducer))
     return kExitUserError;
   if (!memoryLimit.empty()) {

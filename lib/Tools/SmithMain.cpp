@@ -18,6 +18,7 @@
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Smith/Smith.h"
+#include "hx/Tools/EmulateFlags.h"
 #include "hx/Tools/OptMain.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -51,10 +52,11 @@ int hx::smithMain(int argc, char **argv) {
   cl::opt<bool> staticOnly("static-only",
                            cl::desc("--check: the static checks only (no compile, run, compare)"),
                            cl::cat(cat));
-  cl::opt<bool> emulateCuda(
-      "emulate-cuda",
-      cl::desc("--check: cuda virtual devices run on emulated GPUs (hx-run --emulate-cuda)"),
-      cl::cat(cat));
+  EmulateFlags emulate(cat, [](DeviceType t, const BackendInfo &) {
+    return ("--check: " + deviceTypeName(t) + " virtual devices run on emulated GPUs (hx-run " +
+            EmulateFlags::flagFor(t) + ")")
+        .str();
+  });
   cl::opt<std::string> saveInputs(
       "save-inputs",
       cl::desc("--check: write the random inputs of seed S's @main to DIR/seed-S/NAME.npy "
@@ -111,7 +113,7 @@ int hx::smithMain(int argc, char **argv) {
     DiffOptions d;
     d.execute = !staticOnly;
     d.inputSeed = o.seed;
-    d.emulateCuda = emulateCuda;
+    d.emulate = emulate.given();
     std::string name = "seed-" + std::to_string(o.seed) + ".ir";
     DiffResult r = tester.check(m.text, name, d);
     if (!saveInputs.empty() && !r.inputs.empty()) {

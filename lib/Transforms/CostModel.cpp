@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Transforms/CostModel.h"
 #include "hx/IR/Expr.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpCost.h"
 #include "hx/Support/Files.h"
 #include "llvm/Support/JSON.h"
@@ -78,8 +79,8 @@ bool CostModel::parse(StringRef text, StringRef name, std::string &error) {
       std::optional<StringRef> sig = e ? e->getString("signature") : std::nullopt;
       std::optional<double> secs = e ? e->getNumber("seconds") : std::nullopt;
       if (!e || !sig || !kindOf(*e, "device", kind) || !positive(secs))
-        return fail("operators[" + Twine(i) +
-                    "]: expected \"signature\", \"device\" (cpu or cuda) and \"seconds\" >= 0");
+        return fail("operators[" + Twine(i) + "]: expected \"signature\", \"device\" (" +
+                    joinChoices(deviceTypeNames()) + ") and \"seconds\" >= 0");
       Measured &m = operators[{sig->str(), kind}];
       m.seconds = *secs;
       m.count = static_cast<uint64_t>(e->getInteger("count").value_or(1));

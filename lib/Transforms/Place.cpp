@@ -51,6 +51,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Transforms/Place.h"
 #include "hx/IR/Rewrite.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Support/SourceNames.h"
 #include "hx/Transforms/Passes.h"
@@ -62,6 +63,22 @@
 
 using namespace hx;
 using namespace llvm;
+
+/// The table's first device type that is not the host's ("cuda"), as the
+/// example of a device in messages.
+static std::string exampleDevice() {
+  const TargetKindInfo *k = firstNonHostKind();
+  return deviceTypeName(k ? k->deviceType : DeviceType::CPU).str();
+}
+
+std::string hx::placeDescription() {
+  std::vector<std::string> devices = deviceTypeNames();
+  devices.push_back(exampleDevice() + ":1");
+  return "Put the operator calls that PATTERN names on DEVICE (" + join(devices, ", ") +
+         "): PATTERN is an operator (nn.softmax), a framework operator type (Softmax) or a glob "
+         "over framework node names (/layer4/*); rules are joined by ',' and the flag may be "
+         "repeated";
+}
 
 bool hx::parsePlaceRules(StringRef text, std::vector<PlaceRule> &rules, std::string &error) {
   rules.clear();
@@ -96,9 +113,10 @@ bool hx::parsePlaceRules(StringRef text, std::vector<PlaceRule> &rules, std::str
     std::optional<DeviceType> t = parseDeviceType(type);
     int64_t n = 0;
     if (!t || (device.contains(':') && (id.getAsInteger(10, n) || n < 0))) {
-      error = ("rule '" + rule + "': unknown device '" + device +
-               "' (expected cpu, cuda, 1 or 2, optionally with a virtual device id: cuda:1)")
-                  .str();
+      error =
+          ("rule '" + rule + "': unknown device '" + device + "' (expected " + deviceTypeChoices() +
+           ", optionally with a virtual device id: " + exampleDevice() + ":1)")
+              .str();
       return false;
     }
     r.deviceType = *t;
@@ -279,7 +297,7 @@ class PlacePass : public Pass {
 public:
   PlacePass() {
     addListOption(
-        "place", kPlaceValueName, kPlaceDescription,
+        "place", kPlaceValueName, placeDescription(),
         [this](StringRef v, std::string &error) { return parsePlaceRules(v, rules, error); });
   }
   StringRef getArgument() const override { return "place"; }

@@ -2,7 +2,8 @@
 //
 // Target (b): parse → infer-type → plan-devices → verify → print. Each input
 // runs under one of a few plan-devices configurations, chosen by a hash of
-// the input so a crash replays alone: the default, a cuda default device,
+// the input so a crash replays alone: the default, a default device of the
+// target-kind table's first kind that is not the host,
 // --strict-placement, --replicate-cheap. With verify-each, a pass that
 // leaves IR the verifier rejects aborts. A planned module must round-trip
 // and plan again to itself (idempotence, as hx-opt's tests require).
@@ -11,15 +12,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
+#include "hx/IR/TargetKind.h"
 #include "llvm/ADT/Hashing.h"
 
 using namespace hx;
 using namespace hx::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const char *const kPipelines[] = {
+  static const std::string kPipelines[] = {
       "infer-type,plan-devices",
-      "infer-type,plan-devices{default-device=cuda}",
+      "infer-type,plan-devices{default-device=" +
+          deviceTypeName(firstNonHostKind()->deviceType).str() + "}",
       "infer-type,plan-devices{strict-placement=true}",
       "infer-type,plan-devices{replicate-cheap=true}",
   };

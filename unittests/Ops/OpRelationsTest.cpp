@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/IR/Expr.h"
 #include "hx/IR/Module.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Support/Diagnostics.h"
 #include "gtest/gtest.h"
@@ -376,9 +377,10 @@ TEST_F(OpRelationsTest, AttrDefaultsAndCanonicalForms) {
 TEST_F(OpRelationsTest, Registry) {
   ASSERT_NE(lookupOp("add"), nullptr);
   EXPECT_EQ(opName(*lookupOp("add")), "add");
-  EXPECT_EQ(opTargets(*lookupOp("add")), kTargetCPU | kTargetCUDA);
-  EXPECT_EQ(opTargets(*lookupOp("argsort")), kTargetCPU);
-  EXPECT_EQ(opTargets(*lookupOp("topk")), kTargetCPU);
+  const TargetKindInfo &cpu = *lookupTargetKind("llvm"), &cuda = *lookupTargetKind("cuda");
+  EXPECT_TRUE(cpu.supports(*lookupOp("add")) && cuda.supports(*lookupOp("add")));
+  EXPECT_TRUE(cpu.supports(*lookupOp("argsort")) && !cuda.supports(*lookupOp("argsort")));
+  EXPECT_TRUE(cpu.supports(*lookupOp("topk")) && !cuda.supports(*lookupOp("topk")));
   EXPECT_EQ(lookupOp("ad"), nullptr);
   EXPECT_EQ(suggestOpName("ad"), "add");
   EXPECT_EQ(suggestOpName("relu"), "nn.relu");

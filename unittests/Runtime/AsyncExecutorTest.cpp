@@ -74,7 +74,7 @@ public:
       std::free(const_cast<void *>(p));
   }
   std::string name() const override { return "lazy:0"; }
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override { return *parseDeviceType("cuda"); }
   bool hostAccessible() const override { return false; }
   bool asynchronous() const override { return true; }
   llvm::Expected<void *> allocate(size_t bytes) override {

@@ -322,7 +322,7 @@ TEST_P(CUDADeviceTest, Properties) {
   auto dev = device(0);
   ASSERT_TRUE(dev);
   EXPECT_EQ(dev->name(), "cuda:0");
-  EXPECT_EQ(dev->type(), DeviceType::CUDA);
+  EXPECT_EQ(dev->type(), cudaDeviceType());
   EXPECT_FALSE(dev->hostAccessible());
   EXPECT_TRUE(dev->asynchronous());
 }

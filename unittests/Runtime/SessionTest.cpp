@@ -17,7 +17,7 @@ TEST(SessionTest, LoadsCompilesRunsAndChecks) {
   // Planned: the shared input %b is copied once.
   std::vector<std::string> notes;
   CompileOptions co;
-  co.devices.emulateCuda = true; // no GPU needed
+  co.devices.emulate = emulatedTypes(); // no GPU needed
   co.checkDevices = true;
   llvm::Error e = s.compile(co, [&](const llvm::Twine &n) { notes.push_back(n.str()); });
   ASSERT_FALSE(e) << llvm::toString(std::move(e));
@@ -152,7 +152,7 @@ TEST(BackendRegistryTest, EveryBackendNamesAKindOfItsDeviceType) {
     EXPECT_TRUE(names.insert(b.name.str()).second) << b.name.str() << " registered twice";
     const TargetKindInfo *kind = lookupTargetKind(b.targetKind);
     ASSERT_NE(kind, nullptr) << b.name.str() << ": unknown target kind " << b.targetKind.str();
-    EXPECT_EQ(kind->deviceType, b.deviceType) << b.name.str();
+    EXPECT_EQ(kind->deviceType, b.deviceType()) << b.name.str();
     EXPECT_EQ(lookupBackend(b.name), &b);
     ASSERT_TRUE(b.createBackend && b.createDevice) << b.name.str();
   }
@@ -176,7 +176,7 @@ TEST(BackendRegistryTest, CacheMakesOneBackendPerBackendAndTarget) {
   // A cpu instance standing in for a cuda virtual device compiles for itself.
   std::unique_ptr<Device> cpu = cantFail(lookupBackend("cpu")->createDevice(0, DeviceOptions()));
   VirtualDevice cudaVd;
-  cudaVd.deviceType = DeviceType::CUDA;
+  cudaVd.deviceType = *parseDeviceType("cuda");
   cudaVd.target = *Target::parse("cuda -arch=sm_90", error);
   auto standIn = cache.backendFor(cudaVd, *cpu);
   ASSERT_TRUE(bool(standIn)) << llvm::toString(standIn.takeError());

@@ -73,7 +73,7 @@ std::vector<std::string> backendsUnderTest() {
   // Every test-only cpu backend of the registry (cpu-generic): added in its
   // folder, tested here with no change to this file.
   for (const BackendInfo &b : allBackends())
-    if (b.testOnly && b.deviceType == DeviceType::CPU)
+    if (b.testOnly && b.deviceType() == DeviceType::CPU)
       out.push_back(paramName(b.name));
   // PTX needs CUDA's libdevice (the math functions): with no CUDA toolkit
   // the backend is not instantiated, as the lit feature ptxas is absent.
@@ -128,11 +128,11 @@ struct PTXCollector {
 bool isAnnotation(llvm::StringRef op) { return op == kOnDevice || op == kDeviceCopy; }
 
 /// The operators a backend under test implements: its target kind's.
-TargetMask targetOf(const std::string &backend) {
+const TargetKindInfo &targetOf(const std::string &backend) {
   if (backend == "ptx" || backend == "cuda_emu")
-    return kTargetCUDA;
+    return *lookupTargetKind("cuda");
   const BackendInfo *b = lookupBackend(registryName(backend));
-  return b && b->deviceType == DeviceType::CUDA ? kTargetCUDA : kTargetCPU;
+  return *lookupTargetKind(b ? b->targetKind : "llvm");
 }
 
 /// The dtypes a conformance run covers for `def`.
@@ -162,7 +162,7 @@ Expected<std::vector<HostTensor>> runOnRegistered(llvm::StringRef name, const Ca
     if (!d)
       return d.takeError();
     Expected<std::unique_ptr<Backend>> b =
-        info->createBackend(Target::defaultFor(info->deviceType), BackendOptions());
+        info->createBackend(Target::defaultFor(info->deviceType()), BackendOptions());
     if (!b)
       return b.takeError();
     device = std::move(*d);
@@ -337,7 +337,7 @@ protected:
 
 void OpConformanceTest::runOp(const OpDef &def) {
   const std::string &backend = GetParam();
-  if (!def.supportsTarget(targetOf(backend)))
+  if (!targetOf(backend).supports(def))
     return;
   std::mt19937 rng(1234);
   PTXCollector ptx;
@@ -434,7 +434,7 @@ TEST_P(OpConformanceTest, CoversEveryOperator) {
       if (def.family != familyName)                                                                \
         continue;                                                                                  \
       ++members;                                                                                   \
-      targeted |= def.supportsTarget(targetOf(GetParam()));                                        \
+      targeted |= targetOf(GetParam()).supports(def);                                              \
       runOp(def);                                                                                  \
     }                                                                                              \
     EXPECT_GT(members, 0u) << familyName;                                                          \

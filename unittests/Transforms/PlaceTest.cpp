@@ -65,9 +65,9 @@ TEST(PlaceTest, ParsesRules) {
   // Split at the last '='.
   EXPECT_EQ(r[1].pattern, "/a=b/*");
   EXPECT_EQ(r[1].text, "/a=b/*=cuda:1");
-  EXPECT_EQ(r[1].deviceType, DeviceType::CUDA);
+  EXPECT_EQ(r[1].deviceType, *parseDeviceType("cuda"));
   EXPECT_EQ(r[1].virtualDeviceId, 1);
-  EXPECT_EQ(r[2].deviceType, DeviceType::CUDA);
+  EXPECT_EQ(r[2].deviceType, *parseDeviceType("cuda"));
   EXPECT_TRUE(rules("").empty());
 }
 
@@ -88,7 +88,7 @@ TEST(PlaceTest, PlacesAndCollects) {
   EXPECT_TRUE(l.diagnostics.empty());
   // cuda was appended; the default device stays the cpu.
   ASSERT_EQ(l.m->devices.size(), 2u);
-  EXPECT_EQ(l.m->devices[1].deviceType, DeviceType::CUDA);
+  EXPECT_EQ(l.m->devices[1].deviceType, *parseDeviceType("cuda"));
   PassContext ctx{l.diags};
   ASSERT_TRUE(createPlanDevicesPass()->run(*l.m, ctx));
 

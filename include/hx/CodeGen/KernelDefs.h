@@ -17,6 +17,7 @@
 
 #include "hx/IR/Expr.h"
 #include "hx/IR/OpDef.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/AttrReader.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -90,9 +91,10 @@ bool isFusedCall(const Call &call);
 llvm::Error emitKernel(KernelBuilder &kb, const KernelSpec &spec);
 
 /// describeKernel for a target: also an error (naming the operator) for the
-/// device annotations, which are never kernels, and for an operator whose
-/// registry entry excludes `target` or that has no kernel definition.
-llvm::Expected<KernelSpec> describeKernelFor(const Call &call, TargetMask target,
+/// device annotations, which are never kernels, and for an operator that
+/// target kind `kind` lacks (hx/IR/TargetKind.h) or that has no kernel
+/// definition.
+llvm::Expected<KernelSpec> describeKernelFor(const Call &call, const TargetKindInfo &kind,
                                              llvm::StringRef targetName);
 
 /// The symbol of kernel `id`: `hx_k<id>_<op>`, the operator's name with

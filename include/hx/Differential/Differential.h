@@ -11,8 +11,9 @@
 //   idempotence planning the printed plan again changes nothing, and the
 //               plan itself round-trips;
 //   compile     the executable builds, each virtual device on a cpu
-//               instance of its own (with emulateCuda, a cuda one on an
-//               emulated GPU: the cuda kernels), with --check-devices;
+//               instance of its own (one of a type in `emulate` on its
+//               emulator: cuda-emu runs the cuda kernels), with
+//               --check-devices;
 //   run         it runs on seeded random inputs (hx/Run/RandomInputs.h,
 //               uniform: the inputs of hx-run --random-inputs --seed=S);
 //   interpret   the reference interpreter runs;
@@ -28,6 +29,7 @@
 #ifndef HX_DIFFERENTIAL_DIFFERENTIAL_H
 #define HX_DIFFERENTIAL_DIFFERENTIAL_H
 
+#include "hx/IR/VirtualDevice.h"
 #include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -43,9 +45,10 @@ struct DiffOptions {
   bool execute = true;
   /// The seed of the random inputs.
   uint64_t inputSeed = 0;
-  /// Run cuda virtual devices on emulated GPUs (cuda-emu, the cuda
-  /// backend's kernels on the SIMT emulator) instead of cpu instances.
-  bool emulateCuda = false;
+  /// The device types whose virtual devices run on their emulator
+  /// (emulatorFor in hx/Targets/Registry.h: cuda-emu, the cuda backend's
+  /// kernels on the SIMT emulator) instead of cpu instances.
+  std::vector<DeviceType> emulate;
 };
 
 struct DiffResult {

@@ -1,8 +1,9 @@
 //===- OpDef.h - The schema of a primitive operator -------------*- C++ -*-===//
 //
 // What the IR knows about an operator: its name, arity, attribute schema
-// (names, kinds, defaults), accepted dtypes, type relation and the targets
-// that implement it. The IR only declares the schema; the Ops layer
+// (names, kinds, defaults), accepted dtypes and type relation. Which target
+// kinds lack it is the target-kind table's (TargetKind.h). The IR only
+// declares the schema; the Ops layer
 // (lib/Ops, hx/Ops/OpRegistry.h) defines the builtin table and the type
 // relations, and the parser points each Op node at its entry (Op::def). The
 // printer reads defaults from here without depending on the registry.
@@ -19,13 +20,6 @@
 #include <vector>
 
 namespace hx {
-
-/// The targets that implement an operator.
-enum TargetMask : uint8_t {
-  kTargetCPU = 1,
-  kTargetCUDA = 2,
-  kTargetAll = kTargetCPU | kTargetCUDA,
-};
 
 /// A set of dtypes, one bit per DType.
 using DTypeSet = uint16_t;
@@ -112,7 +106,6 @@ struct OpDef {
   /// The dtypes of tensor inputs the operator supports.
   DTypeSet dtypes = kFloatOnly;
   TypeRelationFn relation = nullptr;
-  uint8_t targets = kTargetAll;
   /// The fusion class (fuse-ops reads it).
   OpPattern pattern = OpPattern::Opaque;
   /// The family file that defines it: "elementwise", "nn", ... (set by the
@@ -120,7 +113,6 @@ struct OpDef {
   llvm::StringRef family;
 
   const AttrSpec *findAttr(llvm::StringRef attrName) const;
-  bool supportsTarget(TargetMask t) const { return (targets & t) != 0; }
 };
 
 } // namespace hx

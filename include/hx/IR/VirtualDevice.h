@@ -20,12 +20,19 @@
 
 namespace hx {
 
-/// Device types, numbered as DLPack's DLDeviceType.
-enum class DeviceType : int32_t { CPU = 1, CUDA = 2 };
+/// A device type: its number in DLPack's DLDeviceType. Which types exist,
+/// their names and numbers, is the target-kind table's (hx/IR/TargetKind.h),
+/// where a new type is a row. Only the host's type is named here: the type
+/// of the devices that take what another lacks (plan-devices' cpu fallback).
+enum class DeviceType : int32_t { CPU = 1 };
 
+/// The type's printed name in the target-kind table ("cpu", "cuda");
+/// "unknown" for a number no kind runs on.
 llvm::StringRef deviceTypeName(DeviceType t);
-/// Accepts a name ("cpu", "cuda", "gpu", "llvm") or a DLPack number ("1", "2").
+/// Accepts a name of a type in the table ("cpu", "cuda", "gpu", or a kind's
+/// name: "llvm") or its DLPack number ("1", "2").
 std::optional<DeviceType> parseDeviceType(llvm::StringRef s);
+/// The type numbered `n` in the table, if any.
 std::optional<DeviceType> deviceTypeFromNumber(int64_t n);
 
 /// A TVM-style target string: `llvm`, `llvm -mcpu=native`, `cuda -arch=sm_90`.
@@ -36,6 +43,7 @@ struct Target {
 
   /// Parses a target string; on failure returns nullopt and sets `error`.
   static std::optional<Target> parse(llvm::StringRef s, std::string &error);
+  /// The target of the first kind that runs on `t` (`llvm` for the cpu).
   static Target defaultFor(DeviceType t);
   std::string str() const;
   /// The device type a target of this kind runs on.

@@ -36,7 +36,6 @@ const OpDef *lookupOp(llvm::StringRef name);
 /// Every builtin operator, in registration order (by family).
 llvm::ArrayRef<OpDef> allOps();
 inline llvm::StringRef opName(const OpDef &def) { return def.name; }
-inline uint8_t opTargets(const OpDef &def) { return def.targets; }
 
 /// Every builtin operator, sorted by name, one line each: its targets, the
 /// input dtypes it accepts and its summary (`hx-opt --list-ops`).

@@ -2,12 +2,14 @@
 //
 // Which physical device runs each virtual device of a planned module
 // (hx-run --device, --emulate-cuda, --list-devices): the device list in
-// order (NAME or NAME:N, NAME a registered backend: cpu, cuda, cuda-emu,
-// cpu-generic; `gpu` is cuda), or by default a device of each virtual
-// device's type: a cpu instance per virtual_device_id, a cuda one the GPU
-// of its virtual_device_id (else cuda:0), on a cuda-emu device with
-// emulateCuda, and on a cpu instance of its own when there is no GPU (with
-// a note saying why).
+// order (NAME or NAME:N, NAME a registered target or one of its aliases,
+// hx/Targets/Registry.h), or by default a device of each virtual device's
+// type, from its default target: a host (cpu) instance per
+// virtual_device_id; any other type the device of its virtual_device_id
+// where the machine has one (else its device 0), its emulator's device N
+// when `emulate` names the type, and a host instance of its own when the
+// machine has none (with a note saying why: the target's answer). Nothing
+// here names a target.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_RUN_DEVICES_H
@@ -36,16 +38,19 @@ struct DeviceMapOptions {
   unsigned threads = 0;
   /// --device-memory-limit (0: none).
   uint64_t memoryLimit = 0;
-  bool emulateCuda = false;
+  /// The device types whose virtual devices run on their emulator
+  /// (emulatorFor: hx-run --emulate-cuda) unless --device maps them.
+  std::vector<DeviceType> emulate;
 };
 
-/// Prints the cpu, the GPUs found (or why none) and the registered backends.
+/// Prints each registered target's devices (the cpu, the GPUs found or why
+/// none) and the registered targets.
 void listDevices(llvm::raw_ostream &os);
 
 /// Fills `out` with the physical device of each virtual device of `m`
 /// (the devices made go to `owned`). An error names the device or the
-/// option; `note` (when given) hears the notes and warnings, such as a cuda
-/// virtual device that runs on a cpu instance for want of a GPU.
+/// option; `note` (when given) hears the notes and warnings, such as a
+/// virtual device that runs on a cpu instance for want of its hardware.
 llvm::Error mapDevices(const Module &m, const DeviceMapOptions &opts,
                        std::vector<std::unique_ptr<Device>> &owned, std::vector<Device *> &out,
                        llvm::function_ref<void(const llvm::Twine &)> note = nullptr);

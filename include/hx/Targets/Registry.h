@@ -1,11 +1,18 @@
-//===- Registry.h - The backends hx can compile for and run on --*- C++ -*-===//
+//===- Registry.h - The targets hx can compile for and run on ---*- C++ -*-===//
 //
-// Each backend lives in a folder of its own under lib/Targets (CPU/, CUDA/,
-// CUDAEmu/, GenericCPU/) and registers here, in lib/Targets/Registry.cpp,
-// with one line: its name (what `hx-run --device=NAME:N` and a Device's
-// backend() say), the device type of its devices, the target kinds it
-// compiles for (hx/IR/TargetKind.h, which also holds what those kinds
-// implement and cost), a compiler factory and a device factory.
+// A target (a backend: a compiler and its devices) is a folder of
+// lib/Targets that registers itself: its CMakeLists.txt declares it with
+// hx_target(... REGISTER <function>), and <function> returns its
+// BackendInfo. The build collects those functions (RegisteredTargets.def),
+// so nothing outside the folder names it: not this registry, not the
+// runners. A BackendInfo says what the runners ask of a target: its name
+// (what `hx-run --device=NAME:N` and a Device's backend() say), the target
+// kind it compiles for (hx/IR/TargetKind.h, which also holds what that kind
+// implements and costs, and its device type), a compiler factory and a
+// device factory, and the hooks that keep the runners free of any one
+// target: how many devices the machine has for it (or why none), its lines
+// of --list-devices, the code it prints for --emit, whether it emulates its
+// type on the host.
 //
 // BackendCache is the one lookup every runner makes (hx-run, the
 // differential tester, the GPU bench): the backend that compiles a virtual
@@ -21,6 +28,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <memory>
 #include <string>
@@ -43,17 +51,20 @@ struct DeviceOptions {
 struct BackendInfo {
   /// "cpu", "cuda", "cuda-emu", "cpu-generic".
   llvm::StringRef name;
+  /// Other names `--device` accepts for it (cuda: gpu).
+  llvm::ArrayRef<llvm::StringRef> aliases;
   llvm::StringRef summary;
-  /// The type of its devices (and of the virtual devices it serves).
-  DeviceType deviceType;
   /// The target kind it compiles for (hx/IR/TargetKind.h): what that kind
   /// lists is what this backend implements and costs (its operators, its
   /// roofline, its copy links, the target options it honours).
   llvm::StringRef targetKind;
   /// Made for testing hx (not a default for any device type).
   bool testOnly = false;
-  /// Emulates its device type on the host (its times say nothing).
+  /// Emulates its device type on the host (its times say nothing): the
+  /// runners' --emulate-<type> (hx-run --emulate-cuda) put that type's
+  /// virtual devices on it. `emulation` says how, for that flag's help.
   bool emulated = false;
+  llvm::StringRef emulation;
   /// Its compiler reads the target's options (cuda-emu's does not: the
   /// emulator runs the same kernels whatever the architecture).
   bool usesTarget = true;
@@ -63,11 +74,27 @@ struct BackendInfo {
   /// Device `ordinal` of this backend (`name:ordinal`).
   llvm::Expected<std::unique_ptr<Device>> (*createDevice)(unsigned ordinal,
                                                           const DeviceOptions &opts);
+  /// How many devices the machine has for it, or why it has none (cuda:
+  /// "no CUDA driver (libcuda.so.1 not found)"); null: as many as asked for
+  /// (host instances, emulated devices). A virtual device of its type that
+  /// finds none runs on a host instance instead (hx/Run/Devices.h).
+  llvm::Expected<unsigned> (*countDevices)() = nullptr;
+  /// Its lines of `hx-run --list-devices` (the cpu: the host's CPU; cuda:
+  /// the driver and each GPU); null: none.
+  void (*listDevices)(llvm::raw_ostream &os) = nullptr;
+  /// What printCode gives, as `hx-run --emit=FORMAT` names it ("llvm",
+  /// "ptx"), and in words ("LLVM IR", "PTX"); empty: nothing to print.
+  llvm::StringRef codeFormat, codeName;
+
+  /// The type of its devices (and of the virtual devices it serves): its
+  /// target kind's.
+  DeviceType deviceType() const;
 };
 
-/// Every registered backend, in registration order.
+/// Every registered backend, in registration order (the order of their
+/// folders' names).
 llvm::ArrayRef<BackendInfo> allBackends();
-/// The backend registered as `name`, or null.
+/// The backend registered as `name` (or with that alias), or null.
 const BackendInfo *lookupBackend(llvm::StringRef name);
 /// "cpu, cuda, cuda-emu, cpu-generic", for messages.
 std::string backendNames();
@@ -75,6 +102,15 @@ std::string backendNames();
 /// registered one that is neither test-only nor emulated (cpu for llvm,
 /// cuda for cuda); null when none does.
 const BackendInfo *defaultBackendFor(llvm::StringRef kind);
+/// The default backend of the first kind that runs on `t`; null when none.
+const BackendInfo *defaultBackendForType(DeviceType t);
+/// The backend of the host's cpu instances (cpu).
+const BackendInfo &hostBackend();
+/// The first backend that emulates device type `t` (cuda-emu for cuda), or
+/// null.
+const BackendInfo *emulatorFor(DeviceType t);
+/// The device types some backend emulates, in registration order.
+std::vector<DeviceType> emulatedTypes();
 
 /// Backends made on demand, each once per (backend, target string): the
 /// one place runners pick the compiler for a virtual device.
@@ -85,10 +121,10 @@ public:
   /// The backend that compiles virtual device `vd`'s code for `device`:
   /// the device's own backend, for `vd`'s target (for the device's default
   /// target when it stands in for another type, as a cpu instance for a
-  /// cuda virtual device without a GPU).
+  /// virtual device whose hardware is missing).
   llvm::Expected<Backend *> backendFor(const VirtualDevice &vd, const Device &device);
-  /// The backend `name` for `target` (hx-run --emit=ptx compiles cuda code
-  /// with no cuda device at hand).
+  /// The backend `name` for `target` (hx-run --emit=ptx compiles the code
+  /// of a device that is not at hand).
   llvm::Expected<Backend *> get(llvm::StringRef name, const Target &target);
   /// Every backend made so far, in the order made.
   llvm::ArrayRef<Backend *> made() const { return order; }

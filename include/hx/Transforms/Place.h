@@ -27,17 +27,16 @@ struct PlaceRule {
   /// "nn.softmax", "Softmax" or a glob over node names, "/layer4/*".
   std::string pattern;
   DeviceType deviceType = DeviceType::CPU;
-  /// `cuda:1`: the virtual device id; none for a bare `cuda`.
+  /// `cuda:1`: the virtual device id; none for a bare device type.
   std::optional<int64_t> virtualDeviceId;
 };
 
 /// The value placeholder and the description the `place` option has in every
 /// pass that declares it (place, plan-devices).
 inline constexpr llvm::StringLiteral kPlaceValueName = "PATTERN=DEVICE,...";
-inline constexpr llvm::StringLiteral kPlaceDescription =
-    "Put the operator calls that PATTERN names on DEVICE (cpu, cuda, cuda:1): PATTERN is an "
-    "operator (nn.softmax), a framework operator type (Softmax) or a glob over framework node "
-    "names (/layer4/*); rules are joined by ',' and the flag may be repeated";
+/// "Put the operator calls that PATTERN names on DEVICE (cpu, cuda, cuda:1):
+/// ...", the devices those of the target-kind table.
+std::string placeDescription();
 
 /// Parses `PATTERN=DEVICE[,PATTERN=DEVICE]...` (each rule split at its last
 /// '='), replacing `rules`. An empty text gives no rules. On a missing '=',

@@ -25,7 +25,10 @@
 #include "hx/Runtime/AllocationTable.h"
 #include "hx/Targets/CPU/CPUCompiler.h"
 #include "hx/Targets/Registry.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -197,13 +200,26 @@ Expected<std::unique_ptr<Backend>> hx::createCPUBackend(const CPUBackendOptions 
   return std::make_unique<CPUBackend>(std::move(*c), o.name);
 }
 
+/// --list-devices: the host's CPU, its threads and vector features.
+static void listHostCPU(raw_ostream &os) {
+  os << "cpu: " << sys::getHostCPUName() << ", " << std::thread::hardware_concurrency()
+     << " hardware threads, vector features:";
+  StringMap<bool> features = sys::getHostCPUFeatures();
+  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vnni"})
+    if (features.lookup(f))
+      os << " " << f;
+  os << "\n";
+}
+
 namespace hx {
 BackendInfo cpuBackendInfo() {
   BackendInfo b;
   b.name = "cpu";
   b.summary = "kernels JIT-compiled for the host CPU (llvm -mcpu, -mattr honoured)";
-  b.deviceType = DeviceType::CPU;
   b.targetKind = "llvm";
+  b.codeFormat = "llvm";
+  b.codeName = "LLVM IR";
+  b.listDevices = listHostCPU;
   b.createBackend = [](const Target &target,
                        const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
     CPUBackendOptions o;

@@ -18,6 +18,7 @@
 #include "CPUKernelBuilder.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/IR/Printer.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Targets/CPU/KernelJit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -43,6 +44,9 @@ struct KernelRecord {
 } // namespace
 
 /// The vector unit the JIT compiles for and the host's data caches.
+/// The target kind whose kernels these are: the host's (`llvm`).
+static const TargetKindInfo &hostKind() { return *defaultKindFor(DeviceType::CPU); }
+
 static CPUMachineInfo machineInfo(const KernelJit &jit) {
   CPUMachineInfo mi;
   const Triple &t = jit.getTargetTriple();
@@ -111,7 +115,7 @@ Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions op
 }
 
 bool CPUCompiler::supports(const OpDef &op) {
-  return op.supportsTarget(kTargetCPU) && lookupKernelGenerator(op.name) != nullptr;
+  return hostKind().supports(op) && lookupKernelGenerator(op.name) != nullptr;
 }
 
 std::string CPUCompiler::signature(const Call &call) {
@@ -123,7 +127,7 @@ Expected<unsigned> CPUCompiler::addKernel(const Call &call) {
   if (auto it = impl->cache.find(sig); it != impl->cache.end())
     return it->second;
 
-  Expected<KernelSpec> spec = describeKernelFor(call, kTargetCPU, "CPU");
+  Expected<KernelSpec> spec = describeKernelFor(call, hostKind(), "CPU");
   if (!spec)
     return spec.takeError();
 

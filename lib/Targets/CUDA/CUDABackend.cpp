@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Targets/CUDA/CUDABackend.h"
 #include "CUDAKernel.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Targets/GPU/GPUCompiler.h"
 #include "hx/Targets/Registry.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
 
@@ -21,7 +23,7 @@ class CUDABackend : public Backend {
 public:
   explicit CUDABackend(std::unique_ptr<GPUCompiler> c) : compiler(std::move(c)) {}
   StringRef name() const override { return CUDAKernel::kBackend; }
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override { return cudaDeviceType(); }
   bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
   Error finalize() override {
@@ -64,6 +66,8 @@ Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch) {
   return std::make_unique<CUDABackend>(std::move(*c));
 }
 
+DeviceType hx::cudaDeviceType() { return lookupTargetKind("cuda")->deviceType; }
+
 std::string hx::cudaArchOf(const Target &target) {
   for (const auto &[key, value] : target.options)
     if (key == "arch" || key == "mcpu")
@@ -71,13 +75,42 @@ std::string hx::cudaArchOf(const Target &target) {
   return "";
 }
 
+/// --list-devices: the driver and each GPU, or why there is none.
+static void listGPUs(raw_ostream &os) {
+  Expected<CUDASystemInfo> cuda = probeCUDA();
+  if (!cuda) {
+    os << "cuda: none (" << toString(cuda.takeError()) << ")\n";
+    return;
+  }
+  os << format("cuda: driver %d.%d, %zu device%s\n", cuda->driverVersion / 1000,
+               cuda->driverVersion % 1000 / 10, cuda->devices.size(),
+               cuda->devices.size() == 1 ? "" : "s");
+  for (const CUDADeviceInfo &d : cuda->devices)
+    os << format("cuda:%u: %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n", d.ordinal,
+                 d.name.c_str(), double(d.totalMemory) / (1ull << 30), d.ccMajor, d.ccMinor,
+                 d.multiprocessors);
+}
+
+/// The GPUs a cuda virtual device may run on, or why there are none.
+static Expected<unsigned> countGPUs() {
+  Expected<CUDASystemInfo> cuda = probeCUDA();
+  if (!cuda)
+    return cuda.takeError();
+  return unsigned(cuda->devices.size());
+}
+
 namespace hx {
 BackendInfo cudaBackendInfo() {
+  static constexpr StringRef kAliases[] = {"gpu"};
   BackendInfo b;
   b.name = "cuda";
+  b.aliases = kAliases;
   b.summary = "PTX for NVIDIA GPUs (cuda -arch honoured), run through the CUDA driver";
-  b.deviceType = DeviceType::CUDA;
   b.targetKind = "cuda";
+  b.codeFormat = "ptx";
+  b.codeName = "PTX";
+  b.countDevices = countGPUs;
+  b.listDevices = listGPUs;
   b.createBackend = [](const Target &target,
                        const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
     return createCUDABackend(cudaArchOf(target));

@@ -140,7 +140,7 @@ public:
 
   std::string name() const override { return ctx->name; }
   StringRef backend() const override { return CUDAKernel::kBackend; }
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override { return cudaDeviceType(); }
   bool hostAccessible() const override { return false; }
   bool asynchronous() const override { return true; }
 

@@ -16,6 +16,7 @@
 #include "hx/Targets/CUDAEmu/SimtBackend.h"
 #include "hx/Runtime/AllocationTable.h"
 #include "hx/Targets/CPU/CPUBackend.h"
+#include "hx/Targets/CUDA/CUDABackend.h"
 #include "hx/Targets/CUDAEmu/SimtEmulator.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,7 +43,7 @@ class SimtBackend : public Backend {
 public:
   explicit SimtBackend(std::unique_ptr<SimtEmulator> e) : emulator(std::move(e)) {}
   StringRef name() const override { return SimtKernel::kBackend; }
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override { return cudaDeviceType(); }
   bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return emulator->addKernel(call); }
   Error finalize() override {
@@ -73,7 +74,7 @@ public:
 
   StringRef backend() const override { return SimtKernel::kBackend; }
   std::string name() const override { return "cuda-emu:" + std::to_string(ordinal); }
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override { return cudaDeviceType(); }
   bool hostAccessible() const override { return false; }
   bool emulated() const override { return true; }
 
@@ -156,9 +157,9 @@ BackendInfo cudaEmuBackendInfo() {
   BackendInfo b;
   b.name = "cuda-emu";
   b.summary = "the cuda kernels run on the host by the SIMT emulator (no GPU needed)";
-  b.deviceType = DeviceType::CUDA;
   b.targetKind = "cuda";
   b.emulated = true;
+  b.emulation = "the cuda kernels run on the host by the SIMT emulator; no GPU or driver needed";
   b.usesTarget = false;
   // The emulator runs the cuda code generator's kernels whatever the PTX
   // architecture: -arch selects nothing here.

@@ -25,6 +25,7 @@
 #include "GPUKernelBuilder.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/CodeGen/Optimize.h"
+#include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -59,6 +60,9 @@ void LLVMInitializeNVPTXAsmPrinter();
 namespace hx {
 
 static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+/// The target kind whose kernels these are.
+static const TargetKindInfo &cudaKind() { return *lookupTargetKind("cuda"); }
 static constexpr const char *kDefaultLibdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
 
 namespace {
@@ -153,7 +157,7 @@ std::string GPUCompiler::defaultLibdevicePath() {
 }
 
 bool GPUCompiler::supports(const OpDef &op) {
-  return op.supportsTarget(kTargetCUDA) && lookupKernelGenerator(op.name) != nullptr;
+  return cudaKind().supports(op) && lookupKernelGenerator(op.name) != nullptr;
 }
 
 /// `void <kernel>.host(ptr buffers, ptr launch)`: KernelABI's entry, which
@@ -176,7 +180,7 @@ Expected<unsigned> GPUCompiler::addKernel(const Call &call) {
   std::string sig = kernelSignature(call);
   if (auto it = impl->cache.find(sig); it != impl->cache.end())
     return it->second;
-  Expected<KernelSpec> spec = describeKernelFor(call, kTargetCUDA, "CUDA");
+  Expected<KernelSpec> spec = describeKernelFor(call, cudaKind(), "CUDA");
   if (!spec)
     return spec.takeError();
 

@@ -43,8 +43,9 @@ BackendInfo genericCPUBackendInfo() {
   BackendInfo b;
   b.name = "cpu-generic";
   b.summary = "the cpu backend for the baseline CPU of the host's architecture (testing)";
-  b.deviceType = DeviceType::CPU;
   b.targetKind = "llvm";
+  b.codeFormat = "llvm";
+  b.codeName = "LLVM IR";
   b.testOnly = true;
   b.createBackend = createGenericCPUBackend;
   b.createDevice = createGenericCPUDevice;

@@ -6,23 +6,24 @@
 // rules, hx/Transforms/Place.h), and resolveDeviceOptions turns them,
 // with the module's PassConfig and devices, into DeviceAnalysisOptions: the
 // default device by TVM's CompilationConfig rule, and whether a cpu device
-// is needed for operators cuda lacks.
+// is needed for operators another device's target lacks.
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceAnalysis.h"
 #include "hx/IR/TargetKind.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace hx;
 using namespace llvm;
 
 PlacementPass::PlacementPass(bool planning) {
-  addOption("default-device", "cpu|cuda|N",
-            "The device for unconstrained expressions: cpu, cuda or a DLPack number "
-            "(overrides the module's PassConfig)",
+  addOption("default-device", deviceTypePlaceholder(),
+            "The device for unconstrained expressions: " + join(deviceTypeNames(), ", ") +
+                " or a DLPack number (overrides the module's PassConfig)",
             [this](StringRef v, std::string &error) {
               options.defaultDevice = parseDeviceType(v);
               if (!options.defaultDevice)
-                error = ("unknown device '" + v + "' (expected cpu, cuda, 1 or 2)").str();
+                error = ("unknown device '" + v + "' (expected " + deviceTypeChoices() + ")").str();
               return options.defaultDevice.has_value();
             });
   addFlag("strict-placement",
@@ -80,7 +81,7 @@ PlacementPass::PlacementPass(bool planning) {
               return true;
             });
   addListOption(
-      "place", kPlaceValueName, kPlaceDescription,
+      "place", kPlaceValueName, placeDescription(),
       [this](StringRef v, std::string &error) { return parsePlaceRules(v, options.place, error); });
 }
 

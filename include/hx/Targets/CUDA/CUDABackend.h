@@ -77,6 +77,9 @@ llvm::Expected<std::unique_ptr<Device>> createCUDADevice(unsigned ordinal,
 /// It needs no GPU: the cuda device loads the PTX.
 llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
 
+/// The type of cuda devices: the target-kind table's `cuda`.
+DeviceType cudaDeviceType();
+
 /// The PTX architecture a cuda target asks for (`cuda -arch=sm_90` gives
 /// sm_90), or empty.
 std::string cudaArchOf(const Target &target);
