@@ -3,7 +3,7 @@
 #include "KernelTestUtil.h"
 #include "hx/CodeGen/KernelDefs.h"
 #include "hx/Ops/OpRegistry.h"
-#include "hx/Targets/GPU/GPUCompiler.h"
+#include "hx/Targets/CUDA/PTXCompiler.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <atomic>
@@ -300,8 +300,8 @@ namespace {
 // The cuda backend's kernels point at their module's PTX: a module must not
 // move when later finalize() calls add modules (a backend shared across
 // modules, as the differential tester's, finalizes many times).
-TEST(GPUCompilerTest, ModuleTextStaysPutAcrossFinalizes) {
-  llvm::Expected<std::unique_ptr<GPUCompiler>> c = GPUCompiler::create(GPUCompilerOptions());
+TEST(PTXCompilerTest, ModuleTextStaysPutAcrossFinalizes) {
+  llvm::Expected<std::unique_ptr<PTXCompiler>> c = PTXCompiler::create(PTXCompilerOptions());
   ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
   std::vector<std::unique_ptr<TypedCall>> calls;
   auto addAndFinalize = [&](int n) {

@@ -32,8 +32,8 @@
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Ops/OpRegistry.h"
 #include "hx/Targets/CUDA/CUDABackend.h"
+#include "hx/Targets/CUDA/PTXCompiler.h"
 #include "hx/Targets/CUDAEmu/SimtEmulator.h"
-#include "hx/Targets/GPU/GPUCompiler.h"
 #include "hx/Targets/Registry.h"
 #include "hx/Tensor/HostTensor.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -77,7 +77,7 @@ std::vector<std::string> backendsUnderTest() {
       out.push_back(paramName(b.name));
   // PTX needs CUDA's libdevice (the math functions): with no CUDA toolkit
   // the backend is not instantiated, as the lit feature ptxas is absent.
-  if (llvm::sys::fs::exists(GPUCompiler::defaultLibdevicePath()))
+  if (llvm::sys::fs::exists(PTXCompiler::defaultLibdevicePath()))
     out.push_back("ptx");
   out.push_back("cuda_emu");
   if (const char *cuda = std::getenv("HX_CONFORMANCE_CUDA"); cuda && std::string(cuda) == "1")
@@ -88,14 +88,14 @@ std::vector<std::string> backendsUnderTest() {
 /// PTX for every case of one operator, for each architecture CI checks.
 struct PTXCollector {
   static constexpr const char *kArchs[] = {"sm_80", "sm_90"};
-  std::vector<std::unique_ptr<GPUCompiler>> compilers;
+  std::vector<std::unique_ptr<PTXCompiler>> compilers;
 
   llvm::Error add(const Call &call) {
     if (compilers.empty())
       for (const char *arch : kArchs) {
-        GPUCompilerOptions opts;
+        PTXCompilerOptions opts;
         opts.arch = arch;
-        Expected<std::unique_ptr<GPUCompiler>> c = GPUCompiler::create(opts);
+        Expected<std::unique_ptr<PTXCompiler>> c = PTXCompiler::create(opts);
         if (!c)
           return c.takeError();
         compilers.push_back(std::move(*c));

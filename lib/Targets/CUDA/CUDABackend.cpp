@@ -1,6 +1,6 @@
-//===- CUDABackend.cpp - The cuda backend over lib/Targets/GPU -------------===//
+//===- CUDABackend.cpp - The cuda backend over lib/Targets/GPU ------------===//
 //
-// Compiles kernels to PTX with GPUCompiler and describes each as a
+// Compiles kernels to PTX with PTXCompiler and describes each as a
 // CUDAKernel (its module's PTX, symbol and grid) for the cuda device,
 // which loads each module once. printCode is the PTX; codeModules gives
 // one text per module for hx-run --emit=ptx --output-dir.
@@ -9,7 +9,7 @@
 #include "hx/Targets/CUDA/CUDABackend.h"
 #include "CUDAKernel.h"
 #include "hx/IR/TargetKind.h"
-#include "hx/Targets/GPU/GPUCompiler.h"
+#include "hx/Targets/CUDA/PTXCompiler.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,10 +21,10 @@ using namespace llvm;
 namespace {
 class CUDABackend : public Backend {
 public:
-  explicit CUDABackend(std::unique_ptr<GPUCompiler> c) : compiler(std::move(c)) {}
+  explicit CUDABackend(std::unique_ptr<PTXCompiler> c) : compiler(std::move(c)) {}
   StringRef name() const override { return CUDAKernel::kBackend; }
   DeviceType type() const override { return cudaDeviceType(); }
-  bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
+  bool supports(const OpDef &op) const override { return compiler->supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return compiler->addKernel(call); }
   Error finalize() override {
     if (Error e = compiler->finalize())
@@ -51,16 +51,16 @@ public:
   }
 
 private:
-  std::unique_ptr<GPUCompiler> compiler;
+  std::unique_ptr<PTXCompiler> compiler;
   std::deque<CUDAKernel> binaries;
 };
 } // namespace
 
 Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch) {
-  GPUCompilerOptions opts;
+  PTXCompilerOptions opts;
   if (!arch.empty())
     opts.arch = arch.str();
-  auto c = GPUCompiler::create(opts);
+  auto c = PTXCompiler::create(opts);
   if (!c)
     return c.takeError();
   return std::make_unique<CUDABackend>(std::move(*c));

@@ -44,7 +44,7 @@ public:
   explicit SimtBackend(std::unique_ptr<SimtEmulator> e) : emulator(std::move(e)) {}
   StringRef name() const override { return SimtKernel::kBackend; }
   DeviceType type() const override { return cudaDeviceType(); }
-  bool supports(const OpDef &op) const override { return GPUCompiler::supports(op); }
+  bool supports(const OpDef &op) const override { return emulator->supports(op); }
   Expected<unsigned> addKernel(const Call &call) override { return emulator->addKernel(call); }
   Error finalize() override {
     if (Error e = emulator->finalize())

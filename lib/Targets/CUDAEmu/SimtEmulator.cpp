@@ -1,7 +1,7 @@
 //===- SimtEmulator.cpp - cuda kernels run on the host, thread by thread --===//
 //
 // See SimtEmulator.h. The JIT (KernelJit) defines two absolute symbols per
-// emulator, which the emulated kernels use (GPUKernelBuilder.h):
+// emulator, which the emulated kernels use (SimtArch.h):
 //   hx_simt_state    State::regs: i32 tid.x, ctaid.x, nctaid.x, reserved
 //   hx_simt_barrier  void(ptr state, i32 site): the State leads back to
 //                    its emulator, so the function needs no global;
@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hx/Targets/CUDAEmu/SimtEmulator.h"
+#include "SimtArch.h"
 #include "hx/Targets/CPU/KernelJit.h"
 #include "hx/Targets/KernelABI.h"
 #include "llvm/ADT/Twine.h"
@@ -54,8 +55,8 @@ namespace hx {
 namespace {
 
 constexpr unsigned kThreads = GPUCompiler::kBlockDim;
-/// Per fiber: the kernel's frames and scratch arrays (GPUKernelBuilder's
-/// kMaxScratchBytes) with room to spare.
+/// Per fiber: the kernel's frames and scratch arrays (the tuning's
+/// maxScratchBytes, 64 KiB) with room to spare.
 constexpr size_t kStackBytes = 256 * 1024;
 
 struct Entry {
@@ -85,6 +86,8 @@ struct SimtEmulator::Impl {
 
   std::unique_ptr<KernelJit> jit;
   std::unique_ptr<GPUCompiler> compiler;
+  /// The compiler's architecture, which keeps the finished modules.
+  SimtArch *arch = nullptr;
   std::vector<Entry> entries;
   /// Compiler kernel id -> entry (-1: none yet).
   std::vector<int> fromCompiler;
@@ -138,18 +141,19 @@ Expected<std::unique_ptr<SimtEmulator>> SimtEmulator::create() {
   Expected<std::unique_ptr<KernelJit>> jit = KernelJit::create(serialParallelFor, false);
   if (!jit)
     return jit.takeError();
-  GPUCompilerOptions opts;
-  opts.emulationTriple = (*jit)->getTargetTriple().str();
-  opts.emulationDataLayout = (*jit)->getDataLayout().getStringRepresentation();
-  Expected<std::unique_ptr<GPUCompiler>> compiler = GPUCompiler::create(opts);
-  if (!compiler)
-    return compiler.takeError();
+  // The shared GPU lowering for the host JIT: cuda's kernels, the
+  // hardware swapped for the emulator's (SimtArch.h).
+  auto arch = std::make_unique<SimtArch>((*jit)->getTargetTriple().str(),
+                                         (*jit)->getDataLayout().getStringRepresentation());
+  SimtArch *simt = arch.get();
+  std::unique_ptr<GPUCompiler> compiler = GPUCompiler::create(std::move(arch));
   std::unique_ptr<SimtEmulator> emu(new SimtEmulator());
   emu->impl = std::make_unique<Impl>();
   Impl &impl = *emu->impl;
   impl.state.self = &impl;
   impl.jit = std::move(*jit);
-  impl.compiler = std::move(*compiler);
+  impl.compiler = std::move(compiler);
+  impl.arch = simt;
   const std::pair<const char *, void *> symbols[] = {
       {"hx_simt_state", impl.state.regs},
       {"hx_simt_barrier", reinterpret_cast<void *>(&Impl::barrier)},
@@ -200,7 +204,7 @@ Error SimtEmulator::finalize() {
   if (Error e = impl->compiler->finalize())
     return e;
   for (; impl->modulesAdded < impl->compiler->numModules(); ++impl->modulesAdded)
-    if (Error e = impl->jit->addModule(impl->compiler->takeEmulationModule(impl->modulesAdded)))
+    if (Error e = impl->jit->addModule(impl->arch->takeModule(impl->modulesAdded)))
       return e;
   for (Entry &e : impl->entries) {
     if (e.fn)
@@ -213,6 +217,7 @@ Error SimtEmulator::finalize() {
   return Error::success();
 }
 
+bool SimtEmulator::supports(const OpDef &op) const { return impl->compiler->supports(op); }
 const GPUKernelInfo &SimtEmulator::kernel(unsigned id) const { return impl->entries[id].info; }
 unsigned SimtEmulator::numKernels() const { return unsigned(impl->entries.size()); }
 

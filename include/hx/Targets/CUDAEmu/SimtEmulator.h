@@ -2,9 +2,10 @@
 //
 // Runs the cuda code generator's kernels without a GPU, so that CI checks
 // what they compute and not only that ptxas accepts them. The kernels are
-// those of GPUCompiler, emitted from the very same GPUKernelBuilder code
-// with only the hardware swapped for the emulator's (GPUKernelBuilder.h,
-// "Emulation"), and JIT-compiled for the host (KernelJit).
+// those of the shared GPU lowering (GPUCompiler), emitted from the very
+// same GPUKernelBuilder code and cuda's tuning, with only the hardware
+// swapped for the emulator's (lib/Targets/CUDAEmu/SimtArch.h), and
+// JIT-compiled for the host (KernelJit).
 //
 // A launch runs the grid's blocks one after another and, in a block, its
 // GPUCompiler::kBlockDim threads:
@@ -35,6 +36,7 @@
 
 #include "hx/IR/Expr.h"
 #include "hx/Targets/GPU/GPUCompiler.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Support/Error.h"
 #include <memory>
 
@@ -56,6 +58,8 @@ public:
   static llvm::Expected<std::unique_ptr<SimtEmulator>> create();
   ~SimtEmulator();
 
+  /// Whether the cuda kernels include one for the operator.
+  bool supports(const OpDef &op) const;
   /// As GPUCompiler::addKernel: a typed operator call, cached by signature.
   llvm::Expected<unsigned> addKernel(const Call &call);
   /// Compiles and JITs every kernel added since the last finalize.
@@ -69,7 +73,7 @@ public:
 
   /// For tests of the emulator itself: a host module whose function
   /// `symbol` has KernelABI's signature and uses the emulator's state and
-  /// barrier as GPUKernelBuilder emits them. Returns its kernel id.
+  /// barrier as SimtArch emits them. Returns its kernel id.
   llvm::Expected<unsigned> addHostKernel(llvm::orc::ThreadSafeModule module, llvm::StringRef symbol,
                                          unsigned gridDim, bool usesBarrier);
   /// The triple and data layout a module for addHostKernel must have.
