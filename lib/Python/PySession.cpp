@@ -5,10 +5,11 @@
 //    pass option no registered pass declares is an error (the pipeline
 //    would ignore it);
 //  - compile: the device list is hx-run's --device list, with one
-//    difference: a cuda entry on a machine without a GPU runs on a cpu
-//    instance of its own, with a note, as a cuda virtual device does
-//    without --device; virtual devices the planner appended (the cpu for
-//    operators cuda lacks) take a device of their type;
+//    difference, the library's (DeviceMapOptions::substituteNamed): a named
+//    device the machine lacks (a cuda one without a GPU) runs on a cpu
+//    instance of its own, with a note, as a virtual device does without
+//    --device; virtual devices the planner appended (the cpu for operators
+//    another device lacks) take a device of their type;
 //  - run: inputs converted (Arrays.h) and checked against @main's
 //    parameters as declared (checkInput: the error names the parameter);
 //    `?` dims bound to the inputs' shapes first.
@@ -19,7 +20,6 @@
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Run/Compare.h"
 #include "hx/Run/Inputs.h"
-#include "hx/Targets/CUDA/CUDABackend.h"
 #include "hx/Targets/Registry.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
@@ -185,38 +185,12 @@ std::vector<std::string> PySession::compile(const DeviceConfig &c) {
 void PySession::compileNow() {
   const DeviceConfig &c = *deviceConfig;
   CompileOptions co;
+  co.devices.devices = c.devices;
   co.devices.threads = c.threads;
   if (c.emulate)
     co.devices.emulate = emulatedTypes();
+  co.devices.substituteNamed = true;
   co.checkDevices = c.checkDevices;
-  // The virtual devices given a cpu instance for want of a GPU.
-  std::vector<size_t> noGpu;
-  std::string why;
-  if (!c.devices.empty()) {
-    ArrayRef<VirtualDevice> virt = s.module().devices;
-    std::optional<Expected<CUDASystemInfo>> gpus;
-    for (size_t i = 0; i < std::max(c.devices.size(), virt.size()); ++i) {
-      std::string spec = i < c.devices.size()                    ? c.devices[i]
-                         : virt[i].deviceType == DeviceType::CPU ? "cpu"
-                                                                 : "cuda";
-      StringRef kind = StringRef(spec).split(':').first;
-      if (kind == "cuda" || kind == "gpu") {
-        if (c.emulate) {
-          spec = "cuda-emu" + StringRef(spec).drop_front(kind.size()).str();
-        } else {
-          if (!gpus)
-            gpus.emplace(probeCUDA());
-          if (!*gpus) {
-            if (why.empty())
-              why = toString(gpus->takeError());
-            spec = "cpu";
-            noGpu.push_back(i);
-          }
-        }
-      }
-      co.devices.devices.push_back(spec);
-    }
-  }
   Error e = s.compile(co, [&](const Twine &msg) { notes.push_back(pythonWording(msg.str())); });
   if (e) {
     if (e.isA<DiagnosedError>()) {
@@ -225,12 +199,6 @@ void PySession::compileNow() {
     }
     fail("hx: error: " + pythonWording(toString(std::move(e))));
   }
-  ArrayRef<VirtualDevice> virt = s.module().devices;
-  for (size_t i : noGpu)
-    if (i < s.devices().size())
-      notes.push_back("note: virtual device " + std::to_string(i) + " (" +
-                      (i < virt.size() ? virt[i].shortName() : std::string("cuda")) + ") runs on " +
-                      s.devices()[i]->name() + ": " + why);
   ++compiles;
 }
 

@@ -73,9 +73,64 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
     return s;
   };
   auto expected = [] { return "expected NAME or NAME:N, NAME one of " + backendNames(); };
+  // How many devices the machine has for a target, or why none: asked only
+  // when a virtual device needs one, and once.
+  struct Count {
+    unsigned devices = 0;
+    /// Why the machine has none (empty when it has some).
+    std::string why;
+  };
+  std::map<const BackendInfo *, Count> counts;
+  auto available = [&](const BackendInfo &b) -> const Count & {
+    auto [it, first] = counts.try_emplace(&b);
+    Count &n = it->second;
+    if (first && b.countDevices) {
+      Expected<unsigned> got = b.countDevices();
+      if (got)
+        n.devices = *got;
+      else
+        n.why = toString(got.takeError());
+    } else if (first) {
+      n.devices = ~0u; // as many as asked for
+    }
+    return n;
+  };
+  // A virtual device that runs on host instance `d` for want of its
+  // hardware says so.
+  auto substituted = [&](size_t i, Device *d, const std::string &why) {
+    if (note)
+      note("note: virtual device " + Twine(i) + " (" + virt[i].shortName() + ") runs on " +
+           d->name() + ": " + why);
+    return d;
+  };
   if (!c.devices.empty()) {
-    if (c.devices.size() < virt.size())
-      return createStringError("--device: " + Twine(c.devices.size()) + " given for " +
+    std::vector<std::string> specs = c.devices;
+    // substituteNamed: the names get the defaults' policy. Those that run
+    // on a host instance for want of their hardware become a bare host
+    // name, and say why once mapped.
+    std::map<size_t, std::string> wanting;
+    if (c.substituteNamed) {
+      for (size_t i = specs.size(); i < virt.size(); ++i) {
+        const BackendInfo *b = defaultBackendForType(virt[i].deviceType);
+        specs.push_back((b ? b : &host)->name.str());
+      }
+      for (size_t i = 0; i < virt.size(); ++i) {
+        auto [kind, num] = StringRef(specs[i]).split(':');
+        const BackendInfo *b = lookupBackend(kind);
+        if (!b || b->emulated)
+          continue;
+        DeviceType type = b->deviceType();
+        const BackendInfo *emu = emulatorFor(type);
+        if (emu && llvm::is_contained(c.emulate, type))
+          specs[i] = (emu->name + (num.empty() ? "" : ":" + num)).str();
+        else if (const Count &n = available(*b); !n.why.empty()) {
+          specs[i] = host.name.str();
+          wanting[i] = n.why;
+        }
+      }
+    }
+    if (specs.size() < virt.size())
+      return createStringError("--device: " + Twine(specs.size()) + " given for " +
                                Twine(virt.size()) + " virtual devices (the planned devices are " +
                                planned() + ")");
     if (c.devices.size() > virt.size() && note)
@@ -87,7 +142,7 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
     out.assign(virt.size(), nullptr);
     for (int pass = 0; pass < 2; ++pass) {
       for (size_t i = 0; i < virt.size(); ++i) {
-        StringRef spec = c.devices[i];
+        StringRef spec = specs[i];
         auto [kind, num] = spec.split(':');
         int64_t n = 0;
         if (!num.empty() && (num.getAsInteger(10, n) || n < 0))
@@ -105,6 +160,8 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
         out[i] = *d;
       }
     }
+    for (const auto &[i, why] : wanting)
+      substituted(i, out[i], why);
     return Error::success();
   }
   // Host virtual devices first: they name their instances; any other
@@ -116,14 +173,7 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
   // Each other virtual device on its emulator's device N (virtual_device_id
   // N, or 0) where asked for, no hardware needed; else on the device of its
   // virtual_device_id where the machine has one, else on device 0; else on
-  // a host instance of its own. A target is asked for its devices only when
-  // a virtual device needs them, and once.
-  struct Count {
-    unsigned devices = 0;
-    /// Why the machine has none (empty when it has some).
-    std::string why;
-  };
-  std::map<const BackendInfo *, Count> counts;
+  // a host instance of its own.
   for (size_t i = 0; i < virt.size(); ++i) {
     if (out[i])
       continue;
@@ -134,36 +184,23 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
       continue;
     }
     const BackendInfo *b = defaultBackendForType(type);
-    std::string why = "no registered target runs " + deviceTypeName(type).str() + " devices";
-    if (b) {
-      auto [it, first] = counts.try_emplace(b);
-      Count &n = it->second;
-      if (first && b->countDevices) {
-        Expected<unsigned> got = b->countDevices();
-        if (got)
-          n.devices = *got;
-        else
-          n.why = toString(got.takeError());
-      } else if (first) {
-        n.devices = ~0u; // as many as asked for
-      }
-      if (n.why.empty()) {
-        int64_t id = virt[i].virtualDeviceId;
-        unsigned ordinal = id >= 0 && uint64_t(id) < n.devices ? unsigned(id) : 0;
-        Expected<Device *> d = device(*b, ordinal);
-        if (!d)
-          return createStringError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
-                                   "): " + toString(d.takeError()));
-        out[i] = *d;
-        continue;
-      }
-      why = n.why;
+    if (!b) {
+      out[i] = substituted(i, cantFail(fresh(host)),
+                           "no registered target runs " + deviceTypeName(type).str() + " devices");
+      continue;
     }
-    Device *d = cantFail(fresh(host));
-    if (note)
-      note("note: virtual device " + Twine(i) + " (" + virt[i].shortName() + ") runs on " +
-           d->name() + ": " + why);
-    out[i] = d;
+    const Count &n = available(*b);
+    if (!n.why.empty()) {
+      out[i] = substituted(i, cantFail(fresh(host)), n.why);
+      continue;
+    }
+    int64_t id = virt[i].virtualDeviceId;
+    unsigned ordinal = id >= 0 && uint64_t(id) < n.devices ? unsigned(id) : 0;
+    Expected<Device *> d = device(*b, ordinal);
+    if (!d)
+      return createStringError("virtual device " + Twine(i) + " (" + virt[i].shortName() +
+                               "): " + toString(d.takeError()));
+    out[i] = *d;
   }
   return Error::success();
 }

@@ -242,7 +242,7 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   k << opts.devices.threads << ',' << opts.devices.memoryLimit << ',';
   for (DeviceType t : opts.devices.emulate)
     k << int32_t(t) << ' ';
-  k << ',' << opts.keepCode << ',' << opts.compileOnly;
+  k << ',' << opts.devices.substituteNamed << ',' << opts.keepCode << ',' << opts.compileOnly;
   if (!compiledFor.empty() && key == compiledFor && ownedCache) {
     exe.reset();
     std::vector<Device *> same = physical;

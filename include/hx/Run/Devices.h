@@ -41,6 +41,13 @@ struct DeviceMapOptions {
   /// The device types whose virtual devices run on their emulator
   /// (emulatorFor: hx-run --emulate-cuda) unless --device maps them.
   std::vector<DeviceType> emulate;
+  /// The devices named in `devices` get the defaults' policy too (the
+  /// Python API): one of an emulated type runs on its emulator, one the
+  /// machine has none of on a host instance of its own (with the note), and
+  /// virtual devices past the list (the planner's) get a device of their
+  /// type. Without it (hx-run) a name means that device: a missing one is an
+  /// error.
+  bool substituteNamed = false;
 };
 
 /// Prints each registered target's devices (the cpu, the GPUs found or why

@@ -17,6 +17,15 @@
 //  - compile: map each virtual device to a physical one (hx/Run/Devices.h),
 //    pick its backend (hx/Targets/Registry.h), compile and build the
 //    executable (hx/Runtime/Executable.h);
+//  - the device policy, hx-run's and the Python API's alike (the one place
+//    it is written: mapDevices): without a device list each virtual device
+//    gets a device of its type from its default target; one the machine
+//    lacks (a cuda device without a GPU: the target's countDevices says
+//    why) runs on a cpu instance with memory of its own, and `note` hears
+//    "note: virtual device 1 (cuda) runs on cpu:1: <why>"; with
+//    DeviceMapOptions::emulate, a type with an emulating target runs there
+//    instead. A device list names the devices; with substituteNamed (the
+//    Python API) the names get the same policy;
 //  - run, profile, interpret, check (hx/Run/Compare.h's rule).
 //
 // hx-run, hx-smith --check (through the differential tester) and the
@@ -145,7 +154,8 @@ public:
   /// (dropping what an earlier compile made, except after bindShapes to
   /// new shapes with the same device options: the devices and compiled
   /// kernels are then kept for the other shapes' executables).
-  /// `note` hears notes and warnings (a cuda device running on a cpu).
+  /// `note` hears notes and warnings (a virtual device running on a cpu
+  /// instance for want of its hardware: the policy above).
   llvm::Error compile(const CompileOptions &opts,
                       llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
   /// Compiles for the given physical devices (one per virtual device),
