@@ -22,6 +22,11 @@ config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
 # The tools by absolute path, for programs that re-execute themselves (gtest's
 # death tests run argv[0] again, which a bare name found on PATH is not).
 config.substitutions.append(("%hx_tools", config.hx_tools_dir))
+# The source tree, where the suite runs from one (not in a GPU bundle, which
+# carries test/ without lib/): `source-tree` and %hx_src.
+config.substitutions.append(("%hx_src", config.hx_src_root))
+if os.path.isdir(os.path.join(config.hx_src_root, "lib", "Targets")):
+    config.available_features.add("source-tree")
 
 # Optional features: a GPU, ptxas, graphviz.
 # `ptxas`: the CUDA toolkit's ptxas and the libdevice PTX generation links.

@@ -1,9 +1,11 @@
 //===- TargetKind.cpp - The table of target kinds -------------------------===//
 //
 // The roofline figures are round numbers of the machines hx is measured on
-// (a server core's vector units and DRAM; an H100's fp32 rate and HBM; PCIe
-// between them): placement needs their ratios more than their values, and
-// a measured cost table (hx-run --cost-table-out) replaces them.
+// (docs/benchmarks.md): llvm, a server core's vector units and DRAM; cuda,
+// an H200 — its fp32 rate as cuBLAS reaches it (50 TFLOP/s), 2 TB/s of HBM
+// (under the 4.1 TB/s its device-to-device copies reach) and a PCIe link
+// to the host. Placement needs their ratios more than their values, and a
+// measured cost table (hx-run --cost-table-out) replaces them.
 //
 // A new kind is one entry here: its device type (DLPack's number and its
 // names), the operators it lacks, its figures and options. A target that

@@ -15,9 +15,9 @@
 //    already done when an operation returns.
 //  - Executable (hx/Runtime/Executable.h): a schedule bound to devices; run.
 //
-// The backends themselves (cpu, cuda, cuda-emu, ...) live in lib/Targets,
-// one folder each, and register there (hx/Targets/Registry.h): the
-// runtime links no compiler.
+// The backends themselves (cpu, cuda, cuda-emu, ...) are the targets of
+// lib/Targets, one folder each, which register themselves
+// (hx/Targets/Registry.h): the runtime links no compiler.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_RUNTIME_BACKEND_H
@@ -56,8 +56,8 @@ public:
   virtual ~KernelBinary() = default;
   /// The registered name of the backend whose code it is
   /// (hx/Targets/Registry.h): the devices that can load it check it. A
-  /// backend built on another's compiler (cpu-generic on cpu's) makes that
-  /// backend's kind of kernel.
+  /// backend built on another's compiler (a test target on the cpu's) makes
+  /// that backend's kind of kernel.
   virtual llvm::StringRef backend() const = 0;
   /// The kernel's symbol, for messages.
   virtual llvm::StringRef symbol() const = 0;

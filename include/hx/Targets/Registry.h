@@ -49,7 +49,7 @@ struct DeviceOptions {
 };
 
 struct BackendInfo {
-  /// "cpu", "cuda", "cuda-emu", "cpu-generic".
+  /// "cpu", "cuda", "cuda-emu", ...
   llvm::StringRef name;
   /// Other names `--device` accepts for it (cuda: gpu).
   llvm::ArrayRef<llvm::StringRef> aliases;
@@ -96,7 +96,7 @@ struct BackendInfo {
 llvm::ArrayRef<BackendInfo> allBackends();
 /// The backend registered as `name` (or with that alias), or null.
 const BackendInfo *lookupBackend(llvm::StringRef name);
-/// "cpu, cuda, cuda-emu, cpu-generic", for messages.
+/// "cpu, cuda, cuda-emu, ...", for messages.
 std::string backendNames();
 /// The backend that compiles for target kind `kind` by default: the first
 /// registered one that is neither test-only nor emulated (cpu for llvm,

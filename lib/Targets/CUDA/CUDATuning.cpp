@@ -3,11 +3,11 @@
 // Three tile shapes for the tiled contraction (TiledContraction.cpp), the
 // largest first: 128 x 128 (8 x 8 sums per thread), 64 x 64 (4 x 4) and
 // 32 x 32 (2 x 2). A contraction takes the largest whose grid still reaches
-// 256 blocks, two per multiprocessor of an H200 (132; an H100 has as many),
-// rounded. Batch-1 convolutions are the ones short of blocks: ResNet's last
-// ones have 49 x 512 outputs, 4 blocks of 128 x 128 but 32 of 32 x 32. The
-// smaller shapes hold fewer sums, so they ask ptxas for three and four
-// blocks per multiprocessor instead of two (`.minnctapersm`: at most
+// 256 blocks, two per multiprocessor of an H200 (132), rounded. Batch-1
+// convolutions are the ones short of blocks: ResNet's last ones have
+// 49 x 512 outputs, 4 blocks of 128 x 128 but 32 of 32 x 32. The smaller
+// shapes hold fewer sums, so they ask ptxas for three and four blocks per
+// multiprocessor instead of two (`.minnctapersm`: at most
 // 65536 / (blocks * 256) registers per thread).
 //
 // Slices of A and B are 8 deep, their rows padded by 16 bytes (the layout's

@@ -1,12 +1,15 @@
-//===- GenericCPUBackend.cpp - A test backend: the cpu without its features ===//
+//===- GenericCPUBackend.cpp - A test target: the cpu without its features ===//
 //
-// `cpu-generic`: the cpu backend's compiler for the architecture's
-// baseline CPU (`llvm -mcpu=generic`: on x86-64 SSE2, no AVX or FMA) and
-// cpu device instances named cpu-generic:N. It exists to test hx, and shows
-// what adding a backend takes: this folder and one line in
-// lib/Targets/Registry.cpp. `hx-run --device=cpu-generic:0` runs a
-// virtual device on it, and the conformance suite runs every operator
-// through it, so code generation without the host's vector features is
+// `cpu-generic`: the cpu target's compiler for the architecture's baseline
+// CPU (`llvm -mcpu=generic`: on x86-64 SSE2, no AVX or FMA) and cpu device
+// instances named cpu-generic:N. It exists to test hx, and shows what
+// adding a target takes (docs/adding-a-target.md): this folder, whose
+// CMakeLists.txt registers genericCPUBackendInfo with hx_target, and
+// nothing else — no file outside it names it
+// (test/Targets/self-contained.test). `hx-run --device=cpu-generic:0` runs
+// a virtual device on it (test/Targets/GenericCPU), and the conformance
+// suite runs every operator through every test-only target of the
+// registry, so code generation without the host's vector features is
 // checked against the interpreter on every machine.
 //
 //===----------------------------------------------------------------------===//

@@ -27,11 +27,11 @@ namespace hx {
 struct CUDADeviceInfo {
   /// The ordinal of cuda:N.
   unsigned ordinal = 0;
-  /// "NVIDIA H100 80GB HBM3".
+  /// "NVIDIA H200".
   std::string name;
   /// Bytes of device memory.
   uint64_t totalMemory = 0;
-  /// Compute capability (9.0 for an H100).
+  /// Compute capability (9.0 for an H200).
   int ccMajor = 0, ccMinor = 0;
   int multiprocessors = 0;
 };

@@ -2,9 +2,9 @@
 //
 // The tuning (GPUTuning) the cuda target gives the shared GPU lowering:
 // tile shapes, blocks per multiprocessor and the grid's target, sized for
-// the data-centre GPUs hx is measured on (an H200: 132 multiprocessors;
-// an H100 has as many). cuda-emu runs with it too, so that the emulator
-// runs the very kernels the PTX comes from.
+// the GPU hx is measured on (an H200: 132 multiprocessors). cuda-emu runs
+// with it too, so that the emulator runs the very kernels the PTX comes
+// from.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_TARGETS_CUDA_CUDATUNING_H
