@@ -42,7 +42,7 @@ bool hx::readPlannedDevices(const Module &m, DiagEngine &diags, PlannedDevices &
   out.mod = &m;
   out.devices.clear();
   out.letFunctions.clear();
-  auto unplanned = [&](SMLoc loc, const Twine &what) {
+  auto unplanned = [&](const Loc &loc, const Twine &what) {
     diags.error(loc, who + " needs a planned module: " + what +
                          " has no device (run -plan-devices first)");
     return false;

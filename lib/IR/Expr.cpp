@@ -6,8 +6,10 @@ using namespace llvm;
 
 #if defined(__x86_64__) || defined(__aarch64__)
 // The numbering slots live in padding: an expression is a vtable pointer, a
-// reference count, a location, a type, a kind and two 32-bit slots.
-static_assert(sizeof(Expr) == 40, "Expr grew; keep the slots in padding");
+// reference count, a location (a source position and a pointer to the
+// framework node it came from, shared by the node's expressions), a type, a
+// kind and two 32-bit slots.
+static_assert(sizeof(Expr) == 48, "Expr grew; keep the slots in padding");
 #endif
 
 void Expr::dropChildren(NodeWorklist &dead) { drop(checkedType.raw(), dead); }

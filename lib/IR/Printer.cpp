@@ -9,7 +9,13 @@
 //     value in the metadata's "relay.Constant" table (base64 `data`, or the
 //     `npy` file it was read from);
 //   - a scope's result expression is printed bare on its last line;
-//   - `let %x = v; body` prints as a `let` line followed by the body.
+//   - `let %x = v; body` prints as a `let` line followed by the body;
+//   - an expression that came from a framework node (its Loc names one,
+//     hx/Support/SourceNames.h) ends its line with the node's comment,
+//     `// onnx:Conv /conv/Conv`; consecutive bindings of one node share a
+//     line, so an imported node reads as one line, as hx-import-onnx has
+//     always written it. The parser puts the comment's node back on every
+//     expression of the line, so the text round-trips.
 //
 // Binding emission is iterative (an explicit stack), so a million-deep DAG
 // prints without recursion. The printer recurses only into nested scopes (if
@@ -19,11 +25,13 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/OpDef.h"
 #include "hx/IR/Walk.h"
+#include "hx/Support/SourceNames.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -376,6 +384,41 @@ private:
 
   void indent(unsigned level) { os.indent(level * 2); }
 
+  // ---- Lines ----------------------------------------------------------------
+  // A line stays open after a binding, so that the next binding of the same
+  // framework node can join it; whatever ends it writes the node's comment.
+
+  /// Ends the open line with its node's comment, if it has a node.
+  void endLine() {
+    if (!lineOpen)
+      return;
+    if (lineNode)
+      os << " " << lineNode->comment();
+    os << "\n";
+    lineOpen = false;
+    lineNode = nullptr;
+  }
+
+  /// Starts the text of an expression of `node` at `level`: on the open line
+  /// when `join` and that line is of the same node, else on a new line.
+  void startLine(unsigned level, const SourceNode *node, bool join) {
+    if (lineOpen && join && node && sameSourceNode(node, lineNode)) {
+      os << " ";
+      return;
+    }
+    endLine();
+    indent(level);
+    lineOpen = true;
+    lineNode = node;
+  }
+
+  /// After the closing bracket of a construct printed over several lines:
+  /// the rest of its line names no node.
+  void reopenLine() {
+    lineOpen = true;
+    lineNode = nullptr;
+  }
+
   void printSignature(const Function &fn) {
     os << "(";
     bool first = true;
@@ -470,11 +513,14 @@ private:
       const Expr *node = e;
       stack.pop_back();
       unsigned n = counter++;
-      indent(level);
+      bool oneLine = isa<Call>(node) || isa<Tuple>(node) || isa<TupleGetItem>(node);
+      startLine(level, node->loc.getNode(), /*join=*/oneLine);
       os << "%" << n << " = ";
       printDefinition(node, level);
       typeComment(node);
-      os << ";\n";
+      os << ";";
+      if (!oneLine)
+        endLine();
       bound[node] = n;
       scopeStack.back().push_back(node);
     }
@@ -553,30 +599,36 @@ private:
       auto *i = cast<If>(e);
       os << "if (";
       printRef(i->cond.get());
-      os << ") {\n";
+      os << ") {";
+      endLine();
       printScope(nullptr, i->thenBranch.get(), level + 1);
       indent(level);
       os << "} else {\n";
       printScope(nullptr, i->elseBranch.get(), level + 1);
       indent(level);
       os << "}";
+      reopenLine();
       return;
     }
     case ExprKind::Function: {
       auto *f = cast<Function>(e);
       os << "fn ";
       printSignature(*f);
-      os << " {\n";
+      os << " {";
+      endLine();
       printScope(f, f->body.get(), level + 1);
       indent(level);
       os << "}";
+      reopenLine();
       return;
     }
     case ExprKind::Let:
-      os << "(\n";
+      os << "(";
+      endLine();
       printScope(nullptr, e, level + 1);
       indent(level);
       os << ")";
+      reopenLine();
       return;
     default:
       printRef(e);
@@ -588,6 +640,7 @@ private:
   /// result expression.
   void printScope(const Function *fn, const Expr *body, unsigned level) {
     scopeStack.emplace_back();
+    endLine();
     if (fn) {
       for (const Ref<Var> &v : fn->freeVars) {
         indent(level);
@@ -607,7 +660,8 @@ private:
         ensureBound(value, level);
       else if (!value->isAtomic() && !isBound(value))
         bindOperandsOf(value, level);
-      indent(level);
+      bool inlineValue = !value->isAtomic() && !isBound(value);
+      startLine(level, (inlineValue ? value->loc : l->loc).getNode(), /*join=*/false);
       os << "let %" << l->var->name;
       if (l->var->annotation) {
         os << ": ";
@@ -616,15 +670,17 @@ private:
       os << " = ";
       printRefOrDefinition(value, level);
       typeComment(value);
-      os << ";\n";
+      os << ";";
+      endLine();
       cur = l->body.get();
     }
-    if (!cur->isAtomic() && !isBound(cur))
+    bool inlineResult = !cur->isAtomic() && !isBound(cur);
+    if (inlineResult)
       bindOperandsOf(cur, level);
-    indent(level);
+    startLine(level, inlineResult ? cur->loc.getNode() : nullptr, /*join=*/false);
     printRefOrDefinition(cur, level);
     typeComment(cur);
-    os << "\n";
+    endLine();
     for (const Expr *e : scopeStack.back())
       bound.erase(e);
     scopeStack.pop_back();
@@ -643,6 +699,9 @@ private:
   /// How many operand slots of the def refer to each non-atomic node.
   DenseMap<const Expr *, unsigned> uses;
   unsigned counter = 0;
+  /// The line being written is not ended yet; the node it is of, if any.
+  bool lineOpen = false;
+  const SourceNode *lineNode = nullptr;
 };
 
 void printConstants(raw_ostream &os, const ConstantTable &constants) {
@@ -727,6 +786,11 @@ void printMetadata(raw_ostream &os, const Module &m, const ConstantTable &consta
 void hx::printModule(raw_ostream &os, const Module &m, const PrintOptions &opts) {
   ConstantTable constants;
   os << "#[version = \"0.0.5\"]\n";
+  if (!opts.headerComment.empty()) {
+    std::string line = opts.headerComment;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    os << "// " << line << "\n";
+  }
   for (size_t i = 0; i < m.defs.size(); ++i) {
     FunctionPrinter(os, opts, constants).printDef(m.defs[i].global->name, *m.defs[i].fn);
   }

@@ -27,19 +27,19 @@ public:
   }
 
 private:
-  void fail(SMLoc loc, const Twine &msg) {
+  void fail(Loc loc, const Twine &msg) {
     if (ok) // one error per module is enough: later ones are usually echoes
       diags.error(loc, msg);
     ok = false;
   }
 
-  void checkDevice(DeviceIndex d, SMLoc loc, StringRef what) {
+  void checkDevice(DeviceIndex d, const Loc &loc, StringRef what) {
     if (d != kNoDevice && (d < 0 || static_cast<size_t>(d) >= m.devices.size()))
       fail(loc, Twine(what) + " refers to meta[VirtualDevice][" + Twine(d) +
                     "], which is not in the device table");
   }
 
-  void checkType(const Type *t, SMLoc loc) {
+  void checkType(const Type *t, const Loc &loc) {
     if (!t)
       return;
     SmallVector<const Type *, 8> work{t};
@@ -128,9 +128,10 @@ private:
              "use of variable '%" + v->name + "' that is not bound in '@" + d.global->name + "'");
   }
 
-  void checkAttr(const AttrValue &v, SMLoc loc) {
+  void checkAttr(const AttrValue &v, const Loc &loc) {
     if (v.kind == AttrValue::Kind::Device)
-      checkDevice(static_cast<DeviceIndex>(v.intValue), v.loc.isValid() ? v.loc : loc, "attribute");
+      checkDevice(static_cast<DeviceIndex>(v.intValue),
+                  v.loc.isValid() ? Loc(v.loc, loc.node) : loc, "attribute");
     for (const AttrValue &x : v.list)
       checkAttr(x, loc);
   }

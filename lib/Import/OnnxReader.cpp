@@ -441,7 +441,7 @@ Error Importer::importNode(const onnx::NodeProto &n) {
       return ctx.error("output " + Twine(i) + " ('" + n.output(i) + "') is not supported");
   if (!line.empty())
     body += "  " + line +
-            sourceNodeComment("onnx", n.op_type(), n.name().empty() ? n.output(0) : n.name()) +
+            SourceNode("onnx", n.op_type(), n.name().empty() ? n.output(0) : n.name()).comment() +
             "\n";
   return Error::success();
 }

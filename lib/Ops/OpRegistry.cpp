@@ -217,7 +217,11 @@ AttrValue getAttrOrDefault(const Call &call, StringRef name) {
   return spec->defaultValue;
 }
 
-static SMLoc valueLoc(const Attr &a) { return a.value.loc.isValid() ? a.value.loc : a.loc; }
+/// An attribute's value (or name) in the text, with its call's framework
+/// node (attributes have positions, not nodes).
+static Loc valueLoc(const Attr &a, const Call &call) {
+  return Loc(a.value.loc.isValid() ? a.value.loc : a.loc, call.loc.node);
+}
 
 bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
   bool ok = true;
@@ -230,7 +234,7 @@ bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
 
   StringSet<> seen;
   for (const Attr &a : call.attrs) {
-    SMLoc nameLoc = a.loc.isValid() ? a.loc : call.loc;
+    Loc nameLoc = a.loc.isValid() ? Loc(a.loc, call.loc.node) : call.loc;
     const AttrSpec *spec = def.findAttr(a.name);
     if (!spec) {
       std::string accepted;
@@ -251,15 +255,15 @@ bool verifyOpCall(const Call &call, const OpDef &def, DiagEngine &diags) {
       continue;
     }
     if (!matchesKind(spec->kind, a.value)) {
-      diags.error(valueLoc(a), def.name + ": attribute '" + a.name + "' must be " +
-                                   attrKindDescription(spec->kind) + ", got " +
-                                   valueDescription(a.value));
+      diags.error(valueLoc(a, call), def.name + ": attribute '" + a.name + "' must be " +
+                                         attrKindDescription(spec->kind) + ", got " +
+                                         valueDescription(a.value));
       ok = false;
       continue;
     }
     if (spec->kind == AttrKind::DType && !a.value.str.empty() && !parseDType(a.value.str)) {
-      diags.error(valueLoc(a), def.name + ": unknown dtype '" + a.value.str + "' for attribute '" +
-                                   a.name + "'");
+      diags.error(valueLoc(a, call), def.name + ": unknown dtype '" + a.value.str +
+                                         "' for attribute '" + a.name + "'");
       ok = false;
     }
   }

@@ -10,6 +10,7 @@
 #include "HxLexer.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ConvertUTF.h"
 
@@ -26,9 +27,10 @@ namespace {
 
 class Lexer {
 public:
-  Lexer(StringRef buf, DiagEngine &diags, const LexerOptions &opts, std::vector<HxToken> &toks)
+  Lexer(StringRef buf, DiagEngine &diags, const LexerOptions &opts, std::vector<HxToken> &toks,
+        std::vector<NodeComment> *nodeComments)
       : buf(buf), cur(buf.begin()), end(buf.end()), lineStart(buf.begin()), diags(diags),
-        opts(opts), toks(toks) {}
+        opts(opts), toks(toks), nodeComments(nodeComments) {}
 
   bool run();
 
@@ -41,6 +43,7 @@ private:
     return false;
   }
   bool skipSpaceAndComments();
+  void noteNodeComment(const char *start);
   bool lexString(const char *start);
   bool lexNumber(const char *start, bool json);
   bool checkUTF8(const char *at, const char *&p);
@@ -66,6 +69,10 @@ private:
   DiagEngine &diags;
   const LexerOptions &opts;
   std::vector<HxToken> &toks;
+  std::vector<NodeComment> *nodeComments;
+  /// The nodes of this buffer's comments, by the comment's text.
+  StringMap<SourceNodeRef> nodesByText;
+  bool inJSON = false;
 };
 
 bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -131,6 +138,7 @@ bool Lexer::skipSpaceAndComments() {
       newline(cur);
       ++cur;
     } else if (c == '/' && cur + 1 < end && cur[1] == '/') {
+      const char *start = cur;
       while (cur < end && *cur != '\n') {
         if (static_cast<unsigned char>(*cur) >= 0x80) {
           if (!checkUTF8(cur, cur))
@@ -141,6 +149,8 @@ bool Lexer::skipSpaceAndComments() {
           ++cur;
         }
       }
+      if (nodeComments && !inJSON)
+        noteNodeComment(start);
     } else if (c == '/' && cur + 1 < end && cur[1] == '*') {
       // Nestable block comment.
       const char *start = cur;
@@ -171,6 +181,19 @@ bool Lexer::skipSpaceAndComments() {
     }
   }
   return true;
+}
+
+// The comment from `start` to `cur` (the end of its line).
+void Lexer::noteNodeComment(const char *start) {
+  StringRef text(start, cur - start);
+  if (!text.contains(':'))
+    return; // an ordinary comment: the common case, decided fast
+  auto [it, inserted] = nodesByText.try_emplace(text);
+  if (inserted)
+    it->second = SourceNode::fromComment(text);
+  if (it->second)
+    nodeComments->push_back(
+        {uint32_t(lineStart - buf.begin()), uint32_t(start - buf.begin()), it->second});
 }
 
 bool Lexer::lexString(const char *start) {
@@ -318,6 +341,7 @@ bool Lexer::lexIR() {
       if (StringRef(cur, end - cur).starts_with("#[metadata]")) {
         cur += 11;
         push(HxLexer::METADATA, start);
+        inJSON = true;
         return lexJSON();
       }
       if (cur + 1 < end && cur[1] == '[') {
@@ -494,6 +518,7 @@ bool Lexer::lexJSON() {
 
 bool Lexer::run() {
   toks.reserve(buf.size() / 3 + 16); // measured: 3.4 bytes per token on real modules
+  inJSON = opts.jsonOnly;
   bool ok = opts.jsonOnly ? lexJSON() : lexIR();
   // EOF token at the end of the buffer.
   cur = end;
@@ -502,9 +527,11 @@ bool Lexer::run() {
 }
 
 bool hx::lexBuffer(StringRef buffer, DiagEngine &diags, const LexerOptions &opts,
-                   std::vector<HxToken> &tokens) {
+                   std::vector<HxToken> &tokens, std::vector<NodeComment> *nodeComments) {
   tokens.clear();
-  return Lexer(buffer, diags, opts, tokens).run();
+  if (nodeComments)
+    nodeComments->clear();
+  return Lexer(buffer, diags, opts, tokens, nodeComments).run();
 }
 
 // ---- HxTokenStream ----------------------------------------------------------

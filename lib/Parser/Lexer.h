@@ -5,6 +5,10 @@
 // ANTLR parser must never see: invalid UTF-8, NUL bytes, unterminated strings
 // and comments, and nesting deeper than the parser's stack allows.
 //
+// Comments are not tokens, but a line comment that names a framework node
+// (`// onnx:Conv /conv/Conv`, hx/Support/SourceNames.h) is kept on the side
+// with its position, for the converter to put on the line's expressions.
+//
 // HxTokenStream serves those tokens to the ANTLR parser without allocating:
 // the parser gets pointers into the vector.
 //
@@ -14,6 +18,7 @@
 
 #include "antlr4-runtime.h"
 #include "hx/Support/Diagnostics.h"
+#include "hx/Support/SourceNames.h"
 #include "llvm/ADT/StringRef.h"
 #include <vector>
 
@@ -53,10 +58,20 @@ struct LexerOptions {
   bool jsonOnly = false;
 };
 
+/// A line comment naming a framework node: it applies to the expressions
+/// that start on its line before it, from `lineStart` up to `at`.
+struct NodeComment {
+  uint32_t lineStart; ///< offset of the line's first byte
+  uint32_t at;        ///< offset of the comment's `//`
+  SourceNodeRef node; ///< equal comments of one buffer share one node
+};
+
 /// Lexes `buffer` (NUL-terminated, as SourceMgr buffers are). Returns false
 /// after reporting the first lexical error. The token vector ends with EOF.
+/// The node comments of the IR part go to `nodeComments`, in buffer order,
+/// when it is given.
 bool lexBuffer(llvm::StringRef buffer, DiagEngine &diags, const LexerOptions &opts,
-               std::vector<HxToken> &tokens);
+               std::vector<HxToken> &tokens, std::vector<NodeComment> *nodeComments = nullptr);
 
 /// A TokenStream over a vector of HxTokens.
 class HxTokenStream final : public antlr4::TokenStream {

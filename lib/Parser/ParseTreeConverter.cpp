@@ -12,6 +12,7 @@
 #include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
 #include "llvm/Support/ConvertUTF.h"
+#include <algorithm>
 
 using namespace hx;
 using namespace llvm;
@@ -20,6 +21,28 @@ using P = HxParser;
 bool ParseTreeConverter::error(antlr4::Token *at, const Twine &msg) {
   diags.error(locOf(at), msg).range(rangeOf(at));
   return false;
+}
+
+void ParseTreeConverter::attachSourceNode(Expr &e) {
+  if (!e.loc.isValid() || e.loc.getNode())
+    return;
+  const char *p = e.loc.getPointer();
+  if (p < commentBuffer.begin() || p >= commentBuffer.end())
+    return;
+  auto at = uint32_t(p - commentBuffer.begin());
+  // The first comment after `at`; it names the node when it is on `at`'s
+  // line. Expressions come mostly in text order: try the last one's first.
+  auto after = [&](size_t i) { return nodeComments[i].at > at; };
+  size_t i = commentCursor;
+  if (!(after(i) && (i == 0 || !after(i - 1))))
+    i = std::upper_bound(nodeComments.begin(), nodeComments.end(), at,
+                         [](uint32_t v, const NodeComment &c) { return v < c.at; }) -
+        nodeComments.begin();
+  if (i == nodeComments.size())
+    return;
+  commentCursor = i;
+  if (nodeComments[i].lineStart <= at)
+    e.loc.node = nodeComments[i].node;
 }
 
 std::string hx::unescapeString(StringRef lit) {

@@ -9,6 +9,10 @@
 // A name may shadow one of an enclosing scope but not be redefined in its own
 // scope (a `let` may rebind, as in Relay).
 //
+// Framework nodes: every expression starting on a line that ends with a
+// node comment (`// onnx:Conv /conv/Conv`, collected by the lexer) gets
+// that node in its Loc, as the printer wrote it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_PARSER_PARSETREECONVERTER_H
 #define HX_LIB_PARSER_PARSETREECONVERTER_H
@@ -33,7 +37,16 @@ public:
   /// A new expression node, counted in the module's exprCountHint.
   template <typename T, typename... Args> Ref<T> node(Args &&...args) {
     ++mod.exprCountHint;
-    return make<T>(std::forward<Args>(args)...);
+    Ref<T> e = make<T>(std::forward<Args>(args)...);
+    if (!nodeComments.empty())
+      attachSourceNode(*e);
+    return e;
+  }
+
+  /// The node comments of `buffer` (the lexer's), for node() to attach.
+  void setNodeComments(llvm::StringRef buffer, std::vector<NodeComment> comments) {
+    commentBuffer = buffer;
+    nodeComments = std::move(comments);
   }
 
   /// `.npy` files held in memory (ParserOptions::npyFiles).
@@ -91,6 +104,7 @@ private:
   ExprRef buildNumber(HxToken *tok);
 
   bool error(antlr4::Token *at, const llvm::Twine &msg);
+  void attachSourceNode(Expr &e);
 
   Module &mod;
   DiagEngine &diags;
@@ -102,6 +116,10 @@ private:
   std::string defName;
   llvm::SMLoc defLoc;
   Ref<Function> defFn;
+  llvm::StringRef commentBuffer;
+  std::vector<NodeComment> nodeComments;
+  /// The comment the last lookup found (lookups mostly move forward).
+  size_t commentCursor = 0;
 };
 
 /// The location of a token.

@@ -235,10 +235,12 @@ std::unique_ptr<Module> ModuleParser::run() {
   SourceMgr &sm = diags.getSourceMgr();
   const MemoryBuffer *mb = sm.getMemoryBuffer(bufferId);
   std::vector<HxToken> tokens;
+  std::vector<NodeComment> nodeComments;
   LexerOptions lo;
   lo.maxNesting = std::min(opts.maxNesting, kMaxNestingLimit);
-  if (!lexBuffer(mb->getBuffer(), diags, lo, tokens))
+  if (!lexBuffer(mb->getBuffer(), diags, lo, tokens, &nodeComments))
     return nullptr;
+  converter.setNodeComments(mb->getBuffer(), std::move(nodeComments));
 
   ParserSetup ps(tokens, mb->getBufferIdentifier(), diags);
   HxTokenStream &stream = ps.stream;

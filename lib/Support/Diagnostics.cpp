@@ -1,6 +1,5 @@
 //===- Diagnostics.cpp - Rendering and dispatch of diagnostics -----------===//
 #include "hx/Support/Diagnostics.h"
-#include "hx/Support/SourceNames.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/WithColor.h"
@@ -17,10 +16,10 @@ InFlightDiagnostic::~InFlightDiagnostic() {
     engine->emit(std::move(diag));
 }
 
-InFlightDiagnostic &InFlightDiagnostic::note(SMLoc loc, const Twine &msg) {
+InFlightDiagnostic &InFlightDiagnostic::note(Loc loc, const Twine &msg) {
   Diagnostic n;
   n.severity = Severity::Note;
-  n.loc = loc;
+  n.loc = std::move(loc);
   n.message = msg.str();
   diag.notes.push_back(std::move(n));
   return *this;
@@ -31,10 +30,10 @@ InFlightDiagnostic &InFlightDiagnostic::range(SMRange r) {
   return *this;
 }
 
-InFlightDiagnostic DiagEngine::report(Severity s, SMLoc loc, const Twine &msg) {
+InFlightDiagnostic DiagEngine::report(Severity s, Loc loc, const Twine &msg) {
   Diagnostic d;
   d.severity = s;
-  d.loc = loc;
+  d.loc = std::move(loc);
   d.message = msg.str();
   return InFlightDiagnostic(this, std::move(d));
 }
@@ -151,14 +150,15 @@ void DiagEngine::print(raw_ostream &os, const Diagnostic &d) const {
     diag.print(nullptr, os);
   };
   one(d);
-  // A line an importer wrote names its framework node
+  // An expression an importer built names its framework node
   // (hx/Support/SourceNames.h): say which, since a long line is cut.
-  std::optional<SourceNode> node = sourceNodeAt(sm, d.loc);
-  if (node && !node->name.empty()) {
-    SMDiagnostic note(sm.getMemoryBuffer(sm.FindBufferContainingLoc(d.loc))->getBufferIdentifier(),
+  if (const SourceNode *node = d.loc.getNode(); node && !node->name().empty()) {
+    unsigned id = d.loc.isValid() ? sm.FindBufferContainingLoc(d.loc) : 0;
+    SMDiagnostic note(id ? sm.getMemoryBuffer(id)->getBufferIdentifier() : StringRef(program),
                       SourceMgr::DK_Note,
-                      "in " + node->framework.str() + " node '" + node->name.str() + "' (" +
-                          node->opType.str() + ")");
+                      ("in " + node->framework() + " node '" + printableName(node->name()) + "' (" +
+                       node->opType() + ")")
+                          .str());
     note.print(nullptr, os);
   }
   for (const Diagnostic &n : d.notes)

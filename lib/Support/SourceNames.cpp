@@ -1,33 +1,45 @@
-//===- SourceNames.cpp - The framework node a line of text came from ------===//
+//===- SourceNames.cpp - The framework node an expression came from -------===//
 //
-// The comment is the first `// ` after the call on its line whose text reads
-// `<word>:<word>`: names may hold `//` themselves (ONNX names are often
-// paths), so everything after the op type is the name.
+// The comment's grammar is the one hx-import-onnx has always written, so
+// text imported before provenance became data reads back the same:
+// `// <word>:<word>` with word characters [A-Za-z0-9_.-], then optionally a
+// space and the name, to the end of the line (a trailing '\r' dropped).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Support/SourceNames.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
-#include "llvm/Support/SourceMgr.h"
 
 using namespace hx;
 using namespace llvm;
 
+SourceNode::SourceNode(StringRef framework, StringRef opType, StringRef name)
+    : frameworkLen(framework.size()), opTypeLen(opType.size()) {
+  text.reserve(framework.size() + opType.size() + name.size() + 2);
+  text += framework;
+  text += ':';
+  text += opType;
+  if (!name.empty()) {
+    text += ' ';
+    text += name;
+  }
+}
+
+std::string SourceNode::comment() const {
+  std::string s = "// " + printableName(framework()) + ":" + printableName(opType());
+  if (!name().empty())
+    s += " " + printableName(name());
+  return s;
+}
+
 static bool isWordChar(char c) { return isAlnum(c) || c == '_' || c == '.' || c == '-'; }
 
-std::optional<SourceNode> hx::sourceNodeAt(const SourceMgr &sm, SMLoc loc) {
-  if (!loc.isValid())
-    return std::nullopt;
-  unsigned id = sm.FindBufferContainingLoc(loc);
-  if (!id)
-    return std::nullopt;
-  StringRef buf = sm.getMemoryBuffer(id)->getBuffer();
-  size_t at = loc.getPointer() - buf.data();
-  size_t eol = buf.find('\n', at);
-  StringRef rest = buf.slice(at, eol == StringRef::npos ? buf.size() : eol);
-  for (size_t pos = rest.find("// "); pos != StringRef::npos; pos = rest.find("// ", pos + 1)) {
-    StringRef tail = rest.substr(pos + 3);
+SourceNodeRef SourceNode::fromComment(StringRef comment) {
+  comment = comment.rtrim("\r");
+  for (size_t pos = comment.find("// "); pos != StringRef::npos;
+       pos = comment.find("// ", pos + 1)) {
+    StringRef tail = comment.substr(pos + 3);
     size_t colon = tail.find(':');
     if (colon == 0 || colon == StringRef::npos)
       continue;
@@ -40,9 +52,9 @@ std::optional<SourceNode> hx::sourceNodeAt(const SourceMgr &sm, SMLoc loc) {
     if (opType.empty() || !llvm::all_of(opType, isWordChar))
       continue;
     StringRef name = space == StringRef::npos ? StringRef() : after.substr(space + 1);
-    return SourceNode{framework, opType, name.rtrim("\r")};
+    return makeIntrusiveRefCnt<SourceNode>(framework, opType, name);
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 std::string hx::printableName(StringRef name) {
@@ -55,12 +67,5 @@ std::string hx::printableName(StringRef name) {
     auto u = static_cast<unsigned char>(c);
     s += u < 0x20 || u == 0x7f ? ' ' : u >= 0x80 && !utf8 ? '?' : c;
   }
-  return s;
-}
-
-std::string hx::sourceNodeComment(StringRef framework, StringRef opType, StringRef name) {
-  std::string s = "// " + printableName(framework) + ":" + printableName(opType);
-  if (!name.empty())
-    s += " " + printableName(name);
   return s;
 }

@@ -21,7 +21,7 @@ DenseMap<const Expr *, bool> constantValued(Expr *root) {
   return constant;
 }
 
-ExprRef makeOpCall(Module &m, StringRef op, SmallVector<ExprRef, 2> args, SMLoc loc, Attrs attrs) {
+ExprRef makeOpCall(Module &m, StringRef op, SmallVector<ExprRef, 2> args, Loc loc, Attrs attrs) {
   Op *o = m.getOp(op);
   if (!o->def)
     o->def = lookupOp(op);

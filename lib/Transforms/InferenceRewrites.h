@@ -33,8 +33,8 @@ llvm::DenseMap<const Expr *, bool> constantValued(Expr *root);
 
 /// A call of operator `op` of `m` (its registry definition resolved), with
 /// no type yet.
-ExprRef makeOpCall(Module &m, llvm::StringRef op, llvm::SmallVector<ExprRef, 2> args,
-                   llvm::SMLoc loc, Attrs attrs = {});
+ExprRef makeOpCall(Module &m, llvm::StringRef op, llvm::SmallVector<ExprRef, 2> args, Loc loc,
+                   Attrs attrs = {});
 
 } // namespace hx
 

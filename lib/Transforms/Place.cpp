@@ -16,11 +16,11 @@
 // and every use of %7 reads %8.
 //
 // Matching. A rule is split at its last '='. Its pattern names an operator
-// call when it equals hx's operator (`nn.softmax`), or the framework
-// operator type on the call's source line (`Softmax`, or `onnx:Softmax`),
-// or when it glob-matches (llvm::GlobPattern: `*` crosses '/') the framework
-// node name on that line (hx/Support/SourceNames.h: an importer writes a
-// node's calls on one line and ends it with `// onnx:Softmax /model/softmax`).
+// call when it equals hx's operator (`nn.softmax`), or the operator type of
+// the framework node the call came from (`Softmax`, or `onnx:Softmax`), or
+// when it glob-matches (llvm::GlobPattern: `*` crosses '/') that node's name
+// (hx/Support/SourceNames.h: the node an importer put in the call's Loc,
+// which text carries as `// onnx:Softmax /model/softmax`).
 // Of several matching rules the last one given wins, so a later, narrower
 // rule overrides an earlier, broader one.
 //
@@ -45,7 +45,7 @@
 // on_device for its own device); the output depends only on the module and
 // the rules, in program order. Linear in the module: one walk per def to
 // decide, one rewrite of the defs where something is placed. The new
-// annotations carry their call's location and type, so a typed module stays
+// annotations carry their call's location (its node with it) and type, so a typed module stays
 // typed.
 //
 //===----------------------------------------------------------------------===//
@@ -53,7 +53,6 @@
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
-#include "hx/Support/SourceNames.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -202,21 +201,22 @@ public:
 private:
   /// `onnx:Softmax`.
   static bool isQualifiedType(StringRef p, const SourceNode &n) {
-    return p.size() == n.framework.size() + 1 + n.opType.size() && p.starts_with(n.framework) &&
-           p[n.framework.size()] == ':' && p.ends_with(n.opType);
+    return p.size() == n.framework().size() + 1 + n.opType().size() &&
+           p.starts_with(n.framework()) && p[n.framework().size()] == ':' &&
+           p.ends_with(n.opType());
   }
 
   /// The last rule matching `c`, or -1; marks every matching rule used.
   int match(const Call &c) {
     StringRef op = c.getOp()->name;
-    std::optional<SourceNode> node = sourceNodeAt(diags.getSourceMgr(), c.loc);
+    const SourceNode *node = c.loc.getNode();
     int winner = -1;
     for (size_t i = 0; i < rules.size(); ++i) {
       StringRef p = rules[i].pattern;
       bool hit = p == op;
       if (!hit && node)
-        hit = p == node->opType || isQualifiedType(p, *node) ||
-              (!node->name.empty() && globs[i].match(node->name));
+        hit = p == node->opType() || isQualifiedType(p, *node) ||
+              (!node->name().empty() && globs[i].match(node->name()));
       if (hit) {
         used[i] = true;
         winner = int(i);

@@ -91,7 +91,7 @@ void SimplifyInferencePass::rewriteDef(Module &m, Function &fn) {
       return mean;
     if (g->index == 2)
       return var;
-    SMLoc loc = k->loc;
+    Loc loc = k->loc;
     auto eps = make<Constant>(xt->dtype, loc);
     eps->floatValue = attrs::getFloat(*k, "epsilon");
     ExprRef s = makeOpCall(m, "rsqrt", {makeOpCall(m, "add", {var, eps}, loc)}, loc);

@@ -1,8 +1,9 @@
 //===- Expr.h - Relay expressions -------------------------------*- C++ -*-===//
 //
 // Expressions form a DAG of reference-counted nodes: a graph binding `%0 = e;`
-// names one node however often `%0` is used. Every node carries its source
-// location and, once InferType has run, its checked type.
+// names one node however often `%0` is used. Every node carries its location
+// -- a source position and the framework node it came from, if any
+// (hx/Support/Loc.h) -- and, once InferType has run, its checked type.
 //
 // Use llvm::isa / dyn_cast / cast on Expr pointers.
 //
@@ -13,9 +14,9 @@
 #include "hx/IR/Attrs.h"
 #include "hx/IR/Node.h"
 #include "hx/IR/Type.h"
+#include "hx/Support/Loc.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Casting.h"
-#include "llvm/Support/SMLoc.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,7 +56,10 @@ private:
   mutable uint32_t walkSlot = 0;
 
 public:
-  llvm::SMLoc loc;
+  /// Where the expression is in the text, and the framework node it came
+  /// from: a pass that builds an expression for an old one gives it the old
+  /// one's Loc, so both survive rewrites.
+  Loc loc;
   /// Filled in by InferType.
   TypeRef checkedType;
 
@@ -66,7 +70,7 @@ public:
   bool isAtomic() const { return kind <= ExprKind::Constant; }
 
 protected:
-  Expr(ExprKind k, llvm::SMLoc l) : loc(l), kind(k) {}
+  Expr(ExprKind k, Loc l) : loc(std::move(l)), kind(k) {}
   void dropChildren(NodeWorklist &dead) override;
 
 private:
@@ -78,8 +82,9 @@ using ExprRef = Ref<Expr>;
 /// A parameter, let-bound or free variable. Uses point at the binding node.
 class Var : public Expr {
 public:
-  Var(std::string name, TypeRef annotation, llvm::SMLoc l)
-      : Expr(ExprKind::Var, l), name(std::move(name)), annotation(std::move(annotation)) {}
+  Var(std::string name, TypeRef annotation, Loc l)
+      : Expr(ExprKind::Var, std::move(l)), name(std::move(name)),
+        annotation(std::move(annotation)) {}
   std::string name; // without '%'
   TypeRef annotation;
   /// Parameter device `%x {virtual_device=...}`; kNoDevice if none.
@@ -92,8 +97,8 @@ protected:
 
 class GlobalVar : public Expr {
 public:
-  GlobalVar(std::string name, llvm::SMLoc l)
-      : Expr(ExprKind::GlobalVar, l), name(std::move(name)) {}
+  GlobalVar(std::string name, Loc l)
+      : Expr(ExprKind::GlobalVar, std::move(l)), name(std::move(name)) {}
   std::string name; // without '@'
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::GlobalVar; }
 };
@@ -101,7 +106,7 @@ public:
 /// A primitive operator. One node per name and module (Module::getOp).
 class Op : public Expr {
 public:
-  Op(std::string name, llvm::SMLoc l) : Expr(ExprKind::Op, l), name(std::move(name)) {}
+  Op(std::string name, Loc l) : Expr(ExprKind::Op, std::move(l)), name(std::move(name)) {}
   std::string name;
   /// The registry's definition, when the operator is known.
   const OpDef *def = nullptr;
@@ -126,9 +131,9 @@ struct TensorData {
 /// tensor constant from the metadata table (`meta[relay.Constant][i]`).
 class Constant : public Expr {
 public:
-  Constant(DType dtype, llvm::SMLoc l) : Expr(ExprKind::Constant, l), dtype(dtype) {}
-  Constant(std::shared_ptr<const TensorData> t, llvm::SMLoc l)
-      : Expr(ExprKind::Constant, l), dtype(t->dtype), tensor(std::move(t)) {}
+  Constant(DType dtype, Loc l) : Expr(ExprKind::Constant, std::move(l)), dtype(dtype) {}
+  Constant(std::shared_ptr<const TensorData> t, Loc l)
+      : Expr(ExprKind::Constant, std::move(l)), dtype(t->dtype), tensor(std::move(t)) {}
   DType dtype;
   double floatValue = 0; // float dtypes
   int64_t intValue = 0;  // integer dtypes and bool
@@ -139,8 +144,8 @@ public:
 
 class Call : public Expr {
 public:
-  Call(ExprRef callee, llvm::SmallVector<ExprRef, 2> args, Attrs attrs, llvm::SMLoc l)
-      : Expr(ExprKind::Call, l), callee(std::move(callee)), args(std::move(args)),
+  Call(ExprRef callee, llvm::SmallVector<ExprRef, 2> args, Attrs attrs, Loc l)
+      : Expr(ExprKind::Call, std::move(l)), callee(std::move(callee)), args(std::move(args)),
         attrs(std::move(attrs)) {}
   ExprRef callee;
   llvm::SmallVector<ExprRef, 2> args;
@@ -160,8 +165,8 @@ protected:
 
 class Tuple : public Expr {
 public:
-  Tuple(llvm::SmallVector<ExprRef, 2> fields, llvm::SMLoc l)
-      : Expr(ExprKind::Tuple, l), fields(std::move(fields)) {}
+  Tuple(llvm::SmallVector<ExprRef, 2> fields, Loc l)
+      : Expr(ExprKind::Tuple, std::move(l)), fields(std::move(fields)) {}
   llvm::SmallVector<ExprRef, 2> fields;
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::Tuple; }
 
@@ -172,8 +177,8 @@ protected:
 /// `%t.i`
 class TupleGetItem : public Expr {
 public:
-  TupleGetItem(ExprRef tuple, unsigned index, llvm::SMLoc l)
-      : Expr(ExprKind::TupleGetItem, l), tuple(std::move(tuple)), index(index) {}
+  TupleGetItem(ExprRef tuple, unsigned index, Loc l)
+      : Expr(ExprKind::TupleGetItem, std::move(l)), tuple(std::move(tuple)), index(index) {}
   ExprRef tuple;
   unsigned index;
   static bool classof(const Expr *e) { return e->getKind() == ExprKind::TupleGetItem; }
@@ -185,8 +190,8 @@ protected:
 /// `let %x = value; body`
 class Let : public Expr {
 public:
-  Let(Ref<Var> var, ExprRef value, ExprRef body, llvm::SMLoc l)
-      : Expr(ExprKind::Let, l), var(std::move(var)), value(std::move(value)),
+  Let(Ref<Var> var, ExprRef value, ExprRef body, Loc l)
+      : Expr(ExprKind::Let, std::move(l)), var(std::move(var)), value(std::move(value)),
         body(std::move(body)) {}
   Ref<Var> var;
   ExprRef value;
@@ -199,8 +204,8 @@ protected:
 
 class If : public Expr {
 public:
-  If(ExprRef cond, ExprRef thenBranch, ExprRef elseBranch, llvm::SMLoc l)
-      : Expr(ExprKind::If, l), cond(std::move(cond)), thenBranch(std::move(thenBranch)),
+  If(ExprRef cond, ExprRef thenBranch, ExprRef elseBranch, Loc l)
+      : Expr(ExprKind::If, std::move(l)), cond(std::move(cond)), thenBranch(std::move(thenBranch)),
         elseBranch(std::move(elseBranch)) {}
   ExprRef cond;
   ExprRef thenBranch;
@@ -214,8 +219,8 @@ protected:
 /// A `def` body or a `fn` literal.
 class Function : public Expr {
 public:
-  Function(std::vector<Ref<Var>> params, ExprRef body, TypeRef retType, llvm::SMLoc l)
-      : Expr(ExprKind::Function, l), params(std::move(params)), body(std::move(body)),
+  Function(std::vector<Ref<Var>> params, ExprRef body, TypeRef retType, Loc l)
+      : Expr(ExprKind::Function, std::move(l)), params(std::move(params)), body(std::move(body)),
         retType(std::move(retType)) {}
   std::vector<Ref<Var>> params;
   ExprRef body;

@@ -3,6 +3,7 @@
 #define HX_IR_PRINTER_H
 
 #include "hx/IR/Module.h"
+#include <string>
 
 namespace llvm {
 class raw_ostream;
@@ -13,6 +14,9 @@ namespace hx {
 struct PrintOptions {
   /// Append `/* ty=... */` after every binding whose type is known.
   bool printTypes = false;
+  /// A comment line printed under the version header, without its `// `
+  /// (hx-import-onnx names the model it imported); empty for none.
+  std::string headerComment;
 };
 
 /// Prints `m` in the canonical form of docs/ir-format.md section 4.

@@ -3,12 +3,15 @@
 // One engine for every user-facing message. Diagnostics are rendered by
 // llvm::SourceMgr as `file:line:col: error: message`, the source line and a
 // caret, followed by their notes. A handler can capture them instead (used by
-// --verify-diagnostics).
+// --verify-diagnostics). A diagnostic located at an expression that came
+// from a framework node (its Loc holds the node) is followed by
+// `note: in onnx node '/conv/Conv' (Conv)`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_SUPPORT_DIAGNOSTICS_H
 #define HX_SUPPORT_DIAGNOSTICS_H
 
+#include "hx/Support/Loc.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
@@ -22,7 +25,7 @@ enum class Severity { Error, Warning, Note, Remark };
 
 struct Diagnostic {
   Severity severity = Severity::Error;
-  llvm::SMLoc loc;
+  Loc loc;
   std::string message;
   std::vector<llvm::SMRange> ranges;
   std::vector<Diagnostic> notes;
@@ -40,7 +43,7 @@ public:
   InFlightDiagnostic(const InFlightDiagnostic &) = delete;
   ~InFlightDiagnostic();
 
-  InFlightDiagnostic &note(llvm::SMLoc loc, const llvm::Twine &msg);
+  InFlightDiagnostic &note(Loc loc, const llvm::Twine &msg);
   InFlightDiagnostic &range(llvm::SMRange r);
   /// Lets `return diags.error(...)` convert to a failure result.
   operator bool() const { return false; }
@@ -56,16 +59,16 @@ public:
 
   explicit DiagEngine(llvm::SourceMgr &sm) : sm(sm) {}
 
-  InFlightDiagnostic error(llvm::SMLoc loc, const llvm::Twine &msg) {
-    return report(Severity::Error, loc, msg);
+  InFlightDiagnostic error(Loc loc, const llvm::Twine &msg) {
+    return report(Severity::Error, std::move(loc), msg);
   }
-  InFlightDiagnostic warning(llvm::SMLoc loc, const llvm::Twine &msg) {
-    return report(Severity::Warning, loc, msg);
+  InFlightDiagnostic warning(Loc loc, const llvm::Twine &msg) {
+    return report(Severity::Warning, std::move(loc), msg);
   }
-  InFlightDiagnostic remark(llvm::SMLoc loc, const llvm::Twine &msg) {
-    return report(Severity::Remark, loc, msg);
+  InFlightDiagnostic remark(Loc loc, const llvm::Twine &msg) {
+    return report(Severity::Remark, std::move(loc), msg);
   }
-  InFlightDiagnostic report(Severity s, llvm::SMLoc loc, const llvm::Twine &msg);
+  InFlightDiagnostic report(Severity s, Loc loc, const llvm::Twine &msg);
 
   void emit(Diagnostic d);
 

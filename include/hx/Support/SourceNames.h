@@ -1,51 +1,81 @@
-//===- SourceNames.h - The framework node a line of text came from -*- C++ -*-===//
+//===- SourceNames.h - The framework node an expression came from -*- C++ -*-===//
 //
-// An importer (hx-import-onnx) writes each framework node's calls on one
-// line and ends the line with a comment naming the node:
+// An importer names, on every expression it builds, the framework node that
+// expression computes part of: a SourceNode {framework, op type, node name},
+// one object shared by all the expressions of the node, as MLIR's NameLoc
+// wraps a location. It travels in the expression's location
+// (hx/Support/Loc.h), so whatever copies a location keeps it, and whatever
+// reports a location can name the node: a located diagnostic adds
+// `note: in onnx node '/conv/Conv' (Conv)`, the placement report prints the
+// node after each call, `--place` matches node names and framework op types.
+//
+// In text the node is a line comment after the expression, which the
+// printer writes and the parser reads back onto every expression that
+// starts on that line before it:
 //
 //   %12 = nn.conv2d(%11, %w3, ...); %13 = nn.bias_add(%12, %b3); // onnx:Conv /layer1/0/conv1/Conv
 //
-// Everything that knows a call's location (every expression keeps its
-// SMLoc through the passes) can so name the node it came from: located
-// diagnostics show the line, the placement report prints the name, and
-// `--place` matches node names and framework operator types. Hand-written
-// text may use the same comment.
+// Hand-written text may carry the same comments.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_SUPPORT_SOURCENAMES_H
 #define HX_SUPPORT_SOURCENAMES_H
 
+#include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/SMLoc.h"
-#include <optional>
+#include <cstdint>
 #include <string>
-
-namespace llvm {
-class SourceMgr;
-}
 
 namespace hx {
 
-/// `// <framework>:<op type> <node name>` at the end of a line.
-struct SourceNode {
-  llvm::StringRef framework; ///< "onnx"
-  llvm::StringRef opType;    ///< "Conv"
-  llvm::StringRef name;      ///< "/layer1/0/conv1/Conv" (may be empty)
+/// `<framework>:<op type> <node name>`: immutable, reference counted (not
+/// atomically: like the IR, it belongs to one thread at a time) and shared
+/// by the expressions of one node. One string holds the three parts, so a
+/// node costs one allocation at most.
+class SourceNode : public llvm::RefCountedBase<SourceNode> {
+public:
+  /// `name` may be empty.
+  SourceNode(llvm::StringRef framework, llvm::StringRef opType, llvm::StringRef name);
+
+  llvm::StringRef framework() const { return llvm::StringRef(text).take_front(frameworkLen); }
+  llvm::StringRef opType() const {
+    return llvm::StringRef(text).substr(frameworkLen + 1, opTypeLen);
+  }
+  llvm::StringRef name() const {
+    return llvm::StringRef(text).drop_front(std::min(text.size(), frameworkLen + opTypeLen + 2));
+  }
+
+  /// The comment the printer writes: `// onnx:Conv /conv/Conv`, each part
+  /// through printableName.
+  std::string comment() const;
+
+  bool operator==(const SourceNode &o) const {
+    return frameworkLen == o.frameworkLen && opTypeLen == o.opTypeLen && text == o.text;
+  }
+
+  /// The node a line comment names, or null. `comment` runs from its `//`
+  /// to the end of the line. The node is the first `// ` in it whose text
+  /// reads `<word>:<word>`, the rest after a space being the name: names may
+  /// hold `//` themselves (ONNX names are often paths).
+  static llvm::IntrusiveRefCntPtr<const SourceNode> fromComment(llvm::StringRef comment);
+
+private:
+  std::string text; ///< "onnx:Conv /conv/Conv"
+  size_t frameworkLen, opTypeLen;
 };
 
-/// The node named on the line holding `loc`, if that line ends with such a
-/// comment. The strings point into the source buffer.
-std::optional<SourceNode> sourceNodeAt(const llvm::SourceMgr &sm, llvm::SMLoc loc);
+using SourceNodeRef = llvm::IntrusiveRefCntPtr<const SourceNode>;
+
+/// Whether two expressions come from the same node: the same object, or
+/// equal ones (both null: no node).
+inline bool sameSourceNode(const SourceNode *a, const SourceNode *b) {
+  return a == b || (a && b && *a == *b);
+}
 
 /// A name as hx text may hold it in a comment: legal UTF-8 kept with its
 /// control characters (newlines among them) made spaces, anything else
 /// reduced to its ASCII with `?` for the other bytes.
 std::string printableName(llvm::StringRef name);
-
-/// The comment sourceNodeAt reads, for an importer to write (through
-/// printableName).
-std::string sourceNodeComment(llvm::StringRef framework, llvm::StringRef opType,
-                              llvm::StringRef name);
 
 } // namespace hx
 

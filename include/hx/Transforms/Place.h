@@ -1,8 +1,8 @@
 //===- Place.h - Putting chosen operator calls on chosen devices -*- C++ -*-===//
 //
 // `--place=PATTERN=DEVICE,...` names operator calls by hx's operator, by the
-// framework operator type or by the framework node their source line came
-// from (hx/Support/SourceNames.h), and puts them on a device by wrapping
+// operator type or the name of the framework node they came from
+// (hx/Support/SourceNames.h), and puts them on a device by wrapping
 // them in `on_device` before plan-devices runs (lib/Transforms/Place.cpp).
 //
 //===----------------------------------------------------------------------===//

@@ -281,7 +281,7 @@ const Type *TypeInferencer::annotatedSignature(Function *fn) {
   return sig.get();
 }
 
-const Type *TypeInferencer::globalType(GlobalVar *gv, SMLoc useLoc) {
+const Type *TypeInferencer::globalType(GlobalVar *gv, const Loc &useLoc) {
   Function *fn = m.lookup(gv->name);
   if (!fn) {
     diags.error(useLoc, "@" + gv->name + " is not defined");
@@ -300,7 +300,7 @@ const Type *TypeInferencer::globalType(GlobalVar *gv, SMLoc useLoc) {
   return nullptr;
 }
 
-const Type *TypeInferencer::operandType(Expr *e, SMLoc useLoc) {
+const Type *TypeInferencer::operandType(Expr *e, const Loc &useLoc) {
   switch (e->getKind()) {
   case ExprKind::Var: {
     auto *v = cast<Var>(e);

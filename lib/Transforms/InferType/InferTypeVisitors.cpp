@@ -232,7 +232,7 @@ void TypeInferencer::visitFunction(size_t idx) {
   }
 
   stack.pop_back();
-  SMLoc bodyLoc = useSite(fn->body.get(), fn->loc);
+  Loc bodyLoc = useSite(fn->body.get(), fn->loc);
   const Type *bodyTy = operandType(fn->body.get(), bodyLoc);
   std::vector<TypeRef> params;
   SmallVector<const Type *, 4> involved{bodyTy};

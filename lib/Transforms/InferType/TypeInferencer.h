@@ -38,7 +38,7 @@ bool hasUnannotatedParam(const Expr *e);
 /// Where to report a problem with `e`, an operand of the node at `userLoc`:
 /// variables and globals are shared by all their uses, so their own location
 /// is their definition, not this use.
-inline SMLoc useSite(const Expr *e, SMLoc userLoc) {
+inline Loc useSite(const Expr *e, const Loc &userLoc) {
   return llvm::isa<Var, GlobalVar, Op>(e) ? userLoc : e->loc;
 }
 
@@ -169,10 +169,10 @@ private:
   const Expr *calleeRoot(Expr *e) const;
   bool needsHintShallow(Expr *e);
   bool needsHint(Expr *e);
-  const Type *operandType(Expr *e, SMLoc useLoc);
+  const Type *operandType(Expr *e, const Loc &useLoc);
   /// The type of `e` if already known, without diagnostics (for hints).
   const Type *peekType(Expr *e);
-  const Type *globalType(GlobalVar *gv, SMLoc useLoc);
+  const Type *globalType(GlobalVar *gv, const Loc &useLoc);
   const Type *annotatedSignature(Function *fn);
   void noteDef(InFlightDiagnostic &d, const Expr *e, const Twine &what, const Type *t);
 

@@ -4,14 +4,13 @@
 // (hx/IR/DeviceAware.h), typing it first if it came from text, and walk it in
 // program order. The report prints what collectPlacement gathers in that walk
 // (the Python API reads the same data); each call and copy names the
-// framework node on its source line (hx/Support/SourceNames.h).
+// framework node it came from (its Loc's, hx/Support/SourceNames.h).
 //
 //===----------------------------------------------------------------------===//
 #include "hx/IR/DeviceAware.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
-#include "hx/Support/SourceNames.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -30,8 +29,8 @@ std::string where(SourceMgr &sm, SMLoc loc) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-/// What a copy copies: `%b`, `add at 7:8`, or with the framework node of its
-/// line `nn.relu at 7:8 (/relu/Relu)`.
+/// What a copy copies: `%b`, `add at 7:8`, or with the framework node it
+/// came from `nn.relu at 7:8 (/relu/Relu)`.
 std::string describe(SourceMgr &sm, const Expr *e) {
   if (auto *c = dyn_cast<Call>(e); c && c->isOp(kOnDevice))
     e = c->args[0].get();
@@ -47,8 +46,9 @@ std::string describe(SourceMgr &sm, const Expr *e) {
   } else {
     s = "value at " + where(sm, e->loc);
   }
-  if (std::optional<SourceNode> n = sourceNodeAt(sm, e->loc))
-    s += " (" + (n->name.empty() ? (n->framework + ":" + n->opType).str() : n->name.str()) + ")";
+  if (const SourceNode *n = e->loc.getNode())
+    s += " (" + (n->name().empty() ? (n->framework() + ":" + n->opType()).str() : n->name().str()) +
+         ")";
   return s;
 }
 
@@ -128,10 +128,10 @@ bool hx::collectPlacement(Module &m, DiagEngine &diags, PlacementData &out) {
       p.device = name(p.deviceIndex);
       p.loc = c->loc;
       p.where = where(sm, c->loc);
-      if (std::optional<SourceNode> n = sourceNodeAt(sm, c->loc)) {
-        p.framework = n->framework.str();
-        p.nodeOpType = n->opType.str();
-        p.node = n->name.str();
+      if (const SourceNode *n = c->loc.getNode()) {
+        p.framework = n->framework().str();
+        p.nodeOpType = n->opType().str();
+        p.node = n->name().str();
       }
       if (const TargetKindInfo *lacking = fallbackFrom(m, a, *c))
         p.fallback = ("no " + lacking->name + " implementation").str();

@@ -33,7 +33,7 @@ struct Item {
   const Expr *e;
   /// The device its consumer expects.
   DeviceIndex expected;
-  SMLoc use;
+  Loc use;
 };
 
 class Checker {
@@ -65,7 +65,7 @@ private:
     return s;
   }
 
-  void mismatch(SMLoc at, StringRef what, DeviceIndex self, DeviceIndex expected) {
+  void mismatch(const Loc &at, StringRef what, DeviceIndex self, DeviceIndex expected) {
     ok = false;
     diags.error(at, "verify-placement: " + what + " on " + name(self) + " is used on " +
                         name(expected) + " without a device_copy");
@@ -84,7 +84,7 @@ private:
       if (!fresh) {
         if (it->second != expected && !isa<Constant>(e)) {
           ok = false;
-          diags.error(isa<Var>(e) ? use : e->loc,
+          diags.error(isa<Var>(e) ? Loc(use) : e->loc,
                       "verify-placement: a value shared by consumers on " + name(it->second) +
                           " and " + name(expected) + " without a device_copy");
         }
@@ -96,7 +96,7 @@ private:
 
   /// `use`: where the consumer is (a variable is reported there, not at
   /// its binding).
-  void visit(const Expr *e, DeviceIndex expected, SMLoc use, SmallVectorImpl<Item> &work) {
+  void visit(const Expr *e, DeviceIndex expected, Loc use, SmallVectorImpl<Item> &work) {
     auto push = [&](const Expr *child, DeviceIndex d) { work.push_back({child, d, e->loc}); };
     if (const auto *c = dyn_cast<Call>(e)) {
       if (c->isOp(kOnDevice)) {
