@@ -1,7 +1,7 @@
 //===- InferenceRewrites.cpp - Shared by the inference rewrites -----------===//
 #include "InferenceRewrites.h"
 #include "hx/IR/Walk.h"
-#include "hx/Ops/OpRegistry.h"
+#include "hx/Ops/OpBuilder.h"
 
 using namespace llvm;
 
@@ -22,10 +22,7 @@ DenseMap<const Expr *, bool> constantValued(Expr *root) {
 }
 
 ExprRef makeOpCall(Module &m, StringRef op, SmallVector<ExprRef, 2> args, Loc loc, Attrs attrs) {
-  Op *o = m.getOp(op);
-  if (!o->def)
-    o->def = lookupOp(op);
-  return make<Call>(o, std::move(args), std::move(attrs), loc);
+  return OpBuilder(m, std::move(loc)).call(op, args, std::move(attrs));
 }
 
 } // namespace hx

@@ -32,7 +32,7 @@ protected:
 llvm::DenseMap<const Expr *, bool> constantValued(Expr *root);
 
 /// A call of operator `op` of `m` (its registry definition resolved), with
-/// no type yet.
+/// no type yet: OpBuilder(m, loc).call(op, args, attrs).
 ExprRef makeOpCall(Module &m, llvm::StringRef op, llvm::SmallVector<ExprRef, 2> args, Loc loc,
                    Attrs attrs = {});
 

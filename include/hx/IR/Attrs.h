@@ -6,6 +6,7 @@
 #include "hx/IR/VirtualDevice.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct Attr {
 /// An ordered list of named attributes.
 class Attrs {
 public:
+  Attrs() = default;
+  /// `{{"axis", attrs::integer(1)}, {"keepdims", attrs::boolean(true)}}`
+  /// (hx/Ops/OpBuilder.h), in order.
+  Attrs(std::initializer_list<Attr> list) : items(list) {}
+
   bool empty() const { return items.empty(); }
   size_t size() const { return items.size(); }
   const AttrValue *get(llvm::StringRef name) const;

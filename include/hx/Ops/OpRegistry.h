@@ -12,7 +12,8 @@
 //  - the parser resolves `Op::def` with lookupOp (and suggestOpName for typos);
 //  - the verifier checks arity and attributes with verifyOpCall;
 //  - InferType computes result types with inferOpType;
-//  - passes read attributes with getAttrOrDefault.
+//  - passes read attributes with getAttrOrDefault;
+//  - passes and the ONNX importer build calls with OpBuilder (OpBuilder.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_OPS_OPREGISTRY_H
