@@ -7,8 +7,11 @@
 // folded shape computation). A constant becomes an hx expression (a
 // constant-table entry) only when a call uses it.
 //
-// OnnxReader.cpp reads the model and writes the text; OnnxOps.cpp converts
-// each op type; OnnxFold.cpp folds the shape computations.
+// OnnxImporter.cpp drives the import and writes the text; OnnxValidate.cpp
+// checks the model first; OnnxTensors.cpp reads tensors; OnnxAttributes.cpp
+// a node's attributes; OnnxNode.cpp is what a converter sees of its node;
+// OnnxOps.cpp converts each op type; OnnxFold.cpp folds the shape
+// computations; OnnxFiles.cpp reads model files for the tools.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_IMPORT_ONNXIMPORTER_H
@@ -104,6 +107,9 @@ constexpr int64_t kMaxImportElements = int64_t(1) << 28;
 /// above kMaxImportElements.
 int64_t elementCount(llvm::ArrayRef<int64_t> shape);
 
+/// The checks of tensorFromProto that need no allocation: the dtype, the
+/// dims, and data of the size they say. Returns the element count.
+llvm::Expected<int64_t> checkTensorProto(const onnx::TensorProto &t);
 /// A tensor from a TensorProto (raw_data or the typed fields).
 llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &t);
 std::optional<DType> dtypeFromOnnx(int elemType);
@@ -121,6 +127,13 @@ std::string intText(int64_t v);
 std::string listText(llvm::ArrayRef<int64_t> v);
 /// `1.5f` (a float attribute)
 std::string floatText(double v);
+
+/// What must hold before libonnx reads the model: every tensor's data fits
+/// its dims, no subgraphs or sparse tensors, windows' strides, dilations
+/// and kernel sizes positive (OnnxValidate.cpp).
+llvm::Error checkBeforeOnnx(const onnx::ModelProto &model, llvm::StringRef fileName);
+/// onnx::checker, then onnx::shape_inference (types of every value).
+llvm::Error checkWithOnnx(onnx::ModelProto &model, llvm::StringRef fileName);
 
 class Importer {
 public:

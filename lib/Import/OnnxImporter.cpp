@@ -1,0 +1,271 @@
+//===- OnnxImporter.cpp - The import driver -------------------------------===//
+//
+// The model is parsed with the protobuf classes of libonnx, checked
+// (OnnxValidate.cpp) and typed by onnx::shape_inference before any node is
+// converted, so a converter may trust the node's arity and read the types
+// of its inputs and outputs. Then each node in graph order is folded
+// (OnnxFold.cpp) or converted (OnnxOps.cpp).
+//
+// The text is built in three parts: @main's parameters, the body (one line
+// per node), and the constant table, in first-use order.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+#include "hx/Support/SourceNames.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Base64.h"
+#include "llvm/Support/Path.h"
+#include <cmath>
+
+using namespace hx;
+using namespace hx::onnximport;
+using namespace llvm;
+
+/// `[1, 2, 3]` as JSON (the constant table) writes it: no suffixes.
+static std::string jsonInts(ArrayRef<int64_t> v) {
+  return "[" + join(map_range(v, [](int64_t d) { return std::to_string(d); }), ", ") + "]";
+}
+
+OnnxValue *Importer::lookup(StringRef name) {
+  auto it = values.find(name.str());
+  return it == values.end() ? nullptr : &it->second;
+}
+
+void Importer::typeOf(StringRef name, OnnxValue &v) const {
+  auto it = types.find(name.str());
+  if (it == types.end() || !it->second->has_tensor_type())
+    return;
+  const onnx::TypeProto::Tensor &tt = it->second->tensor_type();
+  if (std::optional<DType> dt = dtypeFromOnnx(tt.elem_type()))
+    v.dtype = *dt;
+  if (!tt.has_shape())
+    return;
+  Dims d;
+  for (const onnx::TensorShapeProto::Dimension &dim : tt.shape().dim())
+    d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  v.dims = d;
+}
+
+static std::string identifier(StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += isAlnum(c) || c == '_' ? c : '_';
+  if (s.empty() || isDigit(s[0]))
+    s = "v" + s;
+  return s;
+}
+
+std::string Importer::paramName(StringRef onnxName) {
+  std::string base = identifier(onnxName), name = base;
+  for (unsigned i = 1; !usedParamNames.insert(name).second; ++i)
+    name = base + "_" + std::to_string(i);
+  return name;
+}
+
+std::string Importer::weightPath(StringRef onnxName) {
+  std::string base = identifier(onnxName), name = base;
+  for (unsigned i = 1; !usedWeightFiles.insert(name).second; ++i)
+    name = base + "_" + std::to_string(i);
+  return opts.weightsDir + "/" + name + ".npy";
+}
+
+std::shared_ptr<const HostTensor>
+Importer::derivedConstant(const std::shared_ptr<const HostTensor> &of, StringRef suffix,
+                          std::shared_ptr<const HostTensor> (*make)(const HostTensor &)) {
+  std::shared_ptr<const HostTensor> &made = derived[{of.get(), suffix.str()}];
+  if (!made) {
+    made = make(*of);
+    auto name = constantNames.find(of.get());
+    constantNames[made.get()] =
+        (name == constantNames.end() ? std::string("const") : name->second) + suffix.str();
+  }
+  return made;
+}
+
+std::string Importer::use(OnnxValue &v) {
+  if (!v.expr.empty() || !v.constant)
+    return v.expr;
+  // Aliases of one constant (Identity of an initializer, tied weights)
+  // share its table entry.
+  auto known = constantExprs.find(v.constant.get());
+  if (known != constantExprs.end())
+    return v.expr = known->second.second;
+  const HostTensor &t = *v.constant;
+  std::string entry = "    {\"dtype\": \"" + dtypeName(t.dtype()).str() +
+                      "\", \"shape\": " + jsonInts(t.shape()) + ", ";
+  if (t.numElements() <= opts.inlineElements) {
+    entry += "\"data\": \"" +
+             encodeBase64(StringRef(static_cast<const char *>(t.data()), t.byteSize())) + "\"}";
+  } else {
+    auto it = constantNames.find(&t);
+    std::string path = weightPath(it == constantNames.end() ? "const" : it->second);
+    entry += "\"npy\": \"" + path + "\"}";
+    out.weights.emplace_back(path, t.clone());
+  }
+  table += (nextConstant ? ",\n" : "") + entry;
+  v.expr = "meta[relay.Constant][" + std::to_string(nextConstant++) + "]";
+  constantExprs[v.constant.get()] = {v.constant, v.expr};
+  return v.expr;
+}
+
+std::string Importer::emit(const Twine &call) {
+  std::string id = "%" + std::to_string(nextId++);
+  line += id + " = " + call.str() + "; ";
+  return id;
+}
+
+static Error unsupportedOp(const NodeCtx &ctx) {
+  return ctx.error("op type '" + ctx.node.op_type() + "' is not supported; hx imports " +
+                   join(supportedOnnxOps(), ", "));
+}
+
+Error Importer::importNode(const onnx::NodeProto &n) {
+  NodeCtx ctx(*this, n);
+  if (n.output_size() == 0 || n.output(0).empty())
+    return ctx.error("the node has no first output");
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return ctx.error("operators of domain '" + n.domain() + "' are not supported");
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!n.input(i).empty() && !lookup(n.input(i)))
+      return ctx.error("input '" + n.input(i) + "' is not defined before the node");
+  // hx's float attributes are numbers: a NaN cannot be written.
+  for (const onnx::AttributeProto &a : n.attribute())
+    if (std::isnan(a.f()) || llvm::any_of(a.floats(), [](float f) { return std::isnan(f); }))
+      return ctx.error("attribute '" + a.name() + "' is NaN");
+  if (isFoldable(n.op_type())) {
+    Expected<bool> folded = tryFold(ctx);
+    if (!folded)
+      return folded.takeError();
+    if (*folded)
+      return Error::success();
+  }
+  auto it = converters().find(n.op_type());
+  if (it == converters().end())
+    return unsupportedOp(ctx);
+  line.clear();
+  if (Error e = it->second(ctx))
+    return e;
+  if (!ctx.missing.empty())
+    return ctx.error(ctx.missing);
+  for (int i = 0; i < n.output_size(); ++i)
+    if (!n.output(i).empty() && !lookup(n.output(i)))
+      return ctx.error("output " + Twine(i) + " ('" + n.output(i) + "') is not supported");
+  if (!line.empty())
+    body += "  " + line +
+            SourceNode("onnx", n.op_type(), n.name().empty() ? n.output(0) : n.name()).comment() +
+            "\n";
+  return Error::success();
+}
+
+Error Importer::importGraph(const onnx::GraphProto &g) {
+  for (const onnx::ValueInfoProto &vi : g.value_info())
+    types[vi.name()] = &vi.type();
+  for (const onnx::ValueInfoProto &vi : g.input())
+    types[vi.name()] = &vi.type();
+  for (const onnx::ValueInfoProto &vi : g.output())
+    types[vi.name()] = &vi.type();
+  for (const onnx::TensorProto &t : g.initializer()) {
+    Expected<HostTensor> v = tensorFromProto(t);
+    if (!v)
+      return createStringError(fileName + ": initializer: " + toString(v.takeError()));
+    OnnxValue &val = define(t.name());
+    val.dtype = v->dtype();
+    val.dims = Dims(v->shape().begin(), v->shape().end());
+    val.constant = std::make_shared<const HostTensor>(std::move(*v));
+    constantNames[val.constant.get()] = t.name();
+  }
+  for (const onnx::ValueInfoProto &vi : g.input()) {
+    if (lookup(vi.name()))
+      continue; // an initializer: a constant, not a parameter
+    OnnxValue &v = define(vi.name());
+    typeOf(vi.name(), v);
+    if (!vi.type().has_tensor_type())
+      return createStringError(fileName + ": input '" + vi.name() +
+                               "' is not a tensor (a sequence, map or optional), which hx "
+                               "does not take");
+    if (int et = vi.type().tensor_type().elem_type(); !dtypeFromOnnx(et))
+      return createStringError(fileName + ": input '" + vi.name() + "' is a " + onnxTypeName(et) +
+                               " tensor, which hx has no dtype for");
+    if (!v.dims)
+      return createStringError(fileName + ": input '" + vi.name() + "' has no shape");
+    for (int64_t d : *v.dims)
+      if (d > TensorType::kMaxDim)
+        return createStringError(fileName + ": input '" + vi.name() + "' has a dim of " + Twine(d) +
+                                 ", above hx's largest (2^48)");
+    v.expr = "%" + paramName(vi.name());
+    std::string dims;
+    for (size_t i = 0; i < v.dims->size(); ++i)
+      dims +=
+          (i ? ", " : "") + ((*v.dims)[i] < 0 ? std::string("?") : std::to_string((*v.dims)[i]));
+    if (v.dims->size() == 1)
+      dims += ",";
+    params += std::string(params.empty() ? "" : ", ") + v.expr + ": Tensor[(" + dims + "), " +
+              dtypeName(v.dtype).str() + "]";
+  }
+  for (const onnx::NodeProto &n : g.node())
+    if (Error e = importNode(n))
+      return e;
+  std::vector<std::string> results;
+  for (const onnx::ValueInfoProto &vi : g.output()) {
+    OnnxValue *v = lookup(vi.name());
+    if (!v)
+      return createStringError(fileName + ": output '" + vi.name() + "' is never computed");
+    results.push_back(use(*v));
+  }
+  if (results.empty())
+    return createStringError(fileName + ": the graph has no outputs");
+  std::string result = results.size() == 1 ? results[0] : "(" + join(results, ", ") + ")";
+  std::string text = "#[version = \"0.0.5\"]\n";
+  text += "// Imported from " + printableName(sys::path::filename(fileName)) + " (ONNX opset " +
+          std::to_string(opset) + ") by hx-import-onnx.\n";
+  text += "def @main(" + params + ") {\n" + body + "  " + result + "\n}\n";
+  if (!table.empty())
+    text += "#[metadata]\n{\n  \"relay.Constant\": [\n" + table + "\n  ]\n}\n";
+  out.text = std::move(text);
+  return Error::success();
+}
+
+Expected<ImportedModule> Importer::run(StringRef bytes) {
+  onnx::ModelProto model;
+  if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size())))
+    return createStringError(fileName + ": not an ONNX model (the protobuf does not parse: the "
+                                        "file is truncated or corrupted)");
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (!model.has_graph())
+    return createStringError(fileName + ": not an ONNX model (no graph)");
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    return createStringError(
+        fileName + ": opset " + Twine(opset) + " is not supported; hx imports opsets " +
+        Twine(kMinOnnxOpset) + " to " + Twine(kMaxOnnxOpset) +
+        " (re-export the model, e.g. torch.onnx.export(..., opset_version=13))");
+  if (Error e = checkBeforeOnnx(model, fileName))
+    return e;
+  // An op type hx cannot import is refused before ONNX's checker, which
+  // would first print a warning of its own about an experimental one.
+  for (const onnx::NodeProto &n : model.graph().node())
+    if ((n.domain().empty() || n.domain() == "ai.onnx") && !converters().count(n.op_type()) &&
+        !isFoldable(n.op_type()))
+      return unsupportedOp(NodeCtx(*this, n));
+  if (Error e = checkWithOnnx(model, fileName))
+    return e;
+  out.opset = opset;
+  if (Error e = importGraph(model.graph()))
+    return e;
+  return std::move(out);
+}
+
+Expected<ImportedModule> hx::importOnnx(StringRef bytes, StringRef name,
+                                        const OnnxImportOptions &opts) {
+  Importer imp(name, opts);
+  return imp.run(bytes);
+}
+
+std::vector<std::string> hx::supportedOnnxOps() {
+  std::vector<std::string> ops;
+  for (const auto &e : converters())
+    ops.push_back(e.getKey().str());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}

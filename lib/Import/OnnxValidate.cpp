@@ -1,0 +1,110 @@
+//===- OnnxValidate.cpp - Checking a model before it is imported ----------===//
+//
+// What must hold before libonnx sees a model, and libonnx's own checks:
+// ONNX 1.12's shape inference reads tensors' data trusting their dims and
+// divides by windows' strides unchecked, so every tensor and window is
+// checked first, and subgraphs and sparse tensors (which hx does not
+// import) are refused before it runs. Then onnx::checker and
+// onnx::shape_inference, whose exceptions become messages naming the file.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+using namespace hx;
+using namespace hx::onnximport;
+using namespace llvm;
+
+/// ONNX 1.12's shape inference of Conv reads the kernel's dims from the
+/// weight when `kernel_shape` is absent and then indexes the input's dims
+/// with them unchecked: a weight of a higher rank than the input reads out
+/// of bounds. Stating kernel_shape (the weight's spatial dims, which the
+/// spec requires it to equal) takes its checked path instead.
+static void spellOutKernelShapes(onnx::GraphProto &g) {
+  std::map<std::string, std::vector<int64_t>> weightDims;
+  for (const onnx::TensorProto &t : g.initializer())
+    weightDims[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const onnx::ValueInfoProto &vi : g.input()) {
+    if (weightDims.count(vi.name()) || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+      continue;
+    std::vector<int64_t> d;
+    for (const onnx::TensorShapeProto::Dimension &dim : vi.type().tensor_type().shape().dim())
+      d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    weightDims[vi.name()] = d;
+  }
+  for (onnx::NodeProto &n : *g.mutable_node()) {
+    if (n.op_type() != "Conv" && n.op_type() != "ConvTranspose")
+      continue;
+    if (n.input_size() < 2)
+      continue;
+    if (llvm::any_of(n.attribute(),
+                     [](const onnx::AttributeProto &a) { return a.name() == "kernel_shape"; }))
+      continue;
+    auto it = weightDims.find(n.input(1));
+    if (it == weightDims.end() || it->second.size() < 2)
+      continue;
+    onnx::AttributeProto *a = n.add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (size_t i = 2; i < it->second.size(); ++i)
+      a->add_ints(it->second[i]);
+  }
+}
+
+Error onnximport::checkBeforeOnnx(const onnx::ModelProto &model, StringRef fileName) {
+  // ONNX 1.12's shape inference reads tensors' data trusting their dims:
+  // every tensor is checked first, and subgraphs (which hx does not import)
+  // are refused before it sees them.
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    if (Expected<int64_t> c = checkTensorProto(t); !c)
+      return createStringError(fileName + ": initializer: " + toString(c.takeError()));
+  for (const onnx::NodeProto &n : model.graph().node())
+    for (const onnx::AttributeProto &a : n.attribute()) {
+      if (a.has_g() || a.graphs_size())
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): subgraphs (If, Loop, Scan) are not supported");
+      auto checkOne = [&](const onnx::TensorProto &t) -> Error {
+        if (Expected<int64_t> c = checkTensorProto(t); !c)
+          return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                   "): attribute '" + a.name() + "': " + toString(c.takeError()));
+        return Error::success();
+      };
+      if (a.has_t())
+        if (Error e = checkOne(a.t()))
+          return e;
+      for (const onnx::TensorProto &t : a.tensors())
+        if (Error e = checkOne(t))
+          return e;
+      if (a.has_sparse_tensor() || a.sparse_tensors_size())
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): sparse tensors are not supported");
+    }
+  if (model.graph().sparse_initializer_size())
+    return createStringError(fileName + ": sparse initializers are not supported");
+  // Its shape inference of windows also divides by the strides unchecked.
+  for (const onnx::NodeProto &n : model.graph().node()) {
+    static const char *windowed[] = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
+    if (!llvm::is_contained(windowed, n.op_type()))
+      continue;
+    for (const onnx::AttributeProto &a : n.attribute())
+      if ((a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") &&
+          llvm::any_of(a.ints(), [](int64_t v) { return v < 1; }))
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): " + a.name() + " must be positive");
+  }
+  return Error::success();
+}
+
+Error onnximport::checkWithOnnx(onnx::ModelProto &model, StringRef fileName) {
+  try {
+    onnx::checker::check_model(model);
+    spellOutKernelShapes(*model.mutable_graph());
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception &e) {
+    return createStringError(fileName +
+                             ": the model is not valid ONNX: " + StringRef(e.what()).trim());
+  }
+  return Error::success();
+}
