@@ -1,37 +1,27 @@
 //===- OnnxAttributes.cpp - A node's ONNX attributes ----------------------===//
 //
 // Reading a node's attributes by name, with the defaults the ONNX operator
-// definitions give, and writing numbers as hx text holds attribute values.
+// definitions give (a converter passes the default of its opset range), and
+// integer lists as messages show them. The values of hx's attributes are
+// written with attrs:: (hx/Ops/OpBuilder.h).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/raw_ostream.h"
-#include <cmath>
 
 using namespace hx;
 using namespace hx::onnximport;
 using namespace llvm;
 
-std::string onnximport::intText(int64_t v) {
-  // hx text reads a bare integer literal as int32.
-  return std::to_string(v) + (v < INT32_MIN || v > INT32_MAX ? "i64" : "");
-}
-
 std::string onnximport::listText(ArrayRef<int64_t> v) {
-  return "[" + join(map_range(v, intText), ", ") + "]";
-}
-
-std::string onnximport::floatText(double v) {
-  if (std::isinf(v))
-    v = v > 0 ? 3.4028234663852886e38 : -3.4028234663852886e38;
-  std::string s;
-  raw_string_ostream os(s);
-  os << format("%.9g", v);
-  os.flush();
-  if (s.find_first_of(".e") == std::string::npos)
-    s += ".0";
-  return s + "f";
+  // As hx text writes them: an integer beyond int32 has its i64 suffix.
+  return "[" +
+         join(map_range(v,
+                        [](int64_t x) {
+                          return std::to_string(x) + (x < INT32_MIN || x > INT32_MAX ? "i64" : "");
+                        }),
+              ", ") +
+         "]";
 }
 
 const onnx::AttributeProto *NodeCtx::attr(StringRef name) const {

@@ -6,25 +6,26 @@
 // of its inputs and outputs. Then each node in graph order is folded
 // (OnnxFold.cpp) or converted (OnnxOps.cpp).
 //
-// The text is built in three parts: @main's parameters, the body (one line
-// per node), and the constant table, in first-use order.
+// @main is built as a module in memory (the graph inputs its parameters,
+// the converters' calls its body, the graph outputs its result), and its
+// text is the printer's: each node's calls on one line ending with the
+// node's comment, the constant table in print order, the large constants
+// by their `.npy` files.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
+#include "hx/IR/Printer.h"
+#include "hx/IR/Walk.h"
 #include "hx/Support/SourceNames.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Base64.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cmath>
 
 using namespace hx;
 using namespace hx::onnximport;
 using namespace llvm;
-
-/// `[1, 2, 3]` as JSON (the constant table) writes it: no suffixes.
-static std::string jsonInts(ArrayRef<int64_t> v) {
-  return "[" + join(map_range(v, [](int64_t d) { return std::to_string(d); }), ", ") + "]";
-}
 
 OnnxValue *Importer::lookup(StringRef name) {
   auto it = values.find(name.str());
@@ -82,8 +83,8 @@ Importer::derivedConstant(const std::shared_ptr<const HostTensor> &of, StringRef
   return made;
 }
 
-std::string Importer::use(OnnxValue &v) {
-  if (!v.expr.empty() || !v.constant)
+ExprRef Importer::use(OnnxValue &v) {
+  if (v.expr || !v.constant)
     return v.expr;
   // Aliases of one constant (Identity of an initializer, tied weights)
   // share its table entry.
@@ -91,27 +92,23 @@ std::string Importer::use(OnnxValue &v) {
   if (known != constantExprs.end())
     return v.expr = known->second.second;
   const HostTensor &t = *v.constant;
-  std::string entry = "    {\"dtype\": \"" + dtypeName(t.dtype()).str() +
-                      "\", \"shape\": " + jsonInts(t.shape()) + ", ";
+  auto data = std::make_shared<TensorData>();
+  data->dtype = t.dtype();
+  data->shape.assign(t.shape().begin(), t.shape().end());
   if (t.numElements() <= opts.inlineElements) {
-    entry += "\"data\": \"" +
-             encodeBase64(StringRef(static_cast<const char *>(t.data()), t.byteSize())) + "\"}";
+    auto *bytes = static_cast<const uint8_t *>(t.data());
+    data->bytes.assign(bytes, bytes + t.byteSize());
   } else {
+    // Written to a `.npy` file: the module is only printed, and the printer
+    // writes such a constant by its file, so its bytes stay in `t` alone
+    // (the text's reader gets them from ImportedModule::weights).
     auto it = constantNames.find(&t);
-    std::string path = weightPath(it == constantNames.end() ? "const" : it->second);
-    entry += "\"npy\": \"" + path + "\"}";
-    out.weights.emplace_back(path, t.clone());
+    data->npyPath = weightPath(it == constantNames.end() ? "const" : it->second);
+    npyTensors[data.get()] = v.constant;
   }
-  table += (nextConstant ? ",\n" : "") + entry;
-  v.expr = "meta[relay.Constant][" + std::to_string(nextConstant++) + "]";
+  v.expr = make<Constant>(std::shared_ptr<const TensorData>(std::move(data)), Loc());
   constantExprs[v.constant.get()] = {v.constant, v.expr};
   return v.expr;
-}
-
-std::string Importer::emit(const Twine &call) {
-  std::string id = "%" + std::to_string(nextId++);
-  line += id + " = " + call.str() + "; ";
-  return id;
 }
 
 static Error unsupportedOp(const NodeCtx &ctx) {
@@ -142,7 +139,6 @@ Error Importer::importNode(const onnx::NodeProto &n) {
   auto it = converters().find(n.op_type());
   if (it == converters().end())
     return unsupportedOp(ctx);
-  line.clear();
   if (Error e = it->second(ctx))
     return e;
   if (!ctx.missing.empty())
@@ -150,10 +146,6 @@ Error Importer::importNode(const onnx::NodeProto &n) {
   for (int i = 0; i < n.output_size(); ++i)
     if (!n.output(i).empty() && !lookup(n.output(i)))
       return ctx.error("output " + Twine(i) + " ('" + n.output(i) + "') is not supported");
-  if (!line.empty())
-    body += "  " + line +
-            SourceNode("onnx", n.op_type(), n.name().empty() ? n.output(0) : n.name()).comment() +
-            "\n";
   return Error::success();
 }
 
@@ -192,20 +184,17 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
       if (d > TensorType::kMaxDim)
         return createStringError(fileName + ": input '" + vi.name() + "' has a dim of " + Twine(d) +
                                  ", above hx's largest (2^48)");
-    v.expr = "%" + paramName(vi.name());
-    std::string dims;
-    for (size_t i = 0; i < v.dims->size(); ++i)
-      dims +=
-          (i ? ", " : "") + ((*v.dims)[i] < 0 ? std::string("?") : std::to_string((*v.dims)[i]));
-    if (v.dims->size() == 1)
-      dims += ",";
-    params += std::string(params.empty() ? "" : ", ") + v.expr + ": Tensor[(" + dims + "), " +
-              dtypeName(v.dtype).str() + "]";
+    SmallVector<int64_t, 4> shape;
+    for (int64_t d : *v.dims)
+      shape.push_back(d < 0 ? TensorType::kDynamic : d);
+    auto param = make<Var>(paramName(vi.name()), makeTensorType(shape, v.dtype), Loc());
+    params.push_back(param);
+    v.expr = param;
   }
   for (const onnx::NodeProto &n : g.node())
     if (Error e = importNode(n))
       return e;
-  std::vector<std::string> results;
+  SmallVector<ExprRef, 2> results;
   for (const onnx::ValueInfoProto &vi : g.output()) {
     OnnxValue *v = lookup(vi.name());
     if (!v)
@@ -214,14 +203,27 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
   }
   if (results.empty())
     return createStringError(fileName + ": the graph has no outputs");
-  std::string result = results.size() == 1 ? results[0] : "(" + join(results, ", ") + ")";
-  std::string text = "#[version = \"0.0.5\"]\n";
-  text += "// Imported from " + printableName(sys::path::filename(fileName)) + " (ONNX opset " +
-          std::to_string(opset) + ") by hx-import-onnx.\n";
-  text += "def @main(" + params + ") {\n" + body + "  " + result + "\n}\n";
-  if (!table.empty())
-    text += "#[metadata]\n{\n  \"relay.Constant\": [\n" + table + "\n  ]\n}\n";
-  out.text = std::move(text);
+  ExprRef result =
+      results.size() == 1 ? results[0] : ExprRef(make<Tuple>(std::move(results), Loc()));
+  auto main = make<Function>(std::move(params), result, nullptr, Loc());
+  module.addDef("main", main);
+
+  // The files of the constants the module uses (a node whose outputs no
+  // output needs is converted, and checked, but not printed).
+  DenseSet<const TensorData *> written;
+  walkPostOrder(main->body.get(), [&](Expr *e) {
+    auto *c = dyn_cast<Constant>(e);
+    if (!c || !c->isTensor() || c->tensor->npyPath.empty() ||
+        !written.insert(c->tensor.get()).second)
+      return;
+    out.weights.emplace_back(c->tensor->npyPath, npyTensors.at(c->tensor.get())->clone());
+  });
+  PrintOptions print;
+  print.headerComment = "Imported from " + printableName(sys::path::filename(fileName)) +
+                        " (ONNX opset " + std::to_string(opset) + ") by hx-import-onnx.";
+  raw_string_ostream os(out.text);
+  printModule(os, module, print);
+  os.flush();
   return Error::success();
 }
 

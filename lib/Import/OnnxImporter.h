@@ -7,18 +7,24 @@
 // folded shape computation). A constant becomes an hx expression (a
 // constant-table entry) only when a call uses it.
 //
-// OnnxImporter.cpp drives the import and writes the text; OnnxValidate.cpp
-// checks the model first; OnnxTensors.cpp reads tensors; OnnxAttributes.cpp
-// a node's attributes; OnnxNode.cpp is what a converter sees of its node;
-// OnnxOps.cpp converts each op type; OnnxFold.cpp folds the shape
-// computations; OnnxFiles.cpp reads model files for the tools.
+// Converters build hx IR with an OpBuilder (hx/Ops/OpBuilder.h) whose
+// location names their node (`onnx:<op type> <node name>`): @main is a
+// module in memory, and its text is the printer's, each node's calls on
+// one line that ends with the node's comment.
+//
+// OnnxImporter.cpp drives the import and prints the module;
+// OnnxValidate.cpp checks the model first; OnnxTensors.cpp reads tensors;
+// OnnxAttributes.cpp a node's attributes; OnnxNode.cpp is what a converter
+// sees of its node; OnnxOps.cpp converts each op type; OnnxFold.cpp folds
+// the shape computations; OnnxFiles.cpp reads model files for the tools.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_IMPORT_ONNXIMPORTER_H
 #define HX_LIB_IMPORT_ONNXIMPORTER_H
 
-#include "hx/IR/Type.h"
+#include "hx/IR/Module.h"
 #include "hx/Import/Onnx.h"
+#include "hx/Ops/OpBuilder.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 #include <map>
@@ -33,9 +39,8 @@ namespace hx::onnximport {
 using Dims = std::vector<int64_t>;
 
 struct OnnxValue {
-  /// The hx expression (`%3`, `%x`, `meta[relay.Constant][2]`, `%4.1`);
-  /// empty for a constant no call has used yet.
-  std::string expr;
+  /// The hx expression; null for a constant no call has used yet.
+  ExprRef expr;
   /// The value, when known at import time.
   std::shared_ptr<const HostTensor> constant;
   DType dtype = DType::Float32;
@@ -48,14 +53,16 @@ struct OnnxValue {
 
 class Importer;
 
-/// What a converter sees of one node.
+/// What a converter sees of one node: its inputs and attributes, a builder
+/// of hx calls located at the node, and its outputs.
 class NodeCtx {
 public:
-  NodeCtx(Importer &imp, const onnx::NodeProto &node) : imp(imp), node(node) {}
+  NodeCtx(Importer &imp, const onnx::NodeProto &node);
 
   Importer &imp;
   const onnx::NodeProto &node;
 
+  // ---- inputs (OnnxNode.cpp) ----------------------------------------------
   size_t numInputs() const { return node.input_size(); }
   /// Input i, or null when it is absent (past the end or named "").
   OnnxValue *input(size_t i) const;
@@ -63,20 +70,30 @@ public:
   llvm::Expected<OnnxValue *> required(size_t i) const;
   /// Input i as integers known at import time (nullopt when absent).
   llvm::Expected<std::optional<std::vector<int64_t>>> constInts(size_t i) const;
-  /// Input i's hx expression (materializing a constant).
-  std::string use(size_t i) const;
-  std::string use(OnnxValue &v) const;
+  /// Input i's hx expression (a constant becomes a table entry).
+  ExprRef use(size_t i) const;
+  ExprRef use(OnnxValue &v) const;
+  /// A tensor the converter makes (zeros, a scalar) as a table entry.
+  ExprRef constant(HostTensor value) const;
 
+  // ---- attributes (OnnxAttributes.cpp) ------------------------------------
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
   int64_t getInt(llvm::StringRef name, int64_t def) const;
   float getFloat(llvm::StringRef name, float def) const;
   std::string getString(llvm::StringRef name, llvm::StringRef def) const;
   std::optional<std::vector<int64_t>> getInts(llvm::StringRef name) const;
 
-  /// Binds `%N = call;` on the node's line and returns `%N`.
-  std::string emit(const llvm::Twine &call) const;
-  /// Output i is computed by `expr` (its type from shape inference).
-  void setOutput(size_t i, std::string expr) const;
+  // ---- building (OnnxNode.cpp) --------------------------------------------
+  /// `op(args..., attrs...)`, located at the node.
+  ExprRef call(llvm::StringRef op, llvm::ArrayRef<ExprRef> args, Attrs attrs = {}) const {
+    return b.call(op, args, std::move(attrs));
+  }
+  ExprRef tuple(llvm::ArrayRef<ExprRef> fields) const { return b.tuple(fields); }
+  ExprRef getItem(ExprRef t, unsigned i) const { return b.getItem(std::move(t), i); }
+
+  // ---- outputs (OnnxNode.cpp) ---------------------------------------------
+  /// Output i is computed by `e` (its type from shape inference).
+  void setOutput(size_t i, ExprRef e) const;
   /// Output i is known at import time.
   void setConstant(size_t i, HostTensor value) const;
   /// Output i is input j unchanged.
@@ -88,6 +105,10 @@ public:
   llvm::Error error(const llvm::Twine &msg) const;
   /// Set when use(i) met an absent input (the error importNode reports).
   mutable std::string missing;
+
+private:
+  /// Builds at Loc(no position, the node).
+  OpBuilder b;
 };
 
 using Converter = llvm::Error (*)(NodeCtx &);
@@ -120,13 +141,8 @@ std::string onnxTypeName(int elemType);
 std::vector<int64_t> tensorInts(const HostTensor &t);
 HostTensor intTensor(llvm::ArrayRef<int64_t> values, DType dtype = DType::Int64,
                      std::optional<Dims> shape = std::nullopt);
-
-/// `3`, or `30064771074i64` beyond int32 (an attribute's integer).
-std::string intText(int64_t v);
-/// `[1, 2, 3]`
+/// `[1, 2, 3]`, for messages.
 std::string listText(llvm::ArrayRef<int64_t> v);
-/// `1.5f` (a float attribute)
-std::string floatText(double v);
 
 /// What must hold before libonnx reads the model: every tensor's data fits
 /// its dims, no subgraphs or sparse tensors, windows' strides, dilations
@@ -144,9 +160,8 @@ public:
 
   // ---- used by the converters -------------------------------------------
   OnnxValue *lookup(llvm::StringRef name);
-  /// The expression of a value, adding a constant to the table on first use.
-  std::string use(OnnxValue &v);
-  std::string emit(const llvm::Twine &call);
+  /// The expression of a value, making a constant a table entry on first use.
+  ExprRef use(OnnxValue &v);
   /// The type shape inference gave an ONNX value name.
   void typeOf(llvm::StringRef name, OnnxValue &v) const;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
@@ -159,6 +174,8 @@ public:
   std::string fileName;
   const OnnxImportOptions &opts;
   int64_t opset = 0;
+  /// The module @main is built in.
+  Module module;
 
 private:
   llvm::Error importGraph(const onnx::GraphProto &g);
@@ -175,11 +192,11 @@ private:
   std::map<std::pair<const HostTensor *, std::string>, std::shared_ptr<const HostTensor>> derived;
   /// The table entry of each constant already used (holding the tensor, so
   /// that its address is not reused by another while the import runs).
-  std::map<const HostTensor *, std::pair<std::shared_ptr<const HostTensor>, std::string>>
-      constantExprs;
+  std::map<const HostTensor *, std::pair<std::shared_ptr<const HostTensor>, ExprRef>> constantExprs;
+  /// The tensor behind each constant written to a `.npy` file.
+  std::map<const TensorData *, std::shared_ptr<const HostTensor>> npyTensors;
   std::set<std::string> usedParamNames, usedWeightFiles;
-  std::string params, body, line, table;
-  unsigned nextId = 0, nextConstant = 0;
+  std::vector<Ref<Var>> params;
   ImportedModule out;
 };
 

@@ -1,8 +1,9 @@
 //===- OnnxNode.cpp - What a converter sees of one node -------------------===//
 //
 // NodeCtx: a node's inputs (absent, required, known at import time), the
-// calls it emits on its line, its outputs (computed, known, or an input
-// unchanged), and errors naming it.
+// builder of its calls, located at the node (`onnx:<op type> <name>`; an
+// unnamed node is named by its first output, as ONNX tools show it), its
+// outputs (computed, known, or an input unchanged), and errors naming it.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
@@ -10,6 +11,14 @@
 using namespace hx;
 using namespace hx::onnximport;
 using namespace llvm;
+
+static SourceNodeRef sourceNodeOf(const onnx::NodeProto &n) {
+  return makeIntrusiveRefCnt<SourceNode>(
+      "onnx", n.op_type(), n.name().empty() && n.output_size() ? n.output(0) : n.name());
+}
+
+NodeCtx::NodeCtx(Importer &imp, const onnx::NodeProto &node)
+    : imp(imp), node(node), b(imp.module, Loc(SMLoc(), sourceNodeOf(node))) {}
 
 OnnxValue *NodeCtx::input(size_t i) const {
   if (i >= size_t(node.input_size()) || node.input(i).empty())
@@ -35,22 +44,29 @@ Expected<std::optional<std::vector<int64_t>>> NodeCtx::constInts(size_t i) const
   return tensorInts(*v->constant);
 }
 
-std::string NodeCtx::use(size_t i) const {
+ExprRef NodeCtx::use(size_t i) const {
   if (OnnxValue *v = input(i))
     return imp.use(*v);
   // An input left empty where the converter needs one (a variadic input
-  // named ""): importNode reports it after the converter.
+  // named ""): importNode reports it after the converter, and what was
+  // built with the null operand is dropped with the module.
   if (missing.empty())
     missing = "input " + std::to_string(i) + " is absent";
-  return "%absent";
+  return nullptr;
 }
-std::string NodeCtx::use(OnnxValue &v) const { return imp.use(v); }
+ExprRef NodeCtx::use(OnnxValue &v) const { return imp.use(v); }
 
-std::string NodeCtx::emit(const Twine &call) const { return imp.emit(call); }
+ExprRef NodeCtx::constant(HostTensor value) const {
+  OnnxValue v;
+  v.dtype = value.dtype();
+  v.dims = Dims(value.shape().begin(), value.shape().end());
+  v.constant = std::make_shared<const HostTensor>(std::move(value));
+  return imp.use(v);
+}
 
-void NodeCtx::setOutput(size_t i, std::string expr) const {
+void NodeCtx::setOutput(size_t i, ExprRef e) const {
   OnnxValue &v = imp.define(node.output(i));
-  v.expr = std::move(expr);
+  v.expr = std::move(e);
   imp.typeOf(node.output(i), v);
 }
 

@@ -44,18 +44,18 @@ int64_t norm(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis;
 // ---- elementwise ------------------------------------------------------------
 
 template <const char *Op> Error unaryOp(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit(Twine(Op) + "(" + ctx.use(0) + ")"));
+  ctx.setOutput(0, ctx.call(Op, {ctx.use(0)}));
   return Error::success();
 }
 template <const char *Op> Error binaryOp(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit(Twine(Op) + "(" + ctx.use(0) + ", " + ctx.use(1) + ")"));
+  ctx.setOutput(0, ctx.call(Op, {ctx.use(0), ctx.use(1)}));
   return Error::success();
 }
 /// Max, Min, Sum, Mean take any number of inputs.
 template <const char *Op> Error variadicOp(NodeCtx &ctx) {
-  std::string acc = ctx.use(0);
+  ExprRef acc = ctx.use(0);
   for (size_t i = 1; i < ctx.numInputs(); ++i)
-    acc = ctx.emit(Twine(Op) + "(" + acc + ", " + ctx.use(i) + ")");
+    acc = ctx.call(Op, {acc, ctx.use(i)});
   ctx.setOutput(0, acc);
   return Error::success();
 }
@@ -90,26 +90,29 @@ Error dropout(NodeCtx &ctx) {
   return identity(ctx);
 }
 
-/// A scalar constant of a dtype.
-std::string scalar(NodeCtx &ctx, DType dtype, double v) {
-  OnnxValue s;
+/// A scalar constant of a dtype (a table entry).
+ExprRef scalar(NodeCtx &ctx, DType dtype, double v) {
   HostTensor t(dtype, {});
   t.setDouble(0, v);
-  s.constant = std::make_shared<const HostTensor>(std::move(t));
-  s.dtype = dtype;
-  s.dims = Dims{};
-  return ctx.use(s);
+  return ctx.constant(std::move(t));
+}
+
+/// A float attribute: hx's text has no infinity, so one is the largest float.
+AttrValue finite(double v) {
+  if (std::isinf(v))
+    v = v > 0 ? 3.4028234663852886e38 : -3.4028234663852886e38;
+  return attrs::real(v);
 }
 
 Error reciprocal(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
-  ctx.setOutput(0, ctx.emit("divide(" + scalar(ctx, x->dtype, 1) + ", " + ctx.use(*x) + ")"));
+  ctx.setOutput(0, ctx.call("divide", {scalar(ctx, x->dtype, 1), ctx.use(*x)}));
   return Error::success();
 }
 
 Error leakyRelu(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit("nn.leaky_relu(" + ctx.use(0) +
-                            ", alpha=" + floatText(ctx.getFloat("alpha", 0.01f)) + ")"));
+  ctx.setOutput(0, ctx.call("nn.leaky_relu", {ctx.use(0)},
+                            {{"alpha", attrs::real(ctx.getFloat("alpha", 0.01f))}}));
   return Error::success();
 }
 
@@ -128,8 +131,7 @@ Error clip(NodeCtx &ctx) {
                        " must be a number known at import time (a scalar, not NaN)");
     (i == 1 ? lo : hi) = v->constant->getDouble(0);
   }
-  ctx.setOutput(0, ctx.emit("clip(" + ctx.use(0) + ", a_min=" + floatText(lo) +
-                            ", a_max=" + floatText(hi) + ")"));
+  ctx.setOutput(0, ctx.call("clip", {ctx.use(0)}, {{"a_min", finite(lo)}, {"a_max", finite(hi)}}));
   return Error::success();
 }
 
@@ -138,12 +140,12 @@ Error cast(NodeCtx &ctx) {
   if (!to)
     return ctx.error("attribute 'to' is " + onnxTypeName(ctx.getInt("to", 0)) +
                      ", which hx has no dtype for");
-  ctx.setOutput(0, ctx.emit("cast(" + ctx.use(0) + ", dtype=\"" + dtypeName(*to) + "\")"));
+  ctx.setOutput(0, ctx.call("cast", {ctx.use(0)}, {{"dtype", attrs::str(dtypeName(*to))}}));
   return Error::success();
 }
 
 Error where(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit("where(" + ctx.use(0) + ", " + ctx.use(1) + ", " + ctx.use(2) + ")"));
+  ctx.setOutput(0, ctx.call("where", {ctx.use(0), ctx.use(1), ctx.use(2)}));
   return Error::success();
 }
 
@@ -214,14 +216,15 @@ Error conv(NodeCtx &ctx) {
     kernel = *ks;
   TRY(win, readWindow(ctx, *x, kernel));
   bool is1d = kernel.size() == 1;
-  std::string call =
-      (is1d ? "nn.conv1d(" : "nn.conv2d(") + ctx.use(*x) + ", " + ctx.use(*w) +
-      ", strides=" + listText(win.strides) + ", padding=" + listText(win.pads) +
-      ", dilation=" + listText(win.dilations) + ", groups=" + intText(ctx.getInt("group", 1)) +
-      ", channels=" + intText((*w->dims)[0]) + ", kernel_size=" + listText(kernel) + ")";
-  std::string out = ctx.emit(call);
+  ExprRef out = ctx.call(is1d ? "nn.conv1d" : "nn.conv2d", {ctx.use(*x), ctx.use(*w)},
+                         {{"strides", attrs::ints(win.strides)},
+                          {"padding", attrs::ints(win.pads)},
+                          {"dilation", attrs::ints(win.dilations)},
+                          {"groups", attrs::integer(ctx.getInt("group", 1))},
+                          {"channels", attrs::integer((*w->dims)[0])},
+                          {"kernel_size", attrs::ints(kernel)}});
   if (ctx.input(2))
-    out = ctx.emit("nn.bias_add(" + out + ", " + ctx.use(2) + ")");
+    out = ctx.call("nn.bias_add", {out, ctx.use(2)});
   ctx.setOutput(0, out);
   return Error::success();
 }
@@ -239,14 +242,15 @@ Error pool(NodeCtx &ctx) {
     return ctx.error("the Indices output is not supported");
   if (isMax && ctx.getInt("storage_order", 0))
     return ctx.error("storage_order=1 is not supported");
-  std::string call = std::string(isMax ? "nn.max_pool2d(" : "nn.avg_pool2d(") + ctx.use(*x) +
-                     ", pool_size=" + listText(win.kernel) + ", strides=" + listText(win.strides) +
-                     ", dilation=" + listText(win.dilations) + ", padding=" + listText(win.pads) +
-                     ", ceil_mode=" + (ctx.getInt("ceil_mode", 0) ? "True" : "False");
+  Attrs a{{"pool_size", attrs::ints(win.kernel)},
+          {"strides", attrs::ints(win.strides)},
+          {"dilation", attrs::ints(win.dilations)},
+          {"padding", attrs::ints(win.pads)},
+          {"ceil_mode", attrs::boolean(ctx.getInt("ceil_mode", 0))}};
   if (!isMax)
-    call += std::string(", count_include_pad=") +
-            (ctx.getInt("count_include_pad", 0) ? "True" : "False");
-  ctx.setOutput(0, ctx.emit(call + ")"));
+    a.set("count_include_pad", attrs::boolean(ctx.getInt("count_include_pad", 0)));
+  ctx.setOutput(0,
+                ctx.call(isMax ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.use(*x)}, std::move(a)));
   return Error::success();
 }
 
@@ -256,8 +260,10 @@ Error globalPool(NodeCtx &ctx) {
   if (rankOf(*x) != 4)
     return ctx.error("only 2-D pooling (a rank-4 input) is supported");
   bool isMax = ctx.node.op_type() == "GlobalMaxPool";
-  ctx.setOutput(0, ctx.emit(isMax ? "max(" + ctx.use(*x) + ", axis=[2, 3], keepdims=True)"
-                                  : "nn.global_avg_pool2d(" + ctx.use(*x) + ")"));
+  ctx.setOutput(
+      0, isMax ? ctx.call("max", {ctx.use(*x)},
+                          {{"axis", attrs::ints({2, 3})}, {"keepdims", attrs::boolean(true)}})
+               : ctx.call("nn.global_avg_pool2d", {ctx.use(*x)}));
   return Error::success();
 }
 
@@ -267,10 +273,10 @@ Error batchNorm(NodeCtx &ctx) {
   for (int i = 1; i < ctx.node.output_size(); ++i)
     if (!ctx.node.output(i).empty())
       return ctx.error("the running mean and variance outputs are not supported");
-  std::string t = ctx.emit("nn.batch_norm(" + ctx.use(0) + ", " + ctx.use(1) + ", " + ctx.use(2) +
-                           ", " + ctx.use(3) + ", " + ctx.use(4) +
-                           ", epsilon=" + floatText(ctx.getFloat("epsilon", 1e-5f)) + ")");
-  ctx.setOutput(0, t + ".0");
+  ExprRef t =
+      ctx.call("nn.batch_norm", {ctx.use(0), ctx.use(1), ctx.use(2), ctx.use(3), ctx.use(4)},
+               {{"epsilon", attrs::real(ctx.getFloat("epsilon", 1e-5f))}});
+  ctx.setOutput(0, ctx.getItem(t, 0));
   return Error::success();
 }
 
@@ -290,7 +296,7 @@ std::shared_ptr<const HostTensor> transposed2d(const HostTensor &m) {
 }
 
 /// The expression of `b` transposed as nn.dense wants its weight ([N, K]).
-std::string denseWeight(NodeCtx &ctx, OnnxValue &b, bool alreadyNK) {
+ExprRef denseWeight(NodeCtx &ctx, OnnxValue &b, bool alreadyNK) {
   if (alreadyNK)
     return ctx.use(b);
   if (b.constant) {
@@ -300,7 +306,7 @@ std::string denseWeight(NodeCtx &ctx, OnnxValue &b, bool alreadyNK) {
     t.dims = Dims(t.constant->shape().begin(), t.constant->shape().end());
     return ctx.use(t);
   }
-  return ctx.emit("transpose(" + ctx.use(b) + ", axes=[1, 0])");
+  return ctx.call("transpose", {ctx.use(b)}, {{"axes", attrs::ints({1, 0})}});
 }
 
 Error gemm(NodeCtx &ctx) {
@@ -308,20 +314,19 @@ Error gemm(NodeCtx &ctx) {
   TRY(b, ctx.required(1));
   if (rankOf(*a) != 2 || rankOf(*b) != 2)
     return ctx.error("A and B must have rank 2");
-  std::string x = ctx.use(*a);
+  ExprRef x = ctx.use(*a);
   if (ctx.getInt("transA", 0))
-    x = ctx.emit("transpose(" + x + ", axes=[1, 0])");
-  std::string out =
-      ctx.emit("nn.dense(" + x + ", " + denseWeight(ctx, *b, ctx.getInt("transB", 0)) + ")");
+    x = ctx.call("transpose", {x}, {{"axes", attrs::ints({1, 0})}});
+  ExprRef out = ctx.call("nn.dense", {x, denseWeight(ctx, *b, ctx.getInt("transB", 0))});
   float alpha = ctx.getFloat("alpha", 1), beta = ctx.getFloat("beta", 1);
   auto scalarOf = [&](float v) { return scalar(ctx, a->dtype, v); };
   if (alpha != 1)
-    out = ctx.emit("multiply(" + out + ", " + scalarOf(alpha) + ")");
+    out = ctx.call("multiply", {out, scalarOf(alpha)});
   if (OnnxValue *c = ctx.input(2); c && beta != 0) {
-    std::string cx = ctx.use(*c);
+    ExprRef cx = ctx.use(*c);
     if (beta != 1)
-      cx = ctx.emit("multiply(" + cx + ", " + scalarOf(beta) + ")");
-    out = ctx.emit("add(" + out + ", " + cx + ")");
+      cx = ctx.call("multiply", {cx, scalarOf(beta)});
+    out = ctx.call("add", {out, cx});
   }
   ctx.setOutput(0, out);
   return Error::success();
@@ -336,8 +341,7 @@ Error matmul(NodeCtx &ctx) {
     return e;
   int64_t ra = rankOf(*a), rb = rankOf(*b);
   if (rb == 2 && ra >= 1) {
-    ctx.setOutput(0,
-                  ctx.emit("nn.dense(" + ctx.use(*a) + ", " + denseWeight(ctx, *b, false) + ")"));
+    ctx.setOutput(0, ctx.call("nn.dense", {ctx.use(*a), denseWeight(ctx, *b, false)}));
     return Error::success();
   }
   if (ra < 3 || ra != rb)
@@ -356,21 +360,20 @@ Error matmul(NodeCtx &ctx) {
   if (batchA != batchB && pa != 1 && pb != 1)
     return ctx.error("batch dims " + listText(batchA) + " and " + listText(batchB) +
                      " differ (only equal batch dims or a batch of 1 broadcast)");
-  std::string x = ctx.use(*a), y = ctx.use(*b);
+  ExprRef x = ctx.use(*a), y = ctx.use(*b);
   if (ra > 3)
-    x = ctx.emit("reshape(" + x + ", newshape=[-1, " + intText(da[ra - 2]) + ", " +
-                 intText(da[ra - 1]) + "])");
+    x = ctx.call("reshape", {x}, {{"newshape", attrs::ints({-1, da[ra - 2], da[ra - 1]})}});
   if (rb > 3)
-    y = ctx.emit("reshape(" + y + ", newshape=[-1, " + intText(db[rb - 2]) + ", " +
-                 intText(db[rb - 1]) + "])");
-  std::string out =
-      ctx.emit("nn.batch_matmul(" + x + ", " + y + ", transpose_a=False, transpose_b=False)");
+    y = ctx.call("reshape", {y}, {{"newshape", attrs::ints({-1, db[rb - 2], db[rb - 1]})}});
+  ExprRef out =
+      ctx.call("nn.batch_matmul", {x, y},
+               {{"transpose_a", attrs::boolean(false)}, {"transpose_b", attrs::boolean(false)}});
   if (ra > 3) {
     OnnxValue probe;
     ctx.imp.typeOf(ctx.node.output(0), probe);
     if (!probe.dims)
       return ctx.error("the output has no shape from shape inference");
-    out = ctx.emit("reshape(" + out + ", newshape=" + listText(*probe.dims) + ")");
+    out = ctx.call("reshape", {out}, {{"newshape", attrs::ints(*probe.dims)}});
   }
   ctx.setOutput(0, out);
   return Error::success();
@@ -394,7 +397,7 @@ Error reshape(NodeCtx &ctx) {
   bool allowZero = ctx.getInt("allowzero", 0);
   if (allowZero && llvm::is_contained(*shape, 0))
     return ctx.error("allowzero=1 with a 0 in the shape is not supported");
-  ctx.setOutput(0, ctx.emit("reshape(" + ctx.use(0) + ", newshape=" + listText(*shape) + ")"));
+  ctx.setOutput(0, ctx.call("reshape", {ctx.use(0)}, {{"newshape", attrs::ints(*shape)}}));
   return Error::success();
 }
 
@@ -404,19 +407,19 @@ Error flatten(NodeCtx &ctx) {
     return e;
   int64_t r = rankOf(*x), axis = norm(ctx.getInt("axis", 1), r);
   if (axis == 1 && r >= 2) {
-    ctx.setOutput(0, ctx.emit("nn.batch_flatten(" + ctx.use(*x) + ")"));
+    ctx.setOutput(0, ctx.call("nn.batch_flatten", {ctx.use(*x)}));
     return Error::success();
   }
   TRY(out, outputShape(ctx));
-  ctx.setOutput(0, ctx.emit("reshape(" + ctx.use(*x) + ", newshape=" + listText(out) + ")"));
+  ctx.setOutput(0, ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints(out)}}));
   return Error::success();
 }
 
 Error transpose(NodeCtx &ctx) {
-  std::string call = "transpose(" + ctx.use(0);
+  Attrs a;
   if (std::optional<std::vector<int64_t>> perm = ctx.getInts("perm"))
-    call += ", axes=" + listText(*perm);
-  ctx.setOutput(0, ctx.emit(call + ")"));
+    a.set("axes", attrs::ints(*perm));
+  ctx.setOutput(0, ctx.call("transpose", {ctx.use(0)}, std::move(a)));
   return Error::success();
 }
 
@@ -439,9 +442,9 @@ Error unsqueeze(NodeCtx &ctx) {
   for (int64_t a : *axes)
     sorted.push_back(norm(a, outRank));
   llvm::sort(sorted);
-  std::string out = ctx.use(*x);
+  ExprRef out = ctx.use(*x);
   for (int64_t a : sorted)
-    out = ctx.emit("expand_dims(" + out + ", axis=" + intText(a) + ")");
+    out = ctx.call("expand_dims", {out}, {{"axis", attrs::integer(a)}});
   ctx.setOutput(0, out);
   return Error::success();
 }
@@ -449,26 +452,25 @@ Error unsqueeze(NodeCtx &ctx) {
 Error squeeze(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   TRY(axes, axesOf(ctx));
-  std::string call = "squeeze(" + ctx.use(*x);
+  Attrs a;
   if (axes) {
     if (Error e = needRank(ctx, *x, "the input"))
       return e;
     std::vector<int64_t> n;
-    for (int64_t a : *axes)
-      n.push_back(norm(a, rankOf(*x)));
-    call += ", axis=" + listText(n);
+    for (int64_t axis : *axes)
+      n.push_back(norm(axis, rankOf(*x)));
+    a.set("axis", attrs::ints(n));
   }
-  ctx.setOutput(0, ctx.emit(call + ")"));
+  ctx.setOutput(0, ctx.call("squeeze", {ctx.use(*x)}, std::move(a)));
   return Error::success();
 }
 
 Error concat(NodeCtx &ctx) {
-  std::vector<std::string> parts;
+  SmallVector<ExprRef, 4> parts;
   for (size_t i = 0; i < ctx.numInputs(); ++i)
     parts.push_back(ctx.use(i));
-  std::string tuple = parts.size() == 1 ? "(" + parts[0] + ",)" : "(" + join(parts, ", ") + ")";
-  ctx.setOutput(
-      0, ctx.emit("concatenate(" + tuple + ", axis=" + intText(ctx.getInt("axis", 0)) + ")"));
+  ctx.setOutput(0, ctx.call("concatenate", {ctx.tuple(parts)},
+                            {{"axis", attrs::integer(ctx.getInt("axis", 0))}}));
   return Error::success();
 }
 
@@ -485,7 +487,7 @@ Error split(NodeCtx &ctx) {
     sizes = s;
   }
   int64_t n = ctx.node.output_size();
-  std::string sections = intText(n);
+  AttrValue sections = attrs::integer(n);
   if (sizes && !sizes->empty()) {
     std::vector<int64_t> idx;
     int64_t acc = 0;
@@ -494,13 +496,13 @@ Error split(NodeCtx &ctx) {
         return ctx.error("split sizes must be non-negative and fit the dim");
       idx.push_back(acc += (*sizes)[i]);
     }
-    sections = listText(idx);
+    sections = attrs::ints(idx);
   }
-  std::string t = ctx.emit("split(" + ctx.use(*x) + ", indices_or_sections=" + sections +
-                           ", axis=" + intText(axis) + ")");
+  ExprRef t = ctx.call("split", {ctx.use(*x)},
+                       {{"indices_or_sections", sections}, {"axis", attrs::integer(axis)}});
   for (int64_t i = 0; i < n; ++i)
     if (!ctx.node.output(i).empty())
-      ctx.setOutput(i, t + "." + intText(i));
+      ctx.setOutput(i, ctx.getItem(t, unsigned(i)));
   return Error::success();
 }
 
@@ -542,15 +544,18 @@ Error slice(NodeCtx &ctx) {
     b.push_back(clampEnd((*starts)[i]));
     e.push_back(clampEnd((*ends)[i]));
   }
-  ctx.setOutput(0, ctx.emit("strided_slice(" + ctx.use(*x) + ", begin=" + listText(b) +
-                            ", end=" + listText(e) + ", strides=" + listText(st) +
-                            ", axes=" + listText(ax) + ")"));
+  ctx.setOutput(0, ctx.call("strided_slice", {ctx.use(*x)},
+                            {{"begin", attrs::ints(b)},
+                             {"end", attrs::ints(e)},
+                             {"strides", attrs::ints(st)},
+                             {"axes", attrs::ints(ax)}}));
   return Error::success();
 }
 
 Error gather(NodeCtx &ctx) {
-  ctx.setOutput(0, ctx.emit("take(" + ctx.use(0) + ", " + ctx.use(1) +
-                            ", axis=" + intText(ctx.getInt("axis", 0)) + ", mode=\"wrap\")"));
+  ctx.setOutput(
+      0, ctx.call("take", {ctx.use(0), ctx.use(1)},
+                  {{"axis", attrs::integer(ctx.getInt("axis", 0))}, {"mode", attrs::str("wrap")}}));
   return Error::success();
 }
 
@@ -561,12 +566,7 @@ Error expand(NodeCtx &ctx) {
   TRY(shape, ctx.constInts(1));
   if (!shape || elementCount(*shape) < 0)
     return ctx.error("the shape must be known, non-negative and not too large");
-  OnnxValue zeros;
-  auto t = std::make_shared<HostTensor>(x->dtype, *shape);
-  zeros.constant = t;
-  zeros.dtype = x->dtype;
-  zeros.dims = *shape;
-  ctx.setOutput(0, ctx.emit("add(" + ctx.use(*x) + ", " + ctx.use(zeros) + ")"));
+  ctx.setOutput(0, ctx.call("add", {ctx.use(*x), ctx.constant(HostTensor(x->dtype, *shape))}));
   return Error::success();
 }
 
@@ -589,22 +589,19 @@ Error softmax(NodeCtx &ctx) {
     return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
                      Twine(r));
   if (ctx.opset() >= 13 || axis == r - 1) {
-    ctx.setOutput(0, ctx.emit(op + "(" + ctx.use(*x) + ", axis=" + intText(axis) + ")"));
+    ctx.setOutput(0, ctx.call(op, {ctx.use(*x)}, {{"axis", attrs::integer(axis)}}));
     return Error::success();
   }
   if (!x->isStatic())
     return ctx.error("Softmax before opset 13 over a non-final axis needs a static shape");
   // Before opset 13 the input is read as 2-D: [prod(dims before axis), rest].
-  std::string flat = ctx.emit("reshape(" + ctx.use(*x) + ", newshape=[" +
-                              (axis == 0 ? std::string("1") : "-1") + ", " + intText([&] {
-                                int64_t p = 1;
-                                for (int64_t i = axis; i < r; ++i)
-                                  p *= (*x->dims)[i];
-                                return p;
-                              }()) +
-                              "])");
-  std::string s = ctx.emit(op + "(" + flat + ", axis=1)");
-  ctx.setOutput(0, ctx.emit("reshape(" + s + ", newshape=" + listText(*x->dims) + ")"));
+  int64_t inner = 1;
+  for (int64_t i = axis; i < r; ++i)
+    inner *= (*x->dims)[i];
+  ExprRef flat =
+      ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints({axis == 0 ? 1 : -1, inner})}});
+  ExprRef s = ctx.call(op, {flat}, {{"axis", attrs::integer(1)}});
+  ctx.setOutput(0, ctx.call("reshape", {s}, {{"newshape", attrs::ints(*x->dims)}}));
   return Error::success();
 }
 
@@ -622,21 +619,17 @@ Error layerNorm(NodeCtx &ctx) {
         return ctx.error("the Mean and InvStdDev outputs are not supported");
   if (!scale->dims)
     return ctx.error("the scale has no known shape");
-  std::string beta;
+  ExprRef beta;
   if (ctx.input(2)) {
     beta = ctx.use(2);
   } else {
     if (elementCount(*scale->dims) < 0)
       return ctx.error("the scale's shape must be static and not too large");
-    OnnxValue zeros;
-    zeros.constant = std::make_shared<HostTensor>(scale->dtype, *scale->dims);
-    zeros.dtype = scale->dtype;
-    zeros.dims = scale->dims;
-    beta = ctx.use(zeros);
+    beta = ctx.constant(HostTensor(scale->dtype, *scale->dims));
   }
-  ctx.setOutput(0, ctx.emit("nn.layer_norm(" + ctx.use(*x) + ", " + ctx.use(*scale) + ", " + beta +
-                            ", axis=" + intText(axis) +
-                            ", epsilon=" + floatText(ctx.getFloat("epsilon", 1e-5f)) + ")"));
+  ctx.setOutput(0, ctx.call("nn.layer_norm", {ctx.use(*x), ctx.use(*scale), beta},
+                            {{"axis", attrs::integer(axis)},
+                             {"epsilon", attrs::real(ctx.getFloat("epsilon", 1e-5f))}}));
   return Error::success();
 }
 
@@ -649,20 +642,20 @@ Error reduce(NodeCtx &ctx) {
                                     : "min";
   TRY(axes, axesOf(ctx, t == "ReduceSum" ? 13 : 18));
   bool keep = ctx.getInt("keepdims", 1);
-  std::string call = op.str() + "(" + ctx.use(*x);
+  Attrs a;
   if (axes && !axes->empty()) {
     if (Error e = needRank(ctx, *x, "the input"))
       return e;
     std::vector<int64_t> n;
-    for (int64_t a : *axes)
-      n.push_back(norm(a, rankOf(*x)));
-    call += ", axis=" + listText(n);
+    for (int64_t axis : *axes)
+      n.push_back(norm(axis, rankOf(*x)));
+    a.set("axis", attrs::ints(n));
   } else if (axes && ctx.getInt("noop_with_empty_axes", 0)) {
     ctx.alias(0, *x);
     return Error::success();
   }
-  call += std::string(", keepdims=") + (keep ? "True" : "False") + ")";
-  ctx.setOutput(0, ctx.emit(call));
+  a.set("keepdims", attrs::boolean(keep));
+  ctx.setOutput(0, ctx.call(op, {ctx.use(*x)}, std::move(a)));
   return Error::success();
 }
 

@@ -43,7 +43,7 @@ struct AttrValue {
 struct Attr {
   std::string name;
   AttrValue value;
-  llvm::SMLoc loc; // of the name
+  llvm::SMLoc loc = {}; // of the name (none when built in code)
 };
 
 /// An ordered list of named attributes.
