@@ -5,14 +5,15 @@
 // shapes as attributes, so such chains are evaluated here, on the values
 // known at import time (initializers, Constant nodes, the static dims shape
 // inference gives), as TVM's ONNX frontend does. A node is folded when every
-// input it has is known; otherwise its converter (OnnxOps.cpp) turns it into
-// hx calls, or says it needs the value at import time.
+// input it has is known; otherwise its converter (OnnxConverter.h) turns it
+// into hx calls, or -- for the op types registered here, which hx has no
+// operator for -- says it needs the value at import time.
 //
 // Arithmetic runs in double (exact for the integers of shapes), elementwise
 // with NumPy broadcasting.
 //
 //===----------------------------------------------------------------------===//
-#include "OnnxImporter.h"
+#include "OnnxConverter.h"
 #include <cmath>
 #include <cstring>
 
@@ -77,8 +78,6 @@ HostTensor reshaped(const HostTensor &t, ArrayRef<int64_t> shape) {
   std::memcpy(out.data(), t.data(), t.byteSize());
   return out;
 }
-
-int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 /// Gathers along `axis` of `data` at `idx` (a tensor of integers).
 Expected<HostTensor> gather(NodeCtx &ctx, const HostTensor &data, const HostTensor &idx,
@@ -413,3 +412,18 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
 }
 
 Expected<bool> onnximport::tryFold(NodeCtx &ctx) { return foldNode(ctx); }
+
+/// A node of these op types is imported when folding gives its value; one
+/// whose inputs only the run knows is an error.
+static Error needsStatic(NodeCtx &ctx) {
+  return ctx.error("the value must be known at import time (the input's shape has dims that "
+                   "only the run knows, or an input is not a constant)");
+}
+
+void onnximport::addFoldedOnlyConverters(ConverterTable &t) {
+  t.add("Constant", {11, 17}, needsStatic);
+  t.add("ConstantOfShape", {11, 17}, needsStatic);
+  t.add("Range", {11, 17}, needsStatic);
+  t.add("Shape", {11, 17}, needsStatic);
+  t.add("Size", {11, 17}, needsStatic);
+}

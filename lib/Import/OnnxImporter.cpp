@@ -4,7 +4,8 @@
 // (OnnxValidate.cpp) and typed by onnx::shape_inference before any node is
 // converted, so a converter may trust the node's arity and read the types
 // of its inputs and outputs. Then each node in graph order is folded
-// (OnnxFold.cpp) or converted (OnnxOps.cpp).
+// (OnnxFold.cpp) or converted by the converter its op type and the model's
+// opset select (OnnxConverter.h).
 //
 // @main is built as a module in memory (the graph inputs its parameters,
 // the converters' calls its body, the graph outputs its result), and its
@@ -13,7 +14,7 @@
 // by their `.npy` files.
 //
 //===----------------------------------------------------------------------===//
-#include "OnnxImporter.h"
+#include "OnnxConverter.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/Walk.h"
 #include "hx/Support/SourceNames.h"
@@ -116,6 +117,25 @@ static Error unsupportedOp(const NodeCtx &ctx) {
                    join(supportedOnnxOps(), ", "));
 }
 
+/// A node whose op type hx imports at other opsets than the model's:
+/// "... at opset 13; hx imports it at opsets 6 to 10, 17".
+static Error unsupportedOpset(const NodeCtx &ctx, ArrayRef<ConverterRow> rows) {
+  std::string at;
+  bool several = false;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    size_t j = i; // adjacent rows read as one range
+    while (j + 1 < rows.size() && rows[j + 1].opsets.since == rows[j].opsets.until + 1)
+      ++j;
+    several |= !at.empty() || rows[j].opsets.until != rows[i].opsets.since;
+    at += (at.empty() ? "" : ", ") + std::to_string(rows[i].opsets.since);
+    if (rows[j].opsets.until != rows[i].opsets.since)
+      at += " to " + std::to_string(rows[j].opsets.until);
+    i = j;
+  }
+  return ctx.error("op type '" + ctx.node.op_type() + "' is not supported at opset " +
+                   Twine(ctx.opset()) + "; hx imports it at opset" + (several ? "s " : " ") + at);
+}
+
 Error Importer::importNode(const onnx::NodeProto &n) {
   NodeCtx ctx(*this, n);
   if (n.output_size() == 0 || n.output(0).empty())
@@ -136,10 +156,12 @@ Error Importer::importNode(const onnx::NodeProto &n) {
     if (*folded)
       return Error::success();
   }
-  auto it = converters().find(n.op_type());
-  if (it == converters().end())
-    return unsupportedOp(ctx);
-  if (Error e = it->second(ctx))
+  const ConverterRow *row = converterTable().find(n.op_type(), opset);
+  if (!row) {
+    ArrayRef<ConverterRow> rows = converterTable().rows(n.op_type());
+    return rows.empty() ? unsupportedOp(ctx) : unsupportedOpset(ctx, rows);
+  }
+  if (Error e = row->convert(ctx))
     return e;
   if (!ctx.missing.empty())
     return ctx.error(ctx.missing);
@@ -227,28 +249,40 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
   return Error::success();
 }
 
+/// The opset of the default domain (0 if the model imports none).
+static int64_t modelOpset(const onnx::ModelProto &model) {
+  int64_t opset = 0;
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  return opset;
+}
+
 Expected<ImportedModule> Importer::run(StringRef bytes) {
   onnx::ModelProto model;
   if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size())))
     return createStringError(fileName + ": not an ONNX model (the protobuf does not parse: the "
                                         "file is truncated or corrupted)");
-  for (const onnx::OperatorSetIdProto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = o.version();
   if (!model.has_graph())
     return createStringError(fileName + ": not an ONNX model (no graph)");
+  int64_t opset = modelOpset(model);
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
     return createStringError(
         fileName + ": opset " + Twine(opset) + " is not supported; hx imports opsets " +
         Twine(kMinOnnxOpset) + " to " + Twine(kMaxOnnxOpset) +
         " (re-export the model, e.g. torch.onnx.export(..., opset_version=13))");
+  return importModel(model);
+}
+
+Expected<ImportedModule> Importer::importModel(onnx::ModelProto &model) {
+  opset = modelOpset(model);
   if (Error e = checkBeforeOnnx(model, fileName))
     return e;
   // An op type hx cannot import is refused before ONNX's checker, which
   // would first print a warning of its own about an experimental one.
   for (const onnx::NodeProto &n : model.graph().node())
-    if ((n.domain().empty() || n.domain() == "ai.onnx") && !converters().count(n.op_type()) &&
-        !isFoldable(n.op_type()))
+    if ((n.domain().empty() || n.domain() == "ai.onnx") &&
+        converterTable().rows(n.op_type()).empty() && !isFoldable(n.op_type()))
       return unsupportedOp(NodeCtx(*this, n));
   if (Error e = checkWithOnnx(model, fileName))
     return e;
@@ -262,12 +296,4 @@ Expected<ImportedModule> hx::importOnnx(StringRef bytes, StringRef name,
                                         const OnnxImportOptions &opts) {
   Importer imp(name, opts);
   return imp.run(bytes);
-}
-
-std::vector<std::string> hx::supportedOnnxOps() {
-  std::vector<std::string> ops;
-  for (const auto &e : converters())
-    ops.push_back(e.getKey().str());
-  std::sort(ops.begin(), ops.end());
-  return ops;
 }

@@ -15,7 +15,9 @@
 // OnnxImporter.cpp drives the import and prints the module;
 // OnnxValidate.cpp checks the model first; OnnxTensors.cpp reads tensors;
 // OnnxAttributes.cpp a node's attributes; OnnxNode.cpp is what a converter
-// sees of its node; OnnxOps.cpp converts each op type; OnnxFold.cpp folds
+// sees of its node; OnnxConverter.h is the table of converters by op type
+// and opset, filled by one file per family (OnnxElementwise.cpp, OnnxNn.cpp,
+// OnnxConvPool.cpp, OnnxReduce.cpp, OnnxTransform.cpp); OnnxFold.cpp folds
 // the shape computations; OnnxFiles.cpp reads model files for the tools.
 //
 //===----------------------------------------------------------------------===//
@@ -75,6 +77,8 @@ public:
   ExprRef use(OnnxValue &v) const;
   /// A tensor the converter makes (zeros, a scalar) as a table entry.
   ExprRef constant(HostTensor value) const;
+  /// A scalar of `dtype` as a table entry.
+  ExprRef scalar(DType dtype, double value) const;
 
   // ---- attributes (OnnxAttributes.cpp) ------------------------------------
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -111,9 +115,8 @@ private:
   OpBuilder b;
 };
 
+/// Converts one node (the table of converters: OnnxConverter.h).
 using Converter = llvm::Error (*)(NodeCtx &);
-/// The converters by op type (OnnxOps.cpp).
-const llvm::StringMap<Converter> &converters();
 /// Folds the node if it is a shape computation whose inputs are all known:
 /// true when it did (OnnxFold.cpp).
 llvm::Expected<bool> tryFold(NodeCtx &ctx);
@@ -156,7 +159,12 @@ public:
   Importer(llvm::StringRef fileName, const OnnxImportOptions &opts)
       : fileName(fileName), opts(opts) {}
 
+  /// Parses `bytes`, refuses an opset outside kMinOnnxOpset..kMaxOnnxOpset,
+  /// and imports the model.
   llvm::Expected<ImportedModule> run(llvm::StringRef bytes);
+  /// Checks, types and converts a parsed model of any opset: the converter
+  /// table decides what it imports (run() and the table's tests).
+  llvm::Expected<ImportedModule> importModel(onnx::ModelProto &model);
 
   // ---- used by the converters -------------------------------------------
   OnnxValue *lookup(llvm::StringRef name);

@@ -64,6 +64,12 @@ ExprRef NodeCtx::constant(HostTensor value) const {
   return imp.use(v);
 }
 
+ExprRef NodeCtx::scalar(DType dtype, double value) const {
+  HostTensor t(dtype, {});
+  t.setDouble(0, value);
+  return constant(std::move(t));
+}
+
 void NodeCtx::setOutput(size_t i, ExprRef e) const {
   OnnxValue &v = imp.define(node.output(i));
   v.expr = std::move(e);

@@ -1,0 +1,204 @@
+//===- OnnxNn.cpp - Converters of ONNX matrix products and normalizations -===//
+//
+// Gemm and MatMul (nn.dense, its weight transposed at import time when it is
+// a constant; nn.batch_matmul for batches), BatchNormalization at inference,
+// Softmax and LogSoftmax (before opset 13 the input is read as 2-D around
+// the axis), LayerNormalization over the last axis.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxConverter.h"
+#include <cstring>
+
+using namespace hx;
+using namespace hx::onnximport;
+using namespace llvm;
+
+namespace {
+
+/// A constant 2-D matrix, transposed at import time.
+std::shared_ptr<const HostTensor> transposed2d(const HostTensor &m) {
+  int64_t r = m.shape()[0], c = m.shape()[1];
+  auto out = std::make_shared<HostTensor>(m.dtype(), ArrayRef<int64_t>{c, r});
+  size_t e = dtypeBytes(m.dtype());
+  auto *s = static_cast<const char *>(m.data());
+  auto *d = static_cast<char *>(out->data());
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      std::memcpy(d + (j * r + i) * e, s + (i * c + j) * e, e);
+  return out;
+}
+
+/// The expression of `b` transposed as nn.dense wants its weight ([N, K]).
+ExprRef denseWeight(const NodeCtx &ctx, OnnxValue &b, bool alreadyNK) {
+  if (alreadyNK)
+    return ctx.use(b);
+  if (b.constant) {
+    OnnxValue t;
+    t.constant = ctx.imp.derivedConstant(b.constant, "_T", transposed2d);
+    t.dtype = b.dtype;
+    t.dims = Dims(t.constant->shape().begin(), t.constant->shape().end());
+    return ctx.use(t);
+  }
+  return ctx.call("transpose", {ctx.use(b)}, {{"axes", attrs::ints({1, 0})}});
+}
+
+Error gemm(NodeCtx &ctx) {
+  TRY(a, ctx.required(0));
+  TRY(b, ctx.required(1));
+  if (rankOf(*a) != 2 || rankOf(*b) != 2)
+    return ctx.error("A and B must have rank 2");
+  ExprRef x = ctx.use(*a);
+  if (ctx.getInt("transA", 0))
+    x = ctx.call("transpose", {x}, {{"axes", attrs::ints({1, 0})}});
+  ExprRef out = ctx.call("nn.dense", {x, denseWeight(ctx, *b, ctx.getInt("transB", 0))});
+  float alpha = ctx.getFloat("alpha", 1), beta = ctx.getFloat("beta", 1);
+  auto scalarOf = [&](float v) { return ctx.scalar(a->dtype, v); };
+  if (alpha != 1)
+    out = ctx.call("multiply", {out, scalarOf(alpha)});
+  if (OnnxValue *c = ctx.input(2); c && beta != 0) {
+    ExprRef cx = ctx.use(*c);
+    if (beta != 1)
+      cx = ctx.call("multiply", {cx, scalarOf(beta)});
+    out = ctx.call("add", {out, cx});
+  }
+  ctx.setOutput(0, out);
+  return Error::success();
+}
+
+Error matmul(NodeCtx &ctx) {
+  TRY(a, ctx.required(0));
+  TRY(b, ctx.required(1));
+  if (Error e = needRank(ctx, *a, "A"))
+    return e;
+  if (Error e = needRank(ctx, *b, "B"))
+    return e;
+  int64_t ra = rankOf(*a), rb = rankOf(*b);
+  if (rb == 2 && ra >= 1) {
+    ctx.setOutput(0, ctx.call("nn.dense", {ctx.use(*a), denseWeight(ctx, *b, false)}));
+    return Error::success();
+  }
+  if (ra < 3 || ra != rb)
+    return ctx.error("MatMul of ranks " + Twine(ra) + " and " + Twine(rb) +
+                     " is not supported (2-D right sides and equal ranks of 3 or more are)");
+  // [..., M, K] x [..., K, N]: fold the batch dims into one.
+  const Dims &da = *a->dims, &db = *b->dims;
+  Dims batchA(da.begin(), da.end() - 2), batchB(db.begin(), db.end() - 2);
+  auto product = [](ArrayRef<int64_t> d) {
+    int64_t p = 1;
+    for (int64_t v : d)
+      p = (v < 0 || p < 0) ? -1 : p * v;
+    return p;
+  };
+  int64_t pa = product(batchA), pb = product(batchB);
+  if (batchA != batchB && pa != 1 && pb != 1)
+    return ctx.error("batch dims " + listText(batchA) + " and " + listText(batchB) +
+                     " differ (only equal batch dims or a batch of 1 broadcast)");
+  ExprRef x = ctx.use(*a), y = ctx.use(*b);
+  if (ra > 3)
+    x = ctx.call("reshape", {x}, {{"newshape", attrs::ints({-1, da[ra - 2], da[ra - 1]})}});
+  if (rb > 3)
+    y = ctx.call("reshape", {y}, {{"newshape", attrs::ints({-1, db[rb - 2], db[rb - 1]})}});
+  ExprRef out =
+      ctx.call("nn.batch_matmul", {x, y},
+               {{"transpose_a", attrs::boolean(false)}, {"transpose_b", attrs::boolean(false)}});
+  if (ra > 3) {
+    TRY(shape, outputShape(ctx));
+    out = ctx.call("reshape", {out}, {{"newshape", attrs::ints(shape)}});
+  }
+  ctx.setOutput(0, out);
+  return Error::success();
+}
+
+Error batchNorm(NodeCtx &ctx) {
+  if (ctx.getInt("training_mode", 0))
+    return ctx.error("training_mode=1 is not supported (hx runs inference)");
+  for (int i = 1; i < ctx.node.output_size(); ++i)
+    if (!ctx.node.output(i).empty())
+      return ctx.error("the running mean and variance outputs are not supported");
+  ExprRef t =
+      ctx.call("nn.batch_norm", {ctx.use(0), ctx.use(1), ctx.use(2), ctx.use(3), ctx.use(4)},
+               {{"epsilon", attrs::real(ctx.getFloat("epsilon", 1e-5f))}});
+  ctx.setOutput(0, ctx.getItem(t, 0));
+  return Error::success();
+}
+
+/// Softmax-13 and LogSoftmax-13 (`Op`, nn.softmax or nn.log_softmax): over
+/// one axis, the last by default.
+template <OpName Op> Error softmax(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", -1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  ctx.setOutput(0, ctx.call(Op.name, {ctx.use(*x)}, {{"axis", attrs::integer(axis)}}));
+  return Error::success();
+}
+
+/// Softmax-11 and LogSoftmax-11: the input is read as 2-D,
+/// [prod(dims before axis), prod(the rest)], the axis 1 by default.
+template <OpName Op> Error softmaxFlattened(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  if (axis == r - 1) {
+    ctx.setOutput(0, ctx.call(Op.name, {ctx.use(*x)}, {{"axis", attrs::integer(axis)}}));
+    return Error::success();
+  }
+  if (!x->isStatic())
+    return ctx.error("Softmax before opset 13 over a non-final axis needs a static shape");
+  int64_t inner = 1;
+  for (int64_t i = axis; i < r; ++i)
+    inner *= (*x->dims)[i];
+  ExprRef flat =
+      ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints({axis == 0 ? 1 : -1, inner})}});
+  ExprRef s = ctx.call(Op.name, {flat}, {{"axis", attrs::integer(1)}});
+  ctx.setOutput(0, ctx.call("reshape", {s}, {{"newshape", attrs::ints(*x->dims)}}));
+  return Error::success();
+}
+
+Error layerNorm(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(scale, ctx.required(1));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t axis = normAxis(ctx.getInt("axis", -1), rankOf(*x));
+  if (axis != rankOf(*x) - 1)
+    return ctx.error("normalizing over more than the last axis is not supported");
+  if (ctx.node.output_size() > 1)
+    for (int i = 1; i < ctx.node.output_size(); ++i)
+      if (!ctx.node.output(i).empty())
+        return ctx.error("the Mean and InvStdDev outputs are not supported");
+  if (!scale->dims)
+    return ctx.error("the scale has no known shape");
+  ExprRef beta;
+  if (ctx.input(2)) {
+    beta = ctx.use(2);
+  } else {
+    if (elementCount(*scale->dims) < 0)
+      return ctx.error("the scale's shape must be static and not too large");
+    beta = ctx.constant(HostTensor(scale->dtype, *scale->dims));
+  }
+  ctx.setOutput(0, ctx.call("nn.layer_norm", {ctx.use(*x), ctx.use(*scale), beta},
+                            {{"axis", attrs::integer(axis)},
+                             {"epsilon", attrs::real(ctx.getFloat("epsilon", 1e-5f))}}));
+  return Error::success();
+}
+
+} // namespace
+
+void onnximport::addNnConverters(ConverterTable &t) {
+  t.add("Gemm", {11, 17}, gemm);
+  t.add("MatMul", {11, 17}, matmul);
+  t.add("BatchNormalization", {11, 17}, batchNorm);
+  t.add("Softmax", {11, 12}, softmaxFlattened<"nn.softmax">);
+  t.add("Softmax", {13, 17}, softmax<"nn.softmax">);
+  t.add("LogSoftmax", {11, 12}, softmaxFlattened<"nn.log_softmax">);
+  t.add("LogSoftmax", {13, 17}, softmax<"nn.log_softmax">);
+  t.add("LayerNormalization", {17, 17}, layerNorm);
+}

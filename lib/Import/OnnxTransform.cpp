@@ -1,0 +1,206 @@
+//===- OnnxTransform.cpp - Converters of ONNX shape operators -------------===//
+//
+// Reshape (0 and -1 as hx's reshape reads them), Flatten, Transpose,
+// Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
+// projections), Slice (strided_slice, its bounds clamped), Gather
+// (take(mode="wrap")) and Expand (an add of zeros: hx broadcasts as Expand
+// does). Shapes, axes and sizes are attributes in hx, so the inputs that
+// hold them must be known at import time (folded, OnnxFold.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxConverter.h"
+
+using namespace hx;
+using namespace hx::onnximport;
+using namespace llvm;
+
+namespace {
+
+Error reshape(NodeCtx &ctx) {
+  TRY(shape, ctx.constInts(1));
+  if (!shape)
+    return ctx.error("the shape input is required");
+  bool allowZero = ctx.getInt("allowzero", 0);
+  if (allowZero && llvm::is_contained(*shape, 0))
+    return ctx.error("allowzero=1 with a 0 in the shape is not supported");
+  ctx.setOutput(0, ctx.call("reshape", {ctx.use(0)}, {{"newshape", attrs::ints(*shape)}}));
+  return Error::success();
+}
+
+Error flatten(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 1), r);
+  if (axis == 1 && r >= 2) {
+    ctx.setOutput(0, ctx.call("nn.batch_flatten", {ctx.use(*x)}));
+    return Error::success();
+  }
+  TRY(out, outputShape(ctx));
+  ctx.setOutput(0, ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints(out)}}));
+  return Error::success();
+}
+
+Error transpose(NodeCtx &ctx) {
+  Attrs a;
+  if (std::optional<std::vector<int64_t>> perm = ctx.getInts("perm"))
+    a.set("axes", attrs::ints(*perm));
+  ctx.setOutput(0, ctx.call("transpose", {ctx.use(0)}, std::move(a)));
+  return Error::success();
+}
+
+/// Unsqueeze: the axes an attribute before opset 13, input 1 from it.
+template <ListArg Axes> Error unsqueeze(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(axes, listArg<Axes>(ctx, "axes", 1));
+  if (!axes)
+    return ctx.error("axes are required");
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t outRank = rankOf(*x) + axes->size();
+  std::vector<int64_t> sorted;
+  for (int64_t a : *axes)
+    sorted.push_back(normAxis(a, outRank));
+  llvm::sort(sorted);
+  ExprRef out = ctx.use(*x);
+  for (int64_t a : sorted)
+    out = ctx.call("expand_dims", {out}, {{"axis", attrs::integer(a)}});
+  ctx.setOutput(0, out);
+  return Error::success();
+}
+
+/// Squeeze: the axes as Unsqueeze's.
+template <ListArg Axes> Error squeeze(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(axes, listArg<Axes>(ctx, "axes", 1));
+  Attrs a;
+  if (axes) {
+    if (Error e = needRank(ctx, *x, "the input"))
+      return e;
+    std::vector<int64_t> n;
+    for (int64_t axis : *axes)
+      n.push_back(normAxis(axis, rankOf(*x)));
+    a.set("axis", attrs::ints(n));
+  }
+  ctx.setOutput(0, ctx.call("squeeze", {ctx.use(*x)}, std::move(a)));
+  return Error::success();
+}
+
+Error concat(NodeCtx &ctx) {
+  SmallVector<ExprRef, 4> parts;
+  for (size_t i = 0; i < ctx.numInputs(); ++i)
+    parts.push_back(ctx.use(i));
+  ctx.setOutput(0, ctx.call("concatenate", {ctx.tuple(parts)},
+                            {{"axis", attrs::integer(ctx.getInt("axis", 0))}}));
+  return Error::success();
+}
+
+/// Split: the sizes attribute `split` before opset 13, input 1 from it;
+/// without sizes, equal parts, one per output.
+template <ListArg Sizes> Error split(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t axis = normAxis(ctx.getInt("axis", 0), rankOf(*x));
+  TRY(sizes, listArg<Sizes>(ctx, "split", 1));
+  int64_t n = ctx.node.output_size();
+  AttrValue sections = attrs::integer(n);
+  if (sizes && !sizes->empty()) {
+    std::vector<int64_t> idx;
+    int64_t acc = 0;
+    for (size_t i = 0; i + 1 < sizes->size(); ++i) {
+      if ((*sizes)[i] < 0 || (*sizes)[i] > INT32_MAX || acc > INT32_MAX)
+        return ctx.error("split sizes must be non-negative and fit the dim");
+      idx.push_back(acc += (*sizes)[i]);
+    }
+    sections = attrs::ints(idx);
+  }
+  ExprRef t = ctx.call("split", {ctx.use(*x)},
+                       {{"indices_or_sections", sections}, {"axis", attrs::integer(axis)}});
+  for (int64_t i = 0; i < n; ++i)
+    if (!ctx.node.output(i).empty())
+      ctx.setOutput(i, ctx.getItem(t, unsigned(i)));
+  return Error::success();
+}
+
+Error slice(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  TRY(starts, ctx.constInts(1));
+  TRY(ends, ctx.constInts(2));
+  TRY(axes, ctx.constInts(3));
+  TRY(steps, ctx.constInts(4));
+  if (!starts || !ends)
+    return ctx.error("starts and ends are required");
+  int64_t r = rankOf(*x);
+  if (ends->size() != starts->size() || (axes && axes->size() != starts->size()) ||
+      (steps && steps->size() != starts->size()))
+    return ctx.error("starts, ends, axes and steps must have the same length");
+  if (!axes && int64_t(starts->size()) > r)
+    return ctx.error("more starts than the input has dims");
+  std::vector<int64_t> ax = axes ? *axes : std::vector<int64_t>();
+  if (!axes)
+    for (size_t i = 0; i < starts->size(); ++i)
+      ax.push_back(i);
+  std::vector<int64_t> st = steps ? *steps : std::vector<int64_t>(starts->size(), 1);
+  std::vector<int64_t> b, e;
+  for (size_t i = 0; i < ax.size(); ++i) {
+    ax[i] = normAxis(ax[i], r);
+    if (ax[i] < 0 || ax[i] >= r)
+      return ctx.error("axis " + Twine((*axes)[i]) + " is out of range for rank " + Twine(r));
+    if (st[i] == 0)
+      return ctx.error("a step is 0");
+    int64_t dim = (*x->dims)[ax[i]];
+    auto clampEnd = [&](int64_t v) {
+      // INT64_MAX and other "to the end" markers.
+      if (dim >= 0)
+        return std::clamp<int64_t>(v < 0 ? v + dim : v, -1, dim);
+      return std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
+    };
+    b.push_back(clampEnd((*starts)[i]));
+    e.push_back(clampEnd((*ends)[i]));
+  }
+  ctx.setOutput(0, ctx.call("strided_slice", {ctx.use(*x)},
+                            {{"begin", attrs::ints(b)},
+                             {"end", attrs::ints(e)},
+                             {"strides", attrs::ints(st)},
+                             {"axes", attrs::ints(ax)}}));
+  return Error::success();
+}
+
+Error gather(NodeCtx &ctx) {
+  ctx.setOutput(
+      0, ctx.call("take", {ctx.use(0), ctx.use(1)},
+                  {{"axis", attrs::integer(ctx.getInt("axis", 0))}, {"mode", attrs::str("wrap")}}));
+  return Error::success();
+}
+
+Error expand(NodeCtx &ctx) {
+  // Broadcasting against zeros of the target shape: add broadcasts exactly
+  // as Expand does.
+  TRY(x, ctx.required(0));
+  TRY(shape, ctx.constInts(1));
+  if (!shape || elementCount(*shape) < 0)
+    return ctx.error("the shape must be known, non-negative and not too large");
+  ctx.setOutput(0, ctx.call("add", {ctx.use(*x), ctx.constant(HostTensor(x->dtype, *shape))}));
+  return Error::success();
+}
+
+} // namespace
+
+void onnximport::addTransformConverters(ConverterTable &t) {
+  t.add("Reshape", {11, 17}, reshape);
+  t.add("Flatten", {11, 17}, flatten);
+  t.add("Transpose", {11, 17}, transpose);
+  t.add("Unsqueeze", {11, 12}, unsqueeze<ListArg::Attribute>);
+  t.add("Unsqueeze", {13, 17}, unsqueeze<ListArg::Input>);
+  t.add("Squeeze", {11, 12}, squeeze<ListArg::Attribute>);
+  t.add("Squeeze", {13, 17}, squeeze<ListArg::Input>);
+  t.add("Concat", {11, 17}, concat);
+  t.add("Split", {11, 12}, split<ListArg::Attribute>);
+  t.add("Split", {13, 17}, split<ListArg::Input>);
+  t.add("Slice", {11, 17}, slice);
+  t.add("Gather", {11, 17}, gather);
+  t.add("Expand", {11, 17}, expand);
+}
