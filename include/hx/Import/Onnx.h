@@ -1,8 +1,9 @@
 //===- Onnx.h - ONNX models in, hx text out ----------------------*- C++ -*-===//
 //
 // importOnnx reads an ONNX ModelProto (opsets 11 to 17), checks it with
-// ONNX's checker, types it with ONNX's shape inference and writes the
-// equivalent hx module as text:
+// ONNX's checker, types it with ONNX's shape inference, builds the
+// equivalent hx module (each node converted by the converter registered for
+// its op type and the model's opset) and writes it with hx's printer:
 //
 //  - graph inputs that are not initializers become @main's parameters
 //    (names made identifiers: `input.1` -> `%input_1`; dynamic dims `?`);
@@ -10,9 +11,10 @@
 //    table: small ones inline, the others `.npy` files returned in
 //    `weights` (hx-import-onnx writes them beside the text; hx-opt and
 //    hx-run hand them to the parser in memory);
-//  - each ONNX node becomes hx calls on one line that ends with
-//    `// onnx:<OpType> <node name>` (hx/Support/SourceNames.h), so located
-//    diagnostics, the placement report and --place name the node;
+//  - each ONNX node becomes hx calls that carry the node (their Loc's
+//    SourceNode, hx/Support/SourceNames.h), printed on one line that ends
+//    with `// onnx:<OpType> <node name>` and read back by the parser, so
+//    located diagnostics, the placement report and --place name the node;
 //  - shape computations (Shape, Gather, Concat, ConstantOfShape, ...) on
 //    values known at import time are folded, as TVM's frontend does.
 //
