@@ -392,8 +392,10 @@ private:
   void endLine() {
     if (!lineOpen)
       return;
-    if (lineNode)
-      os << " " << lineNode->comment();
+    if (lineNode) {
+      os << " ";
+      lineNode->printComment(os);
+    }
     os << "\n";
     lineOpen = false;
     lineNode = nullptr;

@@ -13,8 +13,8 @@ using namespace hx::onnximport;
 using namespace llvm;
 
 static SourceNodeRef sourceNodeOf(const onnx::NodeProto &n) {
-  return makeIntrusiveRefCnt<SourceNode>(
-      "onnx", n.op_type(), n.name().empty() && n.output_size() ? n.output(0) : n.name());
+  return SourceNode::create("onnx", n.op_type(),
+                            n.name().empty() && n.output_size() ? n.output(0) : n.name());
 }
 
 NodeCtx::NodeCtx(Importer &imp, const onnx::NodeProto &node)

@@ -10,7 +10,6 @@
 #include "HxLexer.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ConvertUTF.h"
 
@@ -70,8 +69,9 @@ private:
   const LexerOptions &opts;
   std::vector<HxToken> &toks;
   std::vector<NodeComment> *nodeComments;
-  /// The nodes of this buffer's comments, by the comment's text.
-  StringMap<SourceNodeRef> nodesByText;
+  /// The last node comment's text: the same comment on the next lines (a
+  /// node's calls one per line) shares its node.
+  StringRef lastNodeText;
   bool inJSON = false;
 };
 
@@ -188,12 +188,14 @@ void Lexer::noteNodeComment(const char *start) {
   StringRef text(start, cur - start);
   if (!text.contains(':'))
     return; // an ordinary comment: the common case, decided fast
-  auto [it, inserted] = nodesByText.try_emplace(text);
-  if (inserted)
-    it->second = SourceNode::fromComment(text);
-  if (it->second)
-    nodeComments->push_back(
-        {uint32_t(lineStart - buf.begin()), uint32_t(start - buf.begin()), it->second});
+  SourceNodeRef node;
+  if (!nodeComments->empty() && text == lastNodeText)
+    node = nodeComments->back().node;
+  else if (!(node = SourceNode::fromComment(text)))
+    return;
+  lastNodeText = text;
+  nodeComments->push_back(
+      {uint32_t(lineStart - buf.begin()), uint32_t(start - buf.begin()), std::move(node)});
 }
 
 bool Lexer::lexString(const char *start) {

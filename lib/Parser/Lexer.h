@@ -63,7 +63,7 @@ struct LexerOptions {
 struct NodeComment {
   uint32_t lineStart; ///< offset of the line's first byte
   uint32_t at;        ///< offset of the comment's `//`
-  SourceNodeRef node; ///< equal comments of one buffer share one node
+  SourceNodeRef node; ///< equal comments on consecutive lines share one
 };
 
 /// Lexes `buffer` (NUL-terminated, as SourceMgr buffers are). Returns false

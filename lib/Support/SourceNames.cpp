@@ -10,26 +10,55 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/raw_ostream.h"
+#include <new>
 
 using namespace hx;
 using namespace llvm;
 
-SourceNode::SourceNode(StringRef framework, StringRef opType, StringRef name)
-    : frameworkLen(framework.size()), opTypeLen(opType.size()) {
-  text.reserve(framework.size() + opType.size() + name.size() + 2);
-  text += framework;
-  text += ':';
-  text += opType;
-  if (!name.empty()) {
-    text += ' ';
-    text += name;
+SourceNodeRef SourceNode::create(StringRef framework, StringRef opType, StringRef name) {
+  size_t size = framework.size() + opType.size() + name.size();
+  void *mem = ::operator new(sizeof(SourceNode) + size);
+  auto *n = new (mem)
+      SourceNode(uint32_t(framework.size()), uint32_t(opType.size()), uint32_t(name.size()));
+  char *out = reinterpret_cast<char *>(n + 1);
+  llvm::copy(framework, out);
+  llvm::copy(opType, out + framework.size());
+  llvm::copy(name, out + framework.size() + opType.size());
+  return SourceNodeRef(n);
+}
+
+void SourceNode::Release() const {
+  if (--refs)
+    return;
+  this->~SourceNode();
+  ::operator delete(const_cast<SourceNode *>(this));
+}
+
+/// printableName's text, without building it when the name is printable
+/// ASCII already (the common case).
+static void writePrintable(raw_ostream &os, StringRef s) {
+  if (llvm::all_of(s, [](char c) { return c >= 0x20 && c < 0x7f; }))
+    os << s;
+  else
+    os << printableName(s);
+}
+
+void SourceNode::printComment(raw_ostream &os) const {
+  os << "// ";
+  writePrintable(os, framework());
+  os << ':';
+  writePrintable(os, opType());
+  if (!name().empty()) {
+    os << ' ';
+    writePrintable(os, name());
   }
 }
 
 std::string SourceNode::comment() const {
-  std::string s = "// " + printableName(framework()) + ":" + printableName(opType());
-  if (!name().empty())
-    s += " " + printableName(name());
+  std::string s;
+  raw_string_ostream os(s);
+  printComment(os);
   return s;
 }
 
@@ -52,7 +81,7 @@ SourceNodeRef SourceNode::fromComment(StringRef comment) {
     if (opType.empty() || !llvm::all_of(opType, isWordChar))
       continue;
     StringRef name = space == StringRef::npos ? StringRef() : after.substr(space + 1);
-    return makeIntrusiveRefCnt<SourceNode>(framework, opType, name);
+    return create(framework, opType, name);
   }
   return nullptr;
 }

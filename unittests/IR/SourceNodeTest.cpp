@@ -16,9 +16,7 @@ using namespace llvm;
 
 namespace {
 
-SourceNodeRef node(StringRef op, StringRef name) {
-  return makeIntrusiveRefCnt<SourceNode>("onnx", op, name);
-}
+SourceNodeRef node(StringRef op, StringRef name) { return SourceNode::create("onnx", op, name); }
 
 ExprRef call(Module &m, StringRef op, SmallVector<ExprRef, 2> args, Loc loc) {
   return make<Call>(ExprRef(m.getOp(op)), std::move(args), Attrs(), std::move(loc));
@@ -59,7 +57,7 @@ TEST(SourceNodeTest, CommentGrammar) {
   EXPECT_FALSE(SourceNode::fromComment("// a comment"));
 
   // Printed names stay one line of UTF-8.
-  EXPECT_EQ(SourceNode("onnx", "Relu", "/a\nb\xff").comment(), "// onnx:Relu /a b?");
+  EXPECT_EQ(SourceNode::create("onnx", "Relu", "/a\nb\xff")->comment(), "// onnx:Relu /a b?");
   EXPECT_TRUE(sameSourceNode(node("Relu", "/r").get(), node("Relu", "/r").get()));
   EXPECT_FALSE(sameSourceNode(node("Relu", "/r").get(), node("Relu", "/s").get()));
   EXPECT_FALSE(sameSourceNode(node("Relu", "/r").get(), nullptr));
@@ -98,7 +96,7 @@ TEST(SourceNodeTest, PrintedAndParsedBack) {
   auto *exp = cast<Call>(cast<Call>(root->args[1].get())->args[0].get());
   ASSERT_TRUE(exp->loc.getNode());
   EXPECT_EQ(exp->loc.getNode()->name(), "/fc/Gemm");
-  // Equal comments of one text share one node object.
+  // Equal comments on consecutive lines share one node object.
   EXPECT_EQ(exp->loc.getNode(), cast<Call>(exp->args[0].get())->loc.getNode());
 }
 

@@ -34,7 +34,7 @@ TEST(OpBuilderTest, AttributesAsTextHoldsThem) {
 TEST(OpBuilderTest, BuiltModulePrintsAndParsesBack) {
   Module m;
   auto x = make<Var>("x", makeTensorType({2, 6}, DType::Float32), SMLoc());
-  OpBuilder b(m, Loc(SMLoc(), makeIntrusiveRefCnt<SourceNode>("onnx", "Reshape", "/r")));
+  OpBuilder b(m, Loc(SMLoc(), SourceNode::create("onnx", "Reshape", "/r")));
   Ref<Call> r = b.call("reshape", {x}, {{"newshape", attrs::ints({3, -1, int64_t(1) << 33})}});
   ASSERT_TRUE(r->getOp()->def);
   Ref<Call> s = b.call("split", {r},

@@ -26,31 +26,36 @@
 #include <cstdint>
 #include <string>
 
+namespace llvm {
+class raw_ostream;
+}
+
 namespace hx {
 
 /// `<framework>:<op type> <node name>`: immutable, reference counted (not
 /// atomically: like the IR, it belongs to one thread at a time) and shared
-/// by the expressions of one node. One string holds the three parts, so a
-/// node costs one allocation at most.
-class SourceNode : public llvm::RefCountedBase<SourceNode> {
+/// by the expressions of one node. One allocation holds the counts and the
+/// characters: a module of a million nodes pays for their names and 16
+/// bytes each.
+class SourceNode {
 public:
   /// `name` may be empty.
-  SourceNode(llvm::StringRef framework, llvm::StringRef opType, llvm::StringRef name);
+  static llvm::IntrusiveRefCntPtr<const SourceNode>
+  create(llvm::StringRef framework, llvm::StringRef opType, llvm::StringRef name);
 
-  llvm::StringRef framework() const { return llvm::StringRef(text).take_front(frameworkLen); }
-  llvm::StringRef opType() const {
-    return llvm::StringRef(text).substr(frameworkLen + 1, opTypeLen);
-  }
+  llvm::StringRef framework() const { return llvm::StringRef(chars(), frameworkLen); }
+  llvm::StringRef opType() const { return llvm::StringRef(chars() + frameworkLen, opTypeLen); }
   llvm::StringRef name() const {
-    return llvm::StringRef(text).drop_front(std::min(text.size(), frameworkLen + opTypeLen + 2));
+    return llvm::StringRef(chars() + frameworkLen + opTypeLen, nameLen);
   }
 
   /// The comment the printer writes: `// onnx:Conv /conv/Conv`, each part
-  /// through printableName.
+  /// as printableName gives it.
+  void printComment(llvm::raw_ostream &os) const;
   std::string comment() const;
 
   bool operator==(const SourceNode &o) const {
-    return frameworkLen == o.frameworkLen && opTypeLen == o.opTypeLen && text == o.text;
+    return framework() == o.framework() && opType() == o.opType() && name() == o.name();
   }
 
   /// The node a line comment names, or null. `comment` runs from its `//`
@@ -59,9 +64,16 @@ public:
   /// hold `//` themselves (ONNX names are often paths).
   static llvm::IntrusiveRefCntPtr<const SourceNode> fromComment(llvm::StringRef comment);
 
+  // For IntrusiveRefCntPtr.
+  void Retain() const { ++refs; }
+  void Release() const;
+
 private:
-  std::string text; ///< "onnx:Conv /conv/Conv"
-  size_t frameworkLen, opTypeLen;
+  SourceNode(uint32_t f, uint32_t o, uint32_t n) : frameworkLen(f), opTypeLen(o), nameLen(n) {}
+  const char *chars() const { return reinterpret_cast<const char *>(this + 1); }
+
+  mutable uint32_t refs = 0;
+  uint32_t frameworkLen, opTypeLen, nameLen;
 };
 
 using SourceNodeRef = llvm::IntrusiveRefCntPtr<const SourceNode>;
