@@ -182,7 +182,10 @@ public:
   std::string fileName;
   const OnnxImportOptions &opts;
   int64_t opset = 0;
-  /// The module @main is built in.
+  /// The module @main is built in. It is printed, never run: a constant
+  /// written to a `.npy` file is there by its path alone, its bytes kept
+  /// in the importer's tensor until they go to ImportedModule::weights (so
+  /// that a 100 MB model's weights are not copied once more).
   Module module;
 
 private:
