@@ -167,7 +167,7 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
           " or --random-inputs");
     }
     if (Error e = checkDrawSize(*p, *tt, c.memoryLimit, drawn))
-      return std::move(e);
+      return e;
     out.push_back(random->draw(*p, *tt));
   }
   return out;
