@@ -104,7 +104,7 @@ Error checkOutputDir(StringRef dir) {
     StringRef parent = sys::path::parent_path(at);
     if (parent.empty() || parent == at)
       return createStringError("--output-dir: cannot create '" + dir + "': " + ec.message());
-    at = parent;
+    at.truncate(parent.size()); // parent is a prefix of at
   }
 }
 
