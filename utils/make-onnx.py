@@ -344,10 +344,24 @@ def write_bad(outdir):
     data = model.SerializeToString()
     open(os.path.join(outdir, "truncated.onnx"), "wb").write(data[: len(data) // 2])
     open(os.path.join(outdir, "corrupted.onnx"), "wb").write(b"\x08\x07\x12\xff\xff\xff\xff\x0fgarbage")
-    for opset in (9, 18):
+    for opset in (9, 22):
         m, _, _ = build("conv-bias-relu")
         m.opset_import[0].version = opset
         onnx.save(m, os.path.join(outdir, f"opset{opset}.onnx"))
+    # Only a training domain's operators: no opset of the default domain.
+    xa = helper.make_tensor_value_info("x", F32, [2])
+    g = helper.make_graph([helper.make_node("Adagrad", ["r", "t", "x", "x", "x"], ["y", "z"], name="/adagrad/Adagrad",
+                                            domain="ai.onnx.preview.training")], "adagrad",
+                          [helper.make_tensor_value_info("r", F32, []), helper.make_tensor_value_info("t", TensorProto.INT64, []), xa],
+                          [xa, xa])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("ai.onnx.preview.training", 1)])
+    open(os.path.join(outdir, "no-default-opset.onnx"), "wb").write(m.SerializeToString())
+    # Reshape whose shape is a graph input (as ONNX's node tests give it).
+    xr = helper.make_tensor_value_info("x", F32, [2, 3])
+    sr = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+    yr = helper.make_tensor_value_info("y", F32, ["a", "b"])
+    g = helper.make_graph([node("Reshape", ["x", "shape"], ["y"])], "reshape", [xr, sr], [yr])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "reshape-shape-input.onnx"))
     x = helper.make_tensor_value_info("x", F32, [1, 1, 4, 4])
     y = helper.make_tensor_value_info("y", F32, [1, 1, 8, 8])
     g = helper.make_graph([node("DepthToSpace", ["x"], ["y"], blocksize=2)], "unknown", [x], [y])

@@ -22,7 +22,9 @@
 // checked against would convert an operator ONNX has since changed, so
 // raising kMaxOnnxOpset means reading each operator's changes and extending
 // or adding its rows. A node whose op type has rows but none for the model's
-// opset is refused, naming the opsets hx imports it at.
+// opset is refused, naming the opsets hx imports it at. Rows start at
+// kMinConverterOpset at the earliest: older models reach the converters
+// raised to it by onnx's version converter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_IMPORT_ONNXCONVERTER_H
@@ -36,6 +38,10 @@
 #include <vector>
 
 namespace hx::onnximport {
+
+/// The first opset the converters handle; models from kMinOnnxOpset up to
+/// it are raised to it by onnx's version converter (OnnxImporter.cpp).
+constexpr int64_t kMinConverterOpset = 11;
 
 /// The model opsets a converter handles: since..until, both included.
 struct OpsetRange {

@@ -17,7 +17,8 @@ bool hx::isOnnxFile(StringRef path, StringRef bytes) {
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(StringRef path,
-                                                           StringMap<HostTensor> &weights) {
+                                                           StringMap<HostTensor> &weights,
+                                                           const OnnxImportOptions &given) {
   ReadFileOptions ro;
   ro.allowStdin = true;
   Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path, ro);
@@ -25,7 +26,7 @@ Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(StringRef path,
     return createStringError("cannot open '" + path + "': " + toString(file.takeError()));
   if (!isOnnxFile(path, (*file)->getBuffer()))
     return std::move(*file);
-  OnnxImportOptions opts;
+  OnnxImportOptions opts = given;
   opts.weightsDir = (path == "-" ? std::string("model") : sys::path::stem(path).str()) + ".weights";
   Expected<ImportedModule> imported = importOnnx((*file)->getBuffer(), path, opts);
   if (!imported)

@@ -188,11 +188,19 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     return true;
   }
   // Everything else needs every input it has known.
+  // ConstantOfShape and Range take only values hx needs at import time: a
+  // graph input among them takes the value the run gives (NodeCtx::known).
+  bool valuesOnly = op == "ConstantOfShape" || op == "Range";
   SmallVector<const HostTensor *, 4> in;
   for (size_t i = 0; i < ctx.numInputs(); ++i) {
     OnnxValue *v = ctx.input(i);
     if (!v)
       continue;
+    if (!v->constant && valuesOnly && ctx.imp.isGraphInput(ctx.node.input(i))) {
+      Expected<const HostTensor *> given = ctx.known(i);
+      if (!given)
+        return given.takeError();
+    }
     if (!v->constant)
       return false;
     in.push_back(v->constant.get());

@@ -5,7 +5,10 @@
 // converted, so a converter may trust the node's arity and read the types
 // of its inputs and outputs. Then each node in graph order is folded
 // (OnnxFold.cpp) or converted by the converter its op type and the model's
-// opset select (OnnxConverter.h).
+// opset select (OnnxConverter.h). A model older than the converters' first
+// opset (kMinConverterOpset) is first brought to it by onnx's own version
+// converter; one newer than the installed onnx knows is checked as far as
+// its schemas apply, and hx types what the converters build (OnnxTyping.cpp).
 //
 // @main is built as a module in memory (the graph inputs its parameters,
 // the converters' calls its body, the graph outputs its result), and its
@@ -23,6 +26,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
+#include <onnx/checker.h>
+#include <onnx/version_converter/convert.h>
 
 using namespace hx;
 using namespace hx::onnximport;
@@ -82,6 +87,33 @@ Importer::derivedConstant(const std::shared_ptr<const HostTensor> &of, StringRef
         (name == constantNames.end() ? std::string("const") : name->second) + suffix.str();
   }
   return made;
+}
+
+/// "int64 [4]", for messages.
+static std::string describeTensor(DType dtype, ArrayRef<int64_t> dims) {
+  return dtypeName(dtype).str() + " " + listText(dims);
+}
+
+Expected<bool> Importer::bindInputValue(StringRef name, OnnxValue &v) {
+  if (!opts.inputValue || !isGraphInput(name))
+    return false;
+  Expected<std::optional<HostTensor>> given = opts.inputValue(name);
+  if (!given)
+    return given.takeError();
+  if (!*given)
+    return false;
+  const HostTensor &t = **given;
+  bool fits = t.dtype() == v.dtype && v.dims && v.dims->size() == t.shape().size();
+  for (size_t k = 0; fits && k < t.shape().size(); ++k)
+    fits = (*v.dims)[k] < 0 || (*v.dims)[k] == t.shape()[k];
+  if (!fits)
+    return createStringError("the value given for input '" + name + "' is " +
+                             describeTensor(t.dtype(), t.shape()) + ", but the model declares " +
+                             describeTensor(v.dtype, v.dims ? *v.dims : Dims{}));
+  // The parameter stays (v.expr): calls that read the input at run time
+  // still do; converters that need its value read this.
+  v.constant = std::make_shared<const HostTensor>(std::move(**given));
+  return true;
 }
 
 ExprRef Importer::use(OnnxValue &v) {
@@ -212,6 +244,7 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
     auto param = make<Var>(paramName(vi.name()), makeTensorType(shape, v.dtype), Loc());
     params.push_back(param);
     v.expr = param;
+    graphInputs.insert(vi.name());
   }
   for (const onnx::NodeProto &n : g.node())
     if (Error e = importNode(n))
@@ -243,14 +276,18 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
   PrintOptions print;
   print.headerComment = "Imported from " + printableName(sys::path::filename(fileName)) +
                         " (ONNX opset " + std::to_string(opset) + ") by hx-import-onnx.";
+  if (out.sourceOpset)
+    print.headerComment = "Imported from " + printableName(sys::path::filename(fileName)) +
+                          " (ONNX opset " + std::to_string(out.sourceOpset) +
+                          ", upgraded to " + std::to_string(opset) +
+                          " by onnx's version converter) by hx-import-onnx.";
   raw_string_ostream os(out.text);
   printModule(os, module, print);
   os.flush();
   return Error::success();
 }
 
-/// The opset of the default domain (0 if the model imports none).
-static int64_t modelOpset(const onnx::ModelProto &model) {
+int64_t onnximport::modelOpset(const onnx::ModelProto &model) {
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
@@ -266,11 +303,36 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
   if (!model.has_graph())
     return createStringError(fileName + ": not an ONNX model (no graph)");
   int64_t opset = modelOpset(model);
+  if (opset == 0) {
+    // No opset of the default domain: the model's operators are all of
+    // other domains (ai.onnx.ml, training), which hx does not import.
+    for (const onnx::NodeProto &n : model.graph().node())
+      if (!n.domain().empty() && n.domain() != "ai.onnx")
+        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
+                                 "): operators of domain '" + n.domain() +
+                                 "' are not supported");
+    return createStringError(fileName + ": the model imports no opset of ONNX's default domain");
+  }
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
     return createStringError(
         fileName + ": opset " + Twine(opset) + " is not supported; hx imports opsets " +
         Twine(kMinOnnxOpset) + " to " + Twine(kMaxOnnxOpset) +
-        " (re-export the model, e.g. torch.onnx.export(..., opset_version=13))");
+        " (re-export the model, e.g. torch.onnx.export(..., opset_version=17))");
+  if (opset < kMinConverterOpset) {
+    // Older models go through onnx's version converter, checked first at
+    // their own opset (the converter trusts its input).
+    if (Error e = checkBeforeOnnx(model, fileName))
+      return e;
+    try {
+      onnx::checker::check_model(model);
+      model = onnx::version_conversion::ConvertVersion(model, int(kMinConverterOpset));
+    } catch (const std::exception &e) {
+      return createStringError(fileName + ": onnx's version converter cannot bring the opset-" +
+                               Twine(opset) + " model to opset " + Twine(kMinConverterOpset) +
+                               ": " + StringRef(e.what()).trim());
+    }
+    out.sourceOpset = opset;
+  }
   return importModel(model);
 }
 

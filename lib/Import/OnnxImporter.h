@@ -27,6 +27,8 @@
 #include "hx/IR/Module.h"
 #include "hx/Import/Onnx.h"
 #include "hx/Ops/OpBuilder.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 #include <map>
@@ -70,6 +72,10 @@ public:
   OnnxValue *input(size_t i) const;
   /// Input i, which must be present; the error names it.
   llvm::Expected<OnnxValue *> required(size_t i) const;
+  /// Input i's value known at import time: a constant, or a graph input
+  /// whose value the run gives (OnnxImportOptions::inputValue); null when
+  /// absent. The error names the input and what to pass.
+  llvm::Expected<const HostTensor *> known(size_t i) const;
   /// Input i as integers known at import time (nullopt when absent).
   llvm::Expected<std::optional<std::vector<int64_t>>> constInts(size_t i) const;
   /// Input i's hx expression (a constant becomes a table entry).
@@ -151,13 +157,18 @@ std::string listText(llvm::ArrayRef<int64_t> v);
 /// its dims, no subgraphs or sparse tensors, windows' strides, dilations
 /// and kernel sizes positive (OnnxValidate.cpp).
 llvm::Error checkBeforeOnnx(const onnx::ModelProto &model, llvm::StringRef fileName);
-/// onnx::checker, then onnx::shape_inference (types of every value).
+/// onnx::checker, then onnx::shape_inference (types of every value); for
+/// an opset newer than the installed onnx's schemas, what of them applies.
 llvm::Error checkWithOnnx(onnx::ModelProto &model, llvm::StringRef fileName);
+/// The newest opset of the default domain the installed onnx has schemas
+/// for (17 for onnx 1.12).
+int64_t newestOnnxSchemaOpset();
+/// The opset of the default domain (0 if the model imports none).
+int64_t modelOpset(const onnx::ModelProto &model);
 
 class Importer {
 public:
-  Importer(llvm::StringRef fileName, const OnnxImportOptions &opts)
-      : fileName(fileName), opts(opts) {}
+  Importer(llvm::StringRef fileName, const OnnxImportOptions &opts);
 
   /// Parses `bytes`, refuses an opset outside kMinOnnxOpset..kMaxOnnxOpset,
   /// and imports the model.
@@ -170,8 +181,20 @@ public:
   OnnxValue *lookup(llvm::StringRef name);
   /// The expression of a value, making a constant a table entry on first use.
   ExprRef use(OnnxValue &v);
+  /// Makes graph input `name` a value known at import time, from the
+  /// run's value (OnnxImportOptions::inputValue): false when the run has
+  /// none or `v` is not a graph input.
+  llvm::Expected<bool> bindInputValue(llvm::StringRef name, OnnxValue &v);
+  /// Whether `name` is a graph input that is not an initializer.
+  bool isGraphInput(llvm::StringRef name) const { return graphInputs.count(name.str()) != 0; }
   /// The type shape inference gave an ONNX value name.
   void typeOf(llvm::StringRef name, OnnxValue &v) const;
+  /// Types the expressions a converter built, with hx's own type relations
+  /// (OnnxTyping.cpp): the type of `e`, or null after recording the type
+  /// error in `typeError`.
+  const Type *typeBuilt(const ExprRef &e);
+  /// The first type error typeBuilt met (cleared by its caller).
+  std::string typeError;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
   /// `make(*of)`, made once per constant (so a weight used twice stays one
   /// table entry), its file named after `of`'s with `suffix`.
@@ -190,6 +213,7 @@ public:
 
 private:
   llvm::Error importGraph(const onnx::GraphProto &g);
+  bool typeOne(Expr *e);
   llvm::Error importNode(const onnx::NodeProto &n);
   std::string paramName(llvm::StringRef onnxName);
   std::string weightPath(llvm::StringRef onnxName);
@@ -207,7 +231,13 @@ private:
   /// The tensor behind each constant written to a `.npy` file.
   std::map<const TensorData *, std::shared_ptr<const HostTensor>> npyTensors;
   std::set<std::string> usedParamNames, usedWeightFiles;
+  /// The graph inputs that are parameters of @main.
+  std::set<std::string> graphInputs;
   std::vector<Ref<Var>> params;
+  /// Where typeBuilt's type relations report (their messages become
+  /// typeError).
+  llvm::SourceMgr typeSources;
+  DiagEngine typeDiags{typeSources};
   ImportedModule out;
 };
 

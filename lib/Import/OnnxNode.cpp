@@ -32,16 +32,37 @@ Expected<OnnxValue *> NodeCtx::required(size_t i) const {
   return error("input " + Twine(i) + " is required");
 }
 
-Expected<std::optional<std::vector<int64_t>>> NodeCtx::constInts(size_t i) const {
+Expected<const HostTensor *> NodeCtx::known(size_t i) const {
   OnnxValue *v = input(i);
   if (!v)
-    return std::nullopt;
-  if (!v->constant)
+    return nullptr;
+  if (v->constant)
+    return v->constant.get();
+  Expected<bool> bound = imp.bindInputValue(node.input(i), *v);
+  if (!bound)
+    return error(toString(bound.takeError()));
+  if (*bound)
+    return v->constant.get();
+  if (imp.isGraphInput(node.input(i)))
     return error("input " + Twine(i) + " ('" + node.input(i) +
-                 "') must be known at import time (a constant or a static shape)");
-  if (v->constant->dtype() != DType::Int64 && v->constant->dtype() != DType::Int32)
+                 "') is a graph input whose value hx needs when it builds the model: give it "
+                 "(hx-run --input " +
+                 node.input(i) + "=FILE.npy builds the model for that value) or make it an "
+                                 "initializer");
+  return error("input " + Twine(i) + " ('" + node.input(i) +
+               "') must be known at import time (a constant or a static shape)");
+}
+
+Expected<std::optional<std::vector<int64_t>>> NodeCtx::constInts(size_t i) const {
+  Expected<const HostTensor *> value = known(i);
+  if (!value)
+    return value.takeError();
+  const HostTensor *t = *value;
+  if (!t)
+    return std::nullopt;
+  if (t->dtype() != DType::Int64 && t->dtype() != DType::Int32)
     return error("input " + Twine(i) + " must hold integers");
-  return tensorInts(*v->constant);
+  return tensorInts(*t);
 }
 
 ExprRef NodeCtx::use(size_t i) const {
@@ -73,7 +94,26 @@ ExprRef NodeCtx::scalar(DType dtype, double value) const {
 void NodeCtx::setOutput(size_t i, ExprRef e) const {
   OnnxValue &v = imp.define(node.output(i));
   v.expr = std::move(e);
-  imp.typeOf(node.output(i), v);
+  // ONNX's inferred type first, then hx's own over it (OnnxTyping.cpp):
+  // hx's dtype and rank, and its dims where it knows them.
+  OnnxValue inferred;
+  imp.typeOf(node.output(i), inferred);
+  const auto *t = dyn_cast_or_null<TensorType>(imp.typeBuilt(v.expr));
+  if (!t) {
+    // A type error is left to InferType, which reports it at the call's
+    // line of the printed module, naming the node.
+    imp.typeError.clear();
+    v.dtype = inferred.dtype;
+    v.dims = inferred.dims;
+    return;
+  }
+  v.dtype = t->dtype;
+  Dims d(t->shape.begin(), t->shape.end());
+  if (inferred.dims && inferred.dims->size() == d.size())
+    for (size_t k = 0; k < d.size(); ++k)
+      if (d[k] == TensorType::kDynamic && (*inferred.dims)[k] >= 0)
+        d[k] = (*inferred.dims)[k];
+  v.dims = std::move(d);
 }
 
 void NodeCtx::setConstant(size_t i, HostTensor value) const {

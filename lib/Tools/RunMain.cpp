@@ -49,6 +49,7 @@
 #include "hx/Tools/MeasuredCosts.h"
 #include "hx/Tools/OptMain.h"
 #include "hx/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -471,6 +472,35 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
   return kExitSuccess;
 }
 
+/// The value --input or --params gives an ONNX graph input that the
+/// importer needs at import time (Reshape's shape, an axes list): by the
+/// input's ONNX name or the parameter name the importer makes of it.
+Expected<std::optional<HostTensor>> givenInputValue(const RunConfig &c, StringRef onnxName) {
+  std::string paramName;
+  for (char ch : onnxName)
+    paramName += isAlnum(ch) || ch == '_' ? ch : '_';
+  for (StringRef spec : c.inputs) {
+    auto [name, path] = spec.split('=');
+    if (name != onnxName && name != paramName)
+      continue;
+    Expected<HostTensor> t = readNpy(path);
+    if (!t)
+      return createStringError("--input " + spec + ": " + toString(t.takeError()));
+    return std::optional<HostTensor>(std::move(*t));
+  }
+  if (!c.paramsDir.empty()) {
+    SmallString<256> path(c.paramsDir);
+    sys::path::append(path, paramName + ".npy");
+    if (sys::fs::exists(path)) {
+      Expected<HostTensor> t = readNpy(path);
+      if (!t)
+        return createStringError("--params: " + path + ": " + toString(t.takeError()));
+      return std::optional<HostTensor>(std::move(*t));
+    }
+  }
+  return std::nullopt;
+}
+
 int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
     return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
@@ -482,7 +512,10 @@ int run(const RunConfig &c) {
   // An ONNX model is imported first: its text is what runs (and what a
   // crash reproducer holds).
   StringMap<HostTensor> weights;
-  Expected<std::unique_ptr<MemoryBuffer>> file = readModuleFile(c.common.inputFile, weights);
+  OnnxImportOptions importOpts;
+  importOpts.inputValue = [&c](StringRef name) { return givenInputValue(c, name); };
+  Expected<std::unique_ptr<MemoryBuffer>> file =
+      readModuleFile(c.common.inputFile, weights, importOpts);
   if (!file)
     return userError(toString(file.takeError()));
   CrashReproducer repro("hx-run", reproducerArgs(c), (*file)->getBuffer(), c.crashReproducer);

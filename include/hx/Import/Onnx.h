@@ -31,7 +31,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,13 @@ struct OnnxImportOptions {
   std::string weightsDir = "weights";
   /// Constants of at most this many elements are written inline (base64).
   int64_t inlineElements = 16;
+  /// The value a run will give a graph input, asked for only where a
+  /// converter needs an input's value at import time (Reshape's shape,
+  /// Slice's starts, an axes list) and the input is not a constant: the
+  /// module is then built for that value, which stays a parameter too.
+  /// Returns nullopt when the run has none; an error names the input.
+  /// Unset: such an input is refused, naming it and what to pass.
+  std::function<llvm::Expected<std::optional<HostTensor>>(llvm::StringRef name)> inputValue;
 };
 
 struct ImportedModule {
@@ -52,12 +61,16 @@ struct ImportedModule {
   /// The `.npy` files the text's constant table names, by their path
   /// relative to the text ("model.weights/conv1.weight.npy").
   std::vector<std::pair<std::string, HostTensor>> weights;
-  /// The ONNX opset (default domain) the model was written for.
+  /// The ONNX opset (default domain) the module was converted from.
   int64_t opset = 0;
+  /// The model's own opset when onnx's version converter raised it to
+  /// `opset` first (0 otherwise).
+  int64_t sourceOpset = 0;
 };
 
-/// The oldest and newest opset hx imports.
-constexpr int64_t kMinOnnxOpset = 11, kMaxOnnxOpset = 17;
+/// The oldest and newest opset hx imports. Models before opset 11 are
+/// raised to 11 by onnx's version converter first.
+constexpr int64_t kMinOnnxOpset = 1, kMaxOnnxOpset = 21;
 
 /// Imports the serialized model `bytes`; `name` (the file) starts every
 /// error message.
@@ -74,7 +87,8 @@ bool isOnnxFile(llvm::StringRef path, llvm::StringRef bytes);
 /// buffer (named `path`) and its weights moved into `weights` for the
 /// parser (ParserOptions::npyFiles). The error names the file.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-readModuleFile(llvm::StringRef path, llvm::StringMap<HostTensor> &weights);
+readModuleFile(llvm::StringRef path, llvm::StringMap<HostTensor> &weights,
+               const OnnxImportOptions &opts = {});
 
 /// The ONNX op types importOnnx converts, sorted.
 std::vector<std::string> supportedOnnxOps();
