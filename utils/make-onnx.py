@@ -315,6 +315,34 @@ def _():
         np.maximum(x @ w, 0)]
 
 
+@case("split-num-outputs-opset18", opset=18)
+def _():
+    x = rand(2, 7)
+    nodes = [node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)]
+    return nodes, {"x": x}, [], [x[:, :3], x[:, 3:6], x[:, 6:]]
+
+
+@case("reduce-axes-input-opset18", opset=18)
+def _():
+    x = rand(2, 3, 4)
+    nodes = [node("ReduceMean", ["x", "ax"], ["m"], keepdims=0), node("ReduceMax", ["x", "ax2"], ["mx"]),
+             node("ReduceMin", ["x"], ["mn"], keepdims=0)]
+    return nodes, {"x": x}, [init("ax", np.array([1], np.int64)), init("ax2", np.array([-1, 0], np.int64))], [
+        x.mean(axis=1), x.max(axis=(0, 2), keepdims=True), np.array(x.min(), np.float32)]
+
+
+@case("gelu-mish-opset20", opset=20)
+def _():
+    x = np.linspace(-4, 4, 24, dtype=np.float32).reshape(2, 12)
+    erf = np.vectorize(math.erf)
+    exact = 0.5 * x * (1 + erf(x / math.sqrt(2)))
+    approx = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    mish = x * np.tanh(np.log1p(np.exp(x)))
+    nodes = [node("Gelu", ["x"], ["g"]), helper.make_node("Gelu", ["x"], ["t"], name="/gelu/tanh", approximate="tanh"),
+             node("Mish", ["x"], ["m"])]
+    return nodes, {"x": x}, [], [exact.astype(np.float32), approx.astype(np.float32), mish.astype(np.float32)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()
@@ -333,8 +361,10 @@ def build(name):
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="make-onnx.py")
     model.ir_version = 8
-    model = onnx.shape_inference.infer_shapes(model)
-    onnx.checker.check_model(model)
+    if opset <= 17:
+        # onnx 1.12 has schemas up to opset 17: newer models go unchecked.
+        model = onnx.shape_inference.infer_shapes(model)
+        onnx.checker.check_model(model)
     return model, inputs, expected
 
 

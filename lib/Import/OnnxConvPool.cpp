@@ -132,9 +132,9 @@ template <bool IsMax> Error globalPool(NodeCtx &ctx) {
 } // namespace
 
 void onnximport::addConvPoolConverters(ConverterTable &t) {
-  t.add("Conv", {11, 17}, conv);
-  t.add("MaxPool", {11, 17}, pool<true>);
-  t.add("AveragePool", {11, 17}, pool<false>);
-  t.add("GlobalAveragePool", {11, 17}, globalPool<false>);
-  t.add("GlobalMaxPool", {11, 17}, globalPool<true>);
+  t.add("Conv", {11, 21}, conv);
+  t.add("MaxPool", {11, 21}, pool<true>);
+  t.add("AveragePool", {11, 21}, pool<false>);
+  t.add("GlobalAveragePool", {11, 21}, globalPool<false>);
+  t.add("GlobalMaxPool", {11, 21}, globalPool<true>);
 }

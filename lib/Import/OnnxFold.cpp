@@ -429,9 +429,9 @@ static Error needsStatic(NodeCtx &ctx) {
 }
 
 void onnximport::addFoldedOnlyConverters(ConverterTable &t) {
-  t.add("Constant", {11, 17}, needsStatic);
-  t.add("ConstantOfShape", {11, 17}, needsStatic);
-  t.add("Range", {11, 17}, needsStatic);
-  t.add("Shape", {11, 17}, needsStatic);
-  t.add("Size", {11, 17}, needsStatic);
+  t.add("Constant", {11, 21}, needsStatic);
+  t.add("ConstantOfShape", {11, 21}, needsStatic);
+  t.add("Range", {11, 21}, needsStatic);
+  t.add("Shape", {11, 21}, needsStatic);
+  t.add("Size", {11, 21}, needsStatic);
 }

@@ -278,8 +278,8 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
                         " (ONNX opset " + std::to_string(opset) + ") by hx-import-onnx.";
   if (out.sourceOpset)
     print.headerComment = "Imported from " + printableName(sys::path::filename(fileName)) +
-                          " (ONNX opset " + std::to_string(out.sourceOpset) +
-                          ", upgraded to " + std::to_string(opset) +
+                          " (ONNX opset " + std::to_string(out.sourceOpset) + ", upgraded to " +
+                          std::to_string(opset) +
                           " by onnx's version converter) by hx-import-onnx.";
   raw_string_ostream os(out.text);
   printModule(os, module, print);
@@ -309,8 +309,7 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
     for (const onnx::NodeProto &n : model.graph().node())
       if (!n.domain().empty() && n.domain() != "ai.onnx")
         return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
-                                 "): operators of domain '" + n.domain() +
-                                 "' are not supported");
+                                 "): operators of domain '" + n.domain() + "' are not supported");
     return createStringError(fileName + ": the model imports no opset of ONNX's default domain");
   }
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)

@@ -28,9 +28,9 @@
 #include "hx/Import/Onnx.h"
 #include "hx/Ops/OpBuilder.h"
 #include "hx/Support/Diagnostics.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/SourceMgr.h"
 #include <map>
 #include <memory>
 #include <onnx/onnx_pb.h>

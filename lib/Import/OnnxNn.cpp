@@ -193,12 +193,12 @@ Error layerNorm(NodeCtx &ctx) {
 } // namespace
 
 void onnximport::addNnConverters(ConverterTable &t) {
-  t.add("Gemm", {11, 17}, gemm);
-  t.add("MatMul", {11, 17}, matmul);
-  t.add("BatchNormalization", {11, 17}, batchNorm);
+  t.add("Gemm", {11, 21}, gemm);
+  t.add("MatMul", {11, 21}, matmul);
+  t.add("BatchNormalization", {11, 21}, batchNorm);
   t.add("Softmax", {11, 12}, softmaxFlattened<"nn.softmax">);
-  t.add("Softmax", {13, 17}, softmax<"nn.softmax">);
+  t.add("Softmax", {13, 21}, softmax<"nn.softmax">);
   t.add("LogSoftmax", {11, 12}, softmaxFlattened<"nn.log_softmax">);
-  t.add("LogSoftmax", {13, 17}, softmax<"nn.log_softmax">);
-  t.add("LayerNormalization", {17, 17}, layerNorm);
+  t.add("LogSoftmax", {13, 21}, softmax<"nn.log_softmax">);
+  t.add("LayerNormalization", {17, 21}, layerNorm);
 }

@@ -3,7 +3,7 @@
 // ReduceMean, ReduceSum, ReduceMax and ReduceMin: hx's mean, sum, max and
 // min over the given axes (all of them without axes), keepdims as ONNX's.
 // The axes are an attribute until ONNX made them input 1 (ReduceSum at
-// opset 13, the others at 18); an empty axes input with
+// opset 13, the others at 18); without axes (absent or empty),
 // noop_with_empty_axes leaves the input as it is.
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +27,8 @@ template <OpName Op, ListArg Axes> Error reduce(NodeCtx &ctx) {
     for (int64_t axis : *axes)
       n.push_back(normAxis(axis, rankOf(*x)));
     a.set("axis", attrs::ints(n));
-  } else if (axes && ctx.getInt("noop_with_empty_axes", 0)) {
+  } else if (ctx.getInt("noop_with_empty_axes", 0)) {
+    // No axes, or an empty list: the identity (ONNX's rule either way).
     ctx.alias(0, *x);
     return Error::success();
   }
@@ -39,9 +40,13 @@ template <OpName Op, ListArg Axes> Error reduce(NodeCtx &ctx) {
 } // namespace
 
 void onnximport::addReduceConverters(ConverterTable &t) {
+  // Opset 18 made the axes of every Reduce* but ReduceSum (13) an input.
   t.add("ReduceMean", {11, 17}, reduce<"mean", ListArg::Attribute>);
+  t.add("ReduceMean", {18, 21}, reduce<"mean", ListArg::Input>);
   t.add("ReduceSum", {11, 12}, reduce<"sum", ListArg::Attribute>);
-  t.add("ReduceSum", {13, 17}, reduce<"sum", ListArg::Input>);
+  t.add("ReduceSum", {13, 21}, reduce<"sum", ListArg::Input>);
   t.add("ReduceMax", {11, 17}, reduce<"max", ListArg::Attribute>);
+  t.add("ReduceMax", {18, 21}, reduce<"max", ListArg::Input>);
   t.add("ReduceMin", {11, 17}, reduce<"min", ListArg::Attribute>);
+  t.add("ReduceMin", {18, 21}, reduce<"min", ListArg::Input>);
 }

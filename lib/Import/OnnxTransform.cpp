@@ -123,6 +123,37 @@ template <ListArg Sizes> Error split(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Split from opset 18: the sizes an input, or `num_outputs` parts of
+/// ceil(dim / num_outputs), the last one smaller when the dim does not
+/// divide.
+Error splitNumOutputs(NodeCtx &ctx) {
+  const onnx::AttributeProto *parts = ctx.attr("num_outputs");
+  if (!parts || ctx.input(1))
+    return split<ListArg::Input>(ctx);
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t axis = normAxis(ctx.getInt("axis", 0), rankOf(*x));
+  int64_t n = parts->i(), outputs = ctx.node.output_size();
+  if (n != outputs)
+    return ctx.error("num_outputs is " + Twine(n) + " but the node has " + Twine(outputs) +
+                     " outputs");
+  int64_t d = axis >= 0 && axis < rankOf(*x) ? (*x->dims)[axis] : -1;
+  if (d < 0)
+    return ctx.error("splitting a dim only the run knows into num_outputs parts is not supported");
+  int64_t chunk = (d + n - 1) / n;
+  std::vector<int64_t> idx;
+  for (int64_t i = 1; i < n; ++i)
+    idx.push_back(std::min(d, i * chunk));
+  ExprRef t = ctx.call("split", {ctx.use(*x)},
+                       {{"indices_or_sections", n == 1 ? attrs::integer(1) : attrs::ints(idx)},
+                        {"axis", attrs::integer(axis)}});
+  for (int64_t i = 0; i < n; ++i)
+    if (!ctx.node.output(i).empty())
+      ctx.setOutput(i, ctx.getItem(t, unsigned(i)));
+  return Error::success();
+}
+
 Error slice(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   if (Error e = needRank(ctx, *x, "the input"))
@@ -190,17 +221,18 @@ Error expand(NodeCtx &ctx) {
 } // namespace
 
 void onnximport::addTransformConverters(ConverterTable &t) {
-  t.add("Reshape", {11, 17}, reshape);
-  t.add("Flatten", {11, 17}, flatten);
-  t.add("Transpose", {11, 17}, transpose);
+  t.add("Reshape", {11, 21}, reshape);
+  t.add("Flatten", {11, 21}, flatten);
+  t.add("Transpose", {11, 21}, transpose);
   t.add("Unsqueeze", {11, 12}, unsqueeze<ListArg::Attribute>);
-  t.add("Unsqueeze", {13, 17}, unsqueeze<ListArg::Input>);
+  t.add("Unsqueeze", {13, 21}, unsqueeze<ListArg::Input>);
   t.add("Squeeze", {11, 12}, squeeze<ListArg::Attribute>);
-  t.add("Squeeze", {13, 17}, squeeze<ListArg::Input>);
-  t.add("Concat", {11, 17}, concat);
+  t.add("Squeeze", {13, 21}, squeeze<ListArg::Input>);
+  t.add("Concat", {11, 21}, concat);
   t.add("Split", {11, 12}, split<ListArg::Attribute>);
   t.add("Split", {13, 17}, split<ListArg::Input>);
-  t.add("Slice", {11, 17}, slice);
-  t.add("Gather", {11, 17}, gather);
-  t.add("Expand", {11, 17}, expand);
+  t.add("Split", {18, 21}, splitNumOutputs); // or the attribute `num_outputs`
+  t.add("Slice", {11, 21}, slice);
+  t.add("Gather", {11, 21}, gather);
+  t.add("Expand", {11, 21}, expand);
 }

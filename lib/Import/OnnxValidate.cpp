@@ -110,12 +110,27 @@ int64_t onnximport::newestOnnxSchemaOpset() {
 /// installed onnx knows (ONNX's Changelog.md, opsets 18 to 21): the schema
 /// it has would refuse or mistype them, so hx's converter checks them.
 static bool changedAfterKnownSchemas(StringRef opType) {
-  static const char *changed[] = {
-      "AveragePool", "Cast",         "CastLike",       "DequantizeLinear", "GroupNormalization",
-      "LpPool",      "Pad",          "QuantizeLinear", "ReduceL1",         "ReduceL2",
-      "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",  "ReduceMean",       "ReduceMin",
-      "ReduceProd",  "ReduceSumSquare", "Resize",      "ScatterElements",  "ScatterND",
-      "Split"};
+  static const char *changed[] = {"AveragePool",
+                                  "Cast",
+                                  "CastLike",
+                                  "DequantizeLinear",
+                                  "GroupNormalization",
+                                  "LpPool",
+                                  "Pad",
+                                  "QuantizeLinear",
+                                  "ReduceL1",
+                                  "ReduceL2",
+                                  "ReduceLogSum",
+                                  "ReduceLogSumExp",
+                                  "ReduceMax",
+                                  "ReduceMean",
+                                  "ReduceMin",
+                                  "ReduceProd",
+                                  "ReduceSumSquare",
+                                  "Resize",
+                                  "ScatterElements",
+                                  "ScatterND",
+                                  "Split"};
   return llvm::is_contained(changed, opType);
 }
 

@@ -41,7 +41,7 @@ int hx::importMain(int argc, char **argv) {
                         cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(argc, argv,
-                              "hx-import-onnx: an ONNX model (opsets 11-17) to hx text\n");
+                              "hx-import-onnx: an ONNX model (opsets 1-21) to hx text\n");
   if (listOps) {
     for (const std::string &op : supportedOnnxOps())
       outs() << op << "\n";

@@ -1,7 +1,9 @@
 //===- Onnx.h - ONNX models in, hx text out ----------------------*- C++ -*-===//
 //
-// importOnnx reads an ONNX ModelProto (opsets 11 to 17), checks it with
-// ONNX's checker, types it with ONNX's shape inference, builds the
+// importOnnx reads an ONNX ModelProto (opsets 1 to 21; one older than 11 is
+// raised to 11 by onnx's version converter), checks it with ONNX's checker,
+// types it with ONNX's shape inference (as far as the installed onnx knows
+// the opset; hx's type relations type what is built), builds the
 // equivalent hx module (each node converted by the converter registered for
 // its op type and the model's opset) and writes it with hx's printer:
 //
