@@ -85,3 +85,32 @@ def test_the_onnx_file_lives_with_the_module(mlp):
     del c
     gc.collect()
     assert not os.path.exists(os.path.dirname(path))
+
+
+def test_attention_models_export():
+    # Under torch.no_grad() PyTorch takes fused attention kernels its ONNX
+    # exporter cannot write; from_torch exports outside it.
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
+                                             dropout=0.0, batch_first=True)
+    net = torch.nn.TransformerEncoder(layer, num_layers=2).eval()
+    x = torch.randn(1, 5, 16)
+    c = hx.compile(hx.from_torch(net, x), devices=["cpu"])
+    (y,) = c.run(x)
+    want = expected(net, x)
+    assert np.abs(y - want).max() <= 1e-4 * np.abs(want).max()
+
+
+class _NoExport(torch.nn.Module):
+    def forward(self, x):
+        return torch.linalg.svd(x)[1]
+
+
+def test_exporter_failures_are_hx_errors():
+    net = torch.nn.Sequential(torch.nn.Linear(4, 4), _NoExport())
+    with pytest.raises(hx.Error) as e:
+        hx.from_torch(net, torch.randn(4, 4))
+    msg = str(e.value)
+    # The submodule that calls the operator the exporter cannot write.
+    assert msg.startswith("PyTorch's ONNX exporter failed on Sequential in 1 (_NoExport): ")
+    assert "svd" in msg and "opset=17" in msg
