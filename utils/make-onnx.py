@@ -343,6 +343,76 @@ def _():
     return nodes, {"x": x}, [], [exact.astype(np.float32), approx.astype(np.float32), mish.astype(np.float32)]
 
 
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def recurrent_ref(kind, x, w, r, b, lens, hidden, reverse_dirs, h0=None):
+    """ONNX's LSTM/GRU/RNN equations in NumPy (default activations, layout 0):
+    Y [seq, dirs, batch, hidden] and Y_h [dirs, batch, hidden]; a step past a
+    sequence's length keeps the state and outputs zeros."""
+    seq, batch, _ = x.shape
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
+    y = np.zeros((seq, len(reverse_dirs), batch, hidden), np.float64)
+    yh = np.zeros((len(reverse_dirs), batch, hidden), np.float64)
+    for d, rev in enumerate(reverse_dirs):
+        h = np.zeros((batch, hidden)) if h0 is None else h0[d].astype(np.float64)
+        c = np.zeros((batch, hidden))
+        wb, rb = b[d][:gates * hidden], b[d][gates * hidden:]
+        for t in (range(seq - 1, -1, -1) if rev else range(seq)):
+            xw = x[t] @ w[d].T + wb
+            hr = h @ r[d].T + rb
+            if kind == "LSTM":
+                g = xw + hr
+                i, o, f, cc = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
+                cn = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+                hn = sigmoid(o) * np.tanh(cn)
+            elif kind == "GRU":
+                z = sigmoid(xw[:, :hidden] + hr[:, :hidden])
+                rg = sigmoid(xw[:, hidden:2 * hidden] + hr[:, hidden:2 * hidden])
+                hc = np.tanh(xw[:, 2 * hidden:] + (rg * h) @ r[d][2 * hidden:].T + rb[2 * hidden:])
+                hn, cn = (1 - z) * hc + z * h, c
+            else:
+                hn, cn = np.tanh(xw + hr), c
+            valid = (t < lens)[:, None]
+            h, c = np.where(valid, hn, h), np.where(valid, cn, c)
+            y[t, d] = np.where(valid, hn, 0)
+        yh[d] = h
+    return y.astype(np.float32), yh.astype(np.float32)
+
+
+@case("recurrent-lens-directions", opset=14)
+def _():
+    seq, batch, inp, hid = 5, 3, 4, 6
+    lens = np.array([5, 2, 4], np.int32)
+    x = rand(seq, batch, inp)
+    nodes, inits, expected = [], [init("lens", lens)], []
+    for kind, gates, direction, rev in (("LSTM", 4, "bidirectional", [False, True]),
+                                        ("GRU", 3, "reverse", [True]), ("RNN", 1, "forward", [False])):
+        dirs = len(rev)
+        w, r, b = rand(dirs, gates * hid, inp) * 0.5, rand(dirs, gates * hid, hid) * 0.5, rand(dirs, 2 * gates * hid) * 0.1
+        k = kind.lower()
+        inits += [init(k + "_w", w), init(k + "_r", r), init(k + "_b", b)]
+        nodes.append(helper.make_node(kind, ["x", k + "_w", k + "_r", k + "_b", "lens"], [k + "_y", k + "_yh"],
+                                      name="/" + kind, hidden_size=hid, direction=direction))
+        expected += list(recurrent_ref(kind, x, w, r, b, lens, hid, rev))
+    return nodes, {"x": x}, inits, expected
+
+
+@case("lstm-batch-first-initial-state", opset=14)
+def _():
+    seq, batch, inp, hid = 3, 2, 5, 4
+    x = rand(batch, seq, inp)
+    w, r, b = rand(1, 4 * hid, inp) * 0.5, rand(1, 4 * hid, hid) * 0.5, rand(1, 8 * hid) * 0.1
+    h0 = rand(batch, 1, hid)
+    node_ = helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0"], ["y", "yh"], name="/LSTM",
+                             hidden_size=hid, layout=1)
+    y, yh = recurrent_ref("LSTM", x.transpose(1, 0, 2), w, r, b, np.full(batch, seq), hid, [False],
+                          h0=h0.transpose(1, 0, 2))
+    return [node_], {"x": x, "h0": h0}, [init("w", w), init("r", r), init("b", b)], [
+        y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()

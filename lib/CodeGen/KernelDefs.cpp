@@ -31,10 +31,25 @@ namespace hx {
 // describeKernel
 //===----------------------------------------------------------------------===//
 
-/// The dtypes every kernel definition handles.
+/// The dtypes KernelBuilder loads, computes and stores (every DType: the
+/// operators' own dtype sets say which each takes).
 static bool isCodeGenDType(DType t) {
-  return t == DType::Bool || t == DType::Int32 || t == DType::Int64 || t == DType::Float16 ||
-         t == DType::Float32;
+  switch (t) {
+  case DType::Bool:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::UInt8:
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64:
+  case DType::Float16:
+  case DType::Float32:
+  case DType::Float64:
+    return true;
+  }
+  return false;
 }
 
 static Error flattenTensors(StringRef op, StringRef what, const Type *t,

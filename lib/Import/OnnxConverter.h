@@ -81,6 +81,7 @@ void addNnConverters(ConverterTable &t);
 void addConvPoolConverters(ConverterTable &t);
 void addReduceConverters(ConverterTable &t);
 void addTransformConverters(ConverterTable &t);
+void addRecurrentConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.
 void addFoldedOnlyConverters(ConverterTable &t);
 

@@ -55,6 +55,7 @@ const ConverterTable &onnximport::converterTable() {
     addConvPoolConverters(t);
     addReduceConverters(t);
     addTransformConverters(t);
+    addRecurrentConverters(t);
     addFoldedOnlyConverters(t);
     return t;
   }();

@@ -16,9 +16,8 @@ bool hx::isOnnxFile(StringRef path, StringRef bytes) {
   return path.ends_with_insensitive(".onnx") || (!bytes.empty() && bytes[0] == '\x08');
 }
 
-Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(StringRef path,
-                                                           StringMap<HostTensor> &weights,
-                                                           const OnnxImportOptions &given) {
+Expected<std::unique_ptr<MemoryBuffer>>
+hx::readModuleFile(StringRef path, StringMap<HostTensor> &weights, const OnnxImportOptions &given) {
   ReadFileOptions ro;
   ro.allowStdin = true;
   Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path, ro);

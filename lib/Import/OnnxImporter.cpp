@@ -170,8 +170,9 @@ static Error unsupportedOpset(const NodeCtx &ctx, ArrayRef<ConverterRow> rows) {
 
 Error Importer::importNode(const onnx::NodeProto &n) {
   NodeCtx ctx(*this, n);
-  if (n.output_size() == 0 || n.output(0).empty())
-    return ctx.error("the node has no first output");
+  // Outputs may be left out by an empty name (LSTM's Y, say), not all.
+  if (llvm::all_of(n.output(), [](const std::string &o) { return o.empty(); }))
+    return ctx.error("the node has no output");
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return ctx.error("operators of domain '" + n.domain() + "' are not supported");
   for (int i = 0; i < n.input_size(); ++i)

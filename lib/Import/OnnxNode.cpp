@@ -13,8 +13,10 @@ using namespace hx::onnximport;
 using namespace llvm;
 
 static SourceNodeRef sourceNodeOf(const onnx::NodeProto &n) {
-  return SourceNode::create("onnx", n.op_type(),
-                            n.name().empty() && n.output_size() ? n.output(0) : n.name());
+  std::string name = n.name();
+  for (int i = 0; name.empty() && i < n.output_size(); ++i)
+    name = n.output(i);
+  return SourceNode::create("onnx", n.op_type(), name);
 }
 
 NodeCtx::NodeCtx(Importer &imp, const onnx::NodeProto &node)

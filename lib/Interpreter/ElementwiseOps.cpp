@@ -65,9 +65,29 @@ static double applyFloat(Bin k, double a, double b) {
   return 0;
 }
 
-/// Wrapping int64 arithmetic; x / 0 is 0.
-static int64_t applyInt(Bin k, int64_t a, int64_t b) {
+/// Wrapping int64 arithmetic; x / 0 is 0. `u`: the bits are a uint64's
+/// (narrower unsigned dtypes hold non-negative int64s, ordered as they are),
+/// so division and order are unsigned.
+static int64_t applyInt(Bin k, int64_t a, int64_t b, bool u) {
   uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  if (u) {
+    switch (k) {
+    case Bin::Div:
+      return ub == 0 ? 0 : int64_t(ua / ub);
+    case Bin::Max:
+      return int64_t(std::max(ua, ub));
+    case Bin::Min:
+      return int64_t(std::min(ua, ub));
+    case Bin::Pow:
+      return truncToInt64(std::pow(double(ua), double(ub)));
+    case Bin::Lt:
+      return ua < ub;
+    case Bin::Gt:
+      return ua > ub;
+    default:
+      break;
+    }
+  }
   switch (k) {
   case Bin::Add:
     return int64_t(ua + ub);
@@ -119,8 +139,9 @@ static Expected<OpResults> binary(OpContext &ctx, Bin k) {
     for (int64_t i = 0; i < n; ++i)
       out->setDouble(i, applyFloat(k, va[ia[i]], vb[ib[i]]));
   } else {
+    bool u = a.dtype() == DType::UInt64;
     for (int64_t i = 0; i < n; ++i) {
-      setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i])));
+      setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), u));
     }
   }
   OpResults results;

@@ -115,6 +115,9 @@ static Expected<OpResults> reduce(OpContext &ctx, Red kind) {
         r = int64_t(uint64_t(r) + uint64_t(v));
       else if (!seen[size_t(pos)])
         r = v, seen[size_t(pos)] = true;
+      else if (a.dtype() == DType::UInt64) // unsigned order
+        r = int64_t(isMax ? std::max(uint64_t(r), uint64_t(v))
+                          : std::min(uint64_t(r), uint64_t(v)));
       else
         r = isMax ? std::max(r, v) : std::min(r, v);
       for (size_t d = rank; d-- > 0;) {

@@ -128,7 +128,7 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
                        kNumeric));
   ops.push_back(binary("maximum", "Elementwise max(a, b) with broadcasting", kNumeric));
   ops.push_back(binary("minimum", "Elementwise min(a, b) with broadcasting", kNumeric));
-  ops.push_back(binary("power", "Elementwise a ** b with broadcasting", kFloatOnly));
+  ops.push_back(binary("power", "Elementwise a ** b with broadcasting", kFloats));
   ops.push_back(
       binary("equal", "Elementwise a == b with broadcasting, as bool", kAnySupported, compareRel));
   ops.push_back(
@@ -147,17 +147,17 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
 
   ops.push_back(unary("negative", "Elementwise -a", kNumeric));
   ops.push_back(unary("abs", "Elementwise |a|", kNumeric));
-  ops.push_back(unary("exp", "Elementwise e ** a", kFloatOnly));
-  ops.push_back(unary("log", "Elementwise natural logarithm", kFloatOnly));
-  ops.push_back(unary("sqrt", "Elementwise square root", kFloatOnly));
-  ops.push_back(unary("rsqrt", "Elementwise 1 / sqrt(a)", kFloatOnly));
-  ops.push_back(unary("tanh", "Elementwise hyperbolic tangent", kFloatOnly));
-  ops.push_back(unary("sigmoid", "Elementwise 1 / (1 + e ** -a)", kFloatOnly));
+  ops.push_back(unary("exp", "Elementwise e ** a", kFloats));
+  ops.push_back(unary("log", "Elementwise natural logarithm", kFloats));
+  ops.push_back(unary("sqrt", "Elementwise square root", kFloats));
+  ops.push_back(unary("rsqrt", "Elementwise 1 / sqrt(a)", kFloats));
+  ops.push_back(unary("tanh", "Elementwise hyperbolic tangent", kFloats));
+  ops.push_back(unary("sigmoid", "Elementwise 1 / (1 + e ** -a)", kFloats));
   ops.push_back(unary("nn.relu", "Elementwise max(a, 0)", kNumeric));
-  ops.push_back(unary("erf", "Elementwise Gauss error function", kFloatOnly));
+  ops.push_back(unary("erf", "Elementwise Gauss error function", kFloats));
   ops.push_back(unary("copy", "Elementwise copy of the operand", kAnySupported));
 
-  OpDef leaky = unary("nn.leaky_relu", "Elementwise a where a > 0, else alpha * a", kFloatOnly);
+  OpDef leaky = unary("nn.leaky_relu", "Elementwise a where a > 0, else alpha * a", kFloats);
   leaky.attrs = {floatAttr("alpha", 0.01)};
   ops.push_back(std::move(leaky));
 

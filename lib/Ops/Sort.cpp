@@ -21,6 +21,9 @@ using namespace llvm;
 namespace hx {
 
 static constexpr int64_t kDyn = TensorType::kDynamic;
+/// What argsort and topk order: the dtypes their kernels have been checked
+/// with.
+static constexpr DTypeSet kSortable = kFloatOnly | dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
 
 static std::optional<DType> indexDType(TypeRelContext &ctx) {
   std::optional<DType> dt = ctx.getDType("dtype");
@@ -85,7 +88,7 @@ void addSortOps(std::vector<OpDef> &ops) {
   argsort.name = "argsort";
   argsort.summary = "Indices that sort the data along an axis";
   argsort.numArgs = 1;
-  argsort.dtypes = kNumeric;
+  argsort.dtypes = kSortable;
   argsort.attrs = {intAttr("axis", -1), boolAttr("is_ascend", true), dtypeAttr("dtype", "int32")};
   argsort.relation = argsortRel;
   ops.push_back(std::move(argsort));
@@ -94,7 +97,7 @@ void addSortOps(std::vector<OpDef> &ops) {
   topk.name = "topk";
   topk.summary = "The k largest (or smallest) values and their indices";
   topk.numArgs = 1;
-  topk.dtypes = kNumeric;
+  topk.dtypes = kSortable;
   AttrSpec k = intAttr("k", 1);
   k.kind = AttrKind::OptInt;
   topk.attrs = {k, intAttr("axis", -1), stringAttr("ret_type", "both"),

@@ -233,7 +233,7 @@ TEST(InterpretOpTest, BadCallsAreErrors) {
   EXPECT_EQ(errorOf(interpretOp(*call, {})), "unknown operator 'no_such_op'");
   EXPECT_EQ(errorOf(interpretOp(*makeCall(m, "add", 2), {&a})), "add: expected 2 arguments, got 1");
   EXPECT_EQ(errorOf(interpretOp(*makeCall(m, "exp", 1), {&i})),
-            "exp: unsupported dtype int32 of argument 0 (supported: float16, float32)");
+            "exp: unsupported dtype int32 of argument 0 (supported: float16, float32, float64)");
   EXPECT_EQ(errorOf(interpretOp(*makeCall(m, "add", 2), {&a, &i})),
             "add: dtypes float32 and int32 do not match");
   Attrs bad;

@@ -102,16 +102,18 @@ TEST_F(OpRelationsTest, ComparisonsAndWhere) {
 }
 
 TEST_F(OpRelationsTest, UnsupportedDTypes) {
-  EXPECT_EQ(infer("exp", {tensor({3}, DType::Float64)}),
-            "error: exp: unsupported dtype float64 (supported: float16, float32)");
   EXPECT_EQ(infer("exp", {tensor({3}, DType::Int32)}),
-            "error: exp: unsupported dtype int32 (supported: float16, float32)");
-  EXPECT_EQ(infer("add", {tensor({3}, DType::Float64), tensor({3}, DType::Float64)}),
-            "error: add: unsupported dtype float64 (supported: int32, int64, "
-            "float16, float32)");
-  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float64")}}),
-            "error: cast: unsupported dtype float64 for attribute 'dtype' "
-            "(supported: bool, int32, int64, float16, float32)");
+            "error: exp: unsupported dtype int32 (supported: float16, float32, float64)");
+  EXPECT_EQ(
+      infer("nn.conv1d", {tensor({1, 2, 3}, DType::Float64), tensor({2, 2, 1}, DType::Float64)}),
+      "error: nn.conv1d: unsupported dtype float64 (supported: float16, float32)");
+  // The elementwise, reduction, transform and cast families take every
+  // integer dtype and float64.
+  EXPECT_EQ(infer("exp", {tensor({3}, DType::Float64)}), "Tensor[(3), float64]");
+  EXPECT_EQ(infer("add", {tensor({3}, DType::UInt8), tensor({3}, DType::UInt8)}),
+            "Tensor[(3), uint8]");
+  EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("float64")}}), "Tensor[(3), float64]");
+  EXPECT_EQ(infer("sum", {tensor({3}, DType::Int8)}), "int8");
   EXPECT_EQ(infer("cast", {f32({3})}, {{"dtype", s("int64")}}), "Tensor[(3), int64]");
 }
 

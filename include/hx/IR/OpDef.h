@@ -29,7 +29,17 @@ constexpr bool dtypeSetContains(DTypeSet s, DType t) { return (s & dtypeBit(t)) 
 /// and kernels in float32 (KernelBuilder.h), both rounding once to half on
 /// store.
 inline constexpr DTypeSet kFloatOnly = dtypeBit(DType::Float16) | dtypeBit(DType::Float32);
-inline constexpr DTypeSet kNumeric = kFloatOnly | dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
+/// Every integer dtype, signed and unsigned.
+inline constexpr DTypeSet kIntegers = dtypeBit(DType::Int8) | dtypeBit(DType::Int16) |
+                                      dtypeBit(DType::Int32) | dtypeBit(DType::Int64) |
+                                      dtypeBit(DType::UInt8) | dtypeBit(DType::UInt16) |
+                                      dtypeBit(DType::UInt32) | dtypeBit(DType::UInt64);
+/// The float dtypes of elementwise math, reductions and casts: float64 too
+/// (computed in double by both the interpreter and the kernels).
+inline constexpr DTypeSet kFloats = kFloatOnly | dtypeBit(DType::Float64);
+/// What the elementwise, comparison, reduction, transform and cast
+/// families take.
+inline constexpr DTypeSet kNumeric = kFloats | kIntegers;
 inline constexpr DTypeSet kAnySupported = kNumeric | dtypeBit(DType::Bool);
 inline constexpr DTypeSet kIndexTypes = dtypeBit(DType::Int32) | dtypeBit(DType::Int64);
 /// "float16, float32, int32, int64" in DType order.
