@@ -413,6 +413,28 @@ def _():
         y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2)]
 
 
+@case("resize-axes-opset18", opset=18)
+def _():
+    x = rand(1, 2, 4, 3)
+    nodes = [node("Resize", ["x", "", "", "sizes"], ["y"], axes=[2, 3], mode="nearest",
+                  coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+             helper.make_node("Resize", ["x", "", "", "sizes2"], ["z"], name="/resize/policy", axes=[3, 2],
+                              mode="linear", keep_aspect_ratio_policy="not_larger")]
+    rows, cols = np.arange(8) * 4 // 8, np.arange(6) * 3 // 6
+    # not_larger: the smaller ratio (6/3 = 2 against 10/4) for both axes: 8x6,
+    # half_pixel linear sampling at a ratio of exactly 2.
+    def lin(v, n):
+        c = np.clip((np.arange(2 * n) + 0.5) / 2 - 0.5, 0, n - 1)
+        lo = np.floor(c).astype(int)
+        hi = np.minimum(lo + 1, n - 1)
+        w = c - lo
+        return np.take(v, lo, axis=-1) * (1 - w) + np.take(v, hi, axis=-1) * w
+    zh = lin(x.transpose(0, 1, 3, 2), 4).transpose(0, 1, 3, 2)  # along H
+    z = lin(zh, 3)                                              # along W
+    return nodes, {"x": x}, [init("sizes", np.array([8, 6], np.int64)), init("sizes2", np.array([6, 10], np.int64))], [
+        x[:, :, rows][:, :, :, cols], z.astype(np.float32)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()

@@ -121,7 +121,7 @@ def run_one(test_dir, hx_run, timeout):
     out = p.stdout
     if p.returncode == 0:
         return "pass", ""
-    if p.returncode == 1 and "check: FAILED" in out:
+    if p.returncode == 1 and ": FAILED" in out:
         return "wrong", first_error(out) if "error:" in out else out.strip().splitlines()[0]
     if p.returncode == 1 and "error:" in out:
         return "refused", first_error(out)

@@ -1,12 +1,14 @@
 //===- OnnxConvPool.cpp - Converters of ONNX convolutions and pools -------===//
 //
-// Conv (1-D and 2-D, with a bias), MaxPool, AveragePool and the global pools.
+// Conv (1-D and 2-D, with a bias), MaxPool, AveragePool, the global pools,
+// and Resize of the spatial dims (image.resize2d).
 // A window's pads and auto_pad become hx's explicit (top, left, bottom,
 // right) padding; anything hx cannot express is an error naming the
 // attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
+#include <cmath>
 
 using namespace hx;
 using namespace hx::onnximport;
@@ -129,9 +131,114 @@ template <bool IsMax> Error globalPool(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Resize (opsets 11 to 21) of the two spatial dims of an NCHW tensor:
+/// image.resize2d, which maps output to input coordinates by the ratio of
+/// the sizes. The output size comes from `sizes`, or from `scales` when
+/// each scale times its dim is a whole number (otherwise ONNX maps
+/// coordinates by the scale given, which hx does not: that is refused).
+/// From opset 18: `axes` naming the spatial dims, keep_aspect_ratio_policy,
+/// and antialias (refused when set).
+Error resize(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (!x->dims || x->dims->size() != 4)
+    return ctx.error("only the two spatial dims of a rank-4 (NCHW) input are resized");
+  const Dims &in = *x->dims;
+  if (ctx.getInt("antialias", 0))
+    return ctx.error("antialias=1 is not supported");
+  std::vector<int64_t> axes = {0, 1, 2, 3};
+  if (std::optional<std::vector<int64_t>> a = ctx.getInts("axes")) {
+    axes.clear();
+    for (int64_t v : *a)
+      axes.push_back(normAxis(v, 4));
+  }
+  TRY(scales, ctx.known(2));
+  TRY(sizes, ctx.known(3));
+  if (scales && scales->numElements() == 0)
+    scales = nullptr;
+  if (sizes && sizes->numElements() == 0)
+    sizes = nullptr;
+  if (!scales == !sizes)
+    return ctx.error("exactly one of scales and sizes must be given");
+  const HostTensor *given = sizes ? sizes : scales;
+  if (given->rank() != 1 || given->numElements() != int64_t(axes.size()))
+    return ctx.error(Twine(sizes ? "sizes" : "scales") + " must have " + Twine(axes.size()) +
+                     " values");
+  std::string mode = ctx.getString("coordinate_transformation_mode", "half_pixel");
+  Dims out = in;
+  if (sizes) {
+    std::string policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
+    std::vector<double> ratio;
+    for (size_t i = 0; i < axes.size(); ++i)
+      ratio.push_back(double(sizes->getDouble(int64_t(i))) / double(in[axes[i]]));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      double r = ratio[i];
+      if (policy == "not_larger")
+        r = *std::min_element(ratio.begin(), ratio.end());
+      else if (policy == "not_smaller")
+        r = *std::max_element(ratio.begin(), ratio.end());
+      else if (policy != "stretch")
+        return ctx.error("keep_aspect_ratio_policy must be stretch, not_larger or not_smaller");
+      out[axes[i]] = policy == "stretch" ? int64_t(sizes->getDouble(int64_t(i)))
+                                         : int64_t(std::nearbyint(r * double(in[axes[i]])));
+    }
+  } else {
+    for (size_t i = 0; i < axes.size(); ++i) {
+      double scale = scales->getDouble(int64_t(i)), exact = scale * double(in[axes[i]]);
+      if (!(scale > 0) || !std::isfinite(exact))
+        return ctx.error("scales must be positive");
+      if (mode != "tf_crop_and_resize" && std::abs(exact - std::nearbyint(exact)) > 1e-6)
+        return ctx.error("scale " + std::to_string(scale) + " of a dim of " + Twine(in[axes[i]]) +
+                         " gives a fractional size, where ONNX maps coordinates by the scale "
+                         "and hx by the ratio of the sizes: give sizes instead");
+      out[axes[i]] = int64_t(std::floor(exact + 1e-6));
+    }
+  }
+  if (out[0] != in[0] || out[1] != in[1])
+    return ctx.error("only the spatial dims (2 and 3) may be resized");
+  for (int64_t d : out)
+    if (d < 1 || d > TensorType::kMaxDim)
+      return ctx.error("the output size must be positive");
+  std::string onnxMode = ctx.getString("mode", "nearest");
+  std::string method = onnxMode == "nearest" ? "nearest_neighbor" : onnxMode;
+  if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
+    return ctx.error("mode must be nearest, linear or cubic, not '" + onnxMode + "'");
+  if (mode == "half_pixel_symmetric")
+    return ctx.error("coordinate_transformation_mode half_pixel_symmetric is not supported");
+  // image.resize2d takes TVM's exact path for nearest sampling, asymmetric
+  // and an integral upscale: input index o / factor, that is floor rounding.
+  std::string nearestMode = ctx.getString("nearest_mode", "round_prefer_floor");
+  if (method == "nearest_neighbor" && mode == "asymmetric" && nearestMode != "floor")
+    for (int k : {2, 3})
+      if (out[k] % in[k] == 0 && out[k] / in[k] > (nearestMode == "round_prefer_floor" ? 2 : 1))
+        return ctx.error("nearest_mode " + nearestMode +
+                         " with asymmetric coordinates and an integral upscale is not supported "
+                         "(hx's resize2d, as TVM's, rounds down there)");
+  Attrs a{{"size", attrs::ints({out[2], out[3]})},
+          {"method", attrs::str(method)},
+          {"coordinate_transformation_mode", attrs::str(mode)},
+          {"rounding_method", attrs::str(nearestMode)},
+          {"cubic_alpha", attrs::real(ctx.getFloat("cubic_coeff_a", -0.75f))},
+          {"cubic_exclude", attrs::integer(ctx.getInt("exclude_outside", 0))},
+          {"extrapolation_value", attrs::real(ctx.getFloat("extrapolation_value", 0))}};
+  if (mode == "tf_crop_and_resize") {
+    TRY(roi, ctx.known(1));
+    if (!roi || roi->numElements() != 8)
+      return ctx.error("tf_crop_and_resize needs an roi of 8 values");
+    std::vector<AttrValue> box;
+    for (int64_t k : {2, 3, 6, 7})
+      box.push_back(attrs::real(roi->getDouble(k)));
+    a.set("roi", AttrValue::ofList(std::move(box)));
+  }
+  ctx.setOutput(0, ctx.call("image.resize2d", {ctx.use(*x)}, std::move(a)));
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addConvPoolConverters(ConverterTable &t) {
+  // Opset 13 let roi and scales be left out (""); 18 added axes,
+  // keep_aspect_ratio_policy and antialias; 19 half_pixel_symmetric.
+  t.add("Resize", {11, 21}, resize);
   t.add("Conv", {11, 21}, conv);
   t.add("MaxPool", {11, 21}, pool<true>);
   t.add("AveragePool", {11, 21}, pool<false>);

@@ -78,9 +78,9 @@ Expected<ExprRef> activation(const Unroll &u, StringRef name, std::optional<floa
   if (name == "Softplus")
     return u.call("log", {u.add(u.call("exp", {x}), u.scalar(1))});
   if (name == "Elu")
-    return u.call("where", {u.call("greater", {x, u.scalar(0)}), x,
-                            u.mul(u.call("subtract", {u.call("exp", {x}), u.scalar(1)}),
-                                  u.scalar(a(1)))});
+    return u.call("where",
+                  {u.call("greater", {x, u.scalar(0)}), x,
+                   u.mul(u.call("subtract", {u.call("exp", {x}), u.scalar(1)}), u.scalar(a(1)))});
   if (name == "ThresholdedRelu")
     return u.call("where", {u.call("greater", {x, u.scalar(a(1))}), x, u.scalar(0)});
   return u.ctx.error("activation '" + name + "' is not supported");
@@ -113,7 +113,8 @@ template <Cell C> Error recurrent(NodeCtx &ctx) {
   if (C == Cell::LSTM && ctx.getInt("input_forget", 0))
     return ctx.error("input_forget=1 is not supported");
   if (seq < 1 || seq > 4096)
-    return ctx.error("a sequence of " + Twine(seq) + " steps is not supported (hx unrolls 1 to 4096)");
+    return ctx.error("a sequence of " + Twine(seq) +
+                     " steps is not supported (hx unrolls 1 to 4096)");
 
   // Activations: f, g (and h) per direction.
   std::vector<std::string> names;
@@ -178,7 +179,8 @@ template <Cell C> Error recurrent(NodeCtx &ctx) {
       return activation(u, names[i], param(alphas, i), param(betas, i), v);
     };
     auto clipped = [&](ExprRef v) {
-      return clip ? u.call("clip", {v}, {{"a_min", attrs::real(-*clip)}, {"a_max", attrs::real(*clip)}})
+      return clip ? u.call("clip", {v},
+                           {{"a_min", attrs::real(-*clip)}, {"a_max", attrs::real(*clip)}})
                   : v;
     };
     ExprRef zeros = ctx.constant(HostTensor(x->dtype, {batch, hidden}));
@@ -230,7 +232,8 @@ template <Cell C> Error recurrent(NodeCtx &ctx) {
           cand = u.add(xh, u.mul(rg, rb ? u.add(rh, rbh) : rh));
         } else {
           ExprRef rhRow = u.part(rd, 3, 2, 0);
-          ExprRef hh = u.call("nn.dense", {u.mul(rg, h), rhRow}, {{"units", attrs::integer(hidden)}});
+          ExprRef hh =
+              u.call("nn.dense", {u.mul(rg, h), rhRow}, {{"units", attrs::integer(hidden)}});
           cand = u.add(xh, rb ? u.add(hh, rbh) : hh);
         }
         TRY(hc, fn(1, clipped(cand)));
@@ -271,9 +274,7 @@ template <Cell C> Error recurrent(NodeCtx &ctx) {
     yh = u.call("transpose", {yh}, {{"axes", attrs::ints({1, 0, 2})}});
     yc = u.call("transpose", {yc}, {{"axes", attrs::ints({1, 0, 2})}});
   }
-  auto wanted = [&](int i) {
-    return ctx.node.output_size() > i && !ctx.node.output(i).empty();
-  };
+  auto wanted = [&](int i) { return ctx.node.output_size() > i && !ctx.node.output(i).empty(); };
   if (wanted(0))
     ctx.setOutput(0, y);
   if (wanted(1))
