@@ -435,6 +435,31 @@ def _():
         x[:, :, rows][:, :, :, cols], z.astype(np.float32)]
 
 
+def group_norm(x, groups, scale, bias, eps=1e-5):
+    n, c = x.shape[:2]
+    g = x.reshape(n, groups, -1).astype(np.float64)
+    g = (g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + eps)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return (g.reshape(x.shape) * scale.reshape(shape) + bias.reshape(shape)).astype(np.float32)
+
+
+@case("groupnorm-opset18", opset=18)
+def _():
+    x, scale, bias = rand(2, 6, 3, 4), rand(3), rand(3)
+    # Opset 18: scale and bias per group.
+    nodes = [node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3)]
+    return nodes, {"x": x}, [init("s", scale), init("b", bias)], [
+        group_norm(x, 3, np.repeat(scale, 2), np.repeat(bias, 2))]
+
+
+@case("groupnorm-opset21", opset=21)
+def _():
+    x, scale, bias = rand(2, 6, 5), rand(6), rand(6)
+    # Opset 21: per channel.
+    nodes = [node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2, epsilon=1e-3)]
+    return nodes, {"x": x}, [init("s", scale), init("b", bias)], [group_norm(x, 2, scale, bias, 1e-3)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()

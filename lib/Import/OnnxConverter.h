@@ -82,6 +82,8 @@ void addConvPoolConverters(ConverterTable &t);
 void addReduceConverters(ConverterTable &t);
 void addTransformConverters(ConverterTable &t);
 void addRecurrentConverters(ConverterTable &t);
+void addIndexingConverters(ConverterTable &t);
+void addNormalizationConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.
 void addFoldedOnlyConverters(ConverterTable &t);
 

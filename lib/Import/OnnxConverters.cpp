@@ -56,6 +56,8 @@ const ConverterTable &onnximport::converterTable() {
     addReduceConverters(t);
     addTransformConverters(t);
     addRecurrentConverters(t);
+    addIndexingConverters(t);
+    addNormalizationConverters(t);
     addFoldedOnlyConverters(t);
     return t;
   }();
