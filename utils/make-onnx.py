@@ -511,11 +511,10 @@ def write_bad(outdir):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "reshape-shape-input.onnx"))
     x = helper.make_tensor_value_info("x", F32, [1, 1, 4, 4])
     y = helper.make_tensor_value_info("y", F32, [1, 1, 8, 8])
-    g = helper.make_graph([node("DepthToSpace", ["x"], ["y"], blocksize=2)], "unknown", [x], [y])
-    # DepthToSpace needs 4 channels for blocksize 2: make it valid.
-    x4 = helper.make_tensor_value_info("x", F32, [1, 4, 2, 2])
-    y4 = helper.make_tensor_value_info("y", F32, [1, 1, 4, 4])
-    g = helper.make_graph([node("DepthToSpace", ["x"], ["y"], blocksize=2)], "unknown", [x4], [y4])
+    # Det: a valid model of an op type hx does not import.
+    xd2 = helper.make_tensor_value_info("x", F32, [3, 2, 2])
+    yd2 = helper.make_tensor_value_info("y", F32, [3])
+    g = helper.make_graph([node("Det", ["x"], ["y"])], "unknown", [xd2], [yd2])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "unknown-op.onnx"))
     # An experimental op type, which ONNX's checker warns about on stderr.
     g = helper.make_graph([node("Scale", ["x"], ["y"], scale=2.0)], "experimental", [x], [x])
