@@ -460,6 +460,37 @@ def _():
     return nodes, {"x": x}, [init("s", scale), init("b", bias)], [group_norm(x, 2, scale, bias, 1e-3)]
 
 
+def conv_transpose2d(x, w, b, strides, pads, dil, out_pad, group):
+    """ONNX's ConvTranspose by scatter-adding each input element's window."""
+    n, cin, h, wd = x.shape
+    _, coutg, kh, kw = w.shape
+    full_h = (h - 1) * strides[0] + (kh - 1) * dil[0] + 1 + out_pad[0]
+    full_w = (wd - 1) * strides[1] + (kw - 1) * dil[1] + 1 + out_pad[1]
+    out = np.zeros((n, coutg * group, full_h, full_w))
+    cing = cin // group
+    for g in range(group):
+        for i in range(h):
+            for j in range(wd):
+                for a in range(kh):
+                    for c in range(kw):
+                        contrib = np.einsum("nc,co->no", x[:, g * cing:(g + 1) * cing, i, j],
+                                            w[g * cing:(g + 1) * cing, :, a, c])
+                        out[:, g * coutg:(g + 1) * coutg, i * strides[0] + a * dil[0], j * strides[1] + c * dil[1]] += contrib
+    out = out[:, :, pads[0]:full_h - pads[2], pads[1]:full_w - pads[3]]
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out.astype(np.float32)
+
+
+@case("convtranspose-groups-strides")
+def _():
+    x, w, b = rand(1, 4, 3, 4), rand(4, 3, 3, 2), rand(6)
+    nodes = [node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 3], pads=[1, 0, 2, 1], group=2,
+                  output_padding=[1, 2], dilations=[1, 1])]
+    return nodes, {"x": x}, [init("w", w), init("b", b)], [
+        conv_transpose2d(x, w, b, (2, 3), (1, 0, 2, 1), (1, 1), (1, 2), 2)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()

@@ -1,7 +1,8 @@
 //===- OnnxConvPool.cpp - Converters of ONNX convolutions and pools -------===//
 //
-// Conv (1-D and 2-D, with a bias), MaxPool, AveragePool, the global pools,
-// and Resize of the spatial dims (image.resize2d).
+// Conv (1-D and 2-D, with a bias), ConvTranspose (a convolution of the
+// input with zeros inserted), MaxPool, AveragePool, the global pools, and
+// Resize of the spatial dims (image.resize2d).
 // A window's pads and auto_pad become hx's explicit (top, left, bottom,
 // right) padding; anything hx cannot express is an error naming the
 // attribute.
@@ -131,6 +132,154 @@ template <bool IsMax> Error globalPool(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Reverses `x` along `axis` of size `n` (a take of n-1 .. 0).
+ExprRef flip(const NodeCtx &ctx, ExprRef x, int64_t axis, int64_t n) {
+  std::vector<int64_t> rev;
+  for (int64_t i = n - 1; i >= 0; --i)
+    rev.push_back(i);
+  return ctx.call("take", {x, ctx.constant(intTensor(rev, DType::Int64, Dims{n}))},
+                  {{"axis", attrs::integer(axis)}, {"mode", attrs::str("clip")}});
+}
+
+/// ConvTranspose (1-D and 2-D) as a convolution of the input with zeros
+/// inserted between its elements (stride - 1 of them), padded by
+/// dilation * (kernel - 1) less ONNX's pads on each side (cropped where that
+/// is negative), with the weight's in and out channels swapped per group
+/// and its window reversed.
+Error convTranspose(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(w, ctx.required(1));
+  if (!x->isStatic() || !w->isStatic() || x->dims->size() != w->dims->size() ||
+      (x->dims->size() != 3 && x->dims->size() != 4))
+    return ctx.error("only 1-D and 2-D transposed convolutions of static shapes are supported");
+  bool is1d = x->dims->size() == 3;
+  Dims xd = *x->dims, wd = *w->dims;
+  ExprRef in = ctx.use(*x), weight = ctx.use(*w);
+  if (is1d) { // as 2-D with a height of 1
+    xd.insert(xd.begin() + 2, 1);
+    wd.insert(wd.begin() + 2, 1);
+    in = ctx.call("reshape", {in}, {{"newshape", attrs::ints(xd)}});
+    weight = ctx.call("reshape", {weight}, {{"newshape", attrs::ints(wd)}});
+  }
+  size_t n = is1d ? 1 : 2;
+  auto spatial = [&](StringRef name, int64_t def) -> Expected<std::vector<int64_t>> {
+    std::vector<int64_t> v = ctx.getInts(name).value_or(std::vector<int64_t>(n, def));
+    if (v.size() != n)
+      return ctx.error(name + " must have " + Twine(n) + " values");
+    if (is1d)
+      v.insert(v.begin(), def);
+    return v;
+  };
+  TRY(strides, spatial("strides", 1));
+  TRY(dil, spatial("dilations", 1));
+  TRY(outPad, spatial("output_padding", 0));
+  int64_t g = ctx.getInt("group", 1), cin = xd[1];
+  if (g < 1 || cin % g || wd[0] != cin)
+    return ctx.error("the weight's first dim must be the input's channels, a multiple of group");
+  int64_t cout = wd[1] * g;
+  std::vector<int64_t> k = {wd[2], wd[3]};
+  for (int i = 0; i < 2; ++i)
+    if (strides[i] < 1 || dil[i] < 1 || outPad[i] < 0 || outPad[i] >= std::max(strides[i], dil[i]))
+      return ctx.error("strides and dilations must be positive, output_padding below them");
+  // ONNX's pads, begin then end per spatial dim.
+  std::vector<int64_t> pb(2, 0), pe(2, 0);
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  std::optional<std::vector<int64_t>> outShape = ctx.getInts("output_shape");
+  if (outShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    std::vector<int64_t> target;
+    if (outShape) {
+      target = std::vector<int64_t>(outShape->end() - std::min<size_t>(outShape->size(), n),
+                                    outShape->end());
+      if (target.size() != n)
+        return ctx.error("output_shape must give the " + Twine(n) + " spatial dims");
+      if (is1d)
+        target.insert(target.begin(), 1);
+    } else {
+      target = {xd[2] * strides[0], xd[3] * strides[1]};
+    }
+    for (int i = 0; i < 2; ++i) {
+      int64_t total =
+          strides[i] * (xd[2 + i] - 1) + outPad[i] + (k[i] - 1) * dil[i] + 1 - target[i];
+      bool upper = autoPad != "SAME_LOWER";
+      pb[i] = upper ? total / 2 : total - total / 2;
+      pe[i] = total - pb[i];
+    }
+  } else if (autoPad == "NOTSET") {
+    if (std::optional<std::vector<int64_t>> p = ctx.getInts("pads")) {
+      if (p->size() != 2 * n)
+        return ctx.error("pads must have " + Twine(2 * n) + " values");
+      if (is1d)
+        pb[1] = (*p)[0], pe[1] = (*p)[1];
+      else
+        pb = {(*p)[0], (*p)[1]}, pe = {(*p)[2], (*p)[3]};
+    }
+  } else if (autoPad != "VALID") {
+    return ctx.error("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  }
+  // Zeros between the elements: [N, C, H, 1, W, 1] widened to s along the
+  // unit dims, then cut to (H - 1) * s + 1 rows and columns.
+  int64_t nb = xd[0], h = xd[2], wdt = xd[3];
+  if (strides[0] > 1 || strides[1] > 1) {
+    ExprRef t = ctx.call("reshape", {in}, {{"newshape", attrs::ints({nb, cin, h, 1, wdt, 1})}});
+    if (strides[0] > 1)
+      t = ctx.call("concatenate",
+                   {ctx.tuple({t, ctx.constant(HostTensor(x->dtype,
+                                                          {nb, cin, h, strides[0] - 1, wdt, 1}))})},
+                   {{"axis", attrs::integer(3)}});
+    if (strides[1] > 1)
+      t = ctx.call("concatenate",
+                   {ctx.tuple({t, ctx.constant(HostTensor(
+                                      x->dtype, {nb, cin, h, strides[0], wdt, strides[1] - 1}))})},
+                   {{"axis", attrs::integer(5)}});
+    t = ctx.call("reshape", {t},
+                 {{"newshape", attrs::ints({nb, cin, h * strides[0], wdt * strides[1]})}});
+    in = ctx.call("strided_slice", {t},
+                  {{"begin", attrs::ints({0, 0})},
+                   {"end", attrs::ints({(h - 1) * strides[0] + 1, (wdt - 1) * strides[1] + 1})},
+                   {"axes", attrs::ints({2, 3})}});
+  }
+  // Padding of the full convolution; a negative amount crops.
+  std::vector<int64_t> lo(2), hi(2), cropLo(2, 0), cropHi(2, 0);
+  for (int i = 0; i < 2; ++i) {
+    lo[i] = dil[i] * (k[i] - 1) - pb[i];
+    hi[i] = dil[i] * (k[i] - 1) - pe[i] + outPad[i];
+    if (lo[i] < 0)
+      cropLo[i] = -lo[i], lo[i] = 0;
+    if (hi[i] < 0)
+      cropHi[i] = -hi[i], hi[i] = 0;
+  }
+  if (cropLo[0] || cropLo[1] || cropHi[0] || cropHi[1]) {
+    int64_t eh = (h - 1) * strides[0] + 1, ew = (wdt - 1) * strides[1] + 1;
+    if (cropLo[0] + cropHi[0] >= eh || cropLo[1] + cropHi[1] >= ew)
+      return ctx.error("the pads leave no output");
+    in = ctx.call("strided_slice", {in},
+                  {{"begin", attrs::ints({cropLo[0], cropLo[1]})},
+                   {"end", attrs::ints({eh - cropHi[0], ew - cropHi[1]})},
+                   {"axes", attrs::ints({2, 3})}});
+  }
+  // [Cin, Cout/g, kh, kw] -> [g, Cout/g, Cin/g, kh, kw] -> [Cout, Cin/g, kh, kw],
+  // the window reversed.
+  ExprRef wt = ctx.call("reshape", {weight},
+                        {{"newshape", attrs::ints({g, cin / g, cout / g, k[0], k[1]})}});
+  wt = ctx.call("transpose", {wt}, {{"axes", attrs::ints({0, 2, 1, 3, 4})}});
+  wt = ctx.call("reshape", {wt}, {{"newshape", attrs::ints({cout, cin / g, k[0], k[1]})}});
+  wt = flip(ctx, flip(ctx, wt, 2, k[0]), 3, k[1]);
+  ExprRef out = ctx.call("nn.conv2d", {in, wt},
+                         {{"padding", attrs::ints({lo[0], lo[1], hi[0], hi[1]})},
+                          {"dilation", attrs::ints(dil)},
+                          {"groups", attrs::integer(g)},
+                          {"channels", attrs::integer(cout)},
+                          {"kernel_size", attrs::ints(k)}});
+  if (ctx.input(2))
+    out = ctx.call("nn.bias_add", {out, ctx.use(2)});
+  if (is1d) {
+    std::vector<int64_t> shape = {nb, cout, -1};
+    out = ctx.call("reshape", {out}, {{"newshape", attrs::ints(shape)}});
+  }
+  ctx.setOutput(0, out);
+  return Error::success();
+}
+
 /// Resize (opsets 11 to 21) of the two spatial dims of an NCHW tensor:
 /// image.resize2d, which maps output to input coordinates by the ratio of
 /// the sizes. The output size comes from `sizes`, or from `scales` when
@@ -239,6 +388,7 @@ void onnximport::addConvPoolConverters(ConverterTable &t) {
   // Opset 13 let roi and scales be left out (""); 18 added axes,
   // keep_aspect_ratio_policy and antialias; 19 half_pixel_symmetric.
   t.add("Resize", {11, 21}, resize);
+  t.add("ConvTranspose", {11, 21}, convTranspose);
   t.add("Conv", {11, 21}, conv);
   t.add("MaxPool", {11, 21}, pool<true>);
   t.add("AveragePool", {11, 21}, pool<false>);

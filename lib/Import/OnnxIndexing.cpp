@@ -11,7 +11,8 @@
 //    along the new axis, then `where` between the off and on values;
 //  - EyeLike: a constant, the input's shape being static;
 //  - GatherND (batch_dims 0): the index tuples folded into row numbers of
-//    the data flattened over the indexed dims, then `take`.
+//    the data flattened over the indexed dims, then `take`;
+//  - TopK with k known at import time: hx's topk.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -179,9 +180,36 @@ Error gatherND(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// TopK with k known at import time: hx's topk (values, then int64
+/// indices), the largest or the smallest, sorted.
+Error topK(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(kT, ctx.known(1));
+  if (!kT || kT->numElements() != 1)
+    return ctx.error("k must be a single value known at import time");
+  int64_t k = int64_t(kT->getDouble(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t axis = normAxis(ctx.getInt("axis", -1), rankOf(*x));
+  if (k < 1)
+    return ctx.error("k must be positive");
+  ExprRef both = ctx.call("topk", {ctx.use(*x)},
+                          {{"k", attrs::integer(k)},
+                           {"axis", attrs::integer(axis)},
+                           {"ret_type", attrs::str("both")},
+                           {"is_ascend", attrs::boolean(ctx.getInt("largest", 1) == 0)},
+                           {"dtype", attrs::str("int64")}});
+  ctx.setOutput(0, ctx.getItem(both, 0));
+  if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
+    ctx.setOutput(1, ctx.getItem(both, 1));
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addIndexingConverters(ConverterTable &t) {
+  // TopK: k an input from opset 10, largest and sorted from 11.
+  t.add("TopK", {11, 21}, topK);
   // DepthToSpace's mode came at opset 11; Tile, OneHot, EyeLike and
   // GatherND changed only in the dtypes they take (GatherND's batch_dims at
   // 12 defaults to the opset-11 meaning).
