@@ -49,9 +49,8 @@ Expected<const HostTensor *> NodeCtx::known(size_t i) const {
     return error("input " + Twine(i) + " ('" + node.input(i) +
                  "') is a graph input whose value hx needs when it builds the model: give it "
                  "(hx-run --input " +
-                 node.input(i) +
-                 "=FILE.npy builds the model for that value) or make it an "
-                 "initializer");
+                 node.input(i) + "=FILE.npy, or hx.load(path, values={'" + node.input(i) +
+                 "': ...}), builds the model for that value) or make it an initializer");
   return error("input " + Twine(i) + " ('" + node.input(i) +
                "') must be known at import time (a constant or a static shape)");
 }

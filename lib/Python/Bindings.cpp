@@ -102,13 +102,19 @@ PYBIND11_MODULE(_hx, m) {
           "load_file",
           [](PySession &s, const std::string &path, bool plan, bool simplify, bool fuse,
              std::vector<std::pair<std::string, std::string>> passOptions,
-             std::optional<std::string> virtualDevices) {
-            s.loadFile(path, loadConfig(plan, simplify, fuse, std::move(passOptions),
-                                        std::move(virtualDevices)));
+             std::optional<std::string> virtualDevices, py::dict values) {
+            LoadConfig c =
+                loadConfig(plan, simplify, fuse, std::move(passOptions), std::move(virtualDevices));
+            for (auto [key, value] : values) {
+              std::string name = py::str(key);
+              c.importValues.emplace_back(name,
+                                          toHostTensor(value, "hx: error: values['" + name + "']"));
+            }
+            s.loadFile(path, c);
           },
           py::arg("path"), py::arg("plan") = false, py::arg("simplify") = false,
           py::arg("fuse") = false, py::arg("pass_options") = py::list(),
-          py::arg("virtual_devices") = py::none())
+          py::arg("virtual_devices") = py::none(), py::arg("values") = py::dict())
       .def("params", &PySession::params)
       .def("device_table", &PySession::deviceTable)
       .def_property_readonly("dynamic", &PySession::dynamic)

@@ -92,6 +92,8 @@ static LoadOptions loadOptions(const LoadConfig &c) {
   lo.fuse = c.fuse;
   lo.passOptions = c.passOptions;
   lo.parser.virtualDevices = c.virtualDevices;
+  for (const auto &[name, value] : c.importValues)
+    lo.importValues[name] = std::make_shared<const HostTensor>(value.clone());
   return lo;
 }
 

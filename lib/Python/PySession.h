@@ -31,6 +31,8 @@ struct LoadConfig {
   bool fuse = false;
   std::vector<std::pair<std::string, std::string>> passOptions;
   std::optional<std::string> virtualDevices;
+  /// hx.load(path, values=...): ONNX graph inputs the import needs.
+  std::vector<std::pair<std::string, HostTensor>> importValues;
 };
 
 /// Which physical devices run the virtual devices (hx-run --device,

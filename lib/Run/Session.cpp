@@ -67,7 +67,15 @@ Session::Status Session::loadFile(StringRef path, const LoadOptions &opts) {
   // An ONNX model is imported to text; its weights are held here for the
   // parser (and for bindShapes, which parses the text again).
   importedWeights.clear();
-  Expected<std::unique_ptr<MemoryBuffer>> file = readModuleFile(path, importedWeights);
+  OnnxImportOptions importOpts;
+  if (!opts.importValues.empty())
+    importOpts.inputValue = [&opts](StringRef name) -> Expected<std::optional<HostTensor>> {
+      auto it = opts.importValues.find(name.str());
+      if (it == opts.importValues.end())
+        return std::nullopt;
+      return std::optional<HostTensor>(it->second->clone());
+    };
+  Expected<std::unique_ptr<MemoryBuffer>> file = readModuleFile(path, importedWeights, importOpts);
   if (!file) {
     diag.error(SMLoc(), toString(file.takeError()));
     return Status::UserError;

@@ -114,8 +114,9 @@ _MISSING = object()
 class Module:
     """A parsed, verified and typed hx module (hx.load); hx.compile compiles it."""
 
-    def __init__(self, *, text=None, path=None, name):
+    def __init__(self, *, text=None, path=None, name, values=None):
         self._text, self._path, self._name = text, path, name
+        self._values = dict(values or {})
         self._session = _hx.Session()
         self._load(self._session)
         self._params = [Param(*p) for p in self._session.params()]
@@ -123,7 +124,7 @@ class Module:
 
     def _load(self, session, **options):
         if self._path is not None:
-            session.load_file(self._path, **options)
+            session.load_file(self._path, values=self._values, **options)
         else:
             session.load_text(self._text, self._name, **options)
         _warn(session.take_warnings())
@@ -162,19 +163,23 @@ def _looks_like_path(s):
     return "\n" not in s and "(" not in s
 
 
-def load(source, *, name=None):
+def load(source, *, name=None, values=None):
     """Loads a module: `source` is a path (str or os.PathLike: hx text, or an ONNX model)
     or hx text. Parses, verifies and types it; errors raise hx.Error. `name` is what
-    diagnostics call text (default "<string>"); a file is named by its path."""
+    diagnostics call text (default "<string>"); a file is named by its path. `values`
+    gives ONNX graph inputs whose value the import needs (Reshape's shape, an axes list:
+    {"shape": np.array([3, 2])}); the module is built for those values."""
     if isinstance(source, Module):
         return source
     if isinstance(source, os.PathLike):
         path = os.fspath(source)
-        return Module(path=path, name=name or path)
+        return Module(path=path, name=name or path, values=values)
     if not isinstance(source, str):
         raise TypeError(f"hx.load: expected a path or hx text, got {type(source).__name__}")
     if os.path.isfile(source) or _looks_like_path(source):
-        return Module(path=source, name=name or source)
+        return Module(path=source, name=name or source, values=values)
+    if values:
+        raise TypeError("hx.load: values= applies to an ONNX model file, not to hx text")
     return Module(text=source, name=name or "<string>")
 
 

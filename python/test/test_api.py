@@ -421,3 +421,25 @@ def test_bad_options():
         hx.compile(MLP, devices=["cpu"], place={"Relu": "tpu"})
     with pytest.raises(TypeError):
         hx.load(42)
+
+
+def test_onnx_input_values_at_load(tmp_path):
+    # A Reshape whose shape is a graph input: refused without its value,
+    # built for the value hx.load is given.
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    g = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="/reshape/Reshape")], "reshape",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "b"])])
+    path = str(tmp_path / "reshape.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    with pytest.raises(hx.Error, match=r"values=\{'shape': \.\.\.\}"):
+        hx.load(path)
+    m = hx.load(path, values={"shape": np.array([3, 2])})
+    c = hx.compile(m, devices=["cpu"])
+    (y,) = c.run(x=np.arange(6, dtype=np.float32).reshape(2, 3), shape=np.array([3, 2]))
+    assert y.shape == (3, 2) and y.ravel().tolist() == list(range(6))
+    with pytest.raises(TypeError):
+        hx.load("def @main() { 1f }", values={"shape": np.array([3, 2])})

@@ -47,6 +47,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,10 @@ struct LoadOptions {
   /// except those named in constantParamsKeep. Empty: none.
   std::string constantParamsDir;
   std::vector<std::string> constantParamsKeep;
+  /// For an ONNX model: the values of graph inputs the importer needs when
+  /// it builds the module (Reshape's shape, an axes list), by input name
+  /// (OnnxImportOptions::inputValue).
+  std::map<std::string, std::shared_ptr<const HostTensor>> importValues;
 };
 
 struct CompileOptions {
