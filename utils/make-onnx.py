@@ -491,6 +491,19 @@ def _():
         conv_transpose2d(x, w, b, (2, 3), (1, 0, 2, 1), (1, 1), (1, 2), 2)]
 
 
+@case("einsum-forms", opset=12)
+def _():
+    a, b = rand(2, 1, 3, 4), rand(5, 4, 2)
+    q, k = rand(1, 2, 3, 4), rand(1, 2, 5, 4)
+    m, n = rand(3, 4), rand(4, 2)
+    nodes = [node("Einsum", ["a", "b"], ["y0"], equation="...ij,...jk->...ik"),
+             helper.make_node("Einsum", ["q", "k"], ["y1"], name="/einsum/attention", equation="bhqd,bhkd->bhqk"),
+             helper.make_node("Einsum", ["m", "n"], ["y2"], name="/einsum/implicit", equation="ij,jk")]
+    return nodes, {"a": a, "b": b, "q": q, "k": k, "m": m, "n": n}, [], [
+        np.einsum("...ij,...jk->...ik", a, b).astype(np.float32), np.einsum("bhqd,bhkd->bhqk", q, k).astype(np.float32),
+        np.einsum("ij,jk", m, n).astype(np.float32)]
+
+
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()

@@ -95,15 +95,29 @@ Error conv(NodeCtx &ctx) {
   return Error::success();
 }
 
-/// MaxPool (nn.max_pool2d) and AveragePool (nn.avg_pool2d).
+/// MaxPool (nn.max_pool2d) and AveragePool (nn.avg_pool2d); a 1-D window
+/// as a 2-D one over a height of 1.
 template <bool IsMax> Error pool(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   std::optional<std::vector<int64_t>> kernel = ctx.getInts("kernel_shape");
   if (!kernel)
     return ctx.error("kernel_shape is required");
-  if (kernel->size() != 2)
-    return ctx.error("only 2-D pooling is supported");
+  if (kernel->size() != 1 && kernel->size() != 2)
+    return ctx.error("only 1-D and 2-D pooling are supported");
   TRY(win, readWindow(ctx, *x, *kernel));
+  bool is1d = kernel->size() == 1;
+  ExprRef in = ctx.use(*x);
+  if (is1d) {
+    // As 2-D, the input given a height of 1.
+    if (!x->isStatic())
+      return ctx.error("1-D pooling needs a static input shape");
+    Dims d = *x->dims;
+    in = ctx.call("reshape", {in}, {{"newshape", attrs::ints({d[0], d[1], 1, d[2]})}});
+    win.kernel.insert(win.kernel.begin(), 1);
+    win.strides.insert(win.strides.begin(), 1);
+    win.dilations.insert(win.dilations.begin(), 1);
+    win.pads = {0, win.pads[0], 0, win.pads[1]};
+  }
   if (IsMax && ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
     return ctx.error("the Indices output is not supported");
   if (IsMax && ctx.getInt("storage_order", 0))
@@ -115,8 +129,10 @@ template <bool IsMax> Error pool(NodeCtx &ctx) {
           {"ceil_mode", attrs::boolean(ctx.getInt("ceil_mode", 0))}};
   if (!IsMax)
     a.set("count_include_pad", attrs::boolean(ctx.getInt("count_include_pad", 0)));
-  ctx.setOutput(0,
-                ctx.call(IsMax ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.use(*x)}, std::move(a)));
+  ExprRef out = ctx.call(IsMax ? "nn.max_pool2d" : "nn.avg_pool2d", {in}, std::move(a));
+  if (is1d)
+    out = ctx.call("squeeze", {out}, {{"axis", attrs::ints({2})}});
+  ctx.setOutput(0, out);
   return Error::success();
 }
 

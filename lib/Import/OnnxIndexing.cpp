@@ -12,10 +12,14 @@
 //  - EyeLike: a constant, the input's shape being static;
 //  - GatherND (batch_dims 0): the index tuples folded into row numbers of
 //    the data flattened over the indexed dims, then `take`;
-//  - TopK with k known at import time: hx's topk.
+//  - TopK with k known at import time: hx's topk;
+//  - Einsum of one or two operands: a broadcast product over every label,
+//    summed over those the output drops.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
 
 using namespace hx;
 using namespace hx::onnximport;
@@ -205,9 +209,141 @@ Error topK(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Einsum of one or two operands without a label repeated within one: each
+/// operand transposed to a common label order and given unit dims for the
+/// labels it lacks, the product broadcast over every label, summed over
+/// the labels the output drops. The product holds every label's dim at
+/// once, so it is bounded (2^26 elements).
+Error einsum(NodeCtx &ctx) {
+  std::string eq = ctx.getString("equation", "");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (StringRef t : split(StringRef(lhs), ','))
+    terms.push_back(t.str());
+  size_t nIn = ctx.numInputs();
+  if (terms.size() != nIn || nIn < 1 || nIn > 2)
+    return ctx.error("only equations of one or two operands are supported, each term matching "
+                     "an input");
+  // Labels per operand; "..." becomes labels '0', '1', ... right-aligned.
+  std::vector<std::vector<char>> labels(nIn);
+  std::vector<Dims> dims(nIn);
+  int64_t ellipsisRank = 0;
+  for (size_t i = 0; i < nIn; ++i) {
+    TRY(v, ctx.required(i));
+    if (!v->isStatic())
+      return ctx.error("the operands must have static shapes");
+    dims[i] = *v->dims;
+    int64_t explicitLabels = 0;
+    for (char c : terms[i])
+      explicitLabels += isAlpha(c);
+    if (terms[i].find("...") != std::string::npos)
+      ellipsisRank = std::max(ellipsisRank, int64_t(dims[i].size()) - explicitLabels);
+  }
+  auto expand = [&](const std::string &term, int64_t rank) -> std::optional<std::vector<char>> {
+    std::vector<char> out;
+    for (size_t k = 0; k < term.size();) {
+      if (term.compare(k, 3, "...") == 0) {
+        int64_t explicitLabels = 0;
+        for (char c : term)
+          explicitLabels += isAlpha(c);
+        int64_t e = rank < 0 ? ellipsisRank : rank - explicitLabels;
+        for (int64_t j = ellipsisRank - e; j < ellipsisRank; ++j)
+          out.push_back(char('0' + j));
+        k += 3;
+      } else if (isAlpha(term[k])) {
+        out.push_back(term[k++]);
+      } else {
+        return std::nullopt;
+      }
+    }
+    return out;
+  };
+  for (size_t i = 0; i < nIn; ++i) {
+    std::optional<std::vector<char>> l = expand(terms[i], int64_t(dims[i].size()));
+    if (!l || l->size() != dims[i].size())
+      return ctx.error("term '" + terms[i] + "' does not match its operand's rank");
+    for (size_t a = 0; a < l->size(); ++a)
+      for (size_t b = a + 1; b < l->size(); ++b)
+        if ((*l)[a] == (*l)[b])
+          return ctx.error("a label repeated within one operand (a diagonal) is not supported");
+    labels[i] = *l;
+  }
+  // The output's labels: given, or those used once, in order (ellipsis first).
+  std::vector<char> outLabels;
+  if (arrow != std::string::npos) {
+    std::optional<std::vector<char>> l = expand(eq.substr(arrow + 2), -1);
+    if (!l)
+      return ctx.error("the output term is not valid");
+    outLabels = *l;
+  } else {
+    for (int64_t j = 0; j < ellipsisRank; ++j)
+      outLabels.push_back(char('0' + j));
+    std::map<char, int> count;
+    for (const auto &l : labels)
+      for (char c : l)
+        ++count[c];
+    for (auto [c, n] : count)
+      if (isAlpha(c) && n == 1)
+        outLabels.push_back(c);
+  }
+  // Every label, the output's first; each label's dim (1 broadcasts).
+  std::vector<char> all = outLabels;
+  std::map<char, int64_t> size;
+  for (size_t i = 0; i < nIn; ++i)
+    for (size_t a = 0; a < labels[i].size(); ++a) {
+      char c = labels[i][a];
+      if (!llvm::is_contained(all, c))
+        all.push_back(c);
+      int64_t d = dims[i][a], &s = size[c];
+      if (s > 1 && d > 1 && s != d)
+        return ctx.error("label '" + std::string(1, c) + "' has dims " + Twine(s) + " and " +
+                         Twine(d));
+      s = std::max(s, d);
+    }
+  for (char c : outLabels)
+    if (!size.count(c))
+      return ctx.error("output label '" + std::string(1, c) + "' is in no input");
+  Dims full;
+  for (char c : all)
+    full.push_back(size[c]);
+  if (elementCount(full) < 0 || elementCount(full) > (int64_t(1) << 26))
+    return ctx.error("the product over every label is too large for hx's Einsum (2^26 elements)");
+  ExprRef prod;
+  for (size_t i = 0; i < nIn; ++i) {
+    std::vector<int64_t> perm, shape;
+    for (char c : all) {
+      auto it = llvm::find(labels[i], c);
+      if (it != labels[i].end()) {
+        perm.push_back(it - labels[i].begin());
+        shape.push_back(dims[i][size_t(it - labels[i].begin())]);
+      } else {
+        shape.push_back(1);
+      }
+    }
+    ExprRef x = ctx.use(i);
+    x = transpose(ctx, x, perm);
+    x = reshape(ctx, x, shape);
+    prod = prod ? ctx.call("multiply", {prod, x}) : x;
+  }
+  if (all.size() > outLabels.size()) {
+    std::vector<int64_t> axes;
+    for (size_t a = outLabels.size(); a < all.size(); ++a)
+      axes.push_back(int64_t(a));
+    prod = ctx.call("sum", {prod}, {{"axis", attrs::ints(axes)}});
+  }
+  Dims outShape;
+  for (char c : outLabels)
+    outShape.push_back(size[c]);
+  ctx.setOutput(0, reshape(ctx, prod, outShape));
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addIndexingConverters(ConverterTable &t) {
+  t.add("Einsum", {12, 21}, einsum);
   // TopK: k an input from opset 10, largest and sorted from 11.
   t.add("TopK", {11, 21}, topK);
   // DepthToSpace's mode came at opset 11; Tile, OneHot, EyeLike and
