@@ -87,6 +87,22 @@ def layer_norm(x, g, b, eps):
     return ((x - m) / np.sqrt(v + eps) * g + b).astype(np.float32)
 
 
+def nll_loss(logp, target, weight=None, ignore=None, reduction="mean"):
+    """ONNX's NegativeLogLikelihoodLoss over (N, C, d...) and (N, d...)."""
+    c = logp.shape[1]
+    w = np.ones(c, np.float64) if weight is None else weight.astype(np.float64)
+    valid = np.ones(target.shape, bool) if ignore is None else target != ignore
+    t = np.where(valid, target, 0)
+    picked = np.take_along_axis(logp.astype(np.float64), t[:, None], 1)[:, 0]
+    tw = np.where(valid, w[t], 0)
+    loss = -picked * tw
+    if reduction == "none":
+        return loss.astype(np.float32)
+    if reduction == "sum":
+        return np.float32(loss.sum())
+    return np.float32(loss.sum() / tw.sum())
+
+
 erf = np.vectorize(math.erf, otypes=[np.float32])
 
 # ---- cases ------------------------------------------------------------------
@@ -297,6 +313,31 @@ def _():
         np.clip(x, -0.5, 0.5), np.minimum(x, 0.5), np.where(c, x, y), x.astype(np.int32), 1 / (1 + np.exp(-x)),
         np.tanh(x), np.maximum(np.maximum(x, y), -0.5), np.where(x > 0, x, 0.2 * x), x, x, np.abs(x), -x, np.exp(x),
         1 / y, x > y, x.sum(1), x.max(0, keepdims=True)]
+
+
+@case("nllloss")
+def _():
+    x = np.log(softmax(rand(2, 3, 4), 1)).astype(np.float32)
+    t = np.array([[0, 1, 2, 1], [2, 2, 0, 1]], np.int64)
+    w = np.array([0.5, 1.5, 2.0], np.float32)
+    nodes = [node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["a"], ignore_index=1),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["b"], reduction="none"),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["c"], reduction="sum", ignore_index=2),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["d"], ignore_index=0)]
+    return nodes, {"x": x, "t": t}, [init("w", w)], [
+        nll_loss(x, t, w, 1), nll_loss(x, t, reduction="none"), nll_loss(x, t, ignore=2, reduction="sum"),
+        nll_loss(x, t, ignore=0)]
+
+
+@case("softmax-cross-entropy", opset=12)
+def _():
+    x, t = rand(3, 5), np.array([4, 0, 2], np.int32)
+    w = np.abs(rand(5)) + np.float32(0.1)
+    logp = np.log(softmax(x.astype(np.float64), 1))
+    nodes = [node("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["a", "lp"]),
+             node("SoftmaxCrossEntropyLoss", ["x", "t"], ["b"], reduction="none", ignore_index=0)]
+    return nodes, {"x": x, "t": t}, [init("w", w)], [
+        nll_loss(logp, t, w), logp.astype(np.float32), nll_loss(logp, t, ignore=0, reduction="none")]
 
 
 @case("tied-weights")

@@ -55,6 +55,7 @@ const ConverterTable &onnximport::converterTable() {
     addConvPoolConverters(t);
     addReduceConverters(t);
     addTransformConverters(t);
+    addLossConverters(t);
     addFoldedOnlyConverters(t);
     return t;
   }();
