@@ -340,6 +340,22 @@ def _():
         nll_loss(logp, t, w), logp.astype(np.float32), nll_loss(logp, t, ignore=0, reduction="none")]
 
 
+@case("reduce-composites")
+def _():
+    x, p = rand(3, 4, 5), np.abs(rand(3, 4, 5)) + np.float32(0.1)
+    xd = x.astype(np.float64)
+    m = xd.max(axis=(0, 2), keepdims=True)
+    lse = np.log(np.exp(xd - m).sum(axis=(0, 2), keepdims=True)) + m
+    nodes = [node("ReduceL1", ["x"], ["l1"], axes=[1]), node("ReduceL2", ["x"], ["l2"], axes=[-1], keepdims=0),
+             node("ReduceSumSquare", ["x"], ["ss"]), node("ReduceLogSum", ["p"], ["ls"], axes=[0, 1]),
+             node("ReduceLogSumExp", ["x"], ["a"], axes=[0, 2]),
+             node("ReduceLogSumExp", ["x"], ["b"], axes=[2, 0], keepdims=0)]
+    return nodes, {"x": x, "p": p}, [], [
+        np.abs(x).sum(1, keepdims=True), np.sqrt((xd * xd).sum(-1)).astype(np.float32),
+        (xd * xd).sum(keepdims=True).astype(np.float32), np.log(p.astype(np.float64).sum((0, 1), keepdims=True)).astype(np.float32),
+        lse.astype(np.float32), lse.reshape(4).astype(np.float32)]
+
+
 @case("tied-weights")
 def _():
     # One initializer used twice, once through an Identity: one table entry.

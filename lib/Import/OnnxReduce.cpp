@@ -4,7 +4,17 @@
 // min over the given axes (all of them without axes), keepdims as ONNX's.
 // The axes are an attribute until ONNX made them input 1 (ReduceSum at
 // opset 13, the others at 18); an empty axes input with
-// noop_with_empty_axes leaves the input as it is.
+// noop_with_empty_axes leaves the input as it is. Opset 13 only added
+// bfloat16 to the others, which hx has no dtype for: one row each.
+//
+// The other reductions are compositions over the same axes:
+//   ReduceL1         sum(abs(x))
+//   ReduceL2         sqrt(sum(x * x))
+//   ReduceSumSquare  sum(x * x)
+//   ReduceLogSum     log(sum(x))
+//   ReduceLogSumExp  log(sum(exp(x - m))) + m, m = max(x) (kept dims for the
+//                    subtraction): no exp overflows
+// (the float ones refuse integer inputs).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -15,24 +25,74 @@ using namespace llvm;
 
 namespace {
 
-template <OpName Op, ListArg Axes> Error reduce(NodeCtx &ctx) {
-  TRY(x, ctx.required(0));
+/// The hx attributes of a reduction of `x` over the node's axes (`axis`,
+/// `keepdims` as given); nullopt when an empty axes input with
+/// noop_with_empty_axes leaves the input unchanged.
+template <ListArg Axes>
+Expected<std::optional<Attrs>> reduceAttrs(NodeCtx &ctx, const OnnxValue &x, bool keep) {
   TRY(axes, listArg<Axes>(ctx, "axes", 1));
-  bool keep = ctx.getInt("keepdims", 1);
   Attrs a;
   if (axes && !axes->empty()) {
-    if (Error e = needRank(ctx, *x, "the input"))
+    if (Error e = needRank(ctx, x, "the input"))
       return e;
     std::vector<int64_t> n;
     for (int64_t axis : *axes)
-      n.push_back(normAxis(axis, rankOf(*x)));
+      n.push_back(normAxis(axis, rankOf(x)));
     a.set("axis", attrs::ints(n));
   } else if (axes && ctx.getInt("noop_with_empty_axes", 0)) {
+    return std::nullopt;
+  }
+  a.set("keepdims", attrs::boolean(keep));
+  return std::optional<Attrs>(std::move(a));
+}
+
+template <OpName Op, ListArg Axes> Error reduce(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(a, reduceAttrs<Axes>(ctx, *x, ctx.getInt("keepdims", 1)));
+  if (!a) {
     ctx.alias(0, *x);
     return Error::success();
   }
-  a.set("keepdims", attrs::boolean(keep));
-  ctx.setOutput(0, ctx.call(Op.name, {ctx.use(*x)}, std::move(a)));
+  ctx.setOutput(0, ctx.call(Op.name, {ctx.use(*x)}, std::move(*a)));
+  return Error::success();
+}
+
+enum class Composite { L1, L2, SumSquare, LogSum, LogSumExp };
+
+/// The reductions hx builds from sum, max and elementwise operators (their
+/// axes an attribute at the opsets hx imports).
+template <Composite K> Error composite(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  bool keep = ctx.getInt("keepdims", 1);
+  TRY(a, reduceAttrs<ListArg::Attribute>(ctx, *x, keep));
+  if (K != Composite::L1 && K != Composite::SumSquare && !isFloat(x->dtype))
+    return ctx.error("the input must be a float tensor, not " + dtypeName(x->dtype));
+  ExprRef in = ctx.use(*x);
+  auto sum = [&](ExprRef v) { return ctx.call("sum", {v}, *a); };
+  ExprRef y;
+  switch (K) {
+  case Composite::L1:
+    y = sum(ctx.call("abs", {in}));
+    break;
+  case Composite::L2:
+    y = ctx.call("sqrt", {sum(ctx.call("multiply", {in, in}))});
+    break;
+  case Composite::SumSquare:
+    y = sum(ctx.call("multiply", {in, in}));
+    break;
+  case Composite::LogSum:
+    y = ctx.call("log", {sum(in)});
+    break;
+  case Composite::LogSumExp: {
+    Attrs kept = *a;
+    kept.set("keepdims", attrs::boolean(true));
+    ExprRef m = ctx.call("max", {in}, kept);
+    ExprRef s = sum(ctx.call("exp", {ctx.call("subtract", {in, m})}));
+    y = ctx.call("add", {ctx.call("log", {s}), keep ? m : ctx.call("max", {in}, *a)});
+    break;
+  }
+  }
+  ctx.setOutput(0, y);
   return Error::success();
 }
 
@@ -44,4 +104,10 @@ void onnximport::addReduceConverters(ConverterTable &t) {
   t.add("ReduceSum", {13, 17}, reduce<"sum", ListArg::Input>);
   t.add("ReduceMax", {11, 17}, reduce<"max", ListArg::Attribute>);
   t.add("ReduceMin", {11, 17}, reduce<"min", ListArg::Attribute>);
+  // Opset 18 moves their axes to input 1.
+  t.add("ReduceL1", {11, 17}, composite<Composite::L1>);
+  t.add("ReduceL2", {11, 17}, composite<Composite::L2>);
+  t.add("ReduceSumSquare", {11, 17}, composite<Composite::SumSquare>);
+  t.add("ReduceLogSum", {11, 17}, composite<Composite::LogSum>);
+  t.add("ReduceLogSumExp", {11, 17}, composite<Composite::LogSumExp>);
 }
