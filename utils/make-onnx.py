@@ -356,6 +356,26 @@ def _():
         lse.astype(np.float32), lse.reshape(4).astype(np.float32)]
 
 
+@case("normalizations", opset=17)
+def _():
+    x, g, b = rand(2, 3, 4), rand(3, 4), rand(4)
+    xd = x.astype(np.float64)
+    m = xd.mean((1, 2), keepdims=True)
+    inv = 1 / np.sqrt(((xd - m) ** 2).mean((1, 2), keepdims=True) + 1e-3)
+    mv = xd.mean((0, 2), keepdims=True)
+    mvn = (xd - mv) / (np.sqrt(((xd - mv) ** 2).mean((0, 2), keepdims=True)) + 1e-9)
+    nodes = [node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "invstd"], axis=1, epsilon=1e-3),
+             node("LayerNormalization", ["x", "b"], ["z", "", "inv2"]),
+             node("MeanVarianceNormalization", ["x"], ["mvn"], axes=[0, 2]),
+             node("LpNormalization", ["x"], ["l1"], axis=1, p=1), node("LpNormalization", ["x"], ["l2"])]
+    m2 = xd.mean(-1, keepdims=True)
+    inv2 = 1 / np.sqrt(((xd - m2) ** 2).mean(-1, keepdims=True) + 1e-5)
+    f = lambda v: v.astype(np.float32)
+    return nodes, {"x": x}, [init("g", g), init("b", b)], [
+        f((xd - m) * inv * g + b), f(m), f(inv), f((xd - m2) * inv2 * b), f(inv2), f(mvn),
+        f(xd / np.abs(xd).sum(1, keepdims=True)), f(xd / np.sqrt((xd * xd).sum(-1, keepdims=True)))]
+
+
 @case("tied-weights")
 def _():
     # One initializer used twice, once through an Identity: one table entry.
@@ -375,7 +395,7 @@ def _():
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()
-    outs = [o for n in nodes for o in n.output]
+    outs = [o for n in nodes for o in n.output if o]
     # Outputs are the values no node reads.
     read = {i for n in nodes for i in n.input}
     out_names = [o for o in outs if o not in read]
