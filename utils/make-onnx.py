@@ -275,6 +275,15 @@ def _():
         x[idx], x]
 
 
+@case("trilu", opset=14)
+def _():
+    x, i = rand(2, 3, 5), rng.integers(-9, 9, (4, 4)).astype(np.int64)
+    nodes = [node("Trilu", ["x", "km1"], ["u"]), node("Trilu", ["x", "k2"], ["l"], upper=0),
+             node("Trilu", ["i"], ["iu"])]
+    inits = [init("km1", np.array(-1, np.int64)), init("k2", np.array(2, np.int64))]
+    return nodes, {"x": x, "i": i}, inits, [np.triu(x, -1), np.tril(x, 2), np.triu(i)]
+
+
 @case("unsqueeze-opset11", opset=11)
 def _():
     x = rand(3, 2)

@@ -3,8 +3,8 @@
 // Reshape (0 and -1 as hx's reshape reads them), Flatten, Transpose,
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
-// (take(mode="wrap")) and Expand (an add of zeros: hx broadcasts as Expand
-// does). Shapes, axes and sizes are attributes in hx, so the inputs that
+// (take(mode="wrap")), Expand (an add of zeros: hx broadcasts as Expand
+// does) and Trilu (a where with a constant mask over the last two dims). Shapes, axes and sizes are attributes in hx, so the inputs that
 // hold them must be known at import time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -187,6 +187,33 @@ Error expand(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Trilu: where(mask, x, 0), the mask over the last two dims a constant
+/// made at import time (those dims must be static, k known then).
+Error trilu(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x);
+  if (r < 2)
+    return ctx.error("the input must have rank 2 or more, not " + Twine(r));
+  int64_t rows = (*x->dims)[r - 2], cols = (*x->dims)[r - 1];
+  if (rows < 0 || cols < 0 || elementCount({rows, cols}) < 0)
+    return ctx.error("the last two dims must be static and not too large");
+  TRY(k, ctx.constInts(1));
+  if (k && k->size() != 1)
+    return ctx.error("k must be one integer");
+  int64_t diag = k ? k->front() : 0;
+  bool upper = ctx.getInt("upper", 1);
+  HostTensor mask(DType::Bool, {rows, cols});
+  auto *m = mask.as<bool>();
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      m[i * cols + j] = upper ? j - i >= diag : j - i <= diag;
+  ctx.setOutput(
+      0, ctx.call("where", {ctx.constant(std::move(mask)), ctx.use(*x), ctx.scalar(x->dtype, 0)}));
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addTransformConverters(ConverterTable &t) {
@@ -203,4 +230,5 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("Slice", {11, 17}, slice);
   t.add("Gather", {11, 17}, gather);
   t.add("Expand", {11, 17}, expand);
+  t.add("Trilu", {14, 17}, trilu);
 }
