@@ -57,6 +57,34 @@ TEST(ReduceTest, MaxMin) {
   EXPECT_EQ(r->as<int64_t>()[0], (int64_t(1) << 53) + 1);
 }
 
+TEST(ReduceTest, Prod) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "prod(%a, axis=[1])", {a23()}), DType::Float32, {2}, {6, 120}));
+  // An empty product is 1.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(2, 0), int32]", "prod(%x, axis=[1])", {HostTensor(DType::Int32, {2, 0})}),
+      DType::Int32, {2}, {1, 1}));
+}
+
+TEST(ReduceTest, ArgMaxArgMin) {
+  HostTensor v = f32({2, 3}, {3, -1, 3, -5, 7, -5});
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmax(%a, axis=[1])", {v.clone()}), DType::Int32, {2}, {0, 1}));
+  // Ties: the first index, or the last with select_last_index.
+  EXPECT_TRUE(tensorIs(runOne(kF23, "argmax(%a, axis=[1], select_last_index=True)", {v.clone()}),
+                       DType::Int32, {2}, {2, 1}));
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmin(%a, axis=[1])", {v.clone()}), DType::Int32, {2}, {1, 0}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "argmin(%a, axis=[1], select_last_index=True)", {v.clone()}),
+                       DType::Int32, {2}, {1, 2}));
+  // Several axes: the index is row-major over them; keepdims keeps them.
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmax(%a, keepdims=True)", {v.clone()}), DType::Int32, {1, 1}, {4}));
+  // A NaN is the maximum and the minimum.
+  HostTensor n = f32({1, 3}, {1, NAN, 2});
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(1, 3), float32]", "argmin(%a, axis=[1])", {n.clone()}),
+                       DType::Int32, {1}, {1}));
+}
+
 TEST(ReduceTest, EmptyAxes) {
   // sum over an empty axis is 0; max has no identity.
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 0), float32]", "sum(%x, axis=[1])",

@@ -80,6 +80,29 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     out.push_back({"%a: Tensor[(64, 300), {T}]", o + "(%a, axis=[1])"});
     return out;
   }
+  if (op == "prod") {
+    // Factors near 1, so that 1000 of them neither overflow nor vanish.
+    std::vector<OpCase> out;
+    for (const char *attrs : {"", ", axis=[1]", ", axis=[-1], keepdims=True", ", axis=[0, 2]",
+                              ", axis=[1], exclude=True"})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}]", o + "(%a" + attrs + ")", 0.5, 1.5});
+    out.push_back({"%a: Tensor[(1000), {T}]", o + "(%a)", 0.9, 1.1});
+    out.push_back({"%a: Tensor[(3, 4), {T}]", o + "(%a)", -2, 2});
+    return out;
+  }
+  if (op == "argmax" || op == "argmin") {
+    std::vector<OpCase> out;
+    for (const char *attrs : {"", ", axis=[1]", ", axis=[-1], keepdims=True", ", axis=[0, 2]",
+                              ", axis=[1], exclude=True", ", axis=0, select_last_index=True",
+                              ", axis=[2, 0], keepdims=True, select_last_index=True"})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}]", o + "(%a" + attrs + ")"});
+    out.push_back({"%a: Tensor[(1000), {T}]", o + "(%a)"});
+    out.push_back({"%a: Tensor[(64, 300), {T}]", o + "(%a, axis=[1])"});
+    // Ties: small integers repeat along the axis.
+    out.push_back({"%a: Tensor[(4, 9), {T}]", o + "(%a, axis=[1])", -2, 2});
+    out.push_back({"%a: Tensor[(4, 9), {T}]", o + "(%a, axis=[1], select_last_index=True)", -2, 2});
+    return out;
+  }
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};
