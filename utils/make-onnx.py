@@ -171,6 +171,33 @@ def _():
     return nodes, {"x": x}, [], [x.mean(axis=(2, 3)), x.max(axis=(2, 3), keepdims=True), x.reshape(6, 20)]
 
 
+def hardmax(x, axis):
+    return (np.arange(x.shape[axis]).reshape([-1 if d == axis % x.ndim else 1 for d in range(x.ndim)])
+            == np.expand_dims(x.argmax(axis), axis)).astype(x.dtype)
+
+
+@case("argmax-hardmax-prod")
+def _():
+    x, i = rand(3, 4, 5), rng.integers(-2, 3, (4, 6)).astype(np.int32)
+    nodes = [node("ArgMax", ["x"], ["a"], axis=1, keepdims=0), node("ArgMin", ["x"], ["b"], axis=-1),
+             node("ArgMax", ["i"], ["c"], axis=1, select_last_index=1), node("ArgMin", ["i"], ["d"]),
+             node("Hardmax", ["x"], ["h"]), node("Hardmax", ["x"], ["h0"], axis=0),
+             node("ReduceProd", ["x"], ["p"], axes=[0, 2], keepdims=0)]
+    last = i.shape[1] - 1 - i[:, ::-1].argmax(1, keepdims=True)
+    return nodes, {"x": x, "i": i}, [], [
+        x.argmax(1), x.argmin(-1, keepdims=True), last.astype(np.int64), i.argmin(0, keepdims=True),
+        hardmax(x, -1), hardmax(x, 0), x.astype(np.float64).prod((0, 2)).astype(np.float32)]
+
+
+@case("hardmax-opset11", opset=11)
+def _():
+    x = rand(2, 3, 4)
+    nodes = [node("Hardmax", ["x"], ["h"]), node("Hardmax", ["x"], ["l"], axis=-1),
+             node("ArgMax", ["x"], ["a"])]
+    return nodes, {"x": x}, [], [hardmax(x.reshape(2, 12), 1).reshape(2, 3, 4), hardmax(x, -1),
+                                 x.argmax(0, keepdims=True)]
+
+
 @case("batchnorm")
 def _():
     x = rand(2, 3, 4, 4)

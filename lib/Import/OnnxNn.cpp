@@ -2,11 +2,12 @@
 //
 // Gemm and MatMul (nn.dense, its weight transposed at import time when it is
 // a constant; nn.batch_matmul for batches), BatchNormalization at inference,
-// Softmax and LogSoftmax (before opset 13 the input is read as 2-D around
-// the axis), LayerNormalization (nn.layer_norm over the last axis; over more
-// axes, or with its Mean and InvStdDev outputs, a composition of mean,
-// subtract, multiply and rsqrt), MeanVarianceNormalization and
-// LpNormalization (compositions of mean or sum and elementwise operators).
+// Softmax, LogSoftmax and Hardmax (before opset 13 the input is read as 2-D
+// around the axis; Hardmax is a one-hot of argmax, an equal against a
+// constant index range, cast), LayerNormalization (nn.layer_norm over the
+// last axis; over more axes, or with its Mean and InvStdDev outputs, a
+// composition of mean, subtract, multiply and rsqrt), MeanVarianceNormalization
+// and LpNormalization (compositions of mean or sum and elementwise operators).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -165,6 +166,59 @@ template <OpName Op> Error softmaxFlattened(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Hardmax over `axis` of `x` (rank r, that dim static): 1 where
+/// argmax(x) along it (the first maximum), else 0.
+Expected<ExprRef> hardmaxAlong(NodeCtx &ctx, ExprRef x, DType dtype, ArrayRef<int64_t> dims,
+                               int64_t axis) {
+  int64_t n = dims[axis];
+  if (n < 0)
+    return ctx.error("the dim Hardmax runs along must be static");
+  Dims shape(dims.size(), 1);
+  shape[axis] = n;
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    ids[size_t(i)] = i;
+  ExprRef idx =
+      ctx.call("argmax", {x}, {{"axis", attrs::ints({axis})}, {"keepdims", attrs::boolean(true)}});
+  ExprRef hot = ctx.call("equal", {idx, ctx.constant(intTensor(ids, DType::Int32, shape))});
+  return ctx.call("cast", {hot}, {{"dtype", attrs::str(dtypeName(dtype))}});
+}
+
+/// Hardmax-13: along one axis, the last by default.
+Error hardmax(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", -1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", -1)) + " is out of range for rank " +
+                     Twine(r));
+  TRY(y, hardmaxAlong(ctx, ctx.use(*x), x->dtype, *x->dims, axis));
+  ctx.setOutput(0, y);
+  return Error::success();
+}
+
+/// Hardmax-11: the input read as 2-D around `axis` (1 by default), as
+/// Softmax-11 reads it.
+Error hardmaxFlattened(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 1)) + " is out of range for rank " +
+                     Twine(r));
+  if (!x->isStatic())
+    return ctx.error("Hardmax before opset 13 needs a static shape");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < r; ++i)
+    (i < axis ? outer : inner) *= (*x->dims)[i];
+  ExprRef flat = ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints({outer, inner})}});
+  TRY(y, hardmaxAlong(ctx, flat, x->dtype, {outer, inner}, 1));
+  ctx.setOutput(0, ctx.call("reshape", {y}, {{"newshape", attrs::ints(*x->dims)}}));
+  return Error::success();
+}
+
 /// The node asks for output i.
 bool wantsOutput(const NodeCtx &ctx, int i) {
   return ctx.node.output_size() > i && !ctx.node.output(i).empty();
@@ -287,6 +341,8 @@ void onnximport::addNnConverters(ConverterTable &t) {
   t.add("Softmax", {13, 17}, softmax<"nn.softmax">);
   t.add("LogSoftmax", {11, 12}, softmaxFlattened<"nn.log_softmax">);
   t.add("LogSoftmax", {13, 17}, softmax<"nn.log_softmax">);
+  t.add("Hardmax", {11, 12}, hardmaxFlattened); // input read as 2-D
+  t.add("Hardmax", {13, 17}, hardmax);
   t.add("LayerNormalization", {17, 17}, layerNorm);
   // Opset 13 only added bfloat16 (MeanVarianceNormalization's 9 is hx's 11).
   t.add("MeanVarianceNormalization", {11, 17}, meanVarianceNorm);

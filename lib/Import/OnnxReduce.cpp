@@ -1,7 +1,7 @@
 //===- OnnxReduce.cpp - Converters of ONNX reductions ---------------------===//
 //
-// ReduceMean, ReduceSum, ReduceMax and ReduceMin: hx's mean, sum, max and
-// min over the given axes (all of them without axes), keepdims as ONNX's.
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin and ReduceProd: hx's mean,
+// sum, max, min and prod over the given axes (all of them without axes), keepdims as ONNX's.
 // The axes are an attribute until ONNX made them input 1 (ReduceSum at
 // opset 13, the others at 18); an empty axes input with
 // noop_with_empty_axes leaves the input as it is. Opset 13 only added
@@ -15,6 +15,10 @@
 //   ReduceLogSumExp  log(sum(exp(x - m))) + m, m = max(x) (kept dims for the
 //                    subtraction): no exp overflows
 // (the float ones refuse integer inputs).
+//
+// ArgMax and ArgMin: hx's argmax and argmin over the one axis (keepdims and
+// select_last_index as ONNX's; the attribute came at opset 12 and is 0
+// before), their int32 indices cast to ONNX's int64.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -96,6 +100,23 @@ template <Composite K> Error composite(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// ArgMax and ArgMin (`Op`).
+template <OpName Op> Error argReduce(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 0), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  Attrs a{{"axis", attrs::ints({axis})},
+          {"keepdims", attrs::boolean(ctx.getInt("keepdims", 1))},
+          {"select_last_index", attrs::boolean(ctx.getInt("select_last_index", 0))}};
+  ExprRef idx = ctx.call(Op.name, {ctx.use(*x)}, std::move(a));
+  ctx.setOutput(0, ctx.call("cast", {idx}, {{"dtype", attrs::str("int64")}}));
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addReduceConverters(ConverterTable &t) {
@@ -104,10 +125,14 @@ void onnximport::addReduceConverters(ConverterTable &t) {
   t.add("ReduceSum", {13, 17}, reduce<"sum", ListArg::Input>);
   t.add("ReduceMax", {11, 17}, reduce<"max", ListArg::Attribute>);
   t.add("ReduceMin", {11, 17}, reduce<"min", ListArg::Attribute>);
+  t.add("ReduceProd", {11, 17}, reduce<"prod", ListArg::Attribute>);
   // Opset 18 moves their axes to input 1.
   t.add("ReduceL1", {11, 17}, composite<Composite::L1>);
   t.add("ReduceL2", {11, 17}, composite<Composite::L2>);
   t.add("ReduceSumSquare", {11, 17}, composite<Composite::SumSquare>);
   t.add("ReduceLogSum", {11, 17}, composite<Composite::LogSum>);
   t.add("ReduceLogSumExp", {11, 17}, composite<Composite::LogSumExp>);
+  // Opset 12 added select_last_index (0 before: one converter); 13 bfloat16.
+  t.add("ArgMax", {11, 17}, argReduce<"argmax">);
+  t.add("ArgMin", {11, 17}, argReduce<"argmin">);
 }
