@@ -1,11 +1,13 @@
 //===- OnnxTransform.cpp - Converters of ONNX shape operators -------------===//
 //
-// Reshape (0 and -1 as hx's reshape reads them), Flatten, Transpose,
+// Reshape (0 and -1 as hx's reshape reads them; the output's shape from the
+// folded one where ONNX's shape inference gave none), Flatten, Transpose,
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
 // (take(mode="wrap")), Expand (an add of zeros: hx broadcasts as Expand
-// does) and Trilu (a where with a constant mask over the last two dims). Shapes, axes and sizes are attributes in hx, so the inputs that
-// hold them must be known at import time (folded, OnnxFold.cpp).
+// does) and Trilu (a where with a constant mask over the last two dims).
+// Shapes, axes and sizes are attributes in hx, so the inputs that hold them
+// must be known at import time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -24,6 +26,31 @@ Error reshape(NodeCtx &ctx) {
   if (allowZero && llvm::is_contained(*shape, 0))
     return ctx.error("allowzero=1 with a 0 in the shape is not supported");
   ctx.setOutput(0, ctx.call("reshape", {ctx.use(0)}, {{"newshape", attrs::ints(*shape)}}));
+  // ONNX's shape inference leaves the output unshaped when the shape was a
+  // computed value (Shape of the input, say) that hx folded: give it the
+  // folded shape, so that later converters know its rank.
+  OnnxValue *out = ctx.imp.lookup(ctx.node.output(0));
+  const OnnxValue *x = ctx.input(0);
+  if (out && !out->dims && x && x->isStatic()) {
+    Dims d(shape->begin(), shape->end());
+    int64_t known = 1, total = 1, infer = -1;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (d[i] == 0 && i < x->dims->size())
+        d[i] = (*x->dims)[i];
+      if (d[i] == -1 && infer < 0)
+        infer = int64_t(i);
+      else if (d[i] >= 0)
+        known *= d[i];
+      else
+        return Error::success(); // hx's reshape rejects it
+    }
+    for (int64_t v : *x->dims)
+      total *= v;
+    if (infer >= 0 && known > 0 && total % known == 0)
+      d[size_t(infer)] = total / known;
+    if (llvm::all_of(d, [](int64_t v) { return v >= 0; }))
+      out->dims = d;
+  }
   return Error::success();
 }
 
