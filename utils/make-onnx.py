@@ -376,6 +376,19 @@ def _():
         nll_loss(logp, t, w), logp.astype(np.float32), nll_loss(logp, t, ignore=0, reduction="none")]
 
 
+@case("pad", opset=11)
+def _():
+    x, v = rand(2, 3, 4), np.float32(1.5)
+    nodes = [node("Pad", ["x", "p1", "v"], ["c"]), node("Pad", ["x", "p2"], ["e"], mode="edge"),
+             node("Pad", ["x", "p2"], ["r"], mode="reflect"), node("Pad", ["x", "p1"], ["z"])]
+    p1, p2 = [0, 1, 2, 1, 0, 3], [1, 2, 0, 0, 1, 3]
+    w1, w2 = list(zip(p1[:3], p1[3:])), list(zip(p2[:3], p2[3:]))
+    inits = [init("p1", np.array(p1, np.int64)), init("p2", np.array(p2, np.int64))]
+    return nodes, {"x": x, "v": v}, inits, [
+        np.pad(x, w1, constant_values=1.5), np.pad(x, w2, mode="edge"), np.pad(x, w2, mode="reflect"),
+        np.pad(x, w1)]
+
+
 @case("reduce-composites")
 def _():
     x, p = rand(3, 4, 5), np.abs(rand(3, 4, 5)) + np.float32(0.1)

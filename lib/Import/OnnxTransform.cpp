@@ -5,7 +5,8 @@
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
 // (take(mode="wrap")), Expand (an add of zeros: hx broadcasts as Expand
-// does) and Trilu (a where with a constant mask over the last two dims).
+// does), Pad (nn.pad) and Trilu (a where with a constant mask over the last
+// two dims).
 // Shapes, axes and sizes are attributes in hx, so the inputs that hold them
 // must be known at import time (folded, OnnxFold.cpp).
 //
@@ -214,6 +215,43 @@ Error expand(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Pad-11 and on: nn.pad, the pads (begins, then ends) known at import
+/// time and non-negative; constant_value, a scalar, may be a run-time input.
+Error pad(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x);
+  TRY(pads, ctx.constInts(1));
+  if (!pads)
+    return ctx.error("the pads input is required");
+  if (int64_t(pads->size()) != 2 * r)
+    return ctx.error("pads has " + Twine(pads->size()) + " values; the input's rank " + Twine(r) +
+                     " needs " + Twine(2 * r));
+  if (llvm::any_of(*pads, [](int64_t p) { return p < 0 || p > INT32_MAX; }))
+    return ctx.error("negative pads (cropping) are not supported: " + listText(*pads));
+  std::string mode = ctx.getString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return ctx.error("mode '" + mode + "' is not one of constant, edge, reflect");
+  std::vector<AttrValue> widths;
+  for (int64_t d = 0; d < r; ++d)
+    widths.push_back(attrs::ints({(*pads)[size_t(d)], (*pads)[size_t(d + r)]}));
+  ExprRef value;
+  if (OnnxValue *v = ctx.input(2)) {
+    if (v->dtype != x->dtype)
+      return ctx.error("constant_value's dtype " + dtypeName(v->dtype) + " is not the input's");
+    value = ctx.use(*v);
+    if (rankOf(*v) != 0)
+      value = ctx.call("reshape", {value}, {{"newshape", attrs::ints({})}});
+  } else {
+    value = ctx.scalar(x->dtype, 0);
+  }
+  ctx.setOutput(0, ctx.call("nn.pad", {ctx.use(*x), value},
+                            {{"pad_width", AttrValue::ofList(std::move(widths))},
+                             {"pad_mode", attrs::str(mode)}}));
+  return Error::success();
+}
+
 /// Trilu: where(mask, x, 0), the mask over the last two dims a constant
 /// made at import time (those dims must be static, k known then).
 Error trilu(NodeCtx &ctx) {
@@ -258,4 +296,6 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("Gather", {11, 17}, gather);
   t.add("Expand", {11, 17}, expand);
   t.add("Trilu", {14, 17}, trilu);
+  // Opset 11 made pads and constant_value inputs; 13 added bfloat16; 18 axes.
+  t.add("Pad", {11, 17}, pad);
 }
