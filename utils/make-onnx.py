@@ -529,6 +529,21 @@ def write_bad(outdir):
     ys = helper.make_tensor_value_info("y", TensorProto.STRING, [2, 3])
     g = helper.make_graph([node("Cast", ["x"], ["y"], to=TensorProto.STRING)], "cast", [xt], [ys])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "cast-string.onnx"))
+    # Reductions, losses and Trilu hx cannot express: a class count only the
+    # run knows, k given at run time, p=3, cropping pads, an integer ReduceL2.
+    def one(name, n, ins, out_shape, out_type=F32, inits=()):
+        g = helper.make_graph([n], name, ins, [helper.make_tensor_value_info(n.output[0], out_type, out_shape)],
+                              initializer=list(inits))
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), os.path.join(outdir, name + ".onnx"))
+    one("nll-dynamic-classes", node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"]),
+        [helper.make_tensor_value_info("x", F32, [2, "classes"]), helper.make_tensor_value_info("t", TensorProto.INT64, [2])], [])
+    one("trilu-runtime-k", node("Trilu", ["x", "k"], ["y"]),
+        [helper.make_tensor_value_info("x", F32, [3, 3]), helper.make_tensor_value_info("k", TensorProto.INT64, [])], [3, 3])
+    one("lpnorm-p3", node("LpNormalization", ["x"], ["y"], p=3), [helper.make_tensor_value_info("x", F32, [3, 3])], [3, 3])
+    one("pad-negative", node("Pad", ["x", "pads"], ["y"]), [helper.make_tensor_value_info("x", F32, [3, 3])], [2, 4],
+        inits=[init("pads", np.array([0, 1, -1, 0], np.int64))])
+    one("reducel2-int", node("ReduceL2", ["x"], ["y"], axes=[1]), [helper.make_tensor_value_info("x", TensorProto.INT32, [3, 3])],
+        [3, 1], TensorProto.INT32)
     # Valid ONNX that hx's operators reject: a float64 convolution.
     xf = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3, 5, 5])
     yf = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 4, 3, 3])
