@@ -23,6 +23,11 @@
 // counts as the extreme (NumPy's rule), so the first (last) NaN wins. An
 // empty reduction is an error.
 //
+// cumsum runs along its axis (the flattened data without one), in double
+// for a float result and wrapping int64 for an integer one, each element
+// first converted to the result's dtype; exclusive leaves out the element
+// itself (the first is 0).
+//
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
@@ -247,6 +252,54 @@ template <bool IsMax> static Expected<OpResults> argReduceOp(OpContext &ctx) {
   return argReduce(ctx, IsMax);
 }
 
+static Expected<OpResults> cumsumOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  DType outType = ctx.getDType("dtype").value_or(a.dtype());
+  std::optional<int64_t> axisAttr = ctx.getOptInt("axis");
+  int64_t outer = 1, n = a.numElements(), inner = 1;
+  Shape outShape{a.numElements()};
+  if (axisAttr) {
+    Expected<unsigned> axis = ctx.normalizeAxis(*axisAttr, a.rank(), "axis");
+    if (!axis)
+      return axis.takeError();
+    outShape.assign(a.shape().begin(), a.shape().end());
+    n = a.shape()[*axis];
+    for (size_t d = 0; d < a.rank(); ++d)
+      if (d < *axis)
+        outer *= a.shape()[d];
+      else if (d > *axis)
+        inner *= a.shape()[d];
+  }
+  Expected<HostTensor> out = ctx.makeResult(0, outShape, outType);
+  if (!out)
+    return out.takeError();
+  bool exclusive = ctx.getBool("exclusive"), isF = isFloat(outType);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double accF = 0;
+      int64_t accI = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        int64_t at = (o * n + k) * inner + i;
+        if (exclusive)
+          isF ? out->setDouble(at, accF) : setInt64(*out, at, accI);
+        if (isF)
+          accF += isIntegral(a.dtype()) ? double(getInt64(a, at)) : a.getDouble(at);
+        else
+          accI = int64_t(uint64_t(accI) + uint64_t(isIntegral(a.dtype())
+                                                       ? getInt64(a, at)
+                                                       : int64_t(std::trunc(a.getDouble(at)))));
+        if (!exclusive)
+          isF ? out->setDouble(at, accF) : setInt64(*out, at, accI);
+      }
+    }
+  }
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
 OpImplFn findReduceOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("sum", reduceOp<Red::Sum>)
@@ -256,6 +309,7 @@ OpImplFn findReduceOp(StringRef name) {
       .Case("prod", reduceOp<Red::Prod>)
       .Case("argmax", argReduceOp<true>)
       .Case("argmin", argReduceOp<false>)
+      .Case("cumsum", cumsumOp)
       .Default(nullptr);
 }
 

@@ -1,4 +1,4 @@
-//===- Reduce.cpp - sum, mean, max, min, prod, argmax, argmin -------------===//
+//===- Reduce.cpp - The reductions, arg-reductions and cumsum -------------===//
 //
 // TVM's ReduceRel. The reduced axes are:
 //   axis=None          every axis (exclude is ignored, as in TVM);
@@ -16,6 +16,12 @@
 // counted row-major over the reduced dims when there are several:
 //
 //   argmax(Tensor[(2, 3, 4), float32], axis=[1]) : Tensor[(2, 4), int32]
+//
+// cumsum (TVM's ScanopRel) keeps the shape, or flattens the data when axis
+// is None; its dtype attribute, when set, is the result's (the sum's):
+//
+//   cumsum(Tensor[(2, 3), int32], axis=1, dtype="int64") : Tensor[(2, 3), int64]
+//   cumsum(Tensor[(2, 3), float32])                      : Tensor[(6), float32]
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +87,25 @@ static OpDef reduction(StringRef name, StringRef summary) {
   return d;
 }
 
+static TypeRef cumsumRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  DType out = ctx.getDType("dtype").value_or(data->dtype);
+  if (!ctx.checkAttrDType("dtype", out, kNumeric))
+    return nullptr;
+  std::optional<int64_t> axis = ctx.getOptInt("axis");
+  if (!axis) {
+    int64_t n = 1;
+    for (int64_t d : data->shape)
+      n = (d == TensorType::kDynamic || n == TensorType::kDynamic) ? TensorType::kDynamic : n * d;
+    return makeTensorType(Shape{n}, out);
+  }
+  if (!ctx.normalizeAxis(*axis, data->rank(), "axis"))
+    return nullptr;
+  return makeTensorType(data->shape, out);
+}
+
 void addReduceOps(std::vector<OpDef> &ops) {
   ops.push_back(reduction("sum", "Sum over the given axes"));
   ops.push_back(reduction("mean", "Arithmetic mean over the given axes"));
@@ -95,6 +120,15 @@ void addReduceOps(std::vector<OpDef> &ops) {
     d.relation = argReduceRel;
     ops.push_back(std::move(d));
   }
+  OpDef cumsum;
+  cumsum.name = "cumsum";
+  cumsum.summary = "Running sum along an axis (of the flattened data without one)";
+  cumsum.numArgs = 1;
+  cumsum.dtypes = kNumeric;
+  cumsum.attrs = {noneAttr("axis", AttrKind::OptInt), dtypeAttr("dtype", ""),
+                  boolAttr("exclusive", false)};
+  cumsum.relation = cumsumRel;
+  ops.push_back(std::move(cumsum));
 }
 
 } // namespace hx

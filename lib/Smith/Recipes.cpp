@@ -336,6 +336,31 @@ static bool reduceRecipe(Gen &g, const OpDef &d) {
   return true;
 }
 
+/// cumsum along an axis or over the flattened data, its operand tamed as
+/// sum's (a running sum of n elements stays within n times the bound).
+static bool cumsumRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 4});
+  a = g.tame(a, isFloat(a.ty.dtype) ? 8 : 1000);
+  size_t rank = a.ty.shape.size();
+  std::vector<std::string> attrs;
+  Shape out = a.ty.shape;
+  int64_t n = a.ty.numel();
+  if (g.rng.chance(1, 4)) {
+    out = {n};
+  } else {
+    int64_t axis = int64_t(g.rng.below(rank));
+    n = a.ty.shape[size_t(axis)];
+    attrs.push_back("axis=" + std::to_string(axisText(g, axis, int64_t(rank))));
+  }
+  if (g.rng.chance(1, 3))
+    attrs.push_back("exclusive=True");
+  g.use(a);
+  double lo = std::min(a.lo * double(n), 0.0), hi = std::max(a.hi * double(n), 0.0);
+  g.emit("cumsum", call("cumsum", {a.ref}, attrs), {a.ty.dtype, out}, std::min(lo, a.lo),
+         std::max(hi, a.hi), false);
+  return true;
+}
+
 Recipe findRecipe(StringRef op) {
   static const std::pair<StringRef, Recipe> table[] = {
       {"abs", unaryExact},
@@ -370,6 +395,7 @@ Recipe findRecipe(StringRef op) {
       {"prod", reduceRecipe},
       {"argmax", reduceRecipe},
       {"argmin", reduceRecipe},
+      {"cumsum", cumsumRecipe},
       {"reshape", reshapeRecipe},
       {"transpose", transposeRecipe},
       {"expand_dims", expandDimsRecipe},

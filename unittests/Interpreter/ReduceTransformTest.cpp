@@ -85,6 +85,16 @@ TEST(ReduceTest, ArgMaxArgMin) {
                        DType::Int32, {1}, {1}));
 }
 
+TEST(ReduceTest, Cumsum) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, axis=1)", {a23()}), DType::Float32, {2, 3},
+                       {1, 3, 6, 4, 9, 15}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, axis=0, exclusive=True)", {a23()}), DType::Float32,
+                       {2, 3}, {0, 0, 0, 1, 2, 3}));
+  // Without an axis: the flattened data; dtype is the result's.
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, dtype=\"int64\")", {a23()}), DType::Int64, {6},
+                       {1, 3, 6, 10, 15, 21}));
+}
+
 TEST(ReduceTest, EmptyAxes) {
   // sum over an empty axis is 0; max has no identity.
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 0), float32]", "sum(%x, axis=[1])",

@@ -103,6 +103,14 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     out.push_back({"%a: Tensor[(4, 9), {T}]", o + "(%a, axis=[1], select_last_index=True)", -2, 2});
     return out;
   }
+  if (op == "cumsum")
+    return {{"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=1)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=-1, exclusive=True)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=0)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a)"},
+            {"%a: Tensor[(1000), {T}]", "cumsum(%a, axis=0, exclusive=True)"},
+            {"%a: Tensor[(4, 6), {T}]", "cumsum(%a, axis=1, dtype=\"float32\")"},
+            {"%a: Tensor[(0, 3), {T}]", "cumsum(%a, axis=1)"}};
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};

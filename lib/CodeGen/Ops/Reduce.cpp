@@ -23,6 +23,11 @@
 // last with select_last_index), as the interpreter has it. float16 compares
 // in float32.
 //
+// cumsum is a strided nest over the points before and after its axis, each
+// running a serial loop along it that stores the running sum (before adding
+// the element with exclusive), in the accumulator type of the result's
+// dtype.
+//
 //===----------------------------------------------------------------------===//
 
 #include "../LoopNest.h"
@@ -191,12 +196,45 @@ template <bool IsMax> static Error argReduceKernel(KernelBuilder &kb, const Kern
   return Error::success();
 }
 
+static Error cumsumKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
+  DType t = in->dtype, ot = out->dtype, acc = kb.accumulatorType(ot);
+  int64_t outer = 1, n = 1, inner = 1;
+  if (std::optional<int64_t> a = spec.getOptInt("axis")) {
+    std::optional<unsigned> axis = normalizeAxis(*a, in->rank());
+    if (!axis)
+      return unsupported(kb, spec, "axis " + std::to_string(*a));
+    for (size_t d = 0; d < in->rank(); ++d)
+      (d < *axis ? outer : d > *axis ? inner : n) *= in->shape[d];
+  } else {
+    for (int64_t d : in->shape)
+      n *= d;
+  }
+  bool exclusive = spec.getBool("exclusive");
+  Shape points{outer, inner}, strides{n * inner, 1};
+  StridedOperand views[] = {{strides, 0}, {strides, 0}};
+  emitStridedLoops(kb, points, views, std::max<int64_t>(n, 1), [&](ArrayRef<Value *> off) {
+    KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+    Value *src = kb.buffer(spec.inputBuffer(0)), *dst = kb.buffer(spec.outputBuffer(0));
+    kb.forRange(0, n, [&](Value *k) {
+      Value *o = kb.iadd(off[0], kb.imul(k, inner)), *i = kb.iadd(off[1], kb.imul(k, inner));
+      Value *x = kb.cast(kb.cast(kb.load(t, src, i), t, ot), ot, acc);
+      if (exclusive)
+        kb.store(ot, dst, o, kb.cast(kb.get(sum), acc, ot));
+      kb.set(sum, kb.add(acc, kb.get(sum), x));
+      if (!exclusive)
+        kb.store(ot, dst, o, kb.cast(kb.get(sum), acc, ot));
+    });
+  });
+  return Error::success();
+}
+
 ArrayRef<KernelEntry> reduceKernels() {
   static const KernelEntry table[] = {
       {"sum", reduceKernel<Reduction::Sum>},   {"mean", reduceKernel<Reduction::Mean>},
       {"max", reduceKernel<Reduction::Max>},   {"min", reduceKernel<Reduction::Min>},
       {"prod", reduceKernel<Reduction::Prod>}, {"argmax", argReduceKernel<true>},
-      {"argmin", argReduceKernel<false>},
+      {"argmin", argReduceKernel<false>},      {"cumsum", cumsumKernel},
   };
   return table;
 }
