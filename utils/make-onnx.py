@@ -434,6 +434,17 @@ def _():
     return nodes, {"x": x}, [init("w", w)], [(x @ w) @ w]
 
 
+@case("cumsum")
+def _():
+    x, i = rand(3, 4), rng.integers(-9, 9, (2, 5)).astype(np.int64)
+    nodes = [node("CumSum", ["x", "one"], ["a"]), node("CumSum", ["x", "zero"], ["b"], exclusive=1),
+             node("CumSum", ["x", "one"], ["c"], reverse=1), node("CumSum", ["i", "m1"], ["d"], reverse=1, exclusive=1)]
+    inits = [init("one", np.array(1, np.int32)), init("zero", np.array([0], np.int64)), init("m1", np.array(-1, np.int64))]
+    excl = lambda v, ax: np.cumsum(v, ax) - v
+    rev = lambda v, ax: np.flip(np.cumsum(np.flip(v, ax), ax), ax)
+    return nodes, {"x": x, "i": i}, inits, [np.cumsum(x, 1), excl(x, 0), rev(x, 1), rev(i, 1) - i]
+
+
 @case("dynamic-batch")
 def _():
     x, w = rand(3, 5), rand(5, 2)

@@ -20,6 +20,9 @@
 // select_last_index as ONNX's; the attribute came at opset 12 and is 0
 // before), their int32 indices cast to ONNX's int64.
 //
+// CumSum: hx's cumsum along the axis (input 1, known at import time);
+// reverse runs it between two strided_slice reversals along the axis.
+//
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
 
@@ -117,6 +120,37 @@ template <OpName Op> Error argReduce(NodeCtx &ctx) {
   return Error::success();
 }
 
+Error cumsum(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  TRY(axisIn, ctx.constInts(1));
+  if (!axisIn || axisIn->size() != 1)
+    return ctx.error("the axis input must be one integer");
+  int64_t r = rankOf(*x), axis = normAxis(axisIn->front(), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(axisIn->front()) + " is out of range for rank " + Twine(r));
+  ExprRef y = ctx.use(*x);
+  int64_t n = (*x->dims)[axis];
+  bool reverse = ctx.getInt("reverse", 0) && n != 1;
+  if (reverse && n < 0)
+    return ctx.error("reverse=1 needs the dim along the axis static");
+  auto flip = [&](ExprRef v) {
+    return ctx.call("strided_slice", {v},
+                    {{"begin", attrs::ints({n - 1})},
+                     {"end", attrs::ints({-n - 1})},
+                     {"strides", attrs::ints({-1})},
+                     {"axes", attrs::ints({axis})}});
+  };
+  if (reverse)
+    y = flip(y);
+  y = ctx.call(
+      "cumsum", {y},
+      {{"axis", attrs::integer(axis)}, {"exclusive", attrs::boolean(ctx.getInt("exclusive", 0))}});
+  ctx.setOutput(0, reverse ? flip(y) : y);
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addReduceConverters(ConverterTable &t) {
@@ -135,4 +169,5 @@ void onnximport::addReduceConverters(ConverterTable &t) {
   // Opset 12 added select_last_index (0 before: one converter); 13 bfloat16.
   t.add("ArgMax", {11, 17}, argReduce<"argmax">);
   t.add("ArgMin", {11, 17}, argReduce<"argmin">);
+  t.add("CumSum", {11, 17}, cumsum); // 14 only added float16 and bfloat16
 }
