@@ -405,6 +405,7 @@ Recipe findRecipe(StringRef op) {
       {"split", splitRecipe},
       {"strided_slice", stridedSliceRecipe},
       {"take", takeRecipe},
+      {"gather", gatherRecipe},
       {"nn.pad", padRecipe},
       {"layout_transform", layoutTransformRecipe},
       {"nn.batch_flatten", batchFlattenRecipe},

@@ -105,6 +105,18 @@ TEST(ReduceTest, EmptyAxes) {
   EXPECT_NE(msg.find("max: cannot reduce over an empty axis"), std::string::npos) << msg;
 }
 
+TEST(TransformTest, Gather) {
+  // Along axis 1: out[i][j] = a[i][idx[i][j]]; -1 counts from the end, 7
+  // clamps to 2.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(2, 2), int64]",
+                              "gather(%a, %i, axis=1)", {a23(), makeInt64({2, 2}, {2, 0, -1, 7})}),
+                       DType::Float32, {2, 2}, {3, 1, 6, 6}));
+  // Along axis 0, indices smaller than the data in the other dim.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(3, 2), int64]",
+                              "gather(%a, %i)", {a23(), makeInt64({3, 2}, {1, 0, 0, 1, 1, 1})}),
+                       DType::Float32, {3, 2}, {4, 2, 1, 5, 4, 5}));
+}
+
 TEST(TransformTest, Reshape) {
   EXPECT_TRUE(tensorIs(runOne(kF23, "reshape(%a, newshape=[3, -1])", {a23()}), DType::Float32,
                        {3, 2}, {1, 2, 3, 4, 5, 6}));

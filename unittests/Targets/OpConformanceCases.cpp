@@ -111,6 +111,19 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
             {"%a: Tensor[(1000), {T}]", "cumsum(%a, axis=0, exclusive=True)"},
             {"%a: Tensor[(4, 6), {T}]", "cumsum(%a, axis=1, dtype=\"float32\")"},
             {"%a: Tensor[(0, 3), {T}]", "cumsum(%a, axis=1)"}};
+  if (op == "gather") {
+    // Indices from -20 to 19: negative ones count from the end, the rest
+    // clamp.
+    auto idx = std::make_pair(-20.0, 19.0);
+    return {{"%a: Tensor[(3, 17, 5), {T}], %i: Tensor[(3, 4, 5), int64]", "gather(%a, %i, axis=1)",
+             -3, 3, idx},
+            {"%a: Tensor[(3, 17, 5), {T}], %i: Tensor[(2, 9, 3), int32]", "gather(%a, %i, axis=-1)",
+             -3, 3, idx},
+            {"%a: Tensor[(6, 4), {T}], %i: Tensor[(9, 4), int64]", "gather(%a, %i)", -3, 3, idx},
+            {"%a: Tensor[(1000), {T}], %i: Tensor[(300), int32]", "gather(%a, %i)", -3, 3,
+             std::make_pair(-1000.0, 999.0)},
+            {"%a: Tensor[(4, 3), {T}], %i: Tensor[(0, 3), int64]", "gather(%a, %i)", -3, 3, idx}};
+  }
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};

@@ -19,6 +19,8 @@
 //   nn.pad                         one nest over the result computing each
 //                                  element's source index (or the pad value)
 //   layout_transform               the same, re-splitting each primal axis
+//   take, gather                   the index read per point selects the
+//                                  source row (take) or element (gather)
 //
 // bool moves as its byte. Each copy is its own parallel nest.
 //
@@ -277,9 +279,39 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// gather: every point of the result reads its index at the same offset and
+/// the data at its coordinates with the axis's replaced by the index
+/// (negative from the end, then clamped).
+static Error gatherKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1], *out = spec.outputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis || indices->rank() != data->rank())
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  if (numElements(out->shape) == 0)
+    return Error::success();
+  int64_t n = data->shape[*axis];
+  if (n == 0)
+    return unsupported(kb, spec, "an axis of size 0");
+  DType t = KernelBuilder::bitsDType(out->dtype), it = indices->dtype;
+  Shape strides = contiguousStrides(data->shape);
+  emitIndexLoops(kb, out->shape, 4, [&](ArrayRef<Value *> coords, Value *flat) {
+    Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), flat), it, DType::Int64);
+    Value *zero = kb.index(0);
+    i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
+    i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
+    Value *src = zero;
+    for (size_t d = 0; d < coords.size(); ++d)
+      src = kb.iadd(src, kb.imul(d == *axis ? i : coords[d], strides[d]));
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), flat,
+             kb.load(t, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
       {"take", takeKernel},
+      {"gather", gatherKernel},
       {"nn.pad", padKernel},
       {"layout_transform", layoutTransformKernel},
       {"reshape", copyKernel},
