@@ -163,6 +163,16 @@ def _():
                                  pool(x, (2, 2), (2, 2), (1, 1, 0, 0), "avg", include_pad=True)]
 
 
+@case("gather-elements")
+def _():
+    x = rand(3, 5, 4)
+    i = rng.integers(-5, 5, (3, 2, 4)).astype(np.int64)
+    j = rng.integers(0, 4, (2, 5, 3)).astype(np.int32)
+    nodes = [node("GatherElements", ["x", "i"], ["a"], axis=1), node("GatherElements", ["x", "j"], ["b"], axis=-1)]
+    return nodes, {"x": x, "i": i}, [init("j", j)], [
+        np.take_along_axis(x, np.where(i < 0, i + 5, i), 1), np.take_along_axis(x[:2], j, -1)]
+
+
 @case("global-pools-flatten")
 def _():
     x = rand(2, 3, 4, 5)

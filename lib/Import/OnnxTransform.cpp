@@ -4,11 +4,11 @@
 // folded one where ONNX's shape inference gave none), Flatten, Transpose,
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
-// (take(mode="wrap")), Expand (an add of zeros: hx broadcasts as Expand
-// does), Pad (nn.pad) and Trilu (a where with a constant mask over the last
-// two dims).
-// Shapes, axes and sizes are attributes in hx, so the inputs that hold them
-// must be known at import time (folded, OnnxFold.cpp).
+// (take(mode="wrap")), GatherElements (gather), Expand (an add of zeros: hx
+// broadcasts as Expand does), Pad (nn.pad) and Trilu (a where with a
+// constant mask over the last two dims). Shapes, axes and sizes are
+// attributes in hx, so the inputs that hold them must be known at import
+// time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -204,6 +204,19 @@ Error gather(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// GatherElements: hx's gather (negative indices count from the end).
+Error gatherElements(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 0), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  ctx.setOutput(0, ctx.call("gather", {ctx.use(*x), ctx.use(1)}, {{"axis", attrs::integer(axis)}}));
+  return Error::success();
+}
+
 Error expand(NodeCtx &ctx) {
   // Broadcasting against zeros of the target shape: add broadcasts exactly
   // as Expand does.
@@ -294,6 +307,7 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("Split", {13, 17}, split<ListArg::Input>);
   t.add("Slice", {11, 17}, slice);
   t.add("Gather", {11, 17}, gather);
+  t.add("GatherElements", {11, 17}, gatherElements);
   t.add("Expand", {11, 17}, expand);
   t.add("Trilu", {14, 17}, trilu);
   // Opset 11 made pads and constant_value inputs; 13 added bfloat16; 18 axes.
