@@ -276,22 +276,37 @@ static Expected<OpResults> cumsumOp(OpContext &ctx) {
   if (!out)
     return out.takeError();
   bool exclusive = ctx.getBool("exclusive"), isF = isFloat(outType);
+  // An element as the integer result's dtype sees it: a float truncated
+  // toward zero, saturated to int64 (NaN 0), as the kernels' cast.
+  auto asInt = [&](int64_t at) -> int64_t {
+    if (isIntegral(a.dtype()))
+      return getInt64(a, at);
+    double v = std::trunc(a.getDouble(at));
+    return std::isnan(v)                 ? 0
+           : v >= 9.2233720368547758e18  ? INT64_MAX
+           : v <= -9.2233720368547758e18 ? INT64_MIN
+                                         : int64_t(v);
+  };
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       double accF = 0;
       int64_t accI = 0;
+      auto store = [&](int64_t at) {
+        if (isF)
+          out->setDouble(at, accF);
+        else
+          setInt64(*out, at, accI);
+      };
       for (int64_t k = 0; k < n; ++k) {
         int64_t at = (o * n + k) * inner + i;
         if (exclusive)
-          isF ? out->setDouble(at, accF) : setInt64(*out, at, accI);
+          store(at);
         if (isF)
           accF += isIntegral(a.dtype()) ? double(getInt64(a, at)) : a.getDouble(at);
         else
-          accI = int64_t(uint64_t(accI) + uint64_t(isIntegral(a.dtype())
-                                                       ? getInt64(a, at)
-                                                       : int64_t(std::trunc(a.getDouble(at)))));
+          accI = int64_t(uint64_t(accI) + uint64_t(asInt(at)));
         if (!exclusive)
-          isF ? out->setDouble(at, accF) : setInt64(*out, at, accI);
+          store(at);
       }
     }
   }
