@@ -315,10 +315,12 @@ def _():
 @case("trilu", opset=14)
 def _():
     x, i = rand(2, 3, 5), rng.integers(-9, 9, (4, 4)).astype(np.int64)
+    k = np.array(1, np.int64)  # given at run time
     nodes = [node("Trilu", ["x", "km1"], ["u"]), node("Trilu", ["x", "k2"], ["l"], upper=0),
-             node("Trilu", ["i"], ["iu"])]
+             node("Trilu", ["i"], ["iu"]), node("Trilu", ["x", "k"], ["ku"]), node("Trilu", ["i", "k"], ["kl"], upper=0)]
     inits = [init("km1", np.array(-1, np.int64)), init("k2", np.array(2, np.int64))]
-    return nodes, {"x": x, "i": i}, inits, [np.triu(x, -1), np.tril(x, 2), np.triu(i)]
+    return nodes, {"x": x, "i": i, "k": k}, inits, [np.triu(x, -1), np.tril(x, 2), np.triu(i), np.triu(x, 1),
+                                                     np.tril(i, 1)]
 
 
 @case("unsqueeze-opset11", opset=11)
@@ -551,15 +553,15 @@ def write_bad(outdir):
     g = helper.make_graph([node("Cast", ["x"], ["y"], to=TensorProto.STRING)], "cast", [xt], [ys])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "cast-string.onnx"))
     # Reductions, losses and Trilu hx cannot express: a class count only the
-    # run knows, k given at run time, p=3, cropping pads, an integer ReduceL2.
+    # run knows, a Trilu of dims only the run knows, p=3, cropping pads, an
+    # integer ReduceL2.
     def one(name, n, ins, out_shape, out_type=F32, inits=()):
         g = helper.make_graph([n], name, ins, [helper.make_tensor_value_info(n.output[0], out_type, out_shape)],
                               initializer=list(inits))
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), os.path.join(outdir, name + ".onnx"))
     one("nll-dynamic-classes", node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"]),
         [helper.make_tensor_value_info("x", F32, [2, "classes"]), helper.make_tensor_value_info("t", TensorProto.INT64, [2])], [])
-    one("trilu-runtime-k", node("Trilu", ["x", "k"], ["y"]),
-        [helper.make_tensor_value_info("x", F32, [3, 3]), helper.make_tensor_value_info("k", TensorProto.INT64, [])], [3, 3])
+    one("trilu-dynamic-dims", node("Trilu", ["x"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 3])], ["n", 3])
     one("lpnorm-p3", node("LpNormalization", ["x"], ["y"], p=3), [helper.make_tensor_value_info("x", F32, [3, 3])], [3, 3])
     one("pad-negative", node("Pad", ["x", "pads"], ["y"]), [helper.make_tensor_value_info("x", F32, [3, 3])], [2, 4],
         inits=[init("pads", np.array([0, 1, -1, 0], np.int64))])

@@ -5,10 +5,10 @@
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
 // (take(mode="wrap")), GatherElements (gather), Expand (an add of zeros: hx
-// broadcasts as Expand does), Pad (nn.pad) and Trilu (a where with a
-// constant mask over the last two dims). Shapes, axes and sizes are
-// attributes in hx, so the inputs that hold them must be known at import
-// time (folded, OnnxFold.cpp).
+// broadcasts as Expand does), Pad (nn.pad) and Trilu (a where with a mask
+// over the last two dims: a constant, or computed when k is a run-time
+// input). Shapes, axes and sizes are attributes in hx, so the inputs that
+// hold them must be known at import time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -265,8 +265,10 @@ Error pad(NodeCtx &ctx) {
   return Error::success();
 }
 
-/// Trilu: where(mask, x, 0), the mask over the last two dims a constant
-/// made at import time (those dims must be static, k known then).
+/// Trilu: where(mask, x, 0) over the last two dims (which must be static).
+/// With k known at import time the mask is a constant; with k given at run
+/// time it is computed from a constant of j - i: less(j - i, k) marks what
+/// the upper triangle drops, greater(j - i, k) what the lower one drops.
 Error trilu(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   if (Error e = needRank(ctx, *x, "the input"))
@@ -277,18 +279,33 @@ Error trilu(NodeCtx &ctx) {
   int64_t rows = (*x->dims)[r - 2], cols = (*x->dims)[r - 1];
   if (rows < 0 || cols < 0 || elementCount({rows, cols}) < 0)
     return ctx.error("the last two dims must be static and not too large");
+  bool upper = ctx.getInt("upper", 1);
+  ExprRef zero = ctx.scalar(x->dtype, 0);
+  if (OnnxValue *kv = ctx.input(1); kv && !kv->constant) {
+    if (kv->dtype != DType::Int64 || (kv->dims && elementCount(*kv->dims) != 1))
+      return ctx.error("k must be one int64");
+    HostTensor diff(DType::Int64, {rows, cols});
+    auto *d = diff.as<int64_t>();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        d[i * cols + j] = j - i;
+    ExprRef k = ctx.use(*kv);
+    if (rankOf(*kv) != 0)
+      k = ctx.call("reshape", {k}, {{"newshape", attrs::ints({})}});
+    ExprRef drop = ctx.call(upper ? "less" : "greater", {ctx.constant(std::move(diff)), k});
+    ctx.setOutput(0, ctx.call("where", {drop, zero, ctx.use(*x)}));
+    return Error::success();
+  }
   TRY(k, ctx.constInts(1));
   if (k && k->size() != 1)
     return ctx.error("k must be one integer");
   int64_t diag = k ? k->front() : 0;
-  bool upper = ctx.getInt("upper", 1);
   HostTensor mask(DType::Bool, {rows, cols});
   auto *m = mask.as<bool>();
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       m[i * cols + j] = upper ? j - i >= diag : j - i <= diag;
-  ctx.setOutput(
-      0, ctx.call("where", {ctx.constant(std::move(mask)), ctx.use(*x), ctx.scalar(x->dtype, 0)}));
+  ctx.setOutput(0, ctx.call("where", {ctx.constant(std::move(mask)), ctx.use(*x), zero}));
   return Error::success();
 }
 
