@@ -406,6 +406,7 @@ Recipe findRecipe(StringRef op) {
       {"strided_slice", stridedSliceRecipe},
       {"take", takeRecipe},
       {"gather", gatherRecipe},
+      {"gather_nd", gatherNdRecipe},
       {"nn.pad", padRecipe},
       {"layout_transform", layoutTransformRecipe},
       {"nn.batch_flatten", batchFlattenRecipe},

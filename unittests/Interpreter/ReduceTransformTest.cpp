@@ -117,6 +117,21 @@ TEST(TransformTest, Gather) {
                        DType::Float32, {3, 2}, {4, 2, 1, 5, 4, 5}));
 }
 
+TEST(TransformTest, GatherNd) {
+  // Tuples (1, 2) and (0, -1) of a [2, 3]: elements 6 and 3.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(2, 2), int64]",
+                              "gather_nd(%a, %i)", {a23(), makeInt64({2, 2}, {1, 0, 2, -1})}),
+                       DType::Float32, {2}, {6, 3}));
+  // One index: rows; with batch_dims=1, an element of each row.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(1, 1), int64]",
+                              "gather_nd(%a, %i)", {a23(), makeInt64({1, 1}, {1})}),
+                       DType::Float32, {1, 3}, {4, 5, 6}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(1, 2), int64]",
+                      "gather_nd(%a, %i, batch_dims=1)", {a23(), makeInt64({1, 2}, {2, 0})}),
+               DType::Float32, {2}, {3, 4}));
+}
+
 TEST(TransformTest, Reshape) {
   EXPECT_TRUE(tensorIs(runOne(kF23, "reshape(%a, newshape=[3, -1])", {a23()}), DType::Float32,
                        {3, 2}, {1, 2, 3, 4, 5, 6}));

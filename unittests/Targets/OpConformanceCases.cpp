@@ -124,6 +124,17 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
              std::make_pair(-1000.0, 999.0)},
             {"%a: Tensor[(4, 3), {T}], %i: Tensor[(0, 3), int64]", "gather(%a, %i)", -3, 3, idx}};
   }
+  if (op == "gather_nd") {
+    auto idx = std::make_pair(-6.0, 5.0);
+    return {
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(2, 7), int64]", "gather_nd(%a, %i)", -3, 3, idx},
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(3, 2, 3), int32]", "gather_nd(%a, %i)", -3, 3,
+         idx},
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(1, 3, 2), int64]",
+         "gather_nd(%a, %i, batch_dims=1)", -3, 3, idx},
+        {"%a: Tensor[(4, 300), {T}], %i: Tensor[(1, 9), int32]", "gather_nd(%a, %i)", -3, 3, idx},
+        {"%a: Tensor[(4, 3), {T}], %i: Tensor[(1, 0), int64]", "gather_nd(%a, %i)", -3, 3, idx}};
+  }
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};
