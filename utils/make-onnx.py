@@ -173,6 +173,16 @@ def _():
         np.take_along_axis(x, np.where(i < 0, i + 5, i), 1), np.take_along_axis(x[:2], j, -1)]
 
 
+@case("gather-nd", opset=12)
+def _():
+    x = rand(3, 4, 5)
+    i = np.array([[[2, 1], [0, -1]], [[1, 3], [-3, 0]]], np.int64)
+    j = np.array([[1], [3], [0]], np.int64)
+    nodes = [node("GatherND", ["x", "i"], ["a"]), node("GatherND", ["x", "j"], ["b"], batch_dims=1)]
+    return nodes, {"x": x, "i": i}, [init("j", j)], [
+        x[i[..., 0], i[..., 1]], x[np.arange(3), j[:, 0]]]
+
+
 @case("global-pools-flatten")
 def _():
     x = rand(2, 3, 4, 5)

@@ -4,11 +4,12 @@
 // folded one where ONNX's shape inference gave none), Flatten, Transpose,
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
-// (take(mode="wrap")), GatherElements (gather), Expand (an add of zeros: hx
-// broadcasts as Expand does), Pad (nn.pad) and Trilu (a where with a mask
-// over the last two dims: a constant, or computed when k is a run-time
-// input). Shapes, axes and sizes are attributes in hx, so the inputs that
-// hold them must be known at import time (folded, OnnxFold.cpp).
+// (take(mode="wrap")), GatherElements (gather), GatherND (gather_nd, the
+// indices' last dim moved first), Expand (an add of zeros: hx broadcasts as
+// Expand does), Pad (nn.pad) and Trilu (a where with a mask over the last
+// two dims: a constant, or computed when k is a run-time input). Shapes,
+// axes and sizes are attributes in hx, so the inputs that hold them must be
+// known at import time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -217,6 +218,27 @@ Error gatherElements(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// GatherND: hx's gather_nd, whose indices hold the tuples along their
+/// first dim where ONNX's hold them along the last (a transpose).
+Error gatherNd(NodeCtx &ctx) {
+  TRY(idx, ctx.required(1));
+  if (Error e = needRank(ctx, *idx, "the indices"))
+    return e;
+  int64_t r = rankOf(*idx);
+  if (r < 1)
+    return ctx.error("the indices must have rank 1 or more");
+  ExprRef i = ctx.use(*idx);
+  if (r > 1) {
+    std::vector<int64_t> perm{r - 1};
+    for (int64_t d = 0; d + 1 < r; ++d)
+      perm.push_back(d);
+    i = ctx.call("transpose", {i}, {{"axes", attrs::ints(perm)}});
+  }
+  ctx.setOutput(0, ctx.call("gather_nd", {ctx.use(0), i},
+                            {{"batch_dims", attrs::integer(ctx.getInt("batch_dims", 0))}}));
+  return Error::success();
+}
+
 Error expand(NodeCtx &ctx) {
   // Broadcasting against zeros of the target shape: add broadcasts exactly
   // as Expand does.
@@ -325,6 +347,8 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("Slice", {11, 17}, slice);
   t.add("Gather", {11, 17}, gather);
   t.add("GatherElements", {11, 17}, gatherElements);
+  // Opset 12 added batch_dims (0 before: one converter); 13 bfloat16.
+  t.add("GatherND", {11, 17}, gatherNd);
   t.add("Expand", {11, 17}, expand);
   t.add("Trilu", {14, 17}, trilu);
   // Opset 11 made pads and constant_value inputs; 13 added bfloat16; 18 axes.
