@@ -87,6 +87,22 @@ def layer_norm(x, g, b, eps):
     return ((x - m) / np.sqrt(v + eps) * g + b).astype(np.float32)
 
 
+def nll_loss(logp, target, weight=None, ignore=None, reduction="mean"):
+    """ONNX's NegativeLogLikelihoodLoss over (N, C, d...) and (N, d...)."""
+    c = logp.shape[1]
+    w = np.ones(c, np.float64) if weight is None else weight.astype(np.float64)
+    valid = np.ones(target.shape, bool) if ignore is None else target != ignore
+    t = np.where(valid, target, 0)
+    picked = np.take_along_axis(logp.astype(np.float64), t[:, None], 1)[:, 0]
+    tw = np.where(valid, w[t], 0)
+    loss = -picked * tw
+    if reduction == "none":
+        return loss.astype(np.float32)
+    if reduction == "sum":
+        return np.float32(loss.sum())
+    return np.float32(loss.sum() / tw.sum())
+
+
 erf = np.vectorize(math.erf, otypes=[np.float32])
 
 # ---- cases ------------------------------------------------------------------
@@ -147,12 +163,59 @@ def _():
                                  pool(x, (2, 2), (2, 2), (1, 1, 0, 0), "avg", include_pad=True)]
 
 
+@case("gather-elements")
+def _():
+    x = rand(3, 5, 4)
+    i = rng.integers(-5, 5, (3, 2, 4)).astype(np.int64)
+    j = rng.integers(0, 4, (2, 5, 3)).astype(np.int32)
+    nodes = [node("GatherElements", ["x", "i"], ["a"], axis=1), node("GatherElements", ["x", "j"], ["b"], axis=-1)]
+    return nodes, {"x": x, "i": i}, [init("j", j)], [
+        np.take_along_axis(x, np.where(i < 0, i + 5, i), 1), np.take_along_axis(x[:2], j, -1)]
+
+
+@case("gather-nd", opset=12)
+def _():
+    x = rand(3, 4, 5)
+    i = np.array([[[2, 1], [0, -1]], [[1, 3], [-3, 0]]], np.int64)
+    j = np.array([[1], [3], [0]], np.int64)
+    nodes = [node("GatherND", ["x", "i"], ["a"]), node("GatherND", ["x", "j"], ["b"], batch_dims=1)]
+    return nodes, {"x": x, "i": i}, [init("j", j)], [
+        x[i[..., 0], i[..., 1]], x[np.arange(3), j[:, 0]]]
+
+
 @case("global-pools-flatten")
 def _():
     x = rand(2, 3, 4, 5)
     nodes = [node("GlobalAveragePool", ["x"], ["a"]), node("Flatten", ["a"], ["y"]),
              node("GlobalMaxPool", ["x"], ["m"]), node("Flatten", ["x"], ["f"], axis=2)]
     return nodes, {"x": x}, [], [x.mean(axis=(2, 3)), x.max(axis=(2, 3), keepdims=True), x.reshape(6, 20)]
+
+
+def hardmax(x, axis):
+    return (np.arange(x.shape[axis]).reshape([-1 if d == axis % x.ndim else 1 for d in range(x.ndim)])
+            == np.expand_dims(x.argmax(axis), axis)).astype(x.dtype)
+
+
+@case("argmax-hardmax-prod")
+def _():
+    x, i = rand(3, 4, 5), rng.integers(-2, 3, (4, 6)).astype(np.int32)
+    nodes = [node("ArgMax", ["x"], ["a"], axis=1, keepdims=0), node("ArgMin", ["x"], ["b"], axis=-1),
+             node("ArgMax", ["i"], ["c"], axis=1, select_last_index=1), node("ArgMin", ["i"], ["d"]),
+             node("Hardmax", ["x"], ["h"]), node("Hardmax", ["x"], ["h0"], axis=0),
+             node("ReduceProd", ["x"], ["p"], axes=[0, 2], keepdims=0)]
+    last = i.shape[1] - 1 - i[:, ::-1].argmax(1, keepdims=True)
+    return nodes, {"x": x, "i": i}, [], [
+        x.argmax(1), x.argmin(-1, keepdims=True), last.astype(np.int64), i.argmin(0, keepdims=True),
+        hardmax(x, -1), hardmax(x, 0), x.astype(np.float64).prod((0, 2)).astype(np.float32)]
+
+
+@case("hardmax-opset11", opset=11)
+def _():
+    x = rand(2, 3, 4)
+    nodes = [node("Hardmax", ["x"], ["h"]), node("Hardmax", ["x"], ["l"], axis=-1),
+             node("ArgMax", ["x"], ["a"])]
+    return nodes, {"x": x}, [], [hardmax(x.reshape(2, 12), 1).reshape(2, 3, 4), hardmax(x, -1),
+                                 x.argmax(0, keepdims=True)]
 
 
 @case("batchnorm")
@@ -259,6 +322,17 @@ def _():
         x[idx], x]
 
 
+@case("trilu", opset=14)
+def _():
+    x, i = rand(2, 3, 5), rng.integers(-9, 9, (4, 4)).astype(np.int64)
+    k = np.array(1, np.int64)  # given at run time
+    nodes = [node("Trilu", ["x", "km1"], ["u"]), node("Trilu", ["x", "k2"], ["l"], upper=0),
+             node("Trilu", ["i"], ["iu"]), node("Trilu", ["x", "k"], ["ku"]), node("Trilu", ["i", "k"], ["kl"], upper=0)]
+    inits = [init("km1", np.array(-1, np.int64)), init("k2", np.array(2, np.int64))]
+    return nodes, {"x": x, "i": i, "k": k}, inits, [np.triu(x, -1), np.tril(x, 2), np.triu(i), np.triu(x, 1),
+                                                     np.tril(i, 1)]
+
+
 @case("unsqueeze-opset11", opset=11)
 def _():
     x = rand(3, 2)
@@ -299,6 +373,80 @@ def _():
         1 / y, x > y, x.sum(1), x.max(0, keepdims=True)]
 
 
+@case("nllloss")
+def _():
+    x = np.log(softmax(rand(2, 3, 4), 1)).astype(np.float32)
+    t = np.array([[0, 1, 2, 1], [2, 2, 0, 1]], np.int64)
+    w = np.array([0.5, 1.5, 2.0], np.float32)
+    nodes = [node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["a"], ignore_index=1),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["b"], reduction="none"),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["c"], reduction="sum", ignore_index=2),
+             node("NegativeLogLikelihoodLoss", ["x", "t"], ["d"], ignore_index=0)]
+    return nodes, {"x": x, "t": t}, [init("w", w)], [
+        nll_loss(x, t, w, 1), nll_loss(x, t, reduction="none"), nll_loss(x, t, ignore=2, reduction="sum"),
+        nll_loss(x, t, ignore=0)]
+
+
+@case("softmax-cross-entropy", opset=12)
+def _():
+    x, t = rand(3, 5), np.array([4, 0, 2], np.int32)
+    w = np.abs(rand(5)) + np.float32(0.1)
+    logp = np.log(softmax(x.astype(np.float64), 1))
+    nodes = [node("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["a", "lp"]),
+             node("SoftmaxCrossEntropyLoss", ["x", "t"], ["b"], reduction="none", ignore_index=0)]
+    return nodes, {"x": x, "t": t}, [init("w", w)], [
+        nll_loss(logp, t, w), logp.astype(np.float32), nll_loss(logp, t, ignore=0, reduction="none")]
+
+
+@case("pad", opset=11)
+def _():
+    x, v = rand(2, 3, 4), np.float32(1.5)
+    nodes = [node("Pad", ["x", "p1", "v"], ["c"]), node("Pad", ["x", "p2"], ["e"], mode="edge"),
+             node("Pad", ["x", "p2"], ["r"], mode="reflect"), node("Pad", ["x", "p1"], ["z"])]
+    p1, p2 = [0, 1, 2, 1, 0, 3], [1, 2, 0, 0, 1, 3]
+    w1, w2 = list(zip(p1[:3], p1[3:])), list(zip(p2[:3], p2[3:]))
+    inits = [init("p1", np.array(p1, np.int64)), init("p2", np.array(p2, np.int64))]
+    return nodes, {"x": x, "v": v}, inits, [
+        np.pad(x, w1, constant_values=1.5), np.pad(x, w2, mode="edge"), np.pad(x, w2, mode="reflect"),
+        np.pad(x, w1)]
+
+
+@case("reduce-composites")
+def _():
+    x, p = rand(3, 4, 5), np.abs(rand(3, 4, 5)) + np.float32(0.1)
+    xd = x.astype(np.float64)
+    m = xd.max(axis=(0, 2), keepdims=True)
+    lse = np.log(np.exp(xd - m).sum(axis=(0, 2), keepdims=True)) + m
+    nodes = [node("ReduceL1", ["x"], ["l1"], axes=[1]), node("ReduceL2", ["x"], ["l2"], axes=[-1], keepdims=0),
+             node("ReduceSumSquare", ["x"], ["ss"]), node("ReduceLogSum", ["p"], ["ls"], axes=[0, 1]),
+             node("ReduceLogSumExp", ["x"], ["a"], axes=[0, 2]),
+             node("ReduceLogSumExp", ["x"], ["b"], axes=[2, 0], keepdims=0)]
+    return nodes, {"x": x, "p": p}, [], [
+        np.abs(x).sum(1, keepdims=True), np.sqrt((xd * xd).sum(-1)).astype(np.float32),
+        (xd * xd).sum(keepdims=True).astype(np.float32), np.log(p.astype(np.float64).sum((0, 1), keepdims=True)).astype(np.float32),
+        lse.astype(np.float32), lse.reshape(4).astype(np.float32)]
+
+
+@case("normalizations", opset=17)
+def _():
+    x, g, b = rand(2, 3, 4), rand(3, 4), rand(4)
+    xd = x.astype(np.float64)
+    m = xd.mean((1, 2), keepdims=True)
+    inv = 1 / np.sqrt(((xd - m) ** 2).mean((1, 2), keepdims=True) + 1e-3)
+    mv = xd.mean((0, 2), keepdims=True)
+    mvn = (xd - mv) / (np.sqrt(((xd - mv) ** 2).mean((0, 2), keepdims=True)) + 1e-9)
+    nodes = [node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "invstd"], axis=1, epsilon=1e-3),
+             node("LayerNormalization", ["x", "b"], ["z", "", "inv2"]),
+             node("MeanVarianceNormalization", ["x"], ["mvn"], axes=[0, 2]),
+             node("LpNormalization", ["x"], ["l1"], axis=1, p=1), node("LpNormalization", ["x"], ["l2"])]
+    m2 = xd.mean(-1, keepdims=True)
+    inv2 = 1 / np.sqrt(((xd - m2) ** 2).mean(-1, keepdims=True) + 1e-5)
+    f = lambda v: v.astype(np.float32)
+    return nodes, {"x": x}, [init("g", g), init("b", b)], [
+        f((xd - m) * inv * g + b), f(m), f(inv), f((xd - m2) * inv2 * b), f(inv2), f(mvn),
+        f(xd / np.abs(xd).sum(1, keepdims=True)), f(xd / np.sqrt((xd * xd).sum(-1, keepdims=True)))]
+
+
 @case("tied-weights")
 def _():
     # One initializer used twice, once through an Identity: one table entry.
@@ -306,6 +454,17 @@ def _():
     nodes = [node("Identity", ["w"], ["w2"]), node("MatMul", ["x", "w"], ["a"]),
              node("MatMul", ["a", "w2"], ["y"])]
     return nodes, {"x": x}, [init("w", w)], [(x @ w) @ w]
+
+
+@case("cumsum")
+def _():
+    x, i = rand(3, 4), rng.integers(-9, 9, (2, 5)).astype(np.int64)
+    nodes = [node("CumSum", ["x", "one"], ["a"]), node("CumSum", ["x", "zero"], ["b"], exclusive=1),
+             node("CumSum", ["x", "one"], ["c"], reverse=1), node("CumSum", ["i", "m1"], ["d"], reverse=1, exclusive=1)]
+    inits = [init("one", np.array(1, np.int32)), init("zero", np.array([0], np.int64)), init("m1", np.array(-1, np.int64))]
+    excl = lambda v, ax: np.cumsum(v, ax) - v
+    rev = lambda v, ax: np.flip(np.cumsum(np.flip(v, ax), ax), ax)
+    return nodes, {"x": x, "i": i}, inits, [np.cumsum(x, 1), excl(x, 0), rev(x, 1), rev(i, 1) - i]
 
 
 @case("dynamic-batch")
@@ -507,7 +666,7 @@ def _():
 def build(name):
     fn, opset = CASES[name]
     nodes, inputs, inits, expected = fn()
-    outs = [o for n in nodes for o in n.output]
+    outs = [o for n in nodes for o in n.output if o]
     # Outputs are the values no node reads.
     read = {i for n in nodes for i in n.input}
     out_names = [o for o in outs if o not in read]
@@ -607,6 +766,21 @@ def write_bad(outdir):
     ys = helper.make_tensor_value_info("y", TensorProto.STRING, [2, 3])
     g = helper.make_graph([node("Cast", ["x"], ["y"], to=TensorProto.STRING)], "cast", [xt], [ys])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "cast-string.onnx"))
+    # Reductions, losses and Trilu hx cannot express: a class count only the
+    # run knows, a Trilu of dims only the run knows, p=3, cropping pads, an
+    # integer ReduceL2.
+    def one(name, n, ins, out_shape, out_type=F32, inits=()):
+        g = helper.make_graph([n], name, ins, [helper.make_tensor_value_info(n.output[0], out_type, out_shape)],
+                              initializer=list(inits))
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), os.path.join(outdir, name + ".onnx"))
+    one("nll-dynamic-classes", node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"]),
+        [helper.make_tensor_value_info("x", F32, [2, "classes"]), helper.make_tensor_value_info("t", TensorProto.INT64, [2])], [])
+    one("trilu-dynamic-dims", node("Trilu", ["x"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 3])], ["n", 3])
+    one("lpnorm-p3", node("LpNormalization", ["x"], ["y"], p=3), [helper.make_tensor_value_info("x", F32, [3, 3])], [3, 3])
+    one("pad-negative", node("Pad", ["x", "pads"], ["y"]), [helper.make_tensor_value_info("x", F32, [3, 3])], [2, 4],
+        inits=[init("pads", np.array([0, 1, -1, 0], np.int64))])
+    one("reducel2-int", node("ReduceL2", ["x"], ["y"], axes=[1]), [helper.make_tensor_value_info("x", TensorProto.INT32, [3, 3])],
+        [3, 1], TensorProto.INT32)
     # Valid ONNX that hx's operators reject: a float64 convolution.
     xf = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3, 5, 5])
     yf = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 4, 3, 3])

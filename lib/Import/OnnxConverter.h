@@ -10,8 +10,9 @@
 // and is registered, as ONNX Runtime registers its kernels, for an op type
 // and a range of opsets (those of the model's default domain, both ends
 // included), in its family's file (OnnxElementwise.cpp, OnnxNn.cpp,
-// OnnxConvPool.cpp, OnnxReduce.cpp, OnnxTransform.cpp; the op types hx
-// imports only folded in OnnxFold.cpp):
+// OnnxConvPool.cpp, OnnxReduce.cpp, OnnxTransform.cpp, and OnnxLoss.cpp for
+// the losses hx imports as compositions; the op types hx imports only folded
+// in OnnxFold.cpp):
 //
 //   t.add("Softmax", {11, 12}, softmaxFlattened); // the input read as 2-D
 //   t.add("Softmax", {13, 17}, softmax);
@@ -84,6 +85,8 @@ void addTransformConverters(ConverterTable &t);
 void addRecurrentConverters(ConverterTable &t);
 void addIndexingConverters(ConverterTable &t);
 void addNormalizationConverters(ConverterTable &t);
+/// The losses, compositions of hx operators (hx has no loss family).
+void addLossConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.
 void addFoldedOnlyConverters(ConverterTable &t);
 

@@ -17,8 +17,9 @@
 // OnnxAttributes.cpp a node's attributes; OnnxNode.cpp is what a converter
 // sees of its node; OnnxConverter.h is the table of converters by op type
 // and opset, filled by one file per family (OnnxElementwise.cpp, OnnxNn.cpp,
-// OnnxConvPool.cpp, OnnxReduce.cpp, OnnxTransform.cpp); OnnxFold.cpp folds
-// the shape computations; OnnxFiles.cpp reads model files for the tools.
+// OnnxConvPool.cpp, OnnxReduce.cpp, OnnxTransform.cpp, OnnxLoss.cpp);
+// OnnxFold.cpp folds the shape computations; OnnxFiles.cpp reads model files
+// for the tools.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_LIB_IMPORT_ONNXIMPORTER_H

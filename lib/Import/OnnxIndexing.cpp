@@ -10,8 +10,6 @@
 //  - OneHot: `equal` of the (wrapped) indices against a constant range
 //    along the new axis, then `where` between the off and on values;
 //  - EyeLike: a constant, the input's shape being static;
-//  - GatherND (batch_dims 0): the index tuples folded into row numbers of
-//    the data flattened over the indexed dims, then `take`;
 //  - TopK with k known at import time: hx's topk;
 //  - Einsum of one or two operands: a broadcast product over every label,
 //    summed over those the output drops.
@@ -151,36 +149,6 @@ Error eyeLike(NodeCtx &ctx) {
     if (i + k >= 0 && i + k < d[1])
       eye.setDouble(i * d[1] + i + k, 1);
   ctx.setConstant(0, std::move(eye));
-  return Error::success();
-}
-
-Error gatherND(NodeCtx &ctx) {
-  TRY(data, ctx.required(0));
-  TRY(idx, ctx.required(1));
-  if (ctx.getInt("batch_dims", 0) != 0)
-    return ctx.error("batch_dims other than 0 is not supported");
-  TRY(d, staticDims(ctx, *data, -1, "the data"));
-  TRY(id, staticDims(ctx, *idx, -1, "the indices"));
-  if (id.empty() || id.back() < 1 || id.back() > int64_t(d.size()))
-    return ctx.error("the indices' last dim must be between 1 and the data's rank");
-  int64_t m = id.back();
-  // Row numbers of the data flattened over its first m dims.
-  std::vector<int64_t> dims(d.begin(), d.begin() + m), strides(static_cast<size_t>(m), 1);
-  for (int64_t k = m - 1; k > 0; --k)
-    strides[size_t(k - 1)] = strides[size_t(k)] * d[size_t(k)];
-  ExprRef i = ctx.use(*idx);
-  if (idx->dtype != DType::Int64)
-    i = ctx.call("cast", {i}, {{"dtype", attrs::str("int64")}});
-  ExprRef dimsT = ctx.constant(intTensor(dims, DType::Int64, Dims{m}));
-  i = ctx.call("where", {ctx.call("less", {i, ctx.scalar(DType::Int64, 0)}),
-                         ctx.call("add", {i, dimsT}), i});
-  ExprRef rows = ctx.call(
-      "sum", {ctx.call("multiply", {i, ctx.constant(intTensor(strides, DType::Int64, Dims{m}))})},
-      {{"axis", attrs::ints({int64_t(id.size()) - 1})}});
-  std::vector<int64_t> flat = {-1};
-  flat.insert(flat.end(), d.begin() + m, d.end());
-  ctx.setOutput(0, ctx.call("take", {reshape(ctx, ctx.use(*data), flat), rows},
-                            {{"axis", attrs::integer(0)}, {"mode", attrs::str("clip")}}));
   return Error::success();
 }
 
@@ -346,13 +314,11 @@ void onnximport::addIndexingConverters(ConverterTable &t) {
   t.add("Einsum", {12, 21}, einsum);
   // TopK: k an input from opset 10, largest and sorted from 11.
   t.add("TopK", {11, 21}, topK);
-  // DepthToSpace's mode came at opset 11; Tile, OneHot, EyeLike and
-  // GatherND changed only in the dtypes they take (GatherND's batch_dims at
-  // 12 defaults to the opset-11 meaning).
+  // DepthToSpace's mode came at opset 11; Tile, OneHot and EyeLike changed
+  // only in the dtypes they take.
   t.add("DepthToSpace", {11, 21}, depthSpace<true>);
   t.add("SpaceToDepth", {11, 21}, depthSpace<false>);
   t.add("Tile", {11, 21}, tile);
   t.add("OneHot", {11, 21}, oneHot);
   t.add("EyeLike", {11, 21}, eyeLike);
-  t.add("GatherND", {11, 21}, gatherND);
 }

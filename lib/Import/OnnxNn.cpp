@@ -2,8 +2,12 @@
 //
 // Gemm and MatMul (nn.dense, its weight transposed at import time when it is
 // a constant; nn.batch_matmul for batches), BatchNormalization at inference,
-// Softmax and LogSoftmax (before opset 13 the input is read as 2-D around
-// the axis), LayerNormalization over the last axis.
+// Softmax, LogSoftmax and Hardmax (before opset 13 the input is read as 2-D
+// around the axis; Hardmax is a one-hot of argmax, an equal against a
+// constant index range, cast), LayerNormalization (nn.layer_norm over the
+// last axis; over more axes, or with its Mean and InvStdDev outputs, a
+// composition of mean, subtract, multiply and rsqrt), MeanVarianceNormalization
+// and LpNormalization (compositions of mean or sum and elementwise operators).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -162,31 +166,168 @@ template <OpName Op> Error softmaxFlattened(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Hardmax over `axis` of `x` (rank r, that dim static): 1 where
+/// argmax(x) along it (the first maximum), else 0.
+Expected<ExprRef> hardmaxAlong(NodeCtx &ctx, ExprRef x, DType dtype, ArrayRef<int64_t> dims,
+                               int64_t axis) {
+  int64_t n = dims[axis];
+  if (n < 0)
+    return ctx.error("the dim Hardmax runs along must be static");
+  Dims shape(dims.size(), 1);
+  shape[axis] = n;
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    ids[size_t(i)] = i;
+  ExprRef idx =
+      ctx.call("argmax", {x}, {{"axis", attrs::ints({axis})}, {"keepdims", attrs::boolean(true)}});
+  ExprRef hot = ctx.call("equal", {idx, ctx.constant(intTensor(ids, DType::Int32, shape))});
+  return ctx.call("cast", {hot}, {{"dtype", attrs::str(dtypeName(dtype))}});
+}
+
+/// Hardmax-13: along one axis, the last by default.
+Error hardmax(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", -1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", -1)) + " is out of range for rank " +
+                     Twine(r));
+  TRY(y, hardmaxAlong(ctx, ctx.use(*x), x->dtype, *x->dims, axis));
+  ctx.setOutput(0, y);
+  return Error::success();
+}
+
+/// Hardmax-11: the input read as 2-D around `axis` (1 by default), as
+/// Softmax-11 reads it.
+Error hardmaxFlattened(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 1)) + " is out of range for rank " +
+                     Twine(r));
+  if (!x->isStatic())
+    return ctx.error("Hardmax before opset 13 needs a static shape");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < r; ++i)
+    (i < axis ? outer : inner) *= (*x->dims)[i];
+  ExprRef flat = ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints({outer, inner})}});
+  TRY(y, hardmaxAlong(ctx, flat, x->dtype, {outer, inner}, 1));
+  ctx.setOutput(0, ctx.call("reshape", {y}, {{"newshape", attrs::ints(*x->dims)}}));
+  return Error::success();
+}
+
+/// The node asks for output i.
+bool wantsOutput(const NodeCtx &ctx, int i) {
+  return ctx.node.output_size() > i && !ctx.node.output(i).empty();
+}
+
+/// LayerNormalization over the axes from `axis` on: nn.layer_norm for the
+/// last axis alone, else (or when the Mean and InvStdDev outputs are asked
+/// for) mean, subtract, multiply and rsqrt over the axes, their dims kept.
+/// stash_type 1 (the default) computes a float16 input in float32.
 Error layerNorm(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   TRY(scale, ctx.required(1));
   if (Error e = needRank(ctx, *x, "the input"))
     return e;
-  int64_t axis = normAxis(ctx.getInt("axis", -1), rankOf(*x));
-  if (axis != rankOf(*x) - 1)
-    return ctx.error("normalizing over more than the last axis is not supported");
-  if (ctx.node.output_size() > 1)
-    for (int i = 1; i < ctx.node.output_size(); ++i)
-      if (!ctx.node.output(i).empty())
-        return ctx.error("the Mean and InvStdDev outputs are not supported");
-  if (!scale->dims)
-    return ctx.error("the scale has no known shape");
-  ExprRef beta;
-  if (ctx.input(2)) {
-    beta = ctx.use(2);
-  } else {
-    if (elementCount(*scale->dims) < 0)
-      return ctx.error("the scale's shape must be static and not too large");
-    beta = ctx.constant(HostTensor(scale->dtype, *scale->dims));
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", -1), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", -1)) + " is out of range for rank " +
+                     Twine(r));
+  if (!isFloat(x->dtype))
+    return ctx.error("the input must be a float tensor, not " + dtypeName(x->dtype));
+  float eps = ctx.getFloat("epsilon", 1e-5f);
+  bool stats = wantsOutput(ctx, 1) || wantsOutput(ctx, 2);
+  if (axis == r - 1 && !stats) {
+    if (!scale->dims)
+      return ctx.error("the scale has no known shape");
+    ExprRef beta;
+    if (ctx.input(2)) {
+      beta = ctx.use(2);
+    } else {
+      if (elementCount(*scale->dims) < 0)
+        return ctx.error("the scale's shape must be static and not too large");
+      beta = ctx.constant(HostTensor(scale->dtype, *scale->dims));
+    }
+    ctx.setOutput(0, ctx.call("nn.layer_norm", {ctx.use(*x), ctx.use(*scale), beta},
+                              {{"axis", attrs::integer(axis)}, {"epsilon", attrs::real(eps)}}));
+    return Error::success();
   }
-  ctx.setOutput(0, ctx.call("nn.layer_norm", {ctx.use(*x), ctx.use(*scale), beta},
-                            {{"axis", attrs::integer(axis)},
-                             {"epsilon", attrs::real(ctx.getFloat("epsilon", 1e-5f))}}));
+  int64_t stash = ctx.getInt("stash_type", 1);
+  if (stash != 1 && stash != 0)
+    return ctx.error("stash_type " + Twine(stash) + " is not supported (1, float32, is)");
+  DType t = stash == 1 ? DType::Float32 : x->dtype;
+  auto asT = [&](ExprRef e, DType from) {
+    return from == t ? e : ctx.call("cast", {e}, {{"dtype", attrs::str(dtypeName(t))}});
+  };
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < r; ++a)
+    axes.push_back(a);
+  Attrs over{{"axis", attrs::ints(axes)}, {"keepdims", attrs::boolean(true)}};
+  ExprRef in = asT(ctx.use(*x), x->dtype);
+  ExprRef mean = ctx.call("mean", {in}, over);
+  ExprRef d = ctx.call("subtract", {in, mean});
+  ExprRef var = ctx.call("mean", {ctx.call("multiply", {d, d})}, over);
+  ExprRef inv = ctx.call("rsqrt", {ctx.call("add", {var, ctx.scalar(t, eps)})});
+  ExprRef y =
+      ctx.call("multiply", {ctx.call("multiply", {d, inv}), asT(ctx.use(*scale), scale->dtype)});
+  if (OnnxValue *b = ctx.input(2))
+    y = ctx.call("add", {y, asT(ctx.use(*b), b->dtype)});
+  if (t != x->dtype)
+    y = ctx.call("cast", {y}, {{"dtype", attrs::str(dtypeName(x->dtype))}});
+  ctx.setOutput(0, y);
+  if (wantsOutput(ctx, 1))
+    ctx.setOutput(1, mean);
+  if (wantsOutput(ctx, 2))
+    ctx.setOutput(2, inv);
+  return Error::success();
+}
+
+/// MeanVarianceNormalization: (x - mean) / (sqrt(variance) + 1e-9) over
+/// `axes` (0, 2, 3 by default), the variance mean((x - mean)^2).
+Error meanVarianceNorm(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  if (!isFloat(x->dtype))
+    return ctx.error("the input must be a float tensor, not " + dtypeName(x->dtype));
+  std::vector<int64_t> axes = ctx.getInts("axes").value_or(std::vector<int64_t>{0, 2, 3});
+  for (int64_t &a : axes) {
+    int64_t n = normAxis(a, rankOf(*x));
+    if (n < 0 || n >= rankOf(*x))
+      return ctx.error("axis " + Twine(a) + " is out of range for rank " + Twine(rankOf(*x)));
+    a = n;
+  }
+  Attrs over{{"axis", attrs::ints(axes)}, {"keepdims", attrs::boolean(true)}};
+  ExprRef in = ctx.use(*x);
+  ExprRef d = ctx.call("subtract", {in, ctx.call("mean", {in}, over)});
+  ExprRef sd = ctx.call("sqrt", {ctx.call("mean", {ctx.call("multiply", {d, d})}, over)});
+  ctx.setOutput(0, ctx.call("divide", {d, ctx.call("add", {sd, ctx.scalar(x->dtype, 1e-9)})}));
+  return Error::success();
+}
+
+/// LpNormalization: x divided by its L1 (p=1) or L2 (p=2) norm along `axis`.
+Error lpNormalization(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  if (!isFloat(x->dtype))
+    return ctx.error("the input must be a float tensor, not " + dtypeName(x->dtype));
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", -1), r), p = ctx.getInt("p", 2);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", -1)) + " is out of range for rank " +
+                     Twine(r));
+  if (p != 1 && p != 2)
+    return ctx.error("p=" + Twine(p) + " is not supported (1 and 2 are)");
+  Attrs over{{"axis", attrs::ints({axis})}, {"keepdims", attrs::boolean(true)}};
+  ExprRef in = ctx.use(*x);
+  ExprRef norm = p == 1
+                     ? ctx.call("sum", {ctx.call("abs", {in})}, over)
+                     : ctx.call("sqrt", {ctx.call("sum", {ctx.call("multiply", {in, in})}, over)});
+  ctx.setOutput(0, ctx.call("divide", {in, norm}));
   return Error::success();
 }
 
@@ -200,5 +341,10 @@ void onnximport::addNnConverters(ConverterTable &t) {
   t.add("Softmax", {13, 21}, softmax<"nn.softmax">);
   t.add("LogSoftmax", {11, 12}, softmaxFlattened<"nn.log_softmax">);
   t.add("LogSoftmax", {13, 21}, softmax<"nn.log_softmax">);
+  t.add("Hardmax", {11, 12}, hardmaxFlattened); // input read as 2-D
+  t.add("Hardmax", {13, 21}, hardmax);
   t.add("LayerNormalization", {17, 21}, layerNorm);
+  // Opset 13 only added bfloat16 (MeanVarianceNormalization's 9 is hx's 11).
+  t.add("MeanVarianceNormalization", {11, 21}, meanVarianceNorm);
+  t.add("LpNormalization", {11, 21}, lpNormalization);
 }

@@ -1,11 +1,15 @@
 //===- OnnxTransform.cpp - Converters of ONNX shape operators -------------===//
 //
-// Reshape (0 and -1 as hx's reshape reads them), Flatten, Transpose,
+// Reshape (0 and -1 as hx's reshape reads them; the output's shape from the
+// folded one where ONNX's shape inference gave none), Flatten, Transpose,
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
-// (take(mode="wrap")) and Expand (an add of zeros: hx broadcasts as Expand
-// does). Shapes, axes and sizes are attributes in hx, so the inputs that
-// hold them must be known at import time (folded, OnnxFold.cpp).
+// (take(mode="wrap")), GatherElements (gather), GatherND (gather_nd, the
+// indices' last dim moved first), Expand (an add of zeros: hx broadcasts as
+// Expand does), Pad (nn.pad) and Trilu (a where with a mask over the last
+// two dims: a constant, or computed when k is a run-time input). Shapes,
+// axes and sizes are attributes in hx, so the inputs that hold them must be
+// known at import time (folded, OnnxFold.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -24,6 +28,31 @@ Error reshape(NodeCtx &ctx) {
   if (allowZero && llvm::is_contained(*shape, 0))
     return ctx.error("allowzero=1 with a 0 in the shape is not supported");
   ctx.setOutput(0, ctx.call("reshape", {ctx.use(0)}, {{"newshape", attrs::ints(*shape)}}));
+  // ONNX's shape inference leaves the output unshaped when the shape was a
+  // computed value (Shape of the input, say) that hx folded: give it the
+  // folded shape, so that later converters know its rank.
+  OnnxValue *out = ctx.imp.lookup(ctx.node.output(0));
+  const OnnxValue *x = ctx.input(0);
+  if (out && !out->dims && x && x->isStatic()) {
+    Dims d(shape->begin(), shape->end());
+    int64_t known = 1, total = 1, infer = -1;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (d[i] == 0 && i < x->dims->size())
+        d[i] = (*x->dims)[i];
+      if (d[i] == -1 && infer < 0)
+        infer = int64_t(i);
+      else if (d[i] >= 0)
+        known *= d[i];
+      else
+        return Error::success(); // hx's reshape rejects it
+    }
+    for (int64_t v : *x->dims)
+      total *= v;
+    if (infer >= 0 && known > 0 && total % known == 0)
+      d[size_t(infer)] = total / known;
+    if (llvm::all_of(d, [](int64_t v) { return v >= 0; }))
+      out->dims = d;
+  }
   return Error::success();
 }
 
@@ -207,6 +236,40 @@ Error gather(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// GatherElements: hx's gather (negative indices count from the end).
+Error gatherElements(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 0), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  ctx.setOutput(0, ctx.call("gather", {ctx.use(*x), ctx.use(1)}, {{"axis", attrs::integer(axis)}}));
+  return Error::success();
+}
+
+/// GatherND: hx's gather_nd, whose indices hold the tuples along their
+/// first dim where ONNX's hold them along the last (a transpose).
+Error gatherNd(NodeCtx &ctx) {
+  TRY(idx, ctx.required(1));
+  if (Error e = needRank(ctx, *idx, "the indices"))
+    return e;
+  int64_t r = rankOf(*idx);
+  if (r < 1)
+    return ctx.error("the indices must have rank 1 or more");
+  ExprRef i = ctx.use(*idx);
+  if (r > 1) {
+    std::vector<int64_t> perm{r - 1};
+    for (int64_t d = 0; d + 1 < r; ++d)
+      perm.push_back(d);
+    i = ctx.call("transpose", {i}, {{"axes", attrs::ints(perm)}});
+  }
+  ctx.setOutput(0, ctx.call("gather_nd", {ctx.use(0), i},
+                            {{"batch_dims", attrs::integer(ctx.getInt("batch_dims", 0))}}));
+  return Error::success();
+}
+
 Error expand(NodeCtx &ctx) {
   // Broadcasting against zeros of the target shape: add broadcasts exactly
   // as Expand does.
@@ -215,6 +278,103 @@ Error expand(NodeCtx &ctx) {
   if (!shape || elementCount(*shape) < 0)
     return ctx.error("the shape must be known, non-negative and not too large");
   ctx.setOutput(0, ctx.call("add", {ctx.use(*x), ctx.constant(HostTensor(x->dtype, *shape))}));
+  return Error::success();
+}
+
+/// Pad-11 and on: nn.pad, the pads (begins, then ends) known at import
+/// time and non-negative, over the dims axes names (opset 18) or all;
+/// constant_value, a scalar, may be a run-time input.
+Error pad(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x);
+  TRY(given, ctx.constInts(1));
+  if (!given)
+    return ctx.error("the pads input is required");
+  std::optional<std::vector<int64_t>> pads = given;
+  // Opset 18: the pads may cover only the dims input 3 (axes) names.
+  TRY(axes, ctx.constInts(3));
+  if (axes) {
+    if (given->size() != 2 * axes->size())
+      return ctx.error("pads must have two values per axis");
+    pads = std::vector<int64_t>(size_t(2 * r), 0);
+    for (size_t k = 0; k < axes->size(); ++k) {
+      int64_t a = normAxis((*axes)[k], r);
+      if (a < 0 || a >= r)
+        return ctx.error("axis " + Twine((*axes)[k]) + " is out of range");
+      (*pads)[size_t(a)] = (*given)[k];
+      (*pads)[size_t(a + r)] = (*given)[k + axes->size()];
+    }
+  }
+  if (int64_t(pads->size()) != 2 * r)
+    return ctx.error("pads has " + Twine(pads->size()) + " values; the input's rank " + Twine(r) +
+                     " needs " + Twine(2 * r));
+  if (llvm::any_of(*pads, [](int64_t p) { return p < 0 || p > INT32_MAX; }))
+    return ctx.error("negative pads (cropping) are not supported: " + listText(*pads));
+  std::string mode = ctx.getString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return ctx.error("mode '" + mode + "' is not one of constant, edge, reflect");
+  std::vector<AttrValue> widths;
+  for (int64_t d = 0; d < r; ++d)
+    widths.push_back(attrs::ints({(*pads)[size_t(d)], (*pads)[size_t(d + r)]}));
+  ExprRef value;
+  if (OnnxValue *v = ctx.input(2)) {
+    if (v->dtype != x->dtype)
+      return ctx.error("constant_value's dtype " + dtypeName(v->dtype) + " is not the input's");
+    value = ctx.use(*v);
+    if (rankOf(*v) != 0)
+      value = ctx.call("reshape", {value}, {{"newshape", attrs::ints({})}});
+  } else {
+    value = ctx.scalar(x->dtype, 0);
+  }
+  ctx.setOutput(0, ctx.call("nn.pad", {ctx.use(*x), value},
+                            {{"pad_width", AttrValue::ofList(std::move(widths))},
+                             {"pad_mode", attrs::str(mode)}}));
+  return Error::success();
+}
+
+/// Trilu: where(mask, x, 0) over the last two dims (which must be static).
+/// With k known at import time the mask is a constant; with k given at run
+/// time it is computed from a constant of j - i: less(j - i, k) marks what
+/// the upper triangle drops, greater(j - i, k) what the lower one drops.
+Error trilu(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  int64_t r = rankOf(*x);
+  if (r < 2)
+    return ctx.error("the input must have rank 2 or more, not " + Twine(r));
+  int64_t rows = (*x->dims)[r - 2], cols = (*x->dims)[r - 1];
+  if (rows < 0 || cols < 0 || elementCount({rows, cols}) < 0)
+    return ctx.error("the last two dims must be static and not too large");
+  bool upper = ctx.getInt("upper", 1);
+  ExprRef zero = ctx.scalar(x->dtype, 0);
+  if (OnnxValue *kv = ctx.input(1); kv && !kv->constant) {
+    if (kv->dtype != DType::Int64 || (kv->dims && elementCount(*kv->dims) != 1))
+      return ctx.error("k must be one int64");
+    HostTensor diff(DType::Int64, {rows, cols});
+    auto *d = diff.as<int64_t>();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        d[i * cols + j] = j - i;
+    ExprRef k = ctx.use(*kv);
+    if (rankOf(*kv) != 0)
+      k = ctx.call("reshape", {k}, {{"newshape", attrs::ints({})}});
+    ExprRef drop = ctx.call(upper ? "less" : "greater", {ctx.constant(std::move(diff)), k});
+    ctx.setOutput(0, ctx.call("where", {drop, zero, ctx.use(*x)}));
+    return Error::success();
+  }
+  TRY(k, ctx.constInts(1));
+  if (k && k->size() != 1)
+    return ctx.error("k must be one integer");
+  int64_t diag = k ? k->front() : 0;
+  HostTensor mask(DType::Bool, {rows, cols});
+  auto *m = mask.as<bool>();
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      m[i * cols + j] = upper ? j - i >= diag : j - i <= diag;
+  ctx.setOutput(0, ctx.call("where", {ctx.constant(std::move(mask)), ctx.use(*x), zero}));
   return Error::success();
 }
 
@@ -234,5 +394,11 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("Split", {18, 21}, splitNumOutputs); // or the attribute `num_outputs`
   t.add("Slice", {11, 21}, slice);
   t.add("Gather", {11, 21}, gather);
+  t.add("GatherElements", {11, 21}, gatherElements);
+  // Opset 12 added batch_dims (0 before: one converter); 13 bfloat16.
+  t.add("GatherND", {11, 21}, gatherNd);
   t.add("Expand", {11, 21}, expand);
+  t.add("Trilu", {14, 21}, trilu);
+  // Opset 11 made pads and constant_value inputs; 13 added bfloat16; 18 axes.
+  t.add("Pad", {11, 21}, pad); // 18: axes; 19: mode wrap (refused)
 }

@@ -12,6 +12,10 @@
 //   stack                           the same, each field's block below `axis`
 //   split                           the reverse of concatenate
 //   take                            a row copy per index
+//   gather                          an odometer over the result, the index
+//                                   read at the same point (negative from
+//                                   the end, then clamped)
+//   gather_nd                       per index tuple, a slice copy
 //   nn.pad                          an odometer over the result with a
 //                                   source index per dim (or the pad value)
 //   layout_transform                an odometer over the result, each primal
@@ -489,6 +493,93 @@ static Expected<OpResults> takeOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+static Expected<OpResults> gatherOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &indices = ctx.arg(1);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  if (indices.rank() != data.rank())
+    return ctx.error("the indices must have the data's rank");
+  for (size_t d = 0; d < data.rank(); ++d)
+    if (d != *axis && indices.shape()[d] > data.shape()[d])
+      return ctx.error("dim " + Twine(d) + " of the indices exceeds the data's");
+  Expected<HostTensor> out = ctx.makeResult(0, indices.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  int64_t total = out->numElements(), n = data.shape()[*axis];
+  if (total == 0)
+    return single(std::move(*out));
+  if (n == 0)
+    return ctx.error("cannot gather from an axis of size 0");
+  Shape strides = stridesOf(data.shape());
+  size_t eb = dtypeBytes(data.dtype()), rank = data.rank();
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(data.data());
+  Shape idx(rank, 0);
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t i = getInt64(indices, o);
+    i = std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n - 1);
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += (d == *axis ? i : idx[d]) * strides[d];
+    std::memcpy(dst + size_t(o) * eb, src + size_t(from) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < indices.shape()[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> gatherNdOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &indices = ctx.arg(1);
+  int64_t b = ctx.getInt("batch_dims");
+  if (indices.rank() < 1 || b < 0 || size_t(b) + 1 > indices.rank() || size_t(b) > data.rank())
+    return ctx.error("the indices' rank must exceed batch_dims");
+  int64_t m = indices.shape()[0];
+  if (m < 1 || size_t(b + m) > data.rank())
+    return ctx.error("dim 0 of the indices is out of range");
+  for (int64_t d = 0; d < b; ++d)
+    if (indices.shape()[size_t(1 + d)] != data.shape()[size_t(d)])
+      return ctx.error("batch dim " + Twine(d) + " of the indices is not the data's");
+  Shape outShape(indices.shape().begin() + 1, indices.shape().end());
+  outShape.append(data.shape().begin() + b + m, data.shape().end());
+  Expected<HostTensor> out = ctx.makeResult(0, outShape, data.dtype());
+  if (!out)
+    return out.takeError();
+  // Per tuple: its batch (the first b of its coordinates), then m indices.
+  int64_t tuples = indices.numElements() / m, batch = 1, slice = 1;
+  for (int64_t d = 0; d < b; ++d)
+    batch *= data.shape()[d];
+  for (size_t d = size_t(b + m); d < data.rank(); ++d)
+    slice *= data.shape()[d];
+  if (out->numElements() == 0)
+    return single(std::move(*out));
+  for (int64_t d = b; d < b + m; ++d)
+    if (data.shape()[d] == 0)
+      return ctx.error("cannot gather from a dim of size 0");
+  Shape strides = stridesOf(data.shape());
+  size_t eb = dtypeBytes(data.dtype());
+  auto *dst = static_cast<uint8_t *>(out->data());
+  const auto *src = static_cast<const uint8_t *>(data.data());
+  int64_t perBatch = batch ? tuples / batch : 0;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t from = perBatch ? (t / perBatch) * (b ? strides[size_t(b - 1)] : 0) : 0;
+    for (int64_t k = 0; k < m; ++k) {
+      int64_t n = data.shape()[size_t(b + k)], i = getInt64(indices, k * tuples + t);
+      i = std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n - 1);
+      from += i * strides[size_t(b + k)];
+    }
+    std::memcpy(dst + size_t(t * slice) * eb, src + size_t(from) * eb, size_t(slice) * eb);
+  }
+  return single(std::move(*out));
+}
+
 OpImplFn findTransformOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("reshape", reshapeOp)
@@ -500,6 +591,8 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("stack", stackOp)
       .Case("split", splitOp)
       .Case("take", takeOp)
+      .Case("gather", gatherOp)
+      .Case("gather_nd", gatherNdOp)
       .Case("nn.pad", padOp)
       .Case("layout_transform", layoutTransformOp)
       .Default(nullptr);

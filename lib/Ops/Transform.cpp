@@ -28,6 +28,14 @@
 //                                     Tensor[(3, 4)], Tensor[(2, 4)])
 //   take(Tensor[(6, 4, 5)], Tensor[(2, 3), int64], axis=1) : Tensor[(6, 2, 3, 5)]
 //     (axis=None indexes the flattened data)
+//   gather(Tensor[(6, 4, 5)], Tensor[(6, 2, 5), int64], axis=1) : Tensor[(6, 2, 5)]
+//     (TVM's GatherRel: indices of the data's rank, none of their other
+//     dims beyond the data's; out[.., j, ..] = data[.., indices[.., j, ..], ..]
+//     along axis; a negative index counts from the end, then clamps)
+//   gather_nd(Tensor[(2, 3, 4)], Tensor[(2, 5), int64]) : Tensor[(5, 4)]
+//     (TVM's GatherNDRel: indices (M, Y...) index the data's first M dims
+//     after batch_dims shared leading dims; the result is (batch dims,
+//     Y..., the data's remaining dims); negative from the end, then clamps)
 //
 // All of them accept bool, int32, int64 and float32 tensors.
 //
@@ -395,6 +403,64 @@ static TypeRef takeRel(TypeRelContext &ctx) {
   return makeTensorType(out, data->dtype);
 }
 
+static TypeRef gatherRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
+  if (!indices)
+    return nullptr;
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  if (indices->rank() != data->rank()) {
+    ctx.error("the indices (operand 1) must have the data's rank " + Twine(data->rank()) +
+                  ", got " + typeToString(indices),
+              {1});
+    return nullptr;
+  }
+  for (size_t d = 0; d < data->rank(); ++d)
+    if (d != *axis && indices->shape[d] != kDyn && data->shape[d] != kDyn &&
+        indices->shape[d] > data->shape[d]) {
+      ctx.error("dim " + Twine(d) + " of the indices (" + Twine(indices->shape[d]) +
+                    ") exceeds the data's (" + Twine(data->shape[d]) + ")",
+                {1});
+      return nullptr;
+    }
+  return makeTensorType(indices->shape, data->dtype);
+}
+
+static TypeRef gatherNdRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
+  if (!indices)
+    return nullptr;
+  int64_t b = ctx.getInt("batch_dims");
+  if (indices->rank() < 1 || b < 0 || size_t(b) + 1 > indices->rank() || size_t(b) > data->rank()) {
+    ctx.error("the indices (operand 1) must have rank above batch_dims " + Twine(b) +
+                  ", and the data rank batch_dims or more, got " + typeToString(indices),
+              {1});
+    return nullptr;
+  }
+  int64_t m = indices->shape[0];
+  if (m == kDyn || m < 1 || size_t(b + m) > data->rank()) {
+    ctx.error("dim 0 of the indices must be static, from 1 to the data's rank " +
+                  Twine(data->rank()) + " less batch_dims " + Twine(b) + ", got " +
+                  typeToString(indices),
+              {1});
+    return nullptr;
+  }
+  for (int64_t d = 0; d < b; ++d)
+    if (indices->shape[1 + d] != kDyn && data->shape[d] != kDyn &&
+        indices->shape[1 + d] != data->shape[d]) {
+      ctx.error("batch dim " + Twine(d) + " of the indices (" + Twine(indices->shape[1 + d]) +
+                    ") is not the data's (" + Twine(data->shape[d]) + ")",
+                {1});
+      return nullptr;
+    }
+  Shape out(indices->shape.begin() + 1, indices->shape.end());
+  out.append(data->shape.begin() + b + m, data->shape.end());
+  return makeTensorType(out, data->dtype);
+}
+
 static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec> attrs,
                          TypeRelationFn rel) {
   OpDef d;
@@ -415,6 +481,14 @@ void addTransformOps(std::vector<OpDef> &ops) {
       takeRel);
   take.numArgs = 2;
   ops.push_back(std::move(take));
+  OpDef gather = transformOp("gather", "Gather along an axis at indices of the data's rank",
+                             {intAttr("axis", 0)}, gatherRel);
+  gather.numArgs = 2;
+  ops.push_back(std::move(gather));
+  OpDef gatherNd = transformOp("gather_nd", "Gather elements or slices at index tuples",
+                               {intAttr("batch_dims", 0)}, gatherNdRel);
+  gatherNd.numArgs = 2;
+  ops.push_back(std::move(gatherNd));
   OpDef pad = transformOp(
       "nn.pad", "Pad each dim with a value, the edge or a reflection",
       {requiredAttr("pad_width", AttrKind::IntListList), stringAttr("pad_mode", "constant")},

@@ -269,9 +269,14 @@ static bool whereRecipe(Gen &g, const OpDef &d) {
 // Reductions
 //===----------------------------------------------------------------------===//
 
+/// sum, mean, max, min, prod; argmax and argmin (of exact operands only: an
+/// index flips on a rounding difference).
 static bool reduceRecipe(Gen &g, const OpDef &d) {
   StringRef op = d.name;
-  Val a = g.input({d.dtypes, 1, 4});
+  bool arg = op == "argmax" || op == "argmin";
+  Val a = g.input({d.dtypes, 1, 4, /*exact=*/arg});
+  if (arg && !a.exact)
+    return false;
   size_t rank = a.ty.shape.size();
   std::vector<bool> reduced(rank, false);
   std::vector<std::string> attrs;
@@ -298,6 +303,8 @@ static bool reduceRecipe(Gen &g, const OpDef &d) {
   bool keep = g.rng.chance(1, 3);
   if (keep)
     attrs.push_back("keepdims=True");
+  if (arg && g.rng.chance(1, 3))
+    attrs.push_back("select_last_index=True");
   Shape out;
   int64_t n = 1;
   for (size_t i = 0; i < rank; ++i) {
@@ -311,12 +318,46 @@ static bool reduceRecipe(Gen &g, const OpDef &d) {
   }
   if (op == "sum")
     a = g.tame(a, isFloat(a.ty.dtype) ? 8 : 1000);
+  if (op == "prod") // a product of factors in [-1, 1] stays there
+    a = g.tame(a, 1);
   g.use(a);
+  if (arg) {
+    g.emit(op, call(op, {a.ref}, attrs), {DType::Int32, out}, 0,
+           double(std::max<int64_t>(n, 1) - 1), true);
+    return true;
+  }
   double lo = a.lo, hi = a.hi;
   if (op == "sum")
     lo = std::min(a.lo * double(n), a.lo), hi = std::max(a.hi * double(n), a.hi);
+  if (op == "prod") // an empty product is 1
+    lo = a.lo < 0 ? -1 : 0, hi = 1;
   bool exact = op == "max" || op == "min" ? a.exact : false;
   g.emit(op, call(op, {a.ref}, attrs), {a.ty.dtype, out}, lo, hi, exact);
+  return true;
+}
+
+/// cumsum along an axis or over the flattened data, its operand tamed as
+/// sum's (a running sum of n elements stays within n times the bound).
+static bool cumsumRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 4});
+  a = g.tame(a, isFloat(a.ty.dtype) ? 8 : 1000);
+  size_t rank = a.ty.shape.size();
+  std::vector<std::string> attrs;
+  Shape out = a.ty.shape;
+  int64_t n = a.ty.numel();
+  if (g.rng.chance(1, 4)) {
+    out = {n};
+  } else {
+    int64_t axis = int64_t(g.rng.below(rank));
+    n = a.ty.shape[size_t(axis)];
+    attrs.push_back("axis=" + std::to_string(axisText(g, axis, int64_t(rank))));
+  }
+  if (g.rng.chance(1, 3))
+    attrs.push_back("exclusive=True");
+  g.use(a);
+  double lo = std::min(a.lo * double(n), 0.0), hi = std::max(a.hi * double(n), 0.0);
+  g.emit("cumsum", call("cumsum", {a.ref}, attrs), {a.ty.dtype, out}, std::min(lo, a.lo),
+         std::max(hi, a.hi), false);
   return true;
 }
 
@@ -351,6 +392,10 @@ Recipe findRecipe(StringRef op) {
       {"mean", reduceRecipe},
       {"max", reduceRecipe},
       {"min", reduceRecipe},
+      {"prod", reduceRecipe},
+      {"argmax", reduceRecipe},
+      {"argmin", reduceRecipe},
+      {"cumsum", cumsumRecipe},
       {"reshape", reshapeRecipe},
       {"transpose", transposeRecipe},
       {"expand_dims", expandDimsRecipe},
@@ -360,6 +405,8 @@ Recipe findRecipe(StringRef op) {
       {"split", splitRecipe},
       {"strided_slice", stridedSliceRecipe},
       {"take", takeRecipe},
+      {"gather", gatherRecipe},
+      {"gather_nd", gatherNdRecipe},
       {"nn.pad", padRecipe},
       {"layout_transform", layoutTransformRecipe},
       {"nn.batch_flatten", batchFlattenRecipe},

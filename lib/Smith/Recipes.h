@@ -32,6 +32,8 @@ bool stackRecipe(Gen &g, const OpDef &d);
 bool splitRecipe(Gen &g, const OpDef &d);
 bool stridedSliceRecipe(Gen &g, const OpDef &d);
 bool takeRecipe(Gen &g, const OpDef &d);
+bool gatherRecipe(Gen &g, const OpDef &d);
+bool gatherNdRecipe(Gen &g, const OpDef &d);
 bool padRecipe(Gen &g, const OpDef &d);
 bool layoutTransformRecipe(Gen &g, const OpDef &d);
 bool batchFlattenRecipe(Gen &g, const OpDef &d);

@@ -4,7 +4,8 @@
 // (with 0 and -1 in newshape), transpose, expand_dims, squeeze, concatenate,
 // stack, split (sections or indices, then projections), strided_slice
 // (strides, backwards, size mode, axes), take (every mode; "fast" gets
-// in-range constant indices), nn.pad (constant, edge, reflect),
+// in-range constant indices), gather and gather_nd (constant indices, some
+// negative or out of range), nn.pad (constant, edge, reflect),
 // layout_transform (permutations of NCHW, one axis blocked) and
 // nn.batch_flatten. Their results are exact when their inputs are.
 //
@@ -363,6 +364,58 @@ bool takeRecipe(Gen &g, const OpDef &d) {
   g.use(a);
   g.use(idx);
   g.emit("take", call("take", {a.ref, idx.ref}, attrs), {a.ty.dtype, out}, a.lo, a.hi, a.exact);
+  return true;
+}
+
+bool gatherRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 3});
+  const Shape &s = a.ty.shape;
+  int64_t rank = int64_t(s.size());
+  int64_t axis = int64_t(g.rng.below(size_t(rank))), n = s[size_t(axis)];
+  if (n == 0)
+    return false;
+  Shape is;
+  for (int64_t dim : s)
+    is.push_back(dim == 0 ? 0 : g.rng.range(1, dim));
+  is[size_t(axis)] = g.rng.range(1, 4);
+  TensorTy it{g.rng.chance(1, 3) ? DType::Int64 : DType::Int32, is};
+  Val idx = g.intConstant(it, -n - 1, n);
+  std::vector<std::string> attrs;
+  if (axis != 0 || g.rng.chance(1, 4))
+    attrs.push_back("axis=" + std::to_string(axisText(g, axis, rank)));
+  g.use(a);
+  g.use(idx);
+  g.emit("gather", call("gather", {a.ref, idx.ref}, attrs), {a.ty.dtype, is}, a.lo, a.hi, a.exact);
+  return true;
+}
+
+bool gatherNdRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 3});
+  const Shape &s = a.ty.shape;
+  int64_t rank = int64_t(s.size());
+  int64_t b = rank >= 2 && g.rng.chance(1, 4) ? 1 : 0;
+  int64_t m = g.rng.range(1, rank - b), n = INT64_MAX;
+  for (int64_t k = b; k < b + m; ++k)
+    n = std::min(n, s[size_t(k)]);
+  if (n == 0)
+    return false;
+  Shape is{m};
+  is.insert(is.end(), s.begin(), s.begin() + b);
+  for (int64_t y = g.rng.range(0, 2); y > 0; --y)
+    is.push_back(g.rng.range(1, 3));
+  Shape out(is.begin() + 1, is.end());
+  out.insert(out.end(), s.begin() + b + m, s.end());
+  if (out.size() > 5)
+    return false;
+  TensorTy it{g.rng.chance(1, 3) ? DType::Int64 : DType::Int32, is};
+  Val idx = g.intConstant(it, -n - 1, n);
+  std::vector<std::string> attrs;
+  if (b)
+    attrs.push_back("batch_dims=1");
+  g.use(a);
+  g.use(idx);
+  g.emit("gather_nd", call("gather_nd", {a.ref, idx.ref}, attrs), {a.ty.dtype, out}, a.lo, a.hi,
+         a.exact);
   return true;
 }
 

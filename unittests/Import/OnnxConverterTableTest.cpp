@@ -186,6 +186,20 @@ TEST(OnnxConverterTableTest, SoftmaxBeforeAndFromOpset13) {
   }
 }
 
+TEST(OnnxConverterTableTest, HardmaxBeforeAndFromOpset13) {
+  for (int64_t opset : {12, 13}) {
+    Model m(opset, {2, 3, 4}, {2, 3, 4});
+    m.node("Hardmax", {"x"});
+    std::string text = m.import();
+    if (opset == 12) // axis 1 by default: the input read as [2, 12]
+      EXPECT_TRUE(has(text, "%0 = reshape(%x, newshape=[2, 12]); %1 = argmax(%0, axis=[1], "
+                            "keepdims=True);"))
+          << text;
+    else // the last axis by default
+      EXPECT_TRUE(has(text, "%0 = argmax(%x, axis=[2], keepdims=True);")) << text;
+  }
+}
+
 TEST(OnnxConverterTableTest, AxesAttributeThenInput) {
   Model before(12, {2, 3}, {1, 2, 1});
   before.ints(before.node("Unsqueeze", {"x"}, {"u"}), "axes", {0});

@@ -57,6 +57,44 @@ TEST(ReduceTest, MaxMin) {
   EXPECT_EQ(r->as<int64_t>()[0], (int64_t(1) << 53) + 1);
 }
 
+TEST(ReduceTest, Prod) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "prod(%a, axis=[1])", {a23()}), DType::Float32, {2}, {6, 120}));
+  // An empty product is 1.
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(2, 0), int32]", "prod(%x, axis=[1])", {HostTensor(DType::Int32, {2, 0})}),
+      DType::Int32, {2}, {1, 1}));
+}
+
+TEST(ReduceTest, ArgMaxArgMin) {
+  HostTensor v = f32({2, 3}, {3, -1, 3, -5, 7, -5});
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmax(%a, axis=[1])", {v.clone()}), DType::Int32, {2}, {0, 1}));
+  // Ties: the first index, or the last with select_last_index.
+  EXPECT_TRUE(tensorIs(runOne(kF23, "argmax(%a, axis=[1], select_last_index=True)", {v.clone()}),
+                       DType::Int32, {2}, {2, 1}));
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmin(%a, axis=[1])", {v.clone()}), DType::Int32, {2}, {1, 0}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "argmin(%a, axis=[1], select_last_index=True)", {v.clone()}),
+                       DType::Int32, {2}, {1, 2}));
+  // Several axes: the index is row-major over them; keepdims keeps them.
+  EXPECT_TRUE(
+      tensorIs(runOne(kF23, "argmax(%a, keepdims=True)", {v.clone()}), DType::Int32, {1, 1}, {4}));
+  // A NaN is the maximum and the minimum.
+  HostTensor n = f32({1, 3}, {1, NAN, 2});
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(1, 3), float32]", "argmin(%a, axis=[1])", {n.clone()}),
+                       DType::Int32, {1}, {1}));
+}
+
+TEST(ReduceTest, Cumsum) {
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, axis=1)", {a23()}), DType::Float32, {2, 3},
+                       {1, 3, 6, 4, 9, 15}));
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, axis=0, exclusive=True)", {a23()}), DType::Float32,
+                       {2, 3}, {0, 0, 0, 1, 2, 3}));
+  // Without an axis: the flattened data; dtype is the result's.
+  EXPECT_TRUE(tensorIs(runOne(kF23, "cumsum(%a, dtype=\"int64\")", {a23()}), DType::Int64, {6},
+                       {1, 3, 6, 10, 15, 21}));
+}
+
 TEST(ReduceTest, EmptyAxes) {
   // sum over an empty axis is 0; max has no identity.
   EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2, 0), float32]", "sum(%x, axis=[1])",
@@ -65,6 +103,33 @@ TEST(ReduceTest, EmptyAxes) {
   std::string msg = errorOf(runOne("%x: Tensor[(2, 0), float32]", "max(%x, axis=[1])",
                                    {HostTensor(DType::Float32, {2, 0})}));
   EXPECT_NE(msg.find("max: cannot reduce over an empty axis"), std::string::npos) << msg;
+}
+
+TEST(TransformTest, Gather) {
+  // Along axis 1: out[i][j] = a[i][idx[i][j]]; -1 counts from the end, 7
+  // clamps to 2.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(2, 2), int64]",
+                              "gather(%a, %i, axis=1)", {a23(), makeInt64({2, 2}, {2, 0, -1, 7})}),
+                       DType::Float32, {2, 2}, {3, 1, 6, 6}));
+  // Along axis 0, indices smaller than the data in the other dim.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(3, 2), int64]",
+                              "gather(%a, %i)", {a23(), makeInt64({3, 2}, {1, 0, 0, 1, 1, 1})}),
+                       DType::Float32, {3, 2}, {4, 2, 1, 5, 4, 5}));
+}
+
+TEST(TransformTest, GatherNd) {
+  // Tuples (1, 2) and (0, -1) of a [2, 3]: elements 6 and 3.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(2, 2), int64]",
+                              "gather_nd(%a, %i)", {a23(), makeInt64({2, 2}, {1, 0, 2, -1})}),
+                       DType::Float32, {2}, {6, 3}));
+  // One index: rows; with batch_dims=1, an element of each row.
+  EXPECT_TRUE(tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(1, 1), int64]",
+                              "gather_nd(%a, %i)", {a23(), makeInt64({1, 1}, {1})}),
+                       DType::Float32, {1, 3}, {4, 5, 6}));
+  EXPECT_TRUE(
+      tensorIs(runOne("%a: Tensor[(2, 3), float32], %i: Tensor[(1, 2), int64]",
+                      "gather_nd(%a, %i, batch_dims=1)", {a23(), makeInt64({1, 2}, {2, 0})}),
+               DType::Float32, {2}, {3, 4}));
 }
 
 TEST(TransformTest, Reshape) {

@@ -80,6 +80,61 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     out.push_back({"%a: Tensor[(64, 300), {T}]", o + "(%a, axis=[1])"});
     return out;
   }
+  if (op == "prod") {
+    // Factors near 1, so that 1000 of them neither overflow nor vanish.
+    std::vector<OpCase> out;
+    for (const char *attrs : {"", ", axis=[1]", ", axis=[-1], keepdims=True", ", axis=[0, 2]",
+                              ", axis=[1], exclude=True"})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}]", o + "(%a" + attrs + ")", 0.5, 1.5});
+    out.push_back({"%a: Tensor[(1000), {T}]", o + "(%a)", 0.9, 1.1});
+    out.push_back({"%a: Tensor[(3, 4), {T}]", o + "(%a)", -2, 2});
+    return out;
+  }
+  if (op == "argmax" || op == "argmin") {
+    std::vector<OpCase> out;
+    for (const char *attrs : {"", ", axis=[1]", ", axis=[-1], keepdims=True", ", axis=[0, 2]",
+                              ", axis=[1], exclude=True", ", axis=0, select_last_index=True",
+                              ", axis=[2, 0], keepdims=True, select_last_index=True"})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}]", o + "(%a" + attrs + ")"});
+    out.push_back({"%a: Tensor[(1000), {T}]", o + "(%a)"});
+    out.push_back({"%a: Tensor[(64, 300), {T}]", o + "(%a, axis=[1])"});
+    // Ties: small integers repeat along the axis.
+    out.push_back({"%a: Tensor[(4, 9), {T}]", o + "(%a, axis=[1])", -2, 2});
+    out.push_back({"%a: Tensor[(4, 9), {T}]", o + "(%a, axis=[1], select_last_index=True)", -2, 2});
+    return out;
+  }
+  if (op == "cumsum")
+    return {{"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=1)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=-1, exclusive=True)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a, axis=0)"},
+            {"%a: Tensor[(3, 17, 5), {T}]", "cumsum(%a)"},
+            {"%a: Tensor[(1000), {T}]", "cumsum(%a, axis=0, exclusive=True)"},
+            {"%a: Tensor[(4, 6), {T}]", "cumsum(%a, axis=1, dtype=\"float32\")"},
+            {"%a: Tensor[(0, 3), {T}]", "cumsum(%a, axis=1)"}};
+  if (op == "gather") {
+    // Indices from -20 to 19: negative ones count from the end, the rest
+    // clamp.
+    auto idx = std::make_pair(-20.0, 19.0);
+    return {{"%a: Tensor[(3, 17, 5), {T}], %i: Tensor[(3, 4, 5), int64]", "gather(%a, %i, axis=1)",
+             -3, 3, idx},
+            {"%a: Tensor[(3, 17, 5), {T}], %i: Tensor[(2, 9, 3), int32]", "gather(%a, %i, axis=-1)",
+             -3, 3, idx},
+            {"%a: Tensor[(6, 4), {T}], %i: Tensor[(9, 4), int64]", "gather(%a, %i)", -3, 3, idx},
+            {"%a: Tensor[(1000), {T}], %i: Tensor[(300), int32]", "gather(%a, %i)", -3, 3,
+             std::make_pair(-1000.0, 999.0)},
+            {"%a: Tensor[(4, 3), {T}], %i: Tensor[(0, 3), int64]", "gather(%a, %i)", -3, 3, idx}};
+  }
+  if (op == "gather_nd") {
+    auto idx = std::make_pair(-6.0, 5.0);
+    return {
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(2, 7), int64]", "gather_nd(%a, %i)", -3, 3, idx},
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(3, 2, 3), int32]", "gather_nd(%a, %i)", -3, 3,
+         idx},
+        {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(1, 3, 2), int64]",
+         "gather_nd(%a, %i, batch_dims=1)", -3, 3, idx},
+        {"%a: Tensor[(4, 300), {T}], %i: Tensor[(1, 9), int32]", "gather_nd(%a, %i)", -3, 3, idx},
+        {"%a: Tensor[(4, 3), {T}], %i: Tensor[(1, 0), int64]", "gather_nd(%a, %i)", -3, 3, idx}};
+  }
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};

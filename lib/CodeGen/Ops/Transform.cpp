@@ -19,6 +19,9 @@
 //   nn.pad                         one nest over the result computing each
 //                                  element's source index (or the pad value)
 //   layout_transform               the same, re-splitting each primal axis
+//   take, gather, gather_nd        the index read per point selects the
+//                                  source row (take), element (gather) or
+//                                  slice element (gather_nd)
 //
 // bool moves as its byte. Each copy is its own parallel nest.
 //
@@ -277,9 +280,80 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// gather: every point of the result reads its index at the same offset and
+/// the data at its coordinates with the axis's replaced by the index
+/// (negative from the end, then clamped).
+static Error gatherKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1], *out = spec.outputs[0];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis || indices->rank() != data->rank())
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  if (numElements(out->shape) == 0)
+    return Error::success();
+  int64_t n = data->shape[*axis];
+  if (n == 0)
+    return unsupported(kb, spec, "an axis of size 0");
+  DType t = KernelBuilder::bitsDType(out->dtype), it = indices->dtype;
+  Shape strides = contiguousStrides(data->shape);
+  emitIndexLoops(kb, out->shape, 4, [&](ArrayRef<Value *> coords, Value *flat) {
+    Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), flat), it, DType::Int64);
+    Value *zero = kb.index(0);
+    i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
+    i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
+    Value *src = zero;
+    for (size_t d = 0; d < coords.size(); ++d)
+      src = kb.iadd(src, kb.imul(d == *axis ? i : coords[d], strides[d]));
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), flat,
+             kb.load(t, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
+/// gather_nd: every point of the result splits into its tuple's coordinates
+/// (the indices' dims after the first) and the slice's; the tuple's m
+/// indices (each negative from the end, then clamped) and its batch give
+/// the data's offset.
+static Error gatherNdKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1], *out = spec.outputs[0];
+  int64_t b = spec.getInt("batch_dims"), m = indices->rank() ? indices->shape[0] : 0;
+  if (m < 1 || b < 0 || size_t(b + m) > data->rank())
+    return unsupported(kb, spec, "these indices");
+  if (numElements(out->shape) == 0)
+    return Error::success();
+  for (int64_t d = b; d < b + m; ++d)
+    if (data->shape[d] == 0)
+      return unsupported(kb, spec, "a dim of size 0");
+  ArrayRef<int64_t> tupleShape = ArrayRef<int64_t>(indices->shape).drop_front();
+  int64_t tuples = numElements(tupleShape);
+  Shape strides = contiguousStrides(data->shape), tupleStrides = contiguousStrides(tupleShape);
+  size_t nt = tupleShape.size();
+  DType t = KernelBuilder::bitsDType(out->dtype), it = indices->dtype;
+  emitIndexLoops(kb, out->shape, 4 + 2 * m, [&](ArrayRef<Value *> coords, Value *flat) {
+    Value *tuple = kb.linearOffset(coords.take_front(nt), tupleStrides);
+    Value *zero = kb.index(0);
+    // The batch coordinates are the data's first b; the slice's its last.
+    Value *src = kb.linearOffset(coords.take_front(size_t(b)),
+                                 ArrayRef<int64_t>(strides).take_front(size_t(b)));
+    src = kb.linearOffset(coords.drop_front(nt), ArrayRef<int64_t>(strides).drop_front(b + m), src);
+    for (int64_t k = 0; k < m; ++k) {
+      int64_t n = data->shape[b + k];
+      Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), kb.iadd(tuple, k * tuples)),
+                         it, DType::Int64);
+      i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
+      i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
+      src = kb.iadd(src, kb.imul(i, strides[b + k]));
+    }
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), flat,
+             kb.load(t, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
 ArrayRef<KernelEntry> transformKernels() {
   static const KernelEntry table[] = {
       {"take", takeKernel},
+      {"gather", gatherKernel},
+      {"gather_nd", gatherNdKernel},
       {"nn.pad", padKernel},
       {"layout_transform", layoutTransformKernel},
       {"reshape", copyKernel},
