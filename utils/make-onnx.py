@@ -486,6 +486,11 @@ def write_bad(outdir):
     g = helper.make_graph([node("BitShift", ["x", "x"], ["y"], direction="UP")], "shift", [xu], [xu])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     open(os.path.join(outdir, "bitshift-up.onnx"), "wb").write(m.SerializeToString())
+    # Shrink of integers with a bound between two integers.
+    xn = helper.make_tensor_value_info("x", TensorProto.INT32, [2, 3])
+    yn = helper.make_tensor_value_info("y", TensorProto.INT32, [2, 3])
+    g = helper.make_graph([node("Shrink", ["x"], ["y"], lambd=1.5)], "shrink", [xn], [yn])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "shrink-int-half.onnx"))
 
 
 def main():
