@@ -186,9 +186,20 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
       decl->setDoesNotAccessMemory();
       decl->setWillReturn();
     }
-    CallInst *call = b.CreateCall(f, {args[0]});
-    call->setDoesNotAccessMemory();
-    return call;
+    auto callOn = [&](Value *x) {
+      CallInst *call = b.CreateCall(f, {x});
+      call->setDoesNotAccessMemory();
+      return call;
+    };
+    // A vector (a fused epilogue's vector form): one call per lane.
+    auto *vt = dyn_cast<FixedVectorType>(args[0]->getType());
+    if (!vt)
+      return callOn(args[0]);
+    Value *r = PoisonValue::get(vt);
+    for (unsigned l = 0; l < vt->getNumElements(); ++l)
+      r = b.CreateInsertElement(r, callOn(b.CreateExtractElement(args[0], uint64_t(l))),
+                                uint64_t(l));
+    return r;
   }
   }
   llvm_unreachable("unknown math function");

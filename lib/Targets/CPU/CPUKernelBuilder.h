@@ -16,7 +16,9 @@
 //    (VectorMath.cpp), so that loops over them vectorize; the other math
 //    functions, and float64's, are LLVM intrinsics (log, sqrt, pow, floor,
 //    roundeven, sin, cos, ...) or libm (tanh, erf, tan, the inverse and
-//    hyperbolic functions), resolved from the process by the JIT;
+//    hyperbolic functions; one call per lane of a vector, as a fused
+//    epilogue's vector form computes), resolved from the process by the
+//    JIT;
 //  - scratch arrays live on the stack up to 64 KiB, else on the heap
 //    (malloc/free; when malloc fails the body is skipped);
 //  - float sums accumulate in double, except sums of products
