@@ -445,6 +445,73 @@ def _():
     return nodes, {"x": x}, [init("g", g), init("b", b)], [
         f((xd - m) * inv * g + b), f(m), f(inv), f((xd - m2) * inv2 * b), f(inv2), f(mvn),
         f(xd / np.abs(xd).sum(1, keepdims=True)), f(xd / np.sqrt((xd * xd).sum(-1, keepdims=True)))]
+@case("rounding-trigonometric")
+def _():
+    x = rand(3, 4)
+    h = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 2.4, -2.6, 0.0, 3.0, -7.5], np.float32)
+    u = np.tanh(x).astype(np.float32) * np.float32(0.9)  # inside (-1, 1)
+    g = (1 + np.abs(x)).astype(np.float32)                # at least 1
+    unary = [("Floor", "x", np.floor), ("Ceil", "x", np.ceil), ("Round", "h", np.round), ("Sign", "h", np.sign),
+             ("Sin", "x", np.sin), ("Cos", "x", np.cos), ("Tan", "u", np.tan), ("Asin", "u", np.arcsin),
+             ("Acos", "u", np.arccos), ("Atan", "x", np.arctan), ("Sinh", "x", np.sinh), ("Cosh", "x", np.cosh),
+             ("Asinh", "x", np.arcsinh), ("Acosh", "g", np.arccosh), ("Atanh", "u", np.arctanh)]
+    vals = {"x": x, "h": h, "u": u, "g": g}
+    nodes = [node(op, [i], [op.lower()]) for op, i, _ in unary]
+    return nodes, vals, [], [f(vals[i]).astype(np.float32) for _, i, f in unary]
+
+
+@case("logical-comparisons-tests")
+def _():
+    x, y = rand(3, 4), rand(4)
+    y[1] = x[0, 1]  # an equal pair
+    p, q = x > 0, np.array([True, False, True, True])
+    z = np.array([1.0, np.nan, np.inf, -np.inf, 0.0, -2.0], np.float32)
+    nodes = [node("GreaterOrEqual", ["x", "y"], ["ge"]), node("LessOrEqual", ["x", "y"], ["le"]),
+             node("And", ["p", "q"], ["and"]), node("Or", ["p", "q"], ["or"]), node("Xor", ["p", "q"], ["xor"]),
+             node("Not", ["p"], ["not"]), node("IsNaN", ["z"], ["nan"]), node("IsInf", ["z"], ["inf"]),
+             helper.make_node("IsInf", ["z"], ["posinf"], name="/isinf/pos", detect_negative=0),
+             helper.make_node("IsInf", ["z"], ["neginf"], name="/isinf/neg", detect_positive=0)]
+    return nodes, {"x": x, "y": y, "p": p, "q": q, "z": z}, [], [
+        x >= y, x <= y, p & q, p | q, p ^ q, ~p, np.isnan(z), np.isinf(z), np.isposinf(z), np.isneginf(z)]
+
+
+@case("mod")
+def _():
+    a = np.array([7, -7, 7, -7, 9, -3], np.int32)
+    b = np.array([3, 3, -3, -3, 4, 5], np.int32)
+    x = rand(2, 3) * np.float32(5)
+    nodes = [node("Mod", ["a", "b"], ["floored"]), helper.make_node("Mod", ["a", "b"], ["trunc"], name="/mod/c", fmod=1),
+             helper.make_node("Mod", ["x", "d"], ["fmod"], name="/mod/f", fmod=1)]
+    return nodes, {"a": a, "b": b, "x": x}, [init("d", np.float32(-1.5))], [
+        np.mod(a, b), np.fmod(a, b), np.fmod(x, np.float32(-1.5))]
+
+
+@case("activations", opset=14)
+def _():
+    x = rand(2, 3, 4) * np.float32(3)
+    slope = rand(4)
+    def elu(v, alpha):
+        return np.where(v > 0, v, alpha * (np.exp(v) - 1))
+    sa, sg = 1.67326319217681884765625, 1.05070102214813232421875
+    nodes = [node("Softplus", ["x"], ["sp"]), node("Softsign", ["x"], ["ss"]), node("Elu", ["x"], ["elu"], alpha=0.5),
+             node("Selu", ["x"], ["selu"]), node("Celu", ["x"], ["celu"], alpha=2.0),
+             node("ThresholdedRelu", ["x"], ["tr"], alpha=0.5), node("HardSigmoid", ["x"], ["hs"], alpha=0.25),
+             node("HardSwish", ["x"], ["hsw"]), node("PRelu", ["x", "slope"], ["pr"]),
+             node("Shrink", ["x"], ["sh"], lambd=1.0, bias=0.5)]
+    return nodes, {"x": x}, [init("slope", slope)], [
+        np.log1p(np.exp(x)), x / (1 + np.abs(x)), elu(x, 0.5), sg * elu(x, sa),
+        np.maximum(x, 0) + np.minimum(0, 2.0 * (np.exp(x / 2.0) - 1)), np.where(x > 0.5, x, 0),
+        np.clip(0.25 * x + 0.5, 0, 1), x * np.clip(x / 6 + 0.5, 0, 1), np.where(x < 0, slope * x, x),
+        np.where(x < -1, x + 0.5, np.where(x > 1, x - 0.5, 0))]
+
+
+@case("sum-mean-castlike", opset=15)
+def _():
+    a, b, c = rand(2, 3), rand(3), rand(2, 1)
+    i = np.array([1, 2, 3], np.int64)
+    nodes = [node("Sum", ["a", "b", "c"], ["sum"]), node("Mean", ["a", "b", "c"], ["mean"]),
+             node("CastLike", ["a", "i"], ["cl"])]
+    return nodes, {"a": a, "b": b, "c": c, "i": i}, [], [a + b + c, (a + b + c) / 3, a.astype(np.int64)]
 
 
 @case("tied-weights")
@@ -787,6 +854,19 @@ def write_bad(outdir):
     wf = numpy_helper.from_array(rand(4, 3, 3, 3).astype(np.float64), "w")
     g = helper.make_graph([node("Conv", ["x", "w"], ["y"])], "f64", [xf], [yf], initializer=[wf])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "conv-float64.onnx"))
+    # Mod of floats with fmod 0 (ONNX defines floats' Mod with fmod 1 only),
+    # and a BitShift whose direction ONNX does not define.
+    g = helper.make_graph([node("Mod", ["x", "x"], ["y"])], "mod", [xt], [xt])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "mod-float-fmod0.onnx"))
+    xu = helper.make_tensor_value_info("x", TensorProto.UINT32, [2, 3])
+    g = helper.make_graph([node("BitShift", ["x", "x"], ["y"], direction="UP")], "shift", [xu], [xu])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    open(os.path.join(outdir, "bitshift-up.onnx"), "wb").write(m.SerializeToString())
+    # Shrink of integers with a bound between two integers.
+    xn = helper.make_tensor_value_info("x", TensorProto.INT32, [2, 3])
+    yn = helper.make_tensor_value_info("y", TensorProto.INT32, [2, 3])
+    g = helper.make_graph([node("Shrink", ["x"], ["y"], lambd=1.5)], "shrink", [xn], [yn])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "shrink-int-half.onnx"))
 
 
 def main():

@@ -50,6 +50,30 @@ StringRef mathFnName(MathFn fn) {
     return "ceil";
   case MathFn::Round:
     return "round";
+  case MathFn::RoundEven:
+    return "roundeven";
+  case MathFn::Sin:
+    return "sin";
+  case MathFn::Cos:
+    return "cos";
+  case MathFn::Tan:
+    return "tan";
+  case MathFn::Asin:
+    return "asin";
+  case MathFn::Acos:
+    return "acos";
+  case MathFn::Atan:
+    return "atan";
+  case MathFn::Sinh:
+    return "sinh";
+  case MathFn::Cosh:
+    return "cosh";
+  case MathFn::Asinh:
+    return "asinh";
+  case MathFn::Acosh:
+    return "acosh";
+  case MathFn::Atanh:
+    return "atanh";
   }
   return "?";
 }
@@ -372,6 +396,49 @@ Value *KernelBuilder::div(DType t, Value *a, Value *c) {
   Value *safe = b.CreateSelect(b.CreateOr(byZero, overflow), one, c);
   Value *q = b.CreateSDiv(a, safe);
   return b.CreateSelect(byZero, zero, q);
+}
+
+Value *KernelBuilder::rem(DType t, Value *a, Value *c) {
+  if (isFloat(t))
+    return b.CreateFRem(a, c);
+  llvm::Type *ty = a->getType();
+  Value *zero = ConstantInt::get(ty, 0);
+  Value *one = ConstantInt::get(ty, 1);
+  Value *byZero = b.CreateICmpEQ(c, zero);
+  if (isUnsigned(t) || t == DType::Bool) {
+    Value *r = b.CreateURem(a, b.CreateSelect(byZero, one, c));
+    return b.CreateSelect(byZero, zero, r);
+  }
+  // x % 1 and x % -1 are 0; dividing by 1 instead of -1 avoids INT_MIN % -1,
+  // which overflows (and traps on x86).
+  Value *minusOne = b.CreateICmpEQ(c, ConstantInt::getSigned(ty, -1));
+  Value *r = b.CreateSRem(a, b.CreateSelect(b.CreateOr(byZero, minusOne), one, c));
+  return b.CreateSelect(byZero, zero, r);
+}
+
+Value *KernelBuilder::bitAnd(Value *a, Value *c) { return b.CreateAnd(a, c); }
+Value *KernelBuilder::bitOr(Value *a, Value *c) { return b.CreateOr(a, c); }
+Value *KernelBuilder::bitXor(Value *a, Value *c) { return b.CreateXor(a, c); }
+Value *KernelBuilder::bitNot(Value *a) { return b.CreateNot(a); }
+
+Value *KernelBuilder::shiftLeft(DType t, Value *a, Value *n) {
+  llvm::Type *ty = a->getType();
+  unsigned bits = ty->getIntegerBitWidth();
+  // Unsigned against bits: a negative count is out of range too.
+  Value *inRange = b.CreateICmpULT(n, ConstantInt::get(ty, bits));
+  Value *count = b.CreateSelect(inRange, n, ConstantInt::get(ty, 0));
+  return b.CreateSelect(inRange, b.CreateShl(a, count), ConstantInt::get(ty, 0));
+}
+
+Value *KernelBuilder::shiftRight(DType t, Value *a, Value *n) {
+  llvm::Type *ty = a->getType();
+  unsigned bits = ty->getIntegerBitWidth();
+  Value *inRange = b.CreateICmpULT(n, ConstantInt::get(ty, bits));
+  if (isUnsigned(t)) {
+    Value *count = b.CreateSelect(inRange, n, ConstantInt::get(ty, 0));
+    return b.CreateSelect(inRange, b.CreateLShr(a, count), ConstantInt::get(ty, 0));
+  }
+  return b.CreateAShr(a, b.CreateSelect(inRange, n, ConstantInt::get(ty, bits - 1)));
 }
 
 Value *KernelBuilder::max(DType t, Value *a, Value *c) {

@@ -11,7 +11,22 @@
 //               traps); INT_MIN / -1 wraps to INT_MIN
 //   maximum,    NaN in either operand gives NaN (NumPy)
 //   minimum
-//   equal, less, greater   bool results; NaN compares unequal/false
+//   equal, less, greater, less_equal, greater_equal
+//               bool results; NaN compares unequal/false
+//   floor_mod   a - floor(a / b) * b: the remainder of truncated division,
+//               plus b where it is nonzero and its sign differs from b's
+//               (Python's %); integers: x % 0 is 0
+//   mod         the remainder of truncated division, with a's sign (C's %,
+//               fmod); integers: x % 0 is 0, INT_MIN % -1 is 0
+//   logical_and, logical_or, logical_xor, logical_not   on bools
+//   bitwise_and, bitwise_or, bitwise_xor, bitwise_not   on the integers'
+//               two's complement bits
+//   left_shift, right_shift   a << b and arithmetic a >> b in the dtype's
+//               width: a count outside [0, bits) gives 0 (left) or shifts
+//               by bits - 1, the sign's fill (right)
+//   round       halves to even
+//   sign        -1, 0 or 1 (-0 and NaN stay themselves)
+//   isnan, isinf   bool results
 //   nn.relu     max(x, 0); NaN stays NaN
 //   clip        float bounds (NaN passes through); integer tensors use the
 //               bounds truncated toward zero, max(min(x, a_max), a_min) as TVM
@@ -33,11 +48,82 @@ using namespace llvm;
 namespace hx::interp {
 
 namespace {
-enum class Bin { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Lt, Gt };
-enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Erf, Copy };
+enum class Bin {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Eq,
+  Lt,
+  Gt,
+  Le,
+  Ge,
+  FloorMod,
+  Mod,
+  And,
+  Or,
+  Xor,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr
+};
+enum class Un {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Erf,
+  Copy,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Not,
+  BitNot
+};
 } // namespace
 
-static bool isComparison(Bin k) { return k == Bin::Eq || k == Bin::Lt || k == Bin::Gt; }
+static bool isComparison(Bin k) {
+  return k == Bin::Eq || k == Bin::Lt || k == Bin::Gt || k == Bin::Le || k == Bin::Ge;
+}
+
+/// The remainder of a / b truncated, and moved to b's sign for floor_mod.
+static double floatRemainder(double a, double b, bool floored) {
+  double r = std::fmod(a, b);
+  if (floored && r != 0 && (r < 0) != (b < 0))
+    r += b;
+  return r;
+}
+
+static int64_t intRemainder(int64_t a, int64_t b, bool floored) {
+  if (b == 0 || b == -1) // x % -1 is 0 (INT64_MIN % -1 would trap)
+    return 0;
+  int64_t r = a % b;
+  if (floored && r != 0 && (r < 0) != (b < 0))
+    r += b;
+  return r;
+}
 
 static double applyFloat(Bin k, double a, double b) {
   switch (k) {
@@ -61,15 +147,25 @@ static double applyFloat(Bin k, double a, double b) {
     return a < b;
   case Bin::Gt:
     return a > b;
+  case Bin::Le:
+    return a <= b;
+  case Bin::Ge:
+    return a >= b;
+  case Bin::FloorMod:
+    return floatRemainder(a, b, true);
+  case Bin::Mod:
+    return floatRemainder(a, b, false);
+  default: // logical and bitwise operators (the registry takes no floats)
+    return NAN;
   }
-  return 0;
 }
 
-/// Wrapping int64 arithmetic; x / 0 is 0. `u`: the bits are a uint64's
-/// (narrower unsigned dtypes hold non-negative int64s, ordered as they are),
-/// so division and order are unsigned.
-static int64_t applyInt(Bin k, int64_t a, int64_t b, bool u) {
+/// Wrapping int64 arithmetic on values of a `bits`-wide dtype; x / 0 is 0.
+static int64_t applyInt(Bin k, int64_t a, int64_t b, unsigned bits, bool u) {
   uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  // `u`: the bits are a uint64's (narrower unsigned dtypes hold non-negative
+  // int64s, ordered as they are), so division, remainders and order are
+  // unsigned.
   if (u) {
     switch (k) {
     case Bin::Div:
@@ -84,6 +180,13 @@ static int64_t applyInt(Bin k, int64_t a, int64_t b, bool u) {
       return ua < ub;
     case Bin::Gt:
       return ua > ub;
+    case Bin::Le:
+      return ua <= ub;
+    case Bin::Ge:
+      return ua >= ub;
+    case Bin::FloorMod:
+    case Bin::Mod:
+      return ub == 0 ? 0 : int64_t(ua % ub);
     default:
       break;
     }
@@ -113,6 +216,31 @@ static int64_t applyInt(Bin k, int64_t a, int64_t b, bool u) {
     return a < b;
   case Bin::Gt:
     return a > b;
+  case Bin::Le:
+    return a <= b;
+  case Bin::Ge:
+    return a >= b;
+  case Bin::FloorMod:
+    return intRemainder(a, b, true);
+  case Bin::Mod:
+    return intRemainder(a, b, false);
+  case Bin::And:
+    return a != 0 && b != 0;
+  case Bin::Or:
+    return a != 0 || b != 0;
+  case Bin::Xor:
+    return (a != 0) != (b != 0);
+  case Bin::BitAnd:
+    return a & b;
+  case Bin::BitOr:
+    return a | b;
+  case Bin::BitXor:
+    return a ^ b;
+  case Bin::Shl:
+    // The result wraps to the width when stored.
+    return b < 0 || b >= int64_t(bits) ? 0 : int64_t(ua << b);
+  case Bin::Shr:
+    return a >> (b < 0 || b >= int64_t(bits) ? int64_t(bits) - 1 : b);
   }
   return 0;
 }
@@ -139,9 +267,10 @@ static Expected<OpResults> binary(OpContext &ctx, Bin k) {
     for (int64_t i = 0; i < n; ++i)
       out->setDouble(i, applyFloat(k, va[ia[i]], vb[ib[i]]));
   } else {
+    unsigned bits = 8 * dtypeBytes(a.dtype());
     bool u = a.dtype() == DType::UInt64;
     for (int64_t i = 0; i < n; ++i) {
-      setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), u));
+      setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), bits, u));
     }
   }
   OpResults results;
@@ -175,6 +304,45 @@ static double applyFloat(Un k, double x) {
     return std::erf(x);
   case Un::Copy:
     return x;
+  case Un::Floor:
+    return std::floor(x);
+  case Un::Ceil:
+    return std::ceil(x);
+  case Un::Round: {
+    if (!std::isfinite(x))
+      return x;
+    double f = std::floor(x), d = x - f;
+    if (d != 0.5)
+      return d < 0.5 ? f : f + 1;
+    return std::fmod(f, 2) == 0 ? f : f + 1; // a half: to the even neighbour
+  }
+  case Un::Sign:
+    return x > 0 ? 1 : x < 0 ? -1 : x;
+  case Un::Sin:
+    return std::sin(x);
+  case Un::Cos:
+    return std::cos(x);
+  case Un::Tan:
+    return std::tan(x);
+  case Un::Asin:
+    return std::asin(x);
+  case Un::Acos:
+    return std::acos(x);
+  case Un::Atan:
+    return std::atan(x);
+  case Un::Sinh:
+    return std::sinh(x);
+  case Un::Cosh:
+    return std::cosh(x);
+  case Un::Asinh:
+    return std::asinh(x);
+  case Un::Acosh:
+    return std::acosh(x);
+  case Un::Atanh:
+    return std::atanh(x);
+  case Un::Not:
+  case Un::BitNot: // bool and integers only (the registry's dtypes)
+    return NAN;
   }
   return 0;
 }
@@ -189,6 +357,12 @@ static int64_t applyInt(Un k, int64_t x) {
     return std::max<int64_t>(x, 0);
   case Un::Copy:
     return x;
+  case Un::Sign:
+    return (x > 0) - (x < 0);
+  case Un::Not:
+    return x == 0;
+  case Un::BitNot:
+    return ~x;
   default:
     // Float-only operators (the registry rejects integer inputs).
     return truncToInt64(applyFloat(k, double(x)));
@@ -217,6 +391,25 @@ static Expected<OpResults> unary(OpContext &ctx, Un k) {
 }
 
 template <Un K> static Expected<OpResults> unaryOp(OpContext &ctx) { return unary(ctx, K); }
+
+/// isnan and isinf: a float operand, bool results.
+template <bool (*Test)(double)> static Expected<OpResults> testOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  Expected<HostTensor> out = ctx.makeResult(0, a.shape(), DType::Bool);
+  if (!out)
+    return out.takeError();
+  std::vector<double> va = toDoubles(a);
+  for (int64_t i = 0, n = a.numElements(); i < n; ++i)
+    setInt64(*out, i, Test(va[i]));
+  OpResults results;
+  results.push_back(std::move(*out));
+  return results;
+}
+
+static bool isNaN(double x) { return std::isnan(x); }
+static bool isInf(double x) { return std::isinf(x); }
 
 static Expected<OpResults> leakyReluOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(1))
@@ -333,6 +526,18 @@ OpImplFn findElementwiseOp(StringRef name) {
       .Case("equal", binaryOp<Bin::Eq>)
       .Case("less", binaryOp<Bin::Lt>)
       .Case("greater", binaryOp<Bin::Gt>)
+      .Case("less_equal", binaryOp<Bin::Le>)
+      .Case("greater_equal", binaryOp<Bin::Ge>)
+      .Case("floor_mod", binaryOp<Bin::FloorMod>)
+      .Case("mod", binaryOp<Bin::Mod>)
+      .Case("logical_and", binaryOp<Bin::And>)
+      .Case("logical_or", binaryOp<Bin::Or>)
+      .Case("logical_xor", binaryOp<Bin::Xor>)
+      .Case("bitwise_and", binaryOp<Bin::BitAnd>)
+      .Case("bitwise_or", binaryOp<Bin::BitOr>)
+      .Case("bitwise_xor", binaryOp<Bin::BitXor>)
+      .Case("left_shift", binaryOp<Bin::Shl>)
+      .Case("right_shift", binaryOp<Bin::Shr>)
       .Case("where", whereOp)
       .Case("negative", unaryOp<Un::Neg>)
       .Case("abs", unaryOp<Un::Abs>)
@@ -346,6 +551,25 @@ OpImplFn findElementwiseOp(StringRef name) {
       .Case("clip", clipOp)
       .Case("erf", unaryOp<Un::Erf>)
       .Case("copy", unaryOp<Un::Copy>)
+      .Case("floor", unaryOp<Un::Floor>)
+      .Case("ceil", unaryOp<Un::Ceil>)
+      .Case("round", unaryOp<Un::Round>)
+      .Case("sign", unaryOp<Un::Sign>)
+      .Case("sin", unaryOp<Un::Sin>)
+      .Case("cos", unaryOp<Un::Cos>)
+      .Case("tan", unaryOp<Un::Tan>)
+      .Case("asin", unaryOp<Un::Asin>)
+      .Case("acos", unaryOp<Un::Acos>)
+      .Case("atan", unaryOp<Un::Atan>)
+      .Case("sinh", unaryOp<Un::Sinh>)
+      .Case("cosh", unaryOp<Un::Cosh>)
+      .Case("asinh", unaryOp<Un::Asinh>)
+      .Case("acosh", unaryOp<Un::Acosh>)
+      .Case("atanh", unaryOp<Un::Atanh>)
+      .Case("logical_not", unaryOp<Un::Not>)
+      .Case("bitwise_not", unaryOp<Un::BitNot>)
+      .Case("isnan", testOp<isNaN>)
+      .Case("isinf", testOp<isInf>)
       .Case("nn.leaky_relu", leakyReluOp)
       .Case("cast", castOp)
       .Default(nullptr);

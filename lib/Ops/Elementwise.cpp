@@ -1,12 +1,14 @@
 //===- Elementwise.cpp - Broadcasting binary ops, unary ops, where, cast --===//
 //
-// Binary arithmetic and comparisons broadcast their operands NumPy-style
-// (broadcastShapes); both operands must have the same dtype, and comparisons
-// yield bool. `where` broadcasts all three operands. Unary operators, `clip`
-// and `cast` keep the shape.
+// Binary arithmetic, comparisons, logical and bitwise operators broadcast
+// their operands NumPy-style (broadcastShapes); both operands must have the
+// same dtype, and comparisons yield bool. `where` broadcasts all three
+// operands. Unary operators, `clip` and `cast` keep the shape; the tests
+// `isnan` and `isinf` yield bool.
 //
 //   add(Tensor[(5, 1), float32], Tensor[(7), float32])  : Tensor[(5, 7), float32]
 //   less(Tensor[(?, 3), int32], Tensor[(3), int32])     : Tensor[(?, 3), bool]
+//   isnan(Tensor[(2, 3), float16])                      : Tensor[(2, 3), bool]
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +43,14 @@ static TypeRef broadcastBinary(TypeRelContext &ctx, std::optional<DType> resultD
 static TypeRef broadcastRel(TypeRelContext &ctx) { return broadcastBinary(ctx, std::nullopt); }
 
 static TypeRef compareRel(TypeRelContext &ctx) { return broadcastBinary(ctx, DType::Bool); }
+
+/// The operand's shape, as bool (isnan, isinf).
+static TypeRef unaryTestRel(TypeRelContext &ctx) {
+  const TensorType *t = ctx.tensorArg(0);
+  if (!t)
+    return nullptr;
+  return makeTensorType(t->shape, DType::Bool);
+}
 
 static TypeRef whereRel(TypeRelContext &ctx) {
   const TensorType *cond = ctx.tensorArg(0, kAnySupported);
@@ -118,6 +128,8 @@ static OpDef unary(StringRef name, StringRef summary, DTypeSet dtypes) {
   return d;
 }
 
+static constexpr DTypeSet kBoolOnly = dtypeBit(DType::Bool);
+
 void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(binary("add", "Elementwise a + b with broadcasting", kNumeric));
   ops.push_back(binary("subtract", "Elementwise a - b with broadcasting", kNumeric));
@@ -135,6 +147,31 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
       binary("less", "Elementwise a < b with broadcasting, as bool", kNumeric, compareRel));
   ops.push_back(
       binary("greater", "Elementwise a > b with broadcasting, as bool", kNumeric, compareRel));
+  ops.push_back(
+      binary("less_equal", "Elementwise a <= b with broadcasting, as bool", kNumeric, compareRel));
+  ops.push_back(binary("greater_equal", "Elementwise a >= b with broadcasting, as bool", kNumeric,
+                       compareRel));
+  ops.push_back(binary("floor_mod",
+                       "Elementwise a - floor(a / b) * b with broadcasting: the remainder "
+                       "has b's sign (integers: x % 0 is 0)",
+                       kNumeric));
+  ops.push_back(binary("mod",
+                       "Elementwise remainder of a / b truncated, with a's sign (C's % and "
+                       "fmod; integers: x % 0 is 0)",
+                       kNumeric));
+  ops.push_back(binary("logical_and", "Elementwise a and b of bools with broadcasting", kBoolOnly));
+  ops.push_back(binary("logical_or", "Elementwise a or b of bools with broadcasting", kBoolOnly));
+  ops.push_back(binary("logical_xor", "Elementwise a != b of bools with broadcasting", kBoolOnly));
+  ops.push_back(binary("bitwise_and", "Elementwise bitwise a & b with broadcasting", kIndexTypes));
+  ops.push_back(binary("bitwise_or", "Elementwise bitwise a | b with broadcasting", kIndexTypes));
+  ops.push_back(binary("bitwise_xor", "Elementwise bitwise a ^ b with broadcasting", kIndexTypes));
+  ops.push_back(binary("left_shift",
+                       "Elementwise a << b with broadcasting (0 for b outside [0, bits))",
+                       kIndexTypes));
+  ops.push_back(binary("right_shift",
+                       "Elementwise arithmetic a >> b with broadcasting (b outside [0, bits) "
+                       "shifts by bits - 1)",
+                       kIndexTypes));
 
   OpDef where;
   where.name = "where";
@@ -156,6 +193,29 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(unary("nn.relu", "Elementwise max(a, 0)", kNumeric));
   ops.push_back(unary("erf", "Elementwise Gauss error function", kFloats));
   ops.push_back(unary("copy", "Elementwise copy of the operand", kAnySupported));
+  ops.push_back(unary("floor", "Elementwise largest integral value <= a", kFloatOnly));
+  ops.push_back(unary("ceil", "Elementwise smallest integral value >= a", kFloatOnly));
+  ops.push_back(unary("round", "Elementwise nearest integral value, halves to even", kFloatOnly));
+  ops.push_back(unary("sign", "Elementwise -1, 0 or 1 by the sign of a (NaN stays NaN)", kNumeric));
+  ops.push_back(unary("sin", "Elementwise sine", kFloatOnly));
+  ops.push_back(unary("cos", "Elementwise cosine", kFloatOnly));
+  ops.push_back(unary("tan", "Elementwise tangent", kFloatOnly));
+  ops.push_back(unary("asin", "Elementwise arcsine", kFloatOnly));
+  ops.push_back(unary("acos", "Elementwise arccosine", kFloatOnly));
+  ops.push_back(unary("atan", "Elementwise arctangent", kFloatOnly));
+  ops.push_back(unary("sinh", "Elementwise hyperbolic sine", kFloatOnly));
+  ops.push_back(unary("cosh", "Elementwise hyperbolic cosine", kFloatOnly));
+  ops.push_back(unary("asinh", "Elementwise inverse hyperbolic sine", kFloatOnly));
+  ops.push_back(unary("acosh", "Elementwise inverse hyperbolic cosine", kFloatOnly));
+  ops.push_back(unary("atanh", "Elementwise inverse hyperbolic tangent", kFloatOnly));
+  ops.push_back(unary("logical_not", "Elementwise not a of bools", kBoolOnly));
+  ops.push_back(unary("bitwise_not", "Elementwise bitwise ~a", kIndexTypes));
+  for (auto [name, summary] : {std::pair{"isnan", "Elementwise whether a is NaN, as bool"},
+                               std::pair{"isinf", "Elementwise whether a is infinite, as bool"}}) {
+    OpDef test = unary(name, summary, kFloatOnly);
+    test.relation = unaryTestRel;
+    ops.push_back(std::move(test));
+  }
 
   OpDef leaky = unary("nn.leaky_relu", "Elementwise a where a > 0, else alpha * a", kFloats);
   leaky.attrs = {floatAttr("alpha", 0.01)};

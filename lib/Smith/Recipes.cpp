@@ -106,11 +106,72 @@ static bool unaryFloat(Gen &g, const OpDef &d) {
     if (*alpha)
       attrs.push_back(std::string("alpha=") + alpha);
     lo = std::min(a.lo * 0.5, a.lo), hi = std::max(a.hi, 0.0);
+  } else if (op == "sin" || op == "cos") {
+    a = g.tame(a);
+    lo = -1, hi = 1;
+  } else if (op == "tan") { // away from the poles at +-pi/2
+    a = g.tame(a, 1.25);
+    lo = std::tan(a.lo), hi = std::tan(a.hi);
+  } else if (op == "asin" || op == "acos" || op == "atanh") { // inside (-1, 1)
+    a = g.tame(a, 0.75); // (tame's bounds are multiples of 1/4)
+    auto f = [&](double x) {
+      return op == "asin" ? std::asin(x) : op == "acos" ? std::acos(x) : std::atanh(x);
+    };
+    lo = std::min(f(a.lo), f(a.hi)), hi = std::max(f(a.lo), f(a.hi));
+  } else if (op == "atan" || op == "asinh") {
+    a = g.tame(a);
+    auto f = [&](double x) { return op == "atan" ? std::atan(x) : std::asinh(x); };
+    lo = f(a.lo), hi = f(a.hi);
+  } else if (op == "sinh") {
+    a = g.tame(a, 4);
+    lo = std::sinh(a.lo), hi = std::sinh(a.hi);
+  } else if (op == "cosh") {
+    a = g.tame(a, 4);
+    lo = 1, hi = std::cosh(std::max(-a.lo, a.hi));
+  } else if (op == "acosh") { // at least 1
+    a = g.positive(a, 1);
+    lo = std::acosh(std::max(a.lo, 1.0)), hi = std::acosh(std::max(a.hi, 1.0));
   } else { // tanh, erf
     lo = -1, hi = 1;
   }
   g.use(a);
   g.emit(op, call(op, {a.ref}, attrs), a.ty, lo, hi, false);
+  return true;
+}
+
+/// floor, ceil, round and sign: a jump at integers (at 0) would turn a last
+/// bit's difference into a whole one, so the operand must be exact.
+static bool unaryStep(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 0, 4, /*exact=*/true});
+  if (!a.exact)
+    return false;
+  g.use(a);
+  StringRef op = d.name;
+  double lo = std::floor(a.lo), hi = std::ceil(a.hi);
+  if (op == "sign")
+    lo = a.lo < 0 ? -1 : 0, hi = a.hi > 0 ? 1 : 0;
+  g.emit(op, call(op, {a.ref}), a.ty, lo, hi, true);
+  return true;
+}
+
+/// isnan and isinf: bool results, which feed comparisons, so exact operands.
+static bool unaryTest(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 0, 4, /*exact=*/true});
+  if (!a.exact)
+    return false;
+  g.use(a);
+  g.emit(d.name, call(d.name, {a.ref}), {DType::Bool, a.ty.shape}, 0, 1, true);
+  return true;
+}
+
+/// logical_not and bitwise_not.
+static bool unaryBits(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 0, 4, /*exact=*/true});
+  if (!a.exact)
+    return false;
+  g.use(a);
+  bool isBool = a.ty.dtype == DType::Bool;
+  g.emit(d.name, call(d.name, {a.ref}), a.ty, isBool ? 0 : -a.hi - 1, isBool ? 1 : -a.lo - 1, true);
   return true;
 }
 
@@ -238,6 +299,67 @@ static bool compareRecipe(Gen &g, const OpDef &d) {
   g.use(b);
   g.emit(d.name, call(d.name, {a.ref, b.ref}), {DType::Bool, *broadcast(a.ty.shape, b.ty.shape)}, 0,
          1, true);
+  return true;
+}
+
+/// floor_mod and mod: a divisor away from 0. A float dividend's last bit
+/// may move the remainder by a whole divisor, so floats need exact
+/// operands.
+static bool modRecipe(Gen &g, const OpDef &d) {
+  StringRef op = d.name;
+  Val a = g.input({d.dtypes, 0, 4, /*exact=*/true});
+  bool isInt = !isFloat(a.ty.dtype);
+  if (!isInt && !a.exact)
+    return false;
+  Val b = partner(g, a, !isInt, /*nonzeroLiteral=*/true);
+  if (b.ty.dtype != a.ty.dtype || (!isInt && !b.exact))
+    return false;
+  if (!b.literal) {
+    b = g.positive(b, 1);
+    if (!isInt && !b.exact)
+      return false;
+  }
+  g.use(a);
+  g.use(b);
+  double m = std::max(std::fabs(b.lo), std::fabs(b.hi));
+  double lo = -m, hi = m;
+  if (op == "mod") // a's sign, never beyond a
+    lo = std::max(lo, std::min(a.lo, 0.0)), hi = std::min(hi, std::max(a.hi, 0.0));
+  g.emit(op, call(op, {a.ref, b.ref}), {a.ty.dtype, *broadcast(a.ty.shape, b.ty.shape)}, lo, hi,
+         isInt || op == "mod");
+  return true;
+}
+
+/// logical_*, bitwise_* and the shifts (shift counts in [-16, 16], negative
+/// ones out of range, of operands within +-1000: no result overflows).
+static bool bitsRecipe(Gen &g, const OpDef &d) {
+  StringRef op = d.name;
+  Val a = g.input({d.dtypes, 0, 4, /*exact=*/true});
+  if (!a.exact)
+    return false;
+  bool shift = op == "left_shift" || op == "right_shift";
+  if (shift)
+    a = g.tame(a, 1000);
+  Val b = partner(g, a, true, false);
+  if (b.ty.dtype != a.ty.dtype || !b.exact)
+    return false;
+  if (shift && !b.literal)
+    b = g.tame(b, 16);
+  g.use(a);
+  g.use(b);
+  double lo = 0, hi = 1;
+  if (a.ty.dtype != DType::Bool) {
+    // Every result's bits lie within the operands' widest magnitude.
+    double m = std::max({std::fabs(a.lo), std::fabs(a.hi), std::fabs(b.lo), std::fabs(b.hi)});
+    double p = std::exp2(std::ceil(std::log2(m + 1)));
+    lo = -p, hi = p;
+    if (op == "left_shift")
+      lo = -std::max(std::fabs(a.lo), std::fabs(a.hi)) * std::exp2(16), hi = -lo;
+    else if (op == "right_shift")
+      lo = std::min(a.lo, 0.0), hi = std::max(a.hi, 0.0);
+  }
+  g.emit(op, call(op, {a.ref, b.ref}), {a.ty.dtype, *broadcast(a.ty.shape, b.ty.shape)}, lo, hi,
+         true);
   return true;
 }
 
@@ -375,6 +497,25 @@ Recipe findRecipe(StringRef op) {
       {"sigmoid", unaryFloat},
       {"erf", unaryFloat},
       {"nn.leaky_relu", unaryFloat},
+      {"sin", unaryFloat},
+      {"cos", unaryFloat},
+      {"tan", unaryFloat},
+      {"asin", unaryFloat},
+      {"acos", unaryFloat},
+      {"atan", unaryFloat},
+      {"sinh", unaryFloat},
+      {"cosh", unaryFloat},
+      {"asinh", unaryFloat},
+      {"acosh", unaryFloat},
+      {"atanh", unaryFloat},
+      {"floor", unaryStep},
+      {"ceil", unaryStep},
+      {"round", unaryStep},
+      {"sign", unaryStep},
+      {"isnan", unaryTest},
+      {"isinf", unaryTest},
+      {"logical_not", unaryBits},
+      {"bitwise_not", unaryBits},
       {"clip", clipRecipe},
       {"cast", castRecipe},
       {"add", binaryRecipe},
@@ -387,6 +528,18 @@ Recipe findRecipe(StringRef op) {
       {"equal", compareRecipe},
       {"less", compareRecipe},
       {"greater", compareRecipe},
+      {"less_equal", compareRecipe},
+      {"greater_equal", compareRecipe},
+      {"floor_mod", modRecipe},
+      {"mod", modRecipe},
+      {"logical_and", bitsRecipe},
+      {"logical_or", bitsRecipe},
+      {"logical_xor", bitsRecipe},
+      {"bitwise_and", bitsRecipe},
+      {"bitwise_or", bitsRecipe},
+      {"bitwise_xor", bitsRecipe},
+      {"left_shift", bitsRecipe},
+      {"right_shift", bitsRecipe},
       {"where", whereRecipe},
       {"sum", reduceRecipe},
       {"mean", reduceRecipe},

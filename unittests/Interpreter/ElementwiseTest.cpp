@@ -200,4 +200,51 @@ TEST(ElementwiseTest, Cast) {
                        DType::Int32, {1}, {1}));
 }
 
+TEST(ElementwiseTest, RemaindersTakeTheirSigns) {
+  std::string p = "%x: Tensor[(5), int32], %y: Tensor[(5), int32]";
+  auto x = [] { return i32({5}, {7, -7, 7, -7, 7}); };
+  auto y = [] { return i32({5}, {3, 3, -3, -3, 0}); };
+  // floor_mod: the divisor's sign (Python's %); mod: the dividend's (C's %).
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "floor_mod(%x, %y)", {x(), y()}), DType::Int32, {5}, {1, 2, -2, -1, 0}));
+  EXPECT_TRUE(tensorIs(runOne(p, "mod(%x, %y)", {x(), y()}), DType::Int32, {5}, {1, -1, 1, -1, 0}));
+  std::string q = "%x: Tensor[(3), float32]";
+  EXPECT_TRUE(tensorIs(runOne(q, "floor_mod(%x, -2f)", {f32({3}, {5.5, -5.5, 4})}), DType::Float32,
+                       {3}, {-0.5, -1.5, 0}));
+  EXPECT_TRUE(tensorIs(runOne(q, "mod(%x, -2f)", {f32({3}, {5.5, -5.5, 4})}), DType::Float32, {3},
+                       {1.5, -1.5, 0}));
+}
+
+TEST(ElementwiseTest, RoundTakesHalvesToEven) {
+  EXPECT_TRUE(tensorIs(
+      runOne("%x: Tensor[(6), float32]", "round(%x)", {f32({6}, {0.5, 1.5, 2.5, -2.5, 2.4, -2.6})}),
+      DType::Float32, {6}, {0, 2, 2, -2, 2, -3}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(4), int32]", "sign(%x)", {i32({4}, {-5, 0, 3, -1})}),
+                       DType::Int32, {4}, {-1, 0, 1, -1}));
+}
+
+TEST(ElementwiseTest, LogicalBitwiseAndShifts) {
+  std::string p = "%x: Tensor[(4), int32], %y: Tensor[(4), int32]";
+  auto x = [] { return i32({4}, {12, -1, 5, -8}); };
+  auto y = [] { return i32({4}, {10, 3, 40, 1}); };
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "bitwise_and(%x, %y)", {x(), y()}), DType::Int32, {4}, {8, 3, 0, 0}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "bitwise_or(%x, %y)", {x(), y()}), DType::Int32, {4}, {14, -1, 45, -7}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "bitwise_xor(%x, %y)", {x(), y()}), DType::Int32, {4}, {6, -4, 45, -7}));
+  // A count of 32 or more is out of range: 0 shifting left, the sign's fill
+  // shifting right.
+  EXPECT_TRUE(tensorIs(runOne(p, "left_shift(%x, %y)", {x(), y()}), DType::Int32, {4},
+                       {12288, -8, 0, -16}));
+  EXPECT_TRUE(
+      tensorIs(runOne(p, "right_shift(%x, %y)", {x(), y()}), DType::Int32, {4}, {0, -1, 0, -4}));
+  EXPECT_TRUE(tensorIs(runOne("%x: Tensor[(2), int32]", "bitwise_not(%x)", {i32({2}, {0, 5})}),
+                       DType::Int32, {2}, {-1, -6}));
+  Expected<HostTensor> r =
+      runOne("%x: Tensor[(4), float32]", "logical_xor(less(%x, 0f), isnan(%x))",
+             {f32({4}, {-1, 1, NAN, 2})});
+  EXPECT_TRUE(tensorIs(std::move(r), DType::Bool, {4}, {1, 0, 1, 0}));
+}
+
 } // namespace

@@ -130,6 +130,43 @@ TEST(ElementwiseTest, Comparisons) {
   checkBinary("equal", DType::Bool, [](double x, double y) { return x == y; }, DType::Bool);
 }
 
+/// floor_mod, mod and the shifts at their edges: signs, x % 0, INT_MIN %
+/// -1 and shift counts outside [0, bits).
+TEST(ElementwiseTest, IntegerRemaindersAndShiftsNeverTrap) {
+  auto compiler = makeCompiler();
+  ASSERT_TRUE(compiler);
+  for (DType t : {DType::Int32, DType::Int64}) {
+    int64_t bits = t == DType::Int32 ? 32 : 64;
+    int64_t minV = t == DType::Int32 ? INT32_MIN : INT64_MIN;
+    int64_t xs[] = {7, -7, 7, -7, 5, minV, 3, -3, 3, 3};
+    int64_t ys[] = {3, 3, -3, -3, 0, -1, bits - 1, 1, bits, -1};
+    struct {
+      const char *op;
+      int64_t expected[10];
+    } cases[] = {
+        {"floor_mod", {1, 2, -2, -1, 0, 0, 3 % (bits - 1), 0, 3 % bits, 0}},
+        {"mod", {1, -1, 1, -1, 0, 0, 3, 0, 3, 0}},
+        {"left_shift", {56, -56, 0, 0, 5, 0, minV, -6, 0, 0}},
+        {"right_shift", {0, -1, 0, -1, 5, -1, 0, -2, 0, 0}},
+    };
+    for (const auto &c : cases) {
+      auto tc = TypedCall::parse("%a: " + tensorType({10}, t) + ", %b: " + tensorType({10}, t),
+                                 std::string(c.op) + "(%a, %b)");
+      ASSERT_TRUE(tc);
+      Buffer a(t, {10}), b(t, {10});
+      for (int i = 0; i < 10; ++i) {
+        a.setInt(i, xs[i]);
+        b.setInt(i, ys[i]);
+      }
+      std::vector<Buffer> out = runKernel(*compiler, tc->call(), {&a, &b});
+      ASSERT_EQ(out.size(), 1u);
+      for (int i = 0; i < 10; ++i)
+        EXPECT_EQ(out[0].getInt(i), c.expected[i])
+            << c.op << " " << dtypeName(t).str() << " element " << i;
+    }
+  }
+}
+
 using UnaryRef = std::function<double(double)>;
 
 void checkUnary(const std::string &op, const std::string &attrs, DType t, UnaryRef ref,
@@ -173,6 +210,56 @@ TEST(ElementwiseTest, UnaryFloat) {
   checkUnary("rsqrt", "", f, [](double x) { return 1 / std::sqrt(x); }, f, 0.01, 100);
   checkUnary("tanh", "", f, [](double x) { return std::tanh(x); }, f, -5, 5);
   checkUnary("sigmoid", "", f, [](double x) { return 1 / (1 + std::exp(-x)); }, f, -20, 20);
+}
+
+TEST(ElementwiseTest, TrigonometricAndHyperbolic) {
+  DType f = DType::Float32;
+  checkUnary("sin", "", f, [](double x) { return std::sin(x); }, f, -10, 10);
+  checkUnary("cos", "", f, [](double x) { return std::cos(x); }, f, -10, 10);
+  checkUnary("tan", "", f, [](double x) { return std::tan(x); }, f, -1.5, 1.5, 1e-5);
+  checkUnary("asin", "", f, [](double x) { return std::asin(x); }, f, -1, 1);
+  checkUnary("acos", "", f, [](double x) { return std::acos(x); }, f, -1, 1);
+  checkUnary("atan", "", f, [](double x) { return std::atan(x); }, f, -10, 10);
+  checkUnary("sinh", "", f, [](double x) { return std::sinh(x); }, f, -5, 5);
+  checkUnary("cosh", "", f, [](double x) { return std::cosh(x); }, f, -5, 5);
+  checkUnary("asinh", "", f, [](double x) { return std::asinh(x); }, f, -10, 10);
+  checkUnary("acosh", "", f, [](double x) { return std::acosh(x); }, f, 1, 10);
+  checkUnary("atanh", "", f, [](double x) { return std::atanh(x); }, f, -0.9, 0.9);
+}
+
+/// round takes halves to even; sign keeps NaN and zeros; isnan and isinf
+/// see NaN and both infinities.
+TEST(ElementwiseTest, RoundingSignAndTests) {
+  auto compiler = makeCompiler();
+  ASSERT_TRUE(compiler);
+  double xs[] = {0.5, 1.5, 2.5, -0.5, -2.5, 2.4, -2.6, NAN, INFINITY, -INFINITY, -0.0, 3};
+  struct {
+    const char *op;
+    DType result;
+    double expected[12];
+  } cases[] = {
+      {"round", DType::Float32, {0, 2, 2, -0.0, -2, 2, -3, NAN, INFINITY, -INFINITY, -0.0, 3}},
+      {"floor", DType::Float32, {0, 1, 2, -1, -3, 2, -3, NAN, INFINITY, -INFINITY, -0.0, 3}},
+      {"ceil", DType::Float32, {1, 2, 3, -0.0, -2, 3, -2, NAN, INFINITY, -INFINITY, -0.0, 3}},
+      {"sign", DType::Float32, {1, 1, 1, -1, -1, 1, -1, NAN, 1, -1, -0.0, 1}},
+      {"isnan", DType::Bool, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}},
+      {"isinf", DType::Bool, {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0}},
+  };
+  for (const auto &c : cases) {
+    auto tc = TypedCall::parse("%a: Tensor[(12), float32]", std::string(c.op) + "(%a)");
+    ASSERT_TRUE(tc);
+    Buffer a(DType::Float32, {12});
+    for (int i = 0; i < 12; ++i)
+      a.set(i, xs[i]);
+    std::vector<Buffer> out = runKernel(*compiler, tc->call(), {&a});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype(), c.result) << c.op;
+    for (int i = 0; i < 12; ++i) {
+      double v = out[0].get(i), e = c.expected[i];
+      EXPECT_TRUE(std::isnan(e) ? std::isnan(v) : v == e && std::signbit(v) == std::signbit(e))
+          << c.op << " element " << i << ": " << v << ", expected " << e;
+    }
+  }
 }
 
 TEST(ElementwiseTest, SigmoidSaturatesWithoutNaN) {

@@ -35,8 +35,15 @@ static std::vector<OpCase> unaryCases(const std::string &op, const std::string &
 std::vector<OpCase> casesFor(llvm::StringRef op) {
   std::string o = op.str();
   if (op == "add" || op == "subtract" || op == "multiply" || op == "maximum" || op == "minimum" ||
-      op == "equal" || op == "less" || op == "greater")
+      op == "equal" || op == "less" || op == "greater" || op == "less_equal" ||
+      op == "greater_equal" || op == "logical_and" || op == "logical_or" || op == "logical_xor")
     return binaryCases(o);
+  if (op == "floor_mod" || op == "mod") // divisors of both signs, 0 for integers
+    return binaryCases(o, -20, 20, std::make_pair(-6.0, 6.0));
+  if (op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor")
+    return binaryCases(o, -1000, 1000);
+  if (op == "left_shift" || op == "right_shift") // counts out of range too
+    return binaryCases(o, -1000, 1000, std::make_pair(-3.0, 70.0));
   if (op == "divide")
     return binaryCases(o, -20, 20, std::make_pair(1.0, 6.0));
   if (op == "power")
@@ -56,6 +63,19 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
     return unaryCases(o);
   if (op == "erf")
     return unaryCases(o, "", -4, 4);
+  if (op == "floor" || op == "ceil" || op == "round" || op == "sign" || op == "isnan" ||
+      op == "isinf" || op == "logical_not" || op == "bitwise_not")
+    return unaryCases(o, "", -5, 5);
+  if (op == "sin" || op == "cos" || op == "atan" || op == "asinh")
+    return unaryCases(o, "", -6, 6);
+  if (op == "tan")
+    return unaryCases(o, "", -1.4, 1.4);
+  if (op == "asin" || op == "acos" || op == "atanh")
+    return unaryCases(o, "", -0.99, 0.99);
+  if (op == "sinh" || op == "cosh")
+    return unaryCases(o, "", -5, 5);
+  if (op == "acosh")
+    return unaryCases(o, "", 1, 10);
   if (op == "nn.leaky_relu") {
     std::vector<OpCase> out = unaryCases(o);
     for (OpCase c : unaryCases(o, ", alpha=0.2f"))

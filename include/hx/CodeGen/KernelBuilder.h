@@ -57,9 +57,33 @@
 namespace hx {
 
 /// Math functions a kernel may request; each target maps them to its own
-/// implementation. Floor, Ceil and Round (halves away from zero, as C's
-/// round) give integral values in the float dtype.
-enum class MathFn : uint8_t { Exp, Log, Sqrt, Tanh, Pow, Erf, Floor, Ceil, Round };
+/// implementation. Floor, Ceil, Round (halves away from zero, as C's round)
+/// and RoundEven (halves to even, as C's roundeven and IEEE's default) give
+/// integral values in the float dtype. The trigonometric and hyperbolic
+/// functions and their inverses are C's (sin, asinh, ...).
+enum class MathFn : uint8_t {
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Pow,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  RoundEven,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh
+};
 llvm::StringRef mathFnName(MathFn fn);
 
 /// Comparisons (signed for signed integers, ordered for floats; NE is
@@ -300,6 +324,21 @@ public:
   /// Floats divide; integers truncate toward zero, x / 0 is 0 and the
   /// overflowing INT_MIN / -1 wraps (never a trap).
   Value *div(DType t, Value *a, Value *b);
+  /// The remainder of a / b truncated toward zero, with a's sign (C's %
+  /// and fmod): for integers x % 0 is 0 and INT_MIN % -1 is 0 (never a
+  /// trap); for floats fmod, x % 0 is NaN.
+  Value *rem(DType t, Value *a, Value *b);
+  /// Bitwise and, or, xor and not of integers (logical ones of bool).
+  Value *bitAnd(Value *a, Value *b);
+  Value *bitOr(Value *a, Value *b);
+  Value *bitXor(Value *a, Value *b);
+  Value *bitNot(Value *a);
+  /// a << n and a >> n (arithmetic for signed dtypes, logical for unsigned)
+  /// of integers of dtype `t`. A count outside [0, bits) gives 0 for the
+  /// left shift and, for the right shift, what shifting by bits - 1 gives
+  /// for signed dtypes (the sign's fill) and 0 for unsigned ones.
+  Value *shiftLeft(DType t, Value *a, Value *n);
+  Value *shiftRight(DType t, Value *a, Value *n);
   /// The larger (smaller) operand; for floats NaN in either gives NaN.
   Value *max(DType t, Value *a, Value *b);
   Value *min(DType t, Value *a, Value *b);

@@ -16,13 +16,37 @@
 #include "../LoopNest.h"
 #include "OpKernels.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <cmath>
 
 using namespace llvm;
 
 namespace hx {
 
 namespace {
-enum class Binary { Add, Sub, Mul, Div, Max, Min, Pow, Equal, Less, Greater };
+enum class Binary {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Equal,
+  Less,
+  Greater,
+  LessEqual,
+  GreaterEqual,
+  FloorMod,
+  Mod,
+  And,
+  Or,
+  Xor,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr
+};
 enum class Unary {
   Neg,
   Abs,
@@ -37,7 +61,26 @@ enum class Unary {
   Cast,
   Erf,
   LeakyRelu,
-  Copy
+  Copy,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  IsNaN,
+  IsInf,
+  Not,
+  BitNot
 };
 } // namespace
 
@@ -78,6 +121,39 @@ static Value *applyBinary(KernelBuilder &kb, Binary op, DType t, Value *x, Value
     return kb.compare(CmpOp::LT, t, x, y);
   case Binary::Greater:
     return kb.compare(CmpOp::GT, t, x, y);
+  case Binary::LessEqual:
+    return kb.compare(CmpOp::LE, t, x, y);
+  case Binary::GreaterEqual:
+    return kb.compare(CmpOp::GE, t, x, y);
+  case Binary::Mod:
+    return kb.rem(t, x, y);
+  case Binary::FloorMod: {
+    // The truncated remainder, plus y where it is nonzero and its sign
+    // differs from y's.
+    Value *r = kb.rem(t, x, y);
+    Value *zero = kb.constant(t, 0);
+    Value *differ =
+        kb.logicalAnd(kb.compare(CmpOp::NE, t, r, zero),
+                      kb.compare(CmpOp::NE, DType::Bool, kb.compare(CmpOp::LT, t, r, zero),
+                                 kb.compare(CmpOp::LT, t, y, zero)));
+    return kb.select(differ, kb.add(t, r, y), r);
+  }
+  case Binary::And:
+    return kb.logicalAnd(x, y);
+  case Binary::Or:
+    return kb.logicalOr(x, y);
+  case Binary::Xor:
+    return kb.compare(CmpOp::NE, DType::Bool, x, y);
+  case Binary::BitAnd:
+    return kb.bitAnd(x, y);
+  case Binary::BitOr:
+    return kb.bitOr(x, y);
+  case Binary::BitXor:
+    return kb.bitXor(x, y);
+  case Binary::Shl:
+    return kb.shiftLeft(t, x, y);
+  case Binary::Shr:
+    return kb.shiftRight(t, x, y);
   }
   llvm_unreachable("unknown binary operator");
 }
@@ -103,12 +179,74 @@ static Value *binaryValue(KernelBuilder &kb, Binary op, DType t, Value *x, Value
 }
 
 static bool isTranscendental(Unary op) {
-  return op == Unary::Exp || op == Unary::Log || op == Unary::Sqrt || op == Unary::Rsqrt ||
-         op == Unary::Tanh || op == Unary::Sigmoid || op == Unary::Erf;
+  switch (op) {
+  case Unary::Exp:
+  case Unary::Log:
+  case Unary::Sqrt:
+  case Unary::Rsqrt:
+  case Unary::Tanh:
+  case Unary::Sigmoid:
+  case Unary::Erf:
+  case Unary::Floor:
+  case Unary::Ceil:
+  case Unary::Round:
+  case Unary::Sin:
+  case Unary::Cos:
+  case Unary::Tan:
+  case Unary::Asin:
+  case Unary::Acos:
+  case Unary::Atan:
+  case Unary::Sinh:
+  case Unary::Cosh:
+  case Unary::Asinh:
+  case Unary::Acosh:
+  case Unary::Atanh:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The math function of a unary operator that is one call.
+static std::optional<MathFn> mathOf(Unary op) {
+  switch (op) {
+  case Unary::Floor:
+    return MathFn::Floor;
+  case Unary::Ceil:
+    return MathFn::Ceil;
+  case Unary::Round:
+    return MathFn::RoundEven;
+  case Unary::Sin:
+    return MathFn::Sin;
+  case Unary::Cos:
+    return MathFn::Cos;
+  case Unary::Tan:
+    return MathFn::Tan;
+  case Unary::Asin:
+    return MathFn::Asin;
+  case Unary::Acos:
+    return MathFn::Acos;
+  case Unary::Atan:
+    return MathFn::Atan;
+  case Unary::Sinh:
+    return MathFn::Sinh;
+  case Unary::Cosh:
+    return MathFn::Cosh;
+  case Unary::Asinh:
+    return MathFn::Asinh;
+  case Unary::Acosh:
+    return MathFn::Acosh;
+  case Unary::Atanh:
+    return MathFn::Atanh;
+  default:
+    return std::nullopt;
+  }
 }
 
 static Value *unaryValue(KernelBuilder &kb, Unary op, const KernelSpec &spec, Value *x) {
   DType t = spec.inputs[0]->dtype;
+  if (std::optional<MathFn> fn = mathOf(op))
+    return kb.math(*fn, t, {x});
   switch (op) {
   case Unary::Neg:
     return kb.neg(t, x);
@@ -148,6 +286,22 @@ static Value *unaryValue(KernelBuilder &kb, Unary op, const KernelSpec &spec, Va
                      kb.mul(t, kb.constant(t, spec.getFloat("alpha")), x));
   case Unary::Copy:
     return x;
+  case Unary::Sign: {
+    // -1 below zero, 1 above; zero (of either sign) and NaN stay.
+    Value *zero = kb.constant(t, 0);
+    Value *r = kb.select(kb.compare(CmpOp::LT, t, x, zero), kb.constant(t, -1), x);
+    return kb.select(kb.compare(CmpOp::GT, t, x, zero), kb.constant(t, 1), r);
+  }
+  case Unary::IsNaN:
+    return kb.isNaN(t, x);
+  case Unary::IsInf:
+    return kb.compare(CmpOp::EQ, t, kb.abs(t, x), kb.constant(t, INFINITY));
+  case Unary::Not:
+    return kb.logicalNot(x);
+  case Unary::BitNot:
+    return kb.bitNot(x);
+  default: // the math functions, above
+    break;
   }
   llvm_unreachable("unknown unary operator");
 }
@@ -176,6 +330,18 @@ static std::optional<ElementwiseOp> elementwiseOp(StringRef name) {
       .Case("equal", bin(Binary::Equal))
       .Case("less", bin(Binary::Less))
       .Case("greater", bin(Binary::Greater))
+      .Case("less_equal", bin(Binary::LessEqual))
+      .Case("greater_equal", bin(Binary::GreaterEqual))
+      .Case("floor_mod", bin(Binary::FloorMod))
+      .Case("mod", bin(Binary::Mod))
+      .Case("logical_and", bin(Binary::And))
+      .Case("logical_or", bin(Binary::Or))
+      .Case("logical_xor", bin(Binary::Xor))
+      .Case("bitwise_and", bin(Binary::BitAnd))
+      .Case("bitwise_or", bin(Binary::BitOr))
+      .Case("bitwise_xor", bin(Binary::BitXor))
+      .Case("left_shift", bin(Binary::Shl))
+      .Case("right_shift", bin(Binary::Shr))
       .Case("where", E{E::Where})
       .Case("negative", un(Unary::Neg))
       .Case("abs", un(Unary::Abs))
@@ -189,11 +355,40 @@ static std::optional<ElementwiseOp> elementwiseOp(StringRef name) {
       .Case("erf", un(Unary::Erf))
       .Case("nn.leaky_relu", un(Unary::LeakyRelu))
       .Case("copy", un(Unary::Copy))
+      .Case("floor", un(Unary::Floor))
+      .Case("ceil", un(Unary::Ceil))
+      .Case("round", un(Unary::Round))
+      .Case("sign", un(Unary::Sign))
+      .Case("sin", un(Unary::Sin))
+      .Case("cos", un(Unary::Cos))
+      .Case("tan", un(Unary::Tan))
+      .Case("asin", un(Unary::Asin))
+      .Case("acos", un(Unary::Acos))
+      .Case("atan", un(Unary::Atan))
+      .Case("sinh", un(Unary::Sinh))
+      .Case("cosh", un(Unary::Cosh))
+      .Case("asinh", un(Unary::Asinh))
+      .Case("acosh", un(Unary::Acosh))
+      .Case("atanh", un(Unary::Atanh))
+      .Case("isnan", un(Unary::IsNaN))
+      .Case("isinf", un(Unary::IsInf))
+      .Case("logical_not", un(Unary::Not))
+      .Case("bitwise_not", un(Unary::BitNot))
       .Case("clip", un(Unary::Clip))
       .Case("cast", un(Unary::Cast))
       // data + bias, the bias read along the axis (bias_add's kernel, Nn.cpp).
       .Case("nn.bias_add", bin(Binary::Add))
       .Default(std::nullopt);
+}
+
+/// The operators that work on bits: integers or bool only.
+static bool needsBits(const ElementwiseOp &op) {
+  if (op.kind == ElementwiseOp::UnaryOp)
+    return op.unary == Unary::Not || op.unary == Unary::BitNot;
+  return op.kind == ElementwiseOp::BinaryOp &&
+         (op.binary == Binary::And || op.binary == Binary::Or || op.binary == Binary::Xor ||
+          op.binary == Binary::BitAnd || op.binary == Binary::BitOr ||
+          op.binary == Binary::BitXor || op.binary == Binary::Shl || op.binary == Binary::Shr);
 }
 
 Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec) {
@@ -204,6 +399,8 @@ Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec) {
   if (op->kind == ElementwiseOp::UnaryOp && isTranscendental(op->unary) && !isFloat(t))
     return unsupported(kb, spec, "dtype " + dtypeName(t));
   if (op->kind == ElementwiseOp::BinaryOp && op->binary == Binary::Pow && !isFloat(t))
+    return unsupported(kb, spec, "dtype " + dtypeName(t));
+  if (needsBits(*op) && !isInteger(t) && t != DType::Bool)
     return unsupported(kb, spec, "dtype " + dtypeName(t));
   if (op->kind == ElementwiseOp::UnaryOp && spec.inputs[0]->shape != spec.outputs[0]->shape)
     return unsupported(kb, spec, "a result of another shape than the operand");
@@ -258,19 +455,34 @@ static Error elementwiseKernel(KernelBuilder &kb, const KernelSpec &spec) {
 
 ArrayRef<KernelEntry> elementwiseKernels() {
   static const KernelEntry table[] = {
-      {"add", elementwiseKernel},      {"subtract", elementwiseKernel},
-      {"multiply", elementwiseKernel}, {"divide", elementwiseKernel},
-      {"maximum", elementwiseKernel},  {"minimum", elementwiseKernel},
-      {"power", elementwiseKernel},    {"equal", elementwiseKernel},
-      {"less", elementwiseKernel},     {"greater", elementwiseKernel},
-      {"where", elementwiseKernel},    {"negative", elementwiseKernel},
-      {"abs", elementwiseKernel},      {"exp", elementwiseKernel},
-      {"log", elementwiseKernel},      {"sqrt", elementwiseKernel},
-      {"rsqrt", elementwiseKernel},    {"tanh", elementwiseKernel},
-      {"sigmoid", elementwiseKernel},  {"nn.relu", elementwiseKernel},
-      {"erf", elementwiseKernel},      {"nn.leaky_relu", elementwiseKernel},
-      {"copy", elementwiseKernel},     {"clip", elementwiseKernel},
-      {"cast", elementwiseKernel},
+      {"add", elementwiseKernel},         {"subtract", elementwiseKernel},
+      {"multiply", elementwiseKernel},    {"divide", elementwiseKernel},
+      {"maximum", elementwiseKernel},     {"minimum", elementwiseKernel},
+      {"power", elementwiseKernel},       {"equal", elementwiseKernel},
+      {"less", elementwiseKernel},        {"greater", elementwiseKernel},
+      {"less_equal", elementwiseKernel},  {"greater_equal", elementwiseKernel},
+      {"floor_mod", elementwiseKernel},   {"mod", elementwiseKernel},
+      {"logical_and", elementwiseKernel}, {"logical_or", elementwiseKernel},
+      {"logical_xor", elementwiseKernel}, {"bitwise_and", elementwiseKernel},
+      {"bitwise_or", elementwiseKernel},  {"bitwise_xor", elementwiseKernel},
+      {"left_shift", elementwiseKernel},  {"right_shift", elementwiseKernel},
+      {"where", elementwiseKernel},       {"negative", elementwiseKernel},
+      {"abs", elementwiseKernel},         {"exp", elementwiseKernel},
+      {"log", elementwiseKernel},         {"sqrt", elementwiseKernel},
+      {"rsqrt", elementwiseKernel},       {"tanh", elementwiseKernel},
+      {"sigmoid", elementwiseKernel},     {"nn.relu", elementwiseKernel},
+      {"erf", elementwiseKernel},         {"nn.leaky_relu", elementwiseKernel},
+      {"copy", elementwiseKernel},        {"clip", elementwiseKernel},
+      {"cast", elementwiseKernel},        {"floor", elementwiseKernel},
+      {"ceil", elementwiseKernel},        {"round", elementwiseKernel},
+      {"sign", elementwiseKernel},        {"sin", elementwiseKernel},
+      {"cos", elementwiseKernel},         {"tan", elementwiseKernel},
+      {"asin", elementwiseKernel},        {"acos", elementwiseKernel},
+      {"atan", elementwiseKernel},        {"sinh", elementwiseKernel},
+      {"cosh", elementwiseKernel},        {"asinh", elementwiseKernel},
+      {"acosh", elementwiseKernel},       {"atanh", elementwiseKernel},
+      {"isnan", elementwiseKernel},       {"isinf", elementwiseKernel},
+      {"logical_not", elementwiseKernel}, {"bitwise_not", elementwiseKernel},
   };
   return table;
 }

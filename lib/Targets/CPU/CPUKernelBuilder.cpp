@@ -156,22 +156,50 @@ Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     return b.CreateUnaryIntrinsic(Intrinsic::ceil, args[0]);
   case MathFn::Round:
     return b.CreateUnaryIntrinsic(Intrinsic::round, args[0]);
+  case MathFn::RoundEven:
+    return b.CreateUnaryIntrinsic(Intrinsic::roundeven, args[0]);
+  case MathFn::Sin:
+    return b.CreateUnaryIntrinsic(Intrinsic::sin, args[0]);
+  case MathFn::Cos:
+    return b.CreateUnaryIntrinsic(Intrinsic::cos, args[0]);
   case MathFn::Tanh:
-  case MathFn::Erf: {
-    // libm: the backend has no lowering of llvm.tanh on every LLVM 19 target
-    // (and erf has no intrinsic).
+  case MathFn::Erf:
+  case MathFn::Tan:
+  case MathFn::Asin:
+  case MathFn::Acos:
+  case MathFn::Atan:
+  case MathFn::Sinh:
+  case MathFn::Cosh:
+  case MathFn::Asinh:
+  case MathFn::Acosh:
+  case MathFn::Atanh: {
+    // libm: the backend has no lowering of llvm.tanh (nor of LLVM 19's
+    // other new intrinsics, llvm.tan, llvm.asin, ...) on every LLVM 19
+    // target, and erf and the inverse hyperbolic functions have no
+    // intrinsic. The C name is mathFnName's, with an f for float32.
     llvm::Type *ty = registerType(t);
     bool f32 = valueDType(t) == DType::Float32; // float16 computes in float32
-    StringRef name = fn == MathFn::Tanh ? (f32 ? "tanhf" : "tanh") : (f32 ? "erff" : "erf");
+    std::string name = (mathFnName(fn) + (f32 ? "f" : "")).str();
     FunctionCallee f = module.getOrInsertFunction(name, ty, ty);
     if (auto *decl = dyn_cast<Function>(f.getCallee())) {
       decl->setDoesNotThrow();
       decl->setDoesNotAccessMemory();
       decl->setWillReturn();
     }
-    CallInst *call = b.CreateCall(f, {args[0]});
-    call->setDoesNotAccessMemory();
-    return call;
+    auto callOn = [&](Value *x) {
+      CallInst *call = b.CreateCall(f, {x});
+      call->setDoesNotAccessMemory();
+      return call;
+    };
+    // A vector (a fused epilogue's vector form): one call per lane.
+    auto *vt = dyn_cast<FixedVectorType>(args[0]->getType());
+    if (!vt)
+      return callOn(args[0]);
+    Value *r = PoisonValue::get(vt);
+    for (unsigned l = 0; l < vt->getNumElements(); ++l)
+      r = b.CreateInsertElement(r, callOn(b.CreateExtractElement(args[0], uint64_t(l))),
+                                uint64_t(l));
+    return r;
   }
   }
   llvm_unreachable("unknown math function");

@@ -14,8 +14,11 @@
 //    another parallel loop, run inline instead;
 //  - float32 exp, log, tanh and erf are polynomials written out in the kernel
 //    (VectorMath.cpp), so that loops over them vectorize; the other math
-//    functions, and float64's, are LLVM intrinsics (log, sqrt, pow) or libm
-//    (tanh, erf), resolved from the process by the JIT;
+//    functions, and float64's, are LLVM intrinsics (log, sqrt, pow, floor,
+//    roundeven, sin, cos, ...) or libm (tanh, erf, tan, the inverse and
+//    hyperbolic functions; one call per lane of a vector, as a fused
+//    epilogue's vector form computes), resolved from the process by the
+//    JIT;
 //  - scratch arrays live on the stack up to 64 KiB, else on the heap
 //    (malloc/free; when malloc fails the body is skipped);
 //  - float sums accumulate in double, except sums of products

@@ -135,6 +135,28 @@ StringRef NVPTXArch::mathFunction(MathFn fn, bool f32) const {
     return f32 ? "__nv_powf" : "__nv_pow";
   case MathFn::Erf:
     return f32 ? "__nv_erff" : "__nv_erf";
+  case MathFn::Sin:
+    return f32 ? "__nv_sinf" : "__nv_sin";
+  case MathFn::Cos:
+    return f32 ? "__nv_cosf" : "__nv_cos";
+  case MathFn::Tan:
+    return f32 ? "__nv_tanf" : "__nv_tan";
+  case MathFn::Asin:
+    return f32 ? "__nv_asinf" : "__nv_asin";
+  case MathFn::Acos:
+    return f32 ? "__nv_acosf" : "__nv_acos";
+  case MathFn::Atan:
+    return f32 ? "__nv_atanf" : "__nv_atan";
+  case MathFn::Sinh:
+    return f32 ? "__nv_sinhf" : "__nv_sinh";
+  case MathFn::Cosh:
+    return f32 ? "__nv_coshf" : "__nv_cosh";
+  case MathFn::Asinh:
+    return f32 ? "__nv_asinhf" : "__nv_asinh";
+  case MathFn::Acosh:
+    return f32 ? "__nv_acoshf" : "__nv_acosh";
+  case MathFn::Atanh:
+    return f32 ? "__nv_atanhf" : "__nv_atanh";
   default:
     return "";
   }

@@ -78,6 +78,28 @@ StringRef SimtArch::mathFunction(MathFn fn, bool f32) const {
     return f32 ? "powf" : "pow";
   case MathFn::Erf:
     return f32 ? "erff" : "erf";
+  case MathFn::Sin:
+    return f32 ? "sinf" : "sin";
+  case MathFn::Cos:
+    return f32 ? "cosf" : "cos";
+  case MathFn::Tan:
+    return f32 ? "tanf" : "tan";
+  case MathFn::Asin:
+    return f32 ? "asinf" : "asin";
+  case MathFn::Acos:
+    return f32 ? "acosf" : "acos";
+  case MathFn::Atan:
+    return f32 ? "atanf" : "atan";
+  case MathFn::Sinh:
+    return f32 ? "sinhf" : "sinh";
+  case MathFn::Cosh:
+    return f32 ? "coshf" : "cosh";
+  case MathFn::Asinh:
+    return f32 ? "asinhf" : "asinh";
+  case MathFn::Acosh:
+    return f32 ? "acoshf" : "acosh";
+  case MathFn::Atanh:
+    return f32 ? "atanhf" : "atanh";
   default:
     return "";
   }

@@ -140,6 +140,8 @@ Value *GPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
     return b.CreateUnaryIntrinsic(Intrinsic::ceil, args[0]);
   case MathFn::Round:
     return b.CreateUnaryIntrinsic(Intrinsic::round, args[0]);
+  case MathFn::RoundEven:
+    return b.CreateUnaryIntrinsic(Intrinsic::roundeven, args[0]);
   default:
     break;
   }

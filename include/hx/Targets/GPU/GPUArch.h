@@ -123,7 +123,8 @@ public:
   /// A shared array of type `ty`, one per block (the caller aligns it).
   virtual llvm::GlobalVariable *sharedArray(llvm::Module &m, llvm::ArrayType *ty,
                                             const llvm::Twine &name) const = 0;
-  /// The function that computes `fn` (Exp, Log, Tanh, Pow, Erf) in float32
+  /// The function that computes `fn` (Exp, Log, Tanh, Pow, Erf, the
+  /// trigonometric and hyperbolic functions and their inverses) in float32
   /// or, `f32` false, float64: libdevice's __nv_expf, or libm's expf.
   virtual llvm::StringRef mathFunction(MathFn fn, bool f32) const = 0;
   /// The address an access of element `offset` (dtype `t`) uses, given its

@@ -18,7 +18,7 @@
 //    (the tiled contraction, TiledContraction.h), else the untiled
 //    default: one thread per element of C;
 //  - math functions are the architecture's (libdevice's __nv_expf, ...);
-//    sqrt, floor, ceil and round are LLVM intrinsics;
+//    sqrt, floor, ceil, round and roundeven are LLVM intrinsics;
 //  - scratch arrays are per-thread local memory (at most the tuning's
 //    maxScratchBytes);
 //  - float sums accumulate in double, as on the CPU (reductions are
