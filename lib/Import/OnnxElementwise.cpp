@@ -52,13 +52,36 @@ Error identity(NodeCtx &ctx) {
 /// Dropout-12 and later: the identity at inference, as Dropout-11. Its
 /// third input, training_mode, may ask for training: a true or run-time
 /// flag would drop values at random, which hx does not do, so it is refused
-/// rather than imported as the identity (a silently wrong answer).
+/// rather than imported as the identity (a silently wrong answer), unless
+/// the ratio is known to be 0, which drops nothing (PyTorch exports
+/// F.dropout(p=0.0, training=True) so).
 Error dropout(NodeCtx &ctx) {
   if (ctx.input(2)) {
+    if (ctx.input(1)) {
+      Expected<const HostTensor *> ratio = ctx.known(1);
+      if (!ratio)
+        consumeError(ratio.takeError());
+      else if ((*ratio)->numElements() == 1 && (*ratio)->getDouble(0) == 0) {
+        TRY(x, ctx.required(0));
+        ctx.alias(0, *x);
+        if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
+          // The mask keeps every element.
+          if (!x->isStatic() || elementCount(*x->dims) < 0)
+            return ctx.error("the mask output needs the input's shape static");
+          HostTensor mask(DType::Bool, *x->dims);
+          for (int64_t i = 0, n = mask.numElements(); i < n; ++i)
+            mask.setDouble(i, 1);
+          ctx.setConstant(1, std::move(mask));
+        }
+        return Error::success();
+      }
+    }
     Expected<const HostTensor *> mode = ctx.known(2);
-    if (!mode)
+    if (!mode) {
+      consumeError(mode.takeError());
       return ctx.error("training_mode is given at run time; hx imports Dropout for inference "
                        "only (training_mode false)");
+    }
     if ((*mode)->numElements() != 1 || (*mode)->getDouble(0) != 0)
       return ctx.error("training_mode is true; hx imports Dropout for inference only "
                        "(training_mode false)");
@@ -148,6 +171,9 @@ Error mish(NodeCtx &ctx) {
   ExprRef softplus =
       ctx.call("log", {ctx.call("add", {ctx.call("exp", {in}), ctx.scalar(x->dtype, 1)})});
   ctx.setOutput(0, ctx.call("multiply", {in, ctx.call("tanh", {softplus})}));
+  return Error::success();
+}
+
 /// IsInf-10: isinf, narrowed to one sign by detect_positive and
 /// detect_negative.
 Error isInf(NodeCtx &ctx) {

@@ -133,7 +133,7 @@ static const StringMap<int> &foldable() {
                                      {"Identity", 0},  {"Not", 0},     {"Less", 0},
                                      {"Greater", 0},   {"Sqrt", 0},    {"Neg", 0},
                                      {"Floor", 0},     {"Ceil", 0},    {"Transpose", 0},
-                                     {"Flatten", 0},   {"Size", 0}};
+                                     {"Flatten", 0},   {"Size", 0},    {"Mod", 0}};
   return ops;
 }
 
@@ -236,6 +236,18 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   if (op == "Div")
     return binary(
         [&](double x, double y) { return isInt ? (y == 0 ? 0 : std::trunc(x / y)) : x / y; });
+  if (op == "Mod") {
+    // fmod 1: the dividend's sign (C's fmod); 0: the divisor's (integers).
+    bool fmod = ctx.getInt("fmod", 0) != 0;
+    if (!fmod && !isInt)
+      return false; // the converter refuses it
+    return binary([fmod](double x, double y) {
+      if (y == 0)
+        return fmod ? std::fmod(x, y) : 0.0;
+      double r = std::fmod(x, y);
+      return !fmod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+    });
+  }
   if (op == "Equal")
     return binary([](double x, double y) { return double(x == y); }, DType::Bool);
   if (op == "Less")
@@ -331,6 +343,32 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
   // type from shape inference says what it is, when it is static.
   OnnxValue probe;
   ctx.imp.typeOf(ctx.node.output(0), probe);
+  if (op == "Reshape" && !probe.isStatic() && in.size() == 2 && !isFloat(in[1]->dtype())) {
+    // Shape inference gave no shape: ONNX's rule on the known target (0
+    // copies the input's dim unless allowzero, one -1 takes the rest).
+    std::vector<int64_t> target = tensorInts(*in[1]);
+    bool allowZero = ctx.getInt("allowzero", 0) != 0;
+    int64_t known = 1, infer = -1;
+    for (size_t k = 0; k < target.size(); ++k) {
+      if (target[k] == 0 && !allowZero) {
+        if (k >= size_t(a.rank()))
+          return false;
+        target[k] = a.shape()[k];
+      }
+      if (target[k] == -1) {
+        if (infer >= 0)
+          return false;
+        infer = int64_t(k);
+      } else if (target[k] < 0) {
+        return false;
+      } else {
+        known *= target[k];
+      }
+    }
+    if (infer >= 0)
+      target[size_t(infer)] = known == 0 ? 0 : a.numElements() / known;
+    probe.dims = Dims(target.begin(), target.end());
+  }
   if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten") {
     if (!probe.isStatic())
       return false;
@@ -388,31 +426,98 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     return true;
   }
   if (op == "Slice" || op == "Transpose") {
-    // General slices and transposes of constants: rarely on shape paths
-    // beyond rank 1; handled for rank 1 slices and left to hx otherwise.
-    if (op == "Transpose" || a.rank() != 1)
+    // Small constants only (shape paths: PyTorch reverses its pads with a
+    // Reshape, a Slice of step -1 and a Transpose); elements are copied as
+    // bytes, so int64 values stay exact.
+    if (a.numElements() > 4096)
       return false;
-    // By input position: starts, ends, axes, steps (some may be absent).
-    const HostTensor *part[5] = {};
-    for (size_t k = 1; k < 5; ++k)
-      if (OnnxValue *v = ctx.input(k))
-        part[k] = v->constant.get();
-    for (size_t k = 1; k < 5; ++k)
-      if (part[k] && (part[k]->numElements() != 1 || isFloat(part[k]->dtype())))
-        return false; // the converter checks the general case
-    if (!part[1] || !part[2] ||
-        (part[3] && tensorInts(*part[3])[0] != 0 && tensorInts(*part[3])[0] != -1))
-      return false;
-    int64_t n = a.shape()[0];
-    int64_t start = tensorInts(*part[1])[0], end = tensorInts(*part[2])[0];
-    int64_t step = part[4] ? tensorInts(*part[4])[0] : 1;
-    if (step != 1)
-      return false;
-    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
-    end = std::clamp<int64_t>(end < 0 ? end + n : end, start, n);
-    HostTensor out(a.dtype(), {end - start});
-    for (int64_t i = start; i < end; ++i)
-      out.setDouble(i - start, a.getDouble(i));
+    int64_t r = a.rank();
+    Dims inDims(a.shape().begin(), a.shape().end());
+    // Per output dim: its size, the input dim it reads, the first index and
+    // the step along it.
+    size_t rank = static_cast<size_t>(r);
+    Dims outDims = inDims, first(rank, 0), step(rank, 1), from(rank, 0);
+    for (int64_t k = 0; k < r; ++k)
+      from[size_t(k)] = k;
+    if (op == "Transpose") {
+      std::optional<std::vector<int64_t>> perm = ctx.getInts("perm");
+      std::vector<int64_t> p;
+      if (perm)
+        p = *perm;
+      else
+        for (int64_t k = r - 1; k >= 0; --k)
+          p.push_back(k);
+      if (int64_t(p.size()) != r)
+        return false; // the converter reports it
+      for (int64_t k = 0; k < r; ++k) {
+        if (p[size_t(k)] < 0 || p[size_t(k)] >= r)
+          return false;
+        from[size_t(k)] = p[size_t(k)];
+        outDims[size_t(k)] = inDims[size_t(p[size_t(k)])];
+      }
+    } else {
+      // By input position: starts, ends, axes, steps (axes, steps optional).
+      const HostTensor *part[5] = {};
+      for (size_t k = 1; k < 5; ++k)
+        if (OnnxValue *v = ctx.input(k))
+          part[k] = v->constant.get();
+      for (size_t k = 1; k < 5; ++k)
+        if (part[k] && isFloat(part[k]->dtype()))
+          return false;
+      if (!part[1] || !part[2])
+        return false;
+      std::vector<int64_t> starts = tensorInts(*part[1]), ends = tensorInts(*part[2]);
+      std::vector<int64_t> axes, steps;
+      if (part[3])
+        axes = tensorInts(*part[3]);
+      else
+        for (size_t k = 0; k < starts.size(); ++k)
+          axes.push_back(int64_t(k));
+      steps = part[4] ? tensorInts(*part[4]) : std::vector<int64_t>(starts.size(), 1);
+      if (ends.size() != starts.size() || axes.size() != starts.size() ||
+          steps.size() != starts.size())
+        return false;
+      for (size_t k = 0; k < starts.size(); ++k) {
+        int64_t ax = axes[k] < 0 ? axes[k] + r : axes[k];
+        if (ax < 0 || ax >= r || steps[k] == 0)
+          return false;
+        int64_t n = inDims[size_t(ax)], st = steps[k];
+        // ONNX's clamping: [0, n] for a positive step, [-1, n - 1] for a
+        // negative one.
+        auto clampIdx = [&](int64_t v) {
+          if (v < 0)
+            v += n;
+          return st > 0 ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
+        };
+        int64_t b = clampIdx(starts[k]), e = clampIdx(ends[k]);
+        int64_t len = st > 0 ? (e > b ? (e - b + st - 1) / st : 0)
+                             : (b > e ? (b - e + (-st) - 1) / (-st) : 0);
+        first[size_t(ax)] = b;
+        step[size_t(ax)] = st;
+        outDims[size_t(ax)] = len;
+      }
+    }
+    HostTensor out(a.dtype(), outDims);
+    int64_t count = out.numElements();
+    size_t bytes = dtypeBytes(a.dtype());
+    Dims inStride(rank, 1);
+    for (int64_t k = r - 2; k >= 0; --k)
+      inStride[size_t(k)] = inStride[size_t(k + 1)] * inDims[size_t(k + 1)];
+    const char *src = static_cast<const char *>(a.data());
+    char *dst = static_cast<char *>(out.data());
+    Dims idx(rank, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t off = 0;
+      for (int64_t k = 0; k < r; ++k)
+        off += (first[size_t(k)] + idx[size_t(k)] * step[size_t(k)]) *
+               inStride[size_t(from[size_t(k)])];
+      std::memcpy(dst + size_t(i) * bytes, src + size_t(off) * bytes, bytes);
+      for (int64_t k = r - 1; k >= 0; --k) {
+        if (++idx[size_t(k)] < outDims[size_t(k)])
+          break;
+        idx[size_t(k)] = 0;
+      }
+    }
     ctx.setConstant(0, std::move(out));
     return true;
   }

@@ -112,6 +112,6 @@ Error softmaxCrossEntropyLoss(NodeCtx &ctx) {
 } // namespace
 
 void onnximport::addLossConverters(ConverterTable &t) {
-  t.add("NegativeLogLikelihoodLoss", {12, 17}, negativeLogLikelihoodLoss);
-  t.add("SoftmaxCrossEntropyLoss", {12, 17}, softmaxCrossEntropyLoss);
+  t.add("NegativeLogLikelihoodLoss", {12, 21}, negativeLogLikelihoodLoss);
+  t.add("SoftmaxCrossEntropyLoss", {12, 21}, softmaxCrossEntropyLoss);
 }

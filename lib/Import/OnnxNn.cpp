@@ -106,7 +106,14 @@ Error matmul(NodeCtx &ctx) {
       ctx.call("nn.batch_matmul", {x, y},
                {{"transpose_a", attrs::boolean(false)}, {"transpose_b", attrs::boolean(false)}});
   if (ra > 3) {
-    TRY(shape, outputShape(ctx));
+    // The batch dims of the larger batch (the other is equal or 1), then m, n.
+    Dims shape = pa == 1 ? batchB : batchA;
+    shape.push_back(da[ra - 2]);
+    shape.push_back(db[rb - 1]);
+    if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
+      TRY(inferred, outputShape(ctx));
+      shape = inferred;
+    }
     out = ctx.call("reshape", {out}, {{"newshape", attrs::ints(shape)}});
   }
   ctx.setOutput(0, out);
