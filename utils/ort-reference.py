@@ -6,7 +6,7 @@ onnxruntime-node, run by node) and writes its outputs as hx-run's
     ort-reference.py MODEL OUTDIR --input NAME=FILE.npy ... [--ort DIR]
 
 DIR is where `npm install onnxruntime-node@1.30.0 --ignore-scripts` ran
-(default: $HX_ORT_DIR, else /work/ort). Debian has no ONNX Runtime, so this
+(default: $HX_ORT_DIR). Debian has no ONNX Runtime, so this
 is a tool for making reference outputs and for benchmarks, never run by the
 tests: the tests compare with the outputs it wrote, checked in.
 Needs Debian's /usr/bin/python3 (numpy) and node.
@@ -59,8 +59,11 @@ def main():
     ap.add_argument("model")
     ap.add_argument("outdir")
     ap.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    ap.add_argument("--ort", default=os.environ.get("HX_ORT_DIR", "/work/ort"))
+    ap.add_argument("--ort", default=os.environ.get("HX_ORT_DIR"))
     a = ap.parse_args()
+    if not a.ort:
+        sys.exit("ort-reference.py: give --ort DIR (or HX_ORT_DIR), where "
+                 "`npm install onnxruntime-node@1.30.0 --ignore-scripts` ran")
     os.makedirs(a.outdir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         inputs = []
