@@ -16,6 +16,11 @@
 //                                   read at the same point (negative from
 //                                   the end, then clamped)
 //   gather_nd                       per index tuple, a slice copy
+//   scatter_elements, scatter_nd    the data copied, then each update in
+//                                   index order combined into its element
+//                                   (floats in double, integers in int64
+//                                   wrapping to the width, unsigned order
+//                                   for min/max of unsigned dtypes)
 //   nn.pad                          an odometer over the result with a
 //                                   source index per dim (or the pad value)
 //   layout_transform                an odometer over the result, each primal
@@ -27,6 +32,7 @@
 #include "hx/Ops/DataLayout.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <cmath>
 #include <cstring>
 
 using namespace llvm;
@@ -493,6 +499,11 @@ static Expected<OpResults> takeOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+/// An index read for a dim of size n: negative from the end, then clamped.
+static int64_t clampIndex(int64_t i, int64_t n) {
+  return std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n - 1);
+}
+
 static Expected<OpResults> gatherOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(2))
     return e;
@@ -519,8 +530,7 @@ static Expected<OpResults> gatherOp(OpContext &ctx) {
   const auto *src = static_cast<const uint8_t *>(data.data());
   Shape idx(rank, 0);
   for (int64_t o = 0; o < total; ++o) {
-    int64_t i = getInt64(indices, o);
-    i = std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n - 1);
+    int64_t i = clampIndex(getInt64(indices, o), n);
     int64_t from = 0;
     for (size_t d = 0; d < rank; ++d)
       from += (d == *axis ? i : idx[d]) * strides[d];
@@ -571,11 +581,141 @@ static Expected<OpResults> gatherNdOp(OpContext &ctx) {
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t from = perBatch ? (t / perBatch) * (b ? strides[size_t(b - 1)] : 0) : 0;
     for (int64_t k = 0; k < m; ++k) {
-      int64_t n = data.shape()[size_t(b + k)], i = getInt64(indices, k * tuples + t);
-      i = std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n - 1);
+      int64_t i = clampIndex(getInt64(indices, k * tuples + t), data.shape()[size_t(b + k)]);
       from += i * strides[size_t(b + k)];
     }
     std::memcpy(dst + size_t(t * slice) * eb, src + size_t(from) * eb, size_t(slice) * eb);
+  }
+  return single(std::move(*out));
+}
+
+namespace {
+/// How a scatter combines an update with the element already there.
+enum class Combine { Update, Add, Mul, Min, Max };
+} // namespace
+
+static Expected<Combine> parseCombine(OpContext &ctx, StringRef attr) {
+  std::string mode = ctx.getString(attr);
+  std::optional<Combine> c = StringSwitch<std::optional<Combine>>(mode)
+                                 .Case("update", Combine::Update)
+                                 .Case("add", Combine::Add)
+                                 .Case("mul", Combine::Mul)
+                                 .Case("min", Combine::Min)
+                                 .Case("max", Combine::Max)
+                                 .Default(std::nullopt);
+  if (!c)
+    return ctx.error(attr + " \"" + mode + "\" is not supported");
+  return *c;
+}
+
+/// out[at] = combine(out[at], updates[from]).
+static void combineInto(HostTensor &out, int64_t at, const HostTensor &updates, int64_t from,
+                        Combine c) {
+  DType t = out.dtype();
+  if (isFloat(t)) {
+    double a = out.getDouble(at), b = updates.getDouble(from), r = b;
+    if (c == Combine::Add)
+      r = a + b;
+    else if (c == Combine::Mul)
+      r = a * b;
+    else if (c == Combine::Min || c == Combine::Max)
+      r = std::isnan(a) || std::isnan(b) ? NAN
+          : c == Combine::Min            ? std::min(a, b)
+                                         : std::max(a, b);
+    out.setDouble(at, r);
+    return;
+  }
+  uint64_t a = uint64_t(getInt64(out, at)), b = uint64_t(getInt64(updates, from)), r = b;
+  bool isUnsigned = t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 ||
+                    t == DType::UInt64 || t == DType::Bool;
+  bool less = isUnsigned ? a < b : int64_t(a) < int64_t(b);
+  if (c == Combine::Add)
+    r = a + b;
+  else if (c == Combine::Mul)
+    r = a * b;
+  else if (c == Combine::Min)
+    r = less ? a : b;
+  else if (c == Combine::Max)
+    r = less ? b : a;
+  setInt64(out, at, int64_t(r));
+}
+
+static Expected<OpResults> scatterElementsOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(3))
+    return e;
+  const HostTensor &data = ctx.arg(0), &indices = ctx.arg(1), &updates = ctx.arg(2);
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.rank(), "axis");
+  if (!axis)
+    return axis.takeError();
+  Expected<Combine> c = parseCombine(ctx, "reduction");
+  if (!c)
+    return c.takeError();
+  if (indices.rank() != data.rank() || updates.shape() != indices.shape() ||
+      updates.dtype() != data.dtype())
+    return ctx.error("the indices and updates must be of one shape, of the data's rank");
+  for (size_t d = 0; d < data.rank(); ++d)
+    if (d != *axis && indices.shape()[d] > data.shape()[d])
+      return ctx.error("dim " + Twine(d) + " of the indices exceeds the data's");
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  std::memcpy(out->data(), data.data(), size_t(data.numElements()) * dtypeBytes(data.dtype()));
+  int64_t total = indices.numElements(), n = data.shape()[*axis];
+  if (total == 0)
+    return single(std::move(*out));
+  if (n == 0)
+    return ctx.error("cannot scatter into an axis of size 0");
+  Shape strides = stridesOf(data.shape());
+  size_t rank = data.rank();
+  Shape idx(rank, 0);
+  for (int64_t u = 0; u < total; ++u) {
+    int64_t i = clampIndex(getInt64(indices, u), n), to = 0;
+    for (size_t d = 0; d < rank; ++d)
+      to += (d == *axis ? i : idx[d]) * strides[d];
+    combineInto(*out, to, updates, u, *c);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < indices.shape()[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> scatterNdOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(3))
+    return e;
+  const HostTensor &data = ctx.arg(0), &indices = ctx.arg(1), &updates = ctx.arg(2);
+  Expected<Combine> c = parseCombine(ctx, "mode");
+  if (!c)
+    return c.takeError();
+  int64_t m = indices.rank() ? indices.shape()[0] : 0;
+  if (m < 1 || size_t(m) > data.rank())
+    return ctx.error("dim 0 of the indices is out of range");
+  Shape want(indices.shape().begin() + 1, indices.shape().end());
+  want.append(data.shape().begin() + m, data.shape().end());
+  if (updates.shape() != ArrayRef<int64_t>(want) || updates.dtype() != data.dtype())
+    return ctx.error("the updates must be " + shapeStr(want) + " of the data's dtype");
+  Expected<HostTensor> out = ctx.makeResult(0, data.shape(), data.dtype());
+  if (!out)
+    return out.takeError();
+  std::memcpy(out->data(), data.data(), size_t(data.numElements()) * dtypeBytes(data.dtype()));
+  int64_t tuples = indices.numElements() / m, slice = 1;
+  for (size_t d = size_t(m); d < data.rank(); ++d)
+    slice *= data.shape()[d];
+  if (tuples * slice == 0)
+    return single(std::move(*out));
+  for (int64_t d = 0; d < m; ++d)
+    if (data.shape()[d] == 0)
+      return ctx.error("cannot scatter into a dim of size 0");
+  Shape strides = stridesOf(data.shape());
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t to = 0;
+    for (int64_t k = 0; k < m; ++k)
+      to += clampIndex(getInt64(indices, k * tuples + t), data.shape()[size_t(k)]) *
+            strides[size_t(k)];
+    for (int64_t e = 0; e < slice; ++e)
+      combineInto(*out, to + e, updates, t * slice + e, *c);
   }
   return single(std::move(*out));
 }
@@ -593,6 +733,8 @@ OpImplFn findTransformOp(StringRef name) {
       .Case("take", takeOp)
       .Case("gather", gatherOp)
       .Case("gather_nd", gatherNdOp)
+      .Case("scatter_elements", scatterElementsOp)
+      .Case("scatter_nd", scatterNdOp)
       .Case("nn.pad", padOp)
       .Case("layout_transform", layoutTransformOp)
       .Default(nullptr);

@@ -36,8 +36,19 @@
 //     (TVM's GatherNDRel: indices (M, Y...) index the data's first M dims
 //     after batch_dims shared leading dims; the result is (batch dims,
 //     Y..., the data's remaining dims); negative from the end, then clamps)
+//   scatter_elements(Tensor[(4, 5)], Tensor[(2, 5), int64], Tensor[(2, 5)], axis=0)
+//                                                    : Tensor[(4, 5)]
+//     (the data with out[.., indices[.., j, ..], ..] = updates[.., j, ..]
+//     along axis; indices and updates of one shape, of the data's rank and
+//     no larger off the axis; reduction "update", "add", "mul", "min" or
+//     "max" combines with what is there, in index order)
+//   scatter_nd(Tensor[(4, 5)], Tensor[(1, 3), int64], Tensor[(3, 5)])
+//                                                    : Tensor[(4, 5)]
+//     (gather_nd's inverse: indices (M, Y...) address slices of the data's
+//     dims after the first M; updates (Y..., the data's remaining dims);
+//     mode as scatter_elements' reduction)
 //
-// All of them accept bool, int32, int64 and float32 tensors.
+// All of them accept every dtype (scatter's add and mul: not bool).
 //
 //===----------------------------------------------------------------------===//
 
@@ -461,6 +472,82 @@ static TypeRef gatherNdRel(TypeRelContext &ctx) {
   return makeTensorType(out, data->dtype);
 }
 
+/// The reductions scatter_elements and scatter_nd combine updates with.
+static bool checkScatterMode(TypeRelContext &ctx, StringRef attr, DType t) {
+  std::string mode = ctx.getString(attr);
+  if ((mode == "add" || mode == "mul") && t == DType::Bool) {
+    ctx.attrError(attr, attr + " \"" + mode + "\" is not defined for bool");
+    return false;
+  }
+  if (mode == "update" || mode == "add" || mode == "mul" || mode == "min" || mode == "max")
+    return true;
+  ctx.attrError(attr, attr + " must be \"update\", \"add\", \"mul\", \"min\" or \"max\", got \"" +
+                          mode + "\"");
+  return false;
+}
+
+/// The updates (operand 2) must have the data's dtype and the shape `want`.
+static bool checkUpdates(TypeRelContext &ctx, const TensorType *data, const TensorType *updates,
+                         ArrayRef<int64_t> want) {
+  bool fits = updates->dtype == data->dtype && updates->rank() == want.size();
+  for (size_t d = 0; fits && d < want.size(); ++d)
+    fits = updates->shape[d] == kDyn || want[d] == kDyn || updates->shape[d] == want[d];
+  if (!fits)
+    ctx.error("the updates (operand 2) must be " +
+                  typeToString(makeTensorType(want, data->dtype).get()) + ", got " +
+                  typeToString(updates),
+              {2});
+  return fits;
+}
+
+static TypeRef scatterElementsRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
+  const TensorType *updates = indices ? ctx.tensorArg(2) : nullptr;
+  if (!updates || !checkScatterMode(ctx, "reduction", data->dtype))
+    return nullptr;
+  std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
+  if (!axis)
+    return nullptr;
+  if (indices->rank() != data->rank()) {
+    ctx.error("the indices (operand 1) must have the data's rank " + Twine(data->rank()) +
+                  ", got " + typeToString(indices),
+              {1});
+    return nullptr;
+  }
+  for (size_t d = 0; d < data->rank(); ++d)
+    if (d != *axis && indices->shape[d] != kDyn && data->shape[d] != kDyn &&
+        indices->shape[d] > data->shape[d]) {
+      ctx.error("dim " + Twine(d) + " of the indices (" + Twine(indices->shape[d]) +
+                    ") exceeds the data's (" + Twine(data->shape[d]) + ")",
+                {1});
+      return nullptr;
+    }
+  if (!checkUpdates(ctx, data, updates, indices->shape))
+    return nullptr;
+  return makeTensorType(data->shape, data->dtype);
+}
+
+static TypeRef scatterNdRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
+  const TensorType *updates = indices ? ctx.tensorArg(2) : nullptr;
+  if (!updates || !checkScatterMode(ctx, "mode", data->dtype))
+    return nullptr;
+  int64_t m = indices->rank() ? indices->shape[0] : 0;
+  if (m == kDyn || m < 1 || size_t(m) > data->rank()) {
+    ctx.error("dim 0 of the indices (operand 1) must be static, from 1 to the data's rank " +
+                  Twine(data->rank()) + ", got " + typeToString(indices),
+              {1});
+    return nullptr;
+  }
+  Shape want(indices->shape.begin() + 1, indices->shape.end());
+  want.append(data->shape.begin() + m, data->shape.end());
+  if (!checkUpdates(ctx, data, updates, want))
+    return nullptr;
+  return makeTensorType(data->shape, data->dtype);
+}
+
 static OpDef transformOp(StringRef name, StringRef summary, std::vector<AttrSpec> attrs,
                          TypeRelationFn rel) {
   OpDef d;
@@ -489,6 +576,17 @@ void addTransformOps(std::vector<OpDef> &ops) {
                                {intAttr("batch_dims", 0)}, gatherNdRel);
   gatherNd.numArgs = 2;
   ops.push_back(std::move(gatherNd));
+  OpDef scatterElements =
+      transformOp("scatter_elements", "Write updates into the data along an axis at indices",
+                  {intAttr("axis", 0), stringAttr("reduction", "update")}, scatterElementsRel);
+  scatterElements.numArgs = 3;
+  scatterElements.pattern = OpPattern::Opaque;
+  ops.push_back(std::move(scatterElements));
+  OpDef scatterNd = transformOp("scatter_nd", "Write update slices into the data at index tuples",
+                                {stringAttr("mode", "update")}, scatterNdRel);
+  scatterNd.numArgs = 3;
+  scatterNd.pattern = OpPattern::Opaque;
+  ops.push_back(std::move(scatterNd));
   OpDef pad = transformOp(
       "nn.pad", "Pad each dim with a value, the edge or a reflection",
       {requiredAttr("pad_width", AttrKind::IntListList), stringAttr("pad_mode", "constant")},

@@ -560,6 +560,8 @@ Recipe findRecipe(StringRef op) {
       {"take", takeRecipe},
       {"gather", gatherRecipe},
       {"gather_nd", gatherNdRecipe},
+      {"scatter_elements", scatterElementsRecipe},
+      {"scatter_nd", scatterNdRecipe},
       {"nn.pad", padRecipe},
       {"layout_transform", layoutTransformRecipe},
       {"nn.batch_flatten", batchFlattenRecipe},

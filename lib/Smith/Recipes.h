@@ -34,6 +34,8 @@ bool stridedSliceRecipe(Gen &g, const OpDef &d);
 bool takeRecipe(Gen &g, const OpDef &d);
 bool gatherRecipe(Gen &g, const OpDef &d);
 bool gatherNdRecipe(Gen &g, const OpDef &d);
+bool scatterElementsRecipe(Gen &g, const OpDef &d);
+bool scatterNdRecipe(Gen &g, const OpDef &d);
 bool padRecipe(Gen &g, const OpDef &d);
 bool layoutTransformRecipe(Gen &g, const OpDef &d);
 bool batchFlattenRecipe(Gen &g, const OpDef &d);

@@ -5,8 +5,9 @@
 // stack, split (sections or indices, then projections), strided_slice
 // (strides, backwards, size mode, axes), take (every mode; "fast" gets
 // in-range constant indices), gather and gather_nd (constant indices, some
-// negative or out of range), nn.pad (constant, edge, reflect),
-// layout_transform (permutations of NCHW, one axis blocked) and
+// negative or out of range), scatter_elements and scatter_nd (the same
+// indices, fresh updates, every mode but mul), nn.pad (constant, edge,
+// reflect), layout_transform (permutations of NCHW, one axis blocked) and
 // nn.batch_flatten. Their results are exact when their inputs are.
 //
 //===----------------------------------------------------------------------===//
@@ -416,6 +417,68 @@ bool gatherNdRecipe(Gen &g, const OpDef &d) {
   g.use(idx);
   g.emit("gather_nd", call("gather_nd", {a.ref, idx.ref}, attrs), {a.ty.dtype, out}, a.lo, a.hi,
          a.exact);
+  return true;
+}
+
+/// A scatter's call: fresh updates of shape `us` written into `a` at `idx`
+/// by a random mode but mul (whose products would leave the range); k
+/// updates at most reach one element.
+static void emitScatter(Gen &g, StringRef op, const Val &a, const Val &idx, const Shape &us,
+                        int64_t k, std::vector<std::string> attrs) {
+  Val u = g.fresh({a.ty.dtype, us});
+  // "" leaves the default (update); add is not defined for bool.
+  static const char *modes[] = {"", "update", "min", "max", "add"};
+  std::string mode = modes[g.rng.below(a.ty.dtype == DType::Bool ? 4 : 5)];
+  if (!mode.empty())
+    attrs.push_back((op == "scatter_nd" ? "mode=\"" : "reduction=\"") + mode + "\"");
+  double lo = std::min(a.lo, u.lo), hi = std::max(a.hi, u.hi);
+  if (mode == "add")
+    lo = a.lo + double(k) * std::min(0.0, u.lo), hi = a.hi + double(k) * std::max(0.0, u.hi);
+  g.use(a);
+  g.use(idx);
+  g.use(u);
+  g.emit(op, call(op, {a.ref, idx.ref, u.ref}, attrs), a.ty, lo, hi, a.exact && u.exact);
+}
+
+bool scatterElementsRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 3});
+  const Shape &s = a.ty.shape;
+  int64_t rank = int64_t(s.size());
+  int64_t axis = int64_t(g.rng.below(size_t(rank))), n = s[size_t(axis)];
+  if (n == 0)
+    return false;
+  Shape is;
+  for (int64_t dim : s)
+    is.push_back(dim == 0 ? 0 : g.rng.range(1, dim));
+  is[size_t(axis)] = g.rng.range(1, 4);
+  Val idx = g.intConstant({g.rng.chance(1, 3) ? DType::Int64 : DType::Int32, is}, -n - 1, n);
+  std::vector<std::string> attrs;
+  if (axis != 0 || g.rng.chance(1, 4))
+    attrs.push_back("axis=" + std::to_string(axisText(g, axis, rank)));
+  emitScatter(g, "scatter_elements", a, idx, is, is[size_t(axis)], attrs);
+  return true;
+}
+
+bool scatterNdRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes, 1, 3});
+  const Shape &s = a.ty.shape;
+  int64_t rank = int64_t(s.size()), m = g.rng.range(1, rank), n = INT64_MAX;
+  for (int64_t k = 0; k < m; ++k)
+    n = std::min(n, s[size_t(k)]);
+  if (n == 0)
+    return false;
+  Shape is{m};
+  for (int64_t y = g.rng.range(0, 2); y > 0; --y)
+    is.push_back(g.rng.range(1, 3));
+  Shape us(is.begin() + 1, is.end());
+  us.insert(us.end(), s.begin() + m, s.end());
+  if (us.size() > 5)
+    return false;
+  Val idx = g.intConstant({g.rng.chance(1, 3) ? DType::Int64 : DType::Int32, is}, -n - 1, n);
+  int64_t tuples = 1;
+  for (size_t i = 1; i < is.size(); ++i)
+    tuples *= is[i];
+  emitScatter(g, "scatter_nd", a, idx, us, tuples, {});
   return true;
 }
 

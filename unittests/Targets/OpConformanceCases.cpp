@@ -155,6 +155,46 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {"%a: Tensor[(4, 300), {T}], %i: Tensor[(1, 9), int32]", "gather_nd(%a, %i)", -3, 3, idx},
         {"%a: Tensor[(4, 3), {T}], %i: Tensor[(1, 0), int64]", "gather_nd(%a, %i)", -3, 3, idx}};
   }
+  if (op == "scatter_elements") {
+    // Indices from -8 to 7 into axes of 5 to 17: repeats and clamps, so
+    // the order of the updates and every mode show.
+    auto idx = std::make_pair(-8.0, 7.0);
+    std::vector<OpCase> out;
+    for (const char *mode : {"", ", reduction=\"add\"", ", reduction=\"mul\"",
+                             ", reduction=\"min\"", ", reduction=\"max\""})
+      out.push_back({"%a: Tensor[(3, 17, 5), {T}], %i: Tensor[(3, 4, 5), int64], %u: Tensor[(3, 4, "
+                     "5), {T}]",
+                     std::string("scatter_elements(%a, %i, %u, axis=1") + mode + ")", -3, 3, idx});
+    for (OpCase &c : out)
+      c.skipBool =
+          c.expr.find("add") != std::string::npos || c.expr.find("mul") != std::string::npos;
+    out.push_back({"%a: Tensor[(6, 5), {T}], %i: Tensor[(9, 2), int32], %u: Tensor[(9, 2), {T}]",
+                   "scatter_elements(%a, %i, %u, axis=-2, reduction=\"max\")", -3, 3, idx});
+    out.push_back({"%a: Tensor[(4, 3), {T}], %i: Tensor[(0, 3), int64], %u: Tensor[(0, 3), {T}]",
+                   "scatter_elements(%a, %i, %u)", -3, 3, idx});
+    return out;
+  }
+  if (op == "scatter_nd") {
+    auto idx = std::make_pair(-6.0, 5.0);
+    std::vector<OpCase> out;
+    for (const char *mode :
+         {"", ", mode=\"add\"", ", mode=\"mul\"", ", mode=\"min\"", ", mode=\"max\""})
+      out.push_back(
+          {"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(2, 7), int64], %u: Tensor[(7, 4), {T}]",
+           std::string("scatter_nd(%a, %i, %u") + mode + ")", -3, 3, idx});
+    out.push_back({"%a: Tensor[(3, 5, 4), {T}], %i: Tensor[(3, 2, 3), int32], %u: Tensor[(2, 3), "
+                   "{T}]",
+                   "scatter_nd(%a, %i, %u)", -3, 3, idx});
+    out.push_back({"%a: Tensor[(4, 300), {T}], %i: Tensor[(1, 9), int32], %u: Tensor[(9, 300), "
+                   "{T}]",
+                   "scatter_nd(%a, %i, %u, mode=\"add\")", -3, 3, idx});
+    out.push_back({"%a: Tensor[(4, 3), {T}], %i: Tensor[(1, 0), int64], %u: Tensor[(0, 3), {T}]",
+                   "scatter_nd(%a, %i, %u)", -3, 3, idx});
+    for (OpCase &c : out)
+      c.skipBool =
+          c.expr.find("add") != std::string::npos || c.expr.find("mul") != std::string::npos;
+    return out;
+  }
   if (op == "reshape")
     return {{"%a: Tensor[(2, 3, 4), {T}]", "reshape(%a, newshape=[0, -1])"},
             {"%a: Tensor[(6), {T}]", "reshape(%a, newshape=[3, 2])"}};

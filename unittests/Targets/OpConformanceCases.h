@@ -27,6 +27,8 @@ struct OpCase {
   /// Range of the random inputs; `rhs` overrides it for the second operand.
   double lo, hi;
   std::optional<std::pair<double, double>> rhs;
+  /// The case is not defined for bool (scatter's add and mul).
+  bool skipBool = false;
 };
 
 /// `s` with every `{T}` replaced by `dtype`.

@@ -22,6 +22,10 @@
 //   take, gather, gather_nd        the index read per point selects the
 //                                  source row (take), element (gather) or
 //                                  slice element (gather_nd)
+//   scatter_elements, scatter_nd   no parallel loop: updates may collide
+//                                  and their order decides, so the data is
+//                                  copied and each update combined into its
+//                                  element in index order, serially
 //
 // bool moves as its byte. Each copy is its own parallel nest.
 //
@@ -280,6 +284,13 @@ static Error takeKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+/// An int64 index into a dim of size n: negative from the end, then clamped.
+static Value *clampedIndex(KernelBuilder &kb, Value *i, int64_t n) {
+  Value *zero = kb.index(0);
+  i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
+  return kb.imin(kb.imax(i, zero), kb.index(n - 1));
+}
+
 /// gather: every point of the result reads its index at the same offset and
 /// the data at its coordinates with the axis's replaced by the index
 /// (negative from the end, then clamped).
@@ -297,10 +308,8 @@ static Error gatherKernel(KernelBuilder &kb, const KernelSpec &spec) {
   Shape strides = contiguousStrides(data->shape);
   emitIndexLoops(kb, out->shape, 4, [&](ArrayRef<Value *> coords, Value *flat) {
     Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), flat), it, DType::Int64);
-    Value *zero = kb.index(0);
-    i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
-    i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
-    Value *src = zero;
+    i = clampedIndex(kb, i, n);
+    Value *src = kb.index(0);
     for (size_t d = 0; d < coords.size(); ++d)
       src = kb.iadd(src, kb.imul(d == *axis ? i : coords[d], strides[d]));
     kb.store(t, kb.buffer(spec.outputBuffer(0)), flat,
@@ -330,7 +339,6 @@ static Error gatherNdKernel(KernelBuilder &kb, const KernelSpec &spec) {
   DType t = KernelBuilder::bitsDType(out->dtype), it = indices->dtype;
   emitIndexLoops(kb, out->shape, 4 + 2 * m, [&](ArrayRef<Value *> coords, Value *flat) {
     Value *tuple = kb.linearOffset(coords.take_front(nt), tupleStrides);
-    Value *zero = kb.index(0);
     // The batch coordinates are the data's first b; the slice's its last.
     Value *src = kb.linearOffset(coords.take_front(size_t(b)),
                                  ArrayRef<int64_t>(strides).take_front(size_t(b)));
@@ -339,12 +347,89 @@ static Error gatherNdKernel(KernelBuilder &kb, const KernelSpec &spec) {
       int64_t n = data->shape[b + k];
       Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), kb.iadd(tuple, k * tuples)),
                          it, DType::Int64);
-      i = kb.select(kb.icmp(CmpOp::LT, i, zero), kb.iadd(i, n), i);
-      i = kb.imin(kb.imax(i, zero), kb.index(n - 1));
-      src = kb.iadd(src, kb.imul(i, strides[b + k]));
+      src = kb.iadd(src, kb.imul(clampedIndex(kb, i, n), strides[b + k]));
     }
     kb.store(t, kb.buffer(spec.outputBuffer(0)), flat,
              kb.load(t, kb.buffer(spec.inputBuffer(0)), src));
+  });
+  return Error::success();
+}
+
+/// The data copied into the result, serially (a scatter has no parallel loop).
+static void copyData(KernelBuilder &kb, const KernelSpec &spec) {
+  DType t = KernelBuilder::bitsDType(spec.outputs[0]->dtype);
+  kb.forRange(0, numElements(spec.outputs[0]->shape), [&](Value *i) {
+    kb.store(t, kb.buffer(spec.outputBuffer(0)), i, kb.load(t, kb.buffer(spec.inputBuffer(0)), i));
+  });
+}
+
+/// result[to] = combine(result[to], updates[from]) for scatter's mode.
+static void combineAt(KernelBuilder &kb, const KernelSpec &spec, StringRef mode, Value *to,
+                      Value *from) {
+  DType t = spec.outputs[0]->dtype;
+  Value *out = kb.buffer(spec.outputBuffer(0));
+  if (mode == "update") {
+    DType bits = KernelBuilder::bitsDType(t);
+    kb.store(bits, out, to, kb.load(bits, kb.buffer(spec.inputBuffer(2)), from));
+    return;
+  }
+  Value *old = kb.load(t, out, to), *v = kb.load(t, kb.buffer(spec.inputBuffer(2)), from);
+  Value *r = mode == "add"   ? kb.add(t, old, v)
+             : mode == "mul" ? kb.mul(t, old, v)
+             : mode == "min" ? (t == DType::Bool ? kb.bitAnd(old, v) : kb.min(t, old, v))
+                             : (t == DType::Bool ? kb.bitOr(old, v) : kb.max(t, old, v));
+  kb.store(t, out, to, r);
+}
+
+static Error scatterElementsKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1];
+  std::optional<unsigned> axis = normalizeAxis(spec.getInt("axis"), data->rank());
+  if (!axis || indices->rank() != data->rank())
+    return unsupported(kb, spec, "axis " + std::to_string(spec.getInt("axis")));
+  int64_t n = data->shape[*axis], total = numElements(indices->shape);
+  if (total > 0 && n == 0)
+    return unsupported(kb, spec, "an axis of size 0");
+  std::string mode = spec.getString("reduction");
+  DType it = indices->dtype;
+  Shape strides = contiguousStrides(data->shape);
+  copyData(kb, spec);
+  if (total == 0)
+    return Error::success();
+  kb.forRange(0, total, [&](Value *u) {
+    SmallVector<Value *, 4> coords = kb.unflatten(u, indices->shape);
+    Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), u), it, DType::Int64);
+    coords[*axis] = clampedIndex(kb, i, n);
+    combineAt(kb, spec, mode, kb.linearOffset(coords, strides), u);
+  });
+  return Error::success();
+}
+
+static Error scatterNdKernel(KernelBuilder &kb, const KernelSpec &spec) {
+  const TensorType *data = spec.inputs[0], *indices = spec.inputs[1];
+  int64_t m = indices->rank() ? indices->shape[0] : 0;
+  if (m < 1 || size_t(m) > data->rank())
+    return unsupported(kb, spec, "these indices");
+  int64_t tuples = numElements(ArrayRef<int64_t>(indices->shape).drop_front());
+  int64_t slice = numElements(ArrayRef<int64_t>(data->shape).drop_front(m));
+  for (int64_t d = 0; d < m; ++d)
+    if (tuples * slice > 0 && data->shape[d] == 0)
+      return unsupported(kb, spec, "a dim of size 0");
+  std::string mode = spec.getString("mode");
+  DType it = indices->dtype;
+  Shape strides = contiguousStrides(data->shape);
+  copyData(kb, spec);
+  if (tuples * slice == 0)
+    return Error::success();
+  kb.forRange(0, tuples, [&](Value *t) {
+    Value *to = kb.index(0);
+    for (int64_t k = 0; k < m; ++k) {
+      Value *i = kb.cast(kb.load(it, kb.buffer(spec.inputBuffer(1)), kb.iadd(t, k * tuples)), it,
+                         DType::Int64);
+      to = kb.iadd(to, kb.imul(clampedIndex(kb, i, data->shape[k]), strides[k]));
+    }
+    Value *from = kb.imul(t, slice);
+    kb.forRange(0, slice,
+                [&](Value *e) { combineAt(kb, spec, mode, kb.iadd(to, e), kb.iadd(from, e)); });
   });
   return Error::success();
 }
@@ -354,6 +439,8 @@ ArrayRef<KernelEntry> transformKernels() {
       {"take", takeKernel},
       {"gather", gatherKernel},
       {"gather_nd", gatherNdKernel},
+      {"scatter_elements", scatterElementsKernel},
+      {"scatter_nd", scatterNdKernel},
       {"nn.pad", padKernel},
       {"layout_transform", layoutTransformKernel},
       {"reshape", copyKernel},
