@@ -12,6 +12,7 @@ the backend) and compares hx's outputs with NumPy's, printing one line per
 case; exit 1 if any differs. Needs Debian's /usr/bin/python3 (onnx, numpy).
 """
 import argparse
+import itertools
 import math
 import os
 import subprocess
@@ -569,6 +570,137 @@ def _():
     return nodes, {"x": x}, [], [exact.astype(np.float32), approx.astype(np.float32), mish.astype(np.float32)]
 
 
+def conv_nd(x, w, b=None, strides=None, pads=None, dil=None, group=1):
+    """A 1-D to 3-D convolution, tap by tap."""
+    nsp = x.ndim - 2
+    strides, dil = strides or (1,) * nsp, dil or (1,) * nsp
+    pads = pads or (0,) * (2 * nsp)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[i + nsp]) for i in range(nsp)])
+    k = w.shape[2:]
+    outs = [(xp.shape[2 + i] - dil[i] * (k[i] - 1) - 1) // strides[i] + 1 for i in range(nsp)]
+    o, cg = w.shape[:2]
+    og = o // group
+    out = np.zeros((x.shape[0], o, *outs))
+    for g in range(group):
+        for tap in itertools.product(*[range(kk) for kk in k]):
+            sl = tuple(slice(tap[i] * dil[i], tap[i] * dil[i] + strides[i] * (outs[i] - 1) + 1, strides[i])
+                       for i in range(nsp))
+            patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            out[:, g * og:(g + 1) * og] += np.einsum("nc...,oc->no...", patch,
+                                                     w[(slice(g * og, (g + 1) * og), slice(None)) + tap])
+    if b is not None:
+        out += b.reshape((1, -1) + (1,) * nsp)
+    return out.astype(np.float32)
+
+
+def pool_nd(x, k, s, pads, kind, ceil=False, include_pad=False, p=2):
+    """A 1-D to 3-D max, average or Lp pool, window by window; ceil_mode's
+    last windows read past the padding as padding."""
+    nsp = x.ndim - 2
+    def outdim(i):
+        span = x.shape[2 + i] + pads[i] + pads[i + nsp] - k[i]
+        return (-(-span // s[i]) if ceil else span // s[i]) + 1
+    outs = [outdim(i) for i in range(nsp)]
+    big = tuple(x.shape[2 + i] + pads[i] + pads[i + nsp] + k[i] + s[i] for i in range(nsp))
+    xp = np.full(x.shape[:2] + big, -np.inf if kind == "max" else 0.0)
+    inner = tuple(slice(pads[i], pads[i] + x.shape[2 + i]) for i in range(nsp))
+    xp[(slice(None), slice(None)) + inner] = x
+    valid, padded = np.zeros(big), np.zeros(big)
+    valid[inner] = 1
+    padded[tuple(slice(0, x.shape[2 + i] + pads[i] + pads[i + nsp]) for i in range(nsp))] = 1
+    out = np.zeros(x.shape[:2] + tuple(outs))
+    axes = tuple(range(2, 2 + nsp))
+    for o in itertools.product(*[range(n) for n in outs]):
+        win = tuple(slice(o[i] * s[i], o[i] * s[i] + k[i]) for i in range(nsp))
+        w = xp[(slice(None), slice(None)) + win]
+        if kind == "max":
+            r = w.max(axis=axes)
+        elif kind == "lp":
+            r = (np.abs(w) ** p).sum(axis=axes) ** (1 / p)
+        else:
+            r = w.sum(axis=axes) / (padded if include_pad else valid)[win].sum()
+        out[(slice(None), slice(None)) + o] = r
+    return out.astype(np.float32)
+
+
+@case("conv3d-groups-bias")
+def _():
+    x, w, b = rand(2, 4, 5, 6, 7), rand(6, 2, 3, 3, 2), rand(6)
+    nodes = [node("Conv", ["x", "w", "b"], ["y"], pads=[1, 0, 1, 1, 1, 0], strides=[2, 1, 2],
+                  dilations=[1, 2, 1], group=2)]
+    return nodes, {"x": x}, [init("w", w), init("b", b)], [
+        conv_nd(x, w, b, (2, 1, 2), (1, 0, 1, 1, 1, 0), (1, 2, 1), 2)]
+
+
+@case("pool3d-max-avg")
+def _():
+    x = rand(1, 2, 5, 7, 6)
+    k, st, pads = [2, 3, 3], [2, 2, 1], [1, 1, 0, 0, 1, 1]
+    nodes = [node("MaxPool", ["x"], ["m"], kernel_shape=k, strides=st, pads=pads, ceil_mode=1),
+             helper.make_node("AveragePool", ["x"], ["a"], name="/avg/exclude", kernel_shape=k, strides=st, pads=pads),
+             helper.make_node("AveragePool", ["x"], ["i"], name="/avg/include", kernel_shape=k, strides=st, pads=pads,
+                              count_include_pad=1)]
+    return nodes, {"x": x}, [], [pool_nd(x, k, st, pads, "max", ceil=True), pool_nd(x, k, st, pads, "avg"),
+                                 pool_nd(x, k, st, pads, "avg", include_pad=True)]
+
+
+@case("lppool", opset=18)
+def _():
+    x, v = rand(1, 3, 7, 6), rand(2, 3, 9)
+    nodes = [node("LpPool", ["x"], ["a"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("LpPool", ["x"], ["c"], name="/lppool/ceil", kernel_shape=[2, 2], strides=[2, 2],
+                              ceil_mode=1, p=1),
+             helper.make_node("LpPool", ["v"], ["b"], name="/lppool/1d", kernel_shape=[3], strides=[2], p=3)]
+    return nodes, {"x": x, "v": v}, [], [
+        pool_nd(x, (3, 3), (2, 2), (1, 1, 1, 1), "lp"), pool_nd(x, (2, 2), (2, 2), (0, 0, 0, 0), "lp", ceil=True, p=1),
+        pool_nd(v, (3,), (2,), (0, 0), "lp", p=3)]
+
+
+@case("scatter-reductions", opset=18)
+def _():
+    x, u = rand(4, 5), rand(4, 3)
+    i = np.array([[1, -1, 3], [0, 0, 2], [4, 1, 1], [2, 3, -5]], np.int64)
+    t = np.array([[1], [3], [1], [-4]], np.int64)
+    v = rand(4, 5)
+    def elements(reduce):
+        y = x.astype(np.float64).copy()
+        for r in range(4):
+            for c in range(3):
+                at = i[r, c] % 5
+                y[r, at] = u[r, c] if reduce is None else reduce(y[r, at], u[r, c])
+        return y.astype(np.float32)
+    nd = x.astype(np.float64).copy()
+    for r in range(4):
+        nd[t[r, 0] % 4] += v[r]
+    nodes = [node("ScatterElements", ["x", "i", "u"], ["a"], axis=1),
+             helper.make_node("ScatterElements", ["x", "i", "u"], ["b"], name="/scatter/max", axis=-1, reduction="max"),
+             helper.make_node("ScatterND", ["x", "t", "v"], ["c"], name="/scatternd/add", reduction="add")]
+    return nodes, {"x": x, "u": u, "v": v}, [init("i", i), init("t", t)], [
+        elements(None), elements(max), nd.astype(np.float32)]
+
+
+def affine_grid(theta, size, align):
+    """ONNX's AffineGrid: each point's (x, y[, z], 1) times theta^T."""
+    spatial = size[2:]
+    def coords(d):
+        return np.linspace(-1, 1, d) if align else (2 * np.arange(d) + 1) / d - 1
+    mesh = np.meshgrid(*[coords(d) for d in spatial], indexing="ij")
+    base = np.stack([m.reshape(-1) for m in mesh[::-1]] + [np.ones(mesh[0].size)], axis=1)
+    grid = np.einsum("pk,njk->npj", base, theta.astype(np.float64))
+    return grid.reshape((size[0], *spatial, len(spatial))).astype(np.float32)
+
+
+@case("affine-grid-opset20", opset=20)
+def _():
+    t2, t3 = rand(2, 2, 3), rand(1, 3, 4)
+    s2, s3 = np.array([2, 3, 4, 5], np.int64), np.array([1, 1, 2, 3, 4], np.int64)
+    nodes = [node("AffineGrid", ["t2", "s2"], ["a"]),
+             helper.make_node("AffineGrid", ["t2", "s2"], ["b"], name="/affine/align", align_corners=1),
+             helper.make_node("AffineGrid", ["t3", "s3"], ["c"], name="/affine/3d")]
+    return nodes, {"t2": t2, "t3": t3}, [init("s2", s2), init("s3", s3)], [
+        affine_grid(t2, s2, False), affine_grid(t2, s2, True), affine_grid(t3, s3, False)]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -848,6 +980,13 @@ def write_bad(outdir):
         inits=[init("pads", np.array([0, 1, -1, 0], np.int64))])
     one("reducel2-int", node("ReduceL2", ["x"], ["y"], axes=[1]), [helper.make_tensor_value_info("x", TensorProto.INT32, [3, 3])],
         [3, 1], TensorProto.INT32)
+    one("maxunpool-small-shape", node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+        [helper.make_tensor_value_info("x", F32, [1, 1, 2, 2]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 2, 2])],
+        [1, 1, 3, 3], inits=[init("s", np.array([1, 1, 3, 3], np.int64))])
+    one("lppool-3d", node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2]),
+        [helper.make_tensor_value_info("x", F32, [1, 1, 3, 3, 3])], [1, 1, 2, 2, 2])
+    one("conv3d-dynamic", node("Conv", ["x", "w"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 2, 3, 3, 3])],
+        ["n", 1, 2, 2, 2], inits=[init("w", rand(1, 2, 2, 2, 2))])
     # Valid ONNX that hx's operators reject: a float64 convolution.
     xf = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3, 5, 5])
     yf = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 4, 3, 3])

@@ -1,7 +1,8 @@
 //===- OnnxConvPool.cpp - Converters of ONNX convolutions and pools -------===//
 //
 // Conv (1-D and 2-D, with a bias), ConvTranspose (a convolution of the
-// input with zeros inserted), MaxPool, AveragePool, the global pools, and
+// input with zeros inserted), MaxPool, AveragePool, LpPool (the window sums
+// of |x|^p a depthwise convolution with ones), the global pools, and
 // Resize of the spatial dims (image.resize2d).
 // A window's pads and auto_pad become hx's explicit (top, left, bottom,
 // right) padding; anything hx cannot express is an error naming the
@@ -48,14 +49,13 @@ Expected<std::vector<int64_t>> windowPadding(const NodeCtx &ctx, const OnnxValue
   return pads;
 }
 
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pads;
-};
+} // namespace
 
-Expected<Window> readWindow(const NodeCtx &ctx, const OnnxValue &x, std::vector<int64_t> kernel) {
+Expected<Window> onnximport::readWindow(const NodeCtx &ctx, const OnnxValue &x,
+                                        std::vector<int64_t> kernel) {
   size_t n = kernel.size();
-  if (n != 1 && n != 2)
-    return ctx.error(Twine(n) + "-D windows are not supported (1-D and 2-D are)");
+  if (n < 1 || n > 3)
+    return ctx.error(Twine(n) + "-D windows are not supported (1-D to 3-D are)");
   if (!x.dims || x.dims->size() != n + 2)
     return ctx.error("the input must have rank " + Twine(n + 2));
   Window w;
@@ -72,6 +72,8 @@ Expected<Window> readWindow(const NodeCtx &ctx, const OnnxValue &x, std::vector<
   return w;
 }
 
+namespace {
+
 Error conv(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   TRY(w, ctx.required(1));
@@ -81,6 +83,8 @@ Error conv(NodeCtx &ctx) {
   if (std::optional<std::vector<int64_t>> ks = ctx.getInts("kernel_shape"))
     kernel = *ks;
   TRY(win, readWindow(ctx, *x, kernel));
+  if (kernel.size() == 3)
+    return conv3d(ctx, *x, *w, win);
   bool is1d = kernel.size() == 1;
   ExprRef out = ctx.call(is1d ? "nn.conv1d" : "nn.conv2d", {ctx.use(*x), ctx.use(*w)},
                          {{"strides", attrs::ints(win.strides)},
@@ -102,9 +106,13 @@ template <bool IsMax> Error pool(NodeCtx &ctx) {
   std::optional<std::vector<int64_t>> kernel = ctx.getInts("kernel_shape");
   if (!kernel)
     return ctx.error("kernel_shape is required");
-  if (kernel->size() != 1 && kernel->size() != 2)
-    return ctx.error("only 1-D and 2-D pooling are supported");
+  if (IsMax && ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
+    return ctx.error("the Indices output is not supported");
+  if (IsMax && ctx.getInt("storage_order", 0))
+    return ctx.error("storage_order=1 is not supported");
   TRY(win, readWindow(ctx, *x, *kernel));
+  if (kernel->size() == 3)
+    return pool3d(ctx, *x, win, IsMax);
   bool is1d = kernel->size() == 1;
   ExprRef in = ctx.use(*x);
   if (is1d) {
@@ -118,10 +126,6 @@ template <bool IsMax> Error pool(NodeCtx &ctx) {
     win.dilations.insert(win.dilations.begin(), 1);
     win.pads = {0, win.pads[0], 0, win.pads[1]};
   }
-  if (IsMax && ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
-    return ctx.error("the Indices output is not supported");
-  if (IsMax && ctx.getInt("storage_order", 0))
-    return ctx.error("storage_order=1 is not supported");
   Attrs a{{"pool_size", attrs::ints(win.kernel)},
           {"strides", attrs::ints(win.strides)},
           {"dilation", attrs::ints(win.dilations)},
@@ -133,6 +137,57 @@ template <bool IsMax> Error pool(NodeCtx &ctx) {
   if (is1d)
     out = ctx.call("squeeze", {out}, {{"axis", attrs::ints({2})}});
   ctx.setOutput(0, out);
+  return Error::success();
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p). The sums are a depthwise
+/// convolution of |x|^p with a kernel of ones over zero padding; ceil_mode
+/// (opset 18) widens the end padding so that the last partial window is
+/// whole, as the pools' ceil_mode counts windows.
+Error lpPool(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  std::optional<std::vector<int64_t>> kernel = ctx.getInts("kernel_shape");
+  if (!kernel)
+    return ctx.error("kernel_shape is required");
+  TRY(win, readWindow(ctx, *x, *kernel));
+  size_t n = kernel->size();
+  if (n == 3)
+    return ctx.error("3-D LpPool is not supported (1-D and 2-D are)");
+  int64_t c = (*x->dims)[1], p = ctx.getInt("p", 2);
+  if (c < 1)
+    return ctx.error("the channel dim must be known at import time");
+  if (p < 1)
+    return ctx.error("p must be positive, got " + Twine(p));
+  if (ctx.getInt("ceil_mode", 0))
+    for (size_t i = 0; i < n; ++i) {
+      int64_t in = (*x->dims)[2 + i];
+      if (in < 0)
+        return ctx.error("ceil_mode needs the spatial dims at import time");
+      int64_t room = in + win.pads[i] + win.pads[n + i] - ((*kernel)[i] - 1) * win.dilations[i] - 1;
+      if (room > 0 && room % win.strides[i])
+        win.pads[n + i] += win.strides[i] - room % win.strides[i];
+    }
+  DType t = x->dtype;
+  ExprRef in = ctx.use(*x);
+  ExprRef pow = p == 2 ? ctx.call("multiply", {in, in}) : ctx.call("abs", {in});
+  if (p > 2)
+    pow = ctx.call("power", {pow, ctx.scalar(t, double(p))});
+  std::vector<int64_t> wshape{c, 1};
+  wshape.insert(wshape.end(), kernel->begin(), kernel->end());
+  HostTensor ones(t, wshape);
+  for (int64_t i = 0, e = ones.numElements(); i < e; ++i)
+    ones.setDouble(i, 1);
+  ExprRef sum = ctx.call(n == 1 ? "nn.conv1d" : "nn.conv2d", {pow, ctx.constant(std::move(ones))},
+                         {{"strides", attrs::ints(win.strides)},
+                          {"padding", attrs::ints(win.pads)},
+                          {"dilation", attrs::ints(win.dilations)},
+                          {"groups", attrs::integer(c)},
+                          {"channels", attrs::integer(c)},
+                          {"kernel_size", attrs::ints(*kernel)}});
+  ExprRef y = p == 1   ? sum
+              : p == 2 ? ctx.call("sqrt", {sum})
+                       : ctx.call("power", {sum, ctx.scalar(t, 1.0 / double(p))});
+  ctx.setOutput(0, y);
   return Error::success();
 }
 
@@ -408,6 +463,8 @@ void onnximport::addConvPoolConverters(ConverterTable &t) {
   t.add("Conv", {11, 21}, conv);
   t.add("MaxPool", {11, 21}, pool<true>);
   t.add("AveragePool", {11, 21}, pool<false>);
+  // Opset 18 added LpPool's ceil_mode and dilations (their defaults before).
+  t.add("LpPool", {11, 21}, lpPool);
   t.add("GlobalAveragePool", {11, 21}, globalPool<false>);
   t.add("GlobalMaxPool", {11, 21}, globalPool<true>);
 }

@@ -108,6 +108,30 @@ llvm::Error needRank(const NodeCtx &ctx, const OnnxValue &v, llvm::StringRef wha
 inline int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 /// The static shape shape inference gave output 0.
 llvm::Expected<Dims> outputShape(const NodeCtx &ctx);
+/// The static shape of input value `v` of rank `rank` (-1: any), or an
+/// error naming it as `what`.
+llvm::Expected<Dims> staticDims(const NodeCtx &ctx, const OnnxValue &v, int64_t rank,
+                                llvm::StringRef what);
+
+/// A window operator's kernel, strides, dilations and pads (the begins,
+/// then the ends), from its attributes and auto_pad; 1-D to 3-D
+/// (OnnxConvPool.cpp).
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+llvm::Expected<Window> readWindow(const NodeCtx &ctx, const OnnxValue &x,
+                                  std::vector<int64_t> kernel);
+/// 3-D Conv (with its bias, input 2) and MaxPool/AveragePool as 2-D ones
+/// (OnnxConvPool3d.cpp).
+llvm::Error conv3d(NodeCtx &ctx, OnnxValue &x, OnnxValue &w, const Window &win);
+llvm::Error pool3d(NodeCtx &ctx, OnnxValue &x, const Window &win, bool isMax);
+
+/// reshape(x, newshape=shape) and transpose(x, axes=perm).
+ExprRef reshapeTo(const NodeCtx &ctx, ExprRef x, llvm::ArrayRef<int64_t> shape);
+ExprRef transposeBy(const NodeCtx &ctx, ExprRef x, llvm::ArrayRef<int64_t> perm);
+/// Zeros of `shape` without a constant of that size: a one-element zero
+/// padded out to it (nn.pad).
+ExprRef zerosOf(const NodeCtx &ctx, DType t, llvm::ArrayRef<int64_t> shape);
 
 /// An hx operator's name as a template argument: `unary<"nn.relu">`, so a
 /// converter shared by many op types is one row each.

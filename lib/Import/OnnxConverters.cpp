@@ -80,3 +80,32 @@ Expected<Dims> onnximport::outputShape(const NodeCtx &ctx) {
     return ctx.error("the output has no shape from shape inference");
   return *probe.dims;
 }
+
+Expected<Dims> onnximport::staticDims(const NodeCtx &ctx, const OnnxValue &v, int64_t rank,
+                                      StringRef what) {
+  if (!v.isStatic())
+    return ctx.error(what + " must have a static shape");
+  if (rank >= 0 && int64_t(v.dims->size()) != rank)
+    return ctx.error(what + " must have rank " + Twine(rank));
+  return *v.dims;
+}
+
+ExprRef onnximport::reshapeTo(const NodeCtx &ctx, ExprRef x, ArrayRef<int64_t> shape) {
+  return ctx.call("reshape", {x}, {{"newshape", attrs::ints(shape)}});
+}
+
+ExprRef onnximport::transposeBy(const NodeCtx &ctx, ExprRef x, ArrayRef<int64_t> perm) {
+  return ctx.call("transpose", {x}, {{"axes", attrs::ints(perm)}});
+}
+
+ExprRef onnximport::zerosOf(const NodeCtx &ctx, DType t, ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return ctx.constant(HostTensor(t, std::vector<int64_t>(shape.begin(), shape.end())));
+  std::vector<AttrValue> widths;
+  for (int64_t d : shape)
+    widths.push_back(attrs::ints({0, d - 1}));
+  return ctx.call(
+      "nn.pad",
+      {ctx.constant(HostTensor(t, std::vector<int64_t>(shape.size(), 1))), ctx.scalar(t, 0)},
+      {{"pad_width", AttrValue::ofList(std::move(widths))}});
+}

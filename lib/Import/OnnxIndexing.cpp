@@ -12,7 +12,12 @@
 //  - EyeLike: a constant, the input's shape being static;
 //  - TopK with k known at import time: hx's topk;
 //  - Einsum of one or two operands: a broadcast product over every label,
-//    summed over those the output drops.
+//    summed over those the output drops;
+//  - AffineGrid (opset 20): a constant grid of the output's normalized
+//    coordinates (and a 1) times each theta, one nn.dense for the batch;
+//  - MaxUnpool: scatter_elements of the flattened input into zeros of the
+//    flattened output at the indices (MaxPool's, which count over the
+//    whole output tensor), reshaped to the output.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -24,23 +29,6 @@ using namespace hx::onnximport;
 using namespace llvm;
 
 namespace {
-
-ExprRef reshape(const NodeCtx &ctx, ExprRef x, ArrayRef<int64_t> shape) {
-  return ctx.call("reshape", {x}, {{"newshape", attrs::ints(shape)}});
-}
-
-ExprRef transpose(const NodeCtx &ctx, ExprRef x, ArrayRef<int64_t> perm) {
-  return ctx.call("transpose", {x}, {{"axes", attrs::ints(perm)}});
-}
-
-/// The static shape of a required input of rank `rank` (-1: any).
-Expected<Dims> staticDims(const NodeCtx &ctx, const OnnxValue &v, int64_t rank, StringRef what) {
-  if (!v.isStatic())
-    return ctx.error(what + " must have a static shape");
-  if (rank >= 0 && int64_t(v.dims->size()) != rank)
-    return ctx.error(what + " must have rank " + Twine(rank));
-  return *v.dims;
-}
 
 template <bool ToSpace> Error depthSpace(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
@@ -55,17 +43,17 @@ template <bool ToSpace> Error depthSpace(NodeCtx &ctx) {
       return ctx.error("the channels (" + Twine(c) + ") must be a multiple of blocksize^2");
     std::string mode = ctx.getString("mode", "DCR");
     if (mode == "DCR")
-      out = transpose(ctx, reshape(ctx, in, {n, b, b, c / (b * b), h, w}), {0, 3, 4, 1, 5, 2});
+      out = transposeBy(ctx, reshapeTo(ctx, in, {n, b, b, c / (b * b), h, w}), {0, 3, 4, 1, 5, 2});
     else if (mode == "CRD")
-      out = transpose(ctx, reshape(ctx, in, {n, c / (b * b), b, b, h, w}), {0, 1, 4, 2, 5, 3});
+      out = transposeBy(ctx, reshapeTo(ctx, in, {n, c / (b * b), b, b, h, w}), {0, 1, 4, 2, 5, 3});
     else
       return ctx.error("mode must be DCR or CRD, not '" + mode + "'");
-    out = reshape(ctx, out, {n, c / (b * b), h * b, w * b});
+    out = reshapeTo(ctx, out, {n, c / (b * b), h * b, w * b});
   } else {
     if (h % b || w % b)
       return ctx.error("the spatial dims must be multiples of blocksize");
-    out = transpose(ctx, reshape(ctx, in, {n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
-    out = reshape(ctx, out, {n, c * b * b, h / b, w / b});
+    out = transposeBy(ctx, reshapeTo(ctx, in, {n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
+    out = reshapeTo(ctx, out, {n, c * b * b, h / b, w / b});
   }
   ctx.setOutput(0, out);
   return Error::success();
@@ -88,8 +76,8 @@ Error tile(NodeCtx &ctx) {
   if (elementCount(big) < 0)
     return ctx.error("the tiled tensor is too large");
   ExprRef zeros = ctx.constant(HostTensor(x->dtype, big));
-  ExprRef t = ctx.call("add", {reshape(ctx, ctx.use(*x), spread), zeros});
-  ctx.setOutput(0, reshape(ctx, t, out));
+  ExprRef t = ctx.call("add", {reshapeTo(ctx, ctx.use(*x), spread), zeros});
+  ctx.setOutput(0, reshapeTo(ctx, t, out));
   return Error::success();
 }
 
@@ -291,8 +279,8 @@ Error einsum(NodeCtx &ctx) {
       }
     }
     ExprRef x = ctx.use(i);
-    x = transpose(ctx, x, perm);
-    x = reshape(ctx, x, shape);
+    x = transposeBy(ctx, x, perm);
+    x = reshapeTo(ctx, x, shape);
     prod = prod ? ctx.call("multiply", {prod, x}) : x;
   }
   if (all.size() > outLabels.size()) {
@@ -304,7 +292,99 @@ Error einsum(NodeCtx &ctx) {
   Dims outShape;
   for (char c : outLabels)
     outShape.push_back(size[c]);
-  ctx.setOutput(0, reshape(ctx, prod, outShape));
+  ctx.setOutput(0, reshapeTo(ctx, prod, outShape));
+  return Error::success();
+}
+
+/// AffineGrid: the normalized coordinates of every output point, (x, y, 1)
+/// in 2-D and (x, y, z, 1) in 3-D, the last dim first in each tuple as
+/// ONNX orders them; -1 and 1 are the corner pixels' centres with
+/// align_corners, else their outer edges.
+Error affineGrid(NodeCtx &ctx) {
+  TRY(theta, ctx.required(0));
+  TRY(size, ctx.constInts(1));
+  if (!size || (size->size() != 4 && size->size() != 5))
+    return ctx.error("size must be known at import time, (N, C, H, W) or (N, C, D, H, W)");
+  size_t nsp = size->size() - 2;
+  std::vector<int64_t> spatial(size->begin() + 2, size->end());
+  int64_t n = (*size)[0], points = elementCount(spatial);
+  if (points <= 0 || n < 0 || llvm::any_of(spatial, [](int64_t d) { return d < 1; }))
+    return ctx.error("size " + listText(*size) + " must be positive");
+  if (points * int64_t(nsp + 1) > (int64_t(1) << 26))
+    return ctx.error("the grid of " + Twine(points) + " points is too large to build");
+  TRY(td, staticDims(ctx, *theta, 3, "theta"));
+  if (td[0] != n || td[1] != int64_t(nsp) || td[2] != int64_t(nsp + 1))
+    return ctx.error("theta " + listText(td) + " does not fit size " + listText(*size));
+  bool align = ctx.getInt("align_corners", 0);
+  auto coord = [&](int64_t i, int64_t dim) {
+    if (align)
+      return dim == 1 ? 0.0 : -1.0 + 2.0 * double(i) / double(dim - 1);
+    return (2.0 * double(i) + 1.0) / double(dim) - 1.0;
+  };
+  HostTensor base(theta->dtype, std::vector<int64_t>{points, int64_t(nsp + 1)});
+  std::vector<int64_t> at(nsp, 0);
+  for (int64_t p = 0; p < points; ++p) {
+    // Tuple (x, y[, z], 1): the last spatial dim's coordinate first.
+    for (size_t k = 0; k < nsp; ++k)
+      base.setDouble(p * int64_t(nsp + 1) + int64_t(k),
+                     coord(at[nsp - 1 - k], spatial[nsp - 1 - k]));
+    base.setDouble(p * int64_t(nsp + 1) + int64_t(nsp), 1.0);
+    for (size_t k = nsp; k-- > 0;) {
+      if (++at[k] < spatial[k])
+        break;
+      at[k] = 0;
+    }
+  }
+  // (points, nsp + 1) x (n * nsp, nsp + 1)^T -> (points, n, nsp) -> (n, ..., nsp).
+  ExprRef t = reshapeTo(ctx, ctx.use(*theta), {n * int64_t(nsp), int64_t(nsp + 1)});
+  ExprRef g = ctx.call("nn.dense", {ctx.constant(std::move(base)), t});
+  g = transposeBy(ctx, reshapeTo(ctx, g, {points, n, int64_t(nsp)}), {1, 0, 2});
+  std::vector<int64_t> out{n};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(int64_t(nsp));
+  ctx.setOutput(0, reshapeTo(ctx, g, out));
+  return Error::success();
+}
+
+/// MaxUnpool: the indices count over the inferred output, per spatial dim
+/// (in - 1) * stride - pads + kernel; output_shape (input 2, known at
+/// import time) may only add zeros after that, at the end of each dim (as
+/// ONNX's test data place the values).
+Error maxUnpool(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(d, staticDims(ctx, *x, -1, "the input"));
+  size_t n = d.size() < 3 ? 0 : d.size() - 2;
+  std::vector<int64_t> kernel = ctx.getInts("kernel_shape").value_or(std::vector<int64_t>{});
+  std::vector<int64_t> strides = ctx.getInts("strides").value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = ctx.getInts("pads").value_or(std::vector<int64_t>(2 * n, 0));
+  if (n == 0 || kernel.size() != n || strides.size() != n || pads.size() != 2 * n)
+    return ctx.error("kernel_shape, strides and pads must match the input's " + Twine(n) +
+                     " spatial dims");
+  std::vector<int64_t> out{d[0], d[1]};
+  for (size_t i = 0; i < n; ++i)
+    out.push_back((d[2 + i] - 1) * strides[i] - pads[i] - pads[n + i] + kernel[i]);
+  int64_t total = elementCount(out);
+  if (total < 0 || llvm::any_of(out, [](int64_t v) { return v < 0; }))
+    return ctx.error("the output shape " + listText(out) + " is negative or too large");
+  ExprRef flat = ctx.call("scatter_elements",
+                          {zerosOf(ctx, x->dtype, {total}), reshapeTo(ctx, ctx.use(1), {-1}),
+                           reshapeTo(ctx, ctx.use(*x), {-1})});
+  ExprRef y = reshapeTo(ctx, flat, out);
+  TRY(given, ctx.constInts(2));
+  if (given && *given != out) {
+    bool fits = given->size() == out.size();
+    std::vector<AttrValue> widths;
+    for (size_t i = 0; fits && i < out.size(); ++i) {
+      fits = (*given)[i] >= out[i] && (i >= 2 || (*given)[i] == out[i]);
+      widths.push_back(attrs::ints({0, fits ? (*given)[i] - out[i] : 0}));
+    }
+    if (!fits)
+      return ctx.error("output_shape " + listText(*given) + " is smaller than the inferred " +
+                       listText(out) + " or changes its batch or channels");
+    y = ctx.call("nn.pad", {y, ctx.scalar(x->dtype, 0)},
+                 {{"pad_width", AttrValue::ofList(std::move(widths))}});
+  }
+  ctx.setOutput(0, y);
   return Error::success();
 }
 
@@ -321,4 +401,7 @@ void onnximport::addIndexingConverters(ConverterTable &t) {
   t.add("Tile", {11, 21}, tile);
   t.add("OneHot", {11, 21}, oneHot);
   t.add("EyeLike", {11, 21}, eyeLike);
+  // MaxUnpool took output_shape at opset 9; 11 widened the index dtypes.
+  t.add("MaxUnpool", {11, 21}, maxUnpool);
+  t.add("AffineGrid", {20, 21}, affineGrid);
 }

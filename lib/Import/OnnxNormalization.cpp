@@ -22,10 +22,6 @@ using namespace llvm;
 
 namespace {
 
-ExprRef reshape(const NodeCtx &ctx, ExprRef x, ArrayRef<int64_t> shape) {
-  return ctx.call("reshape", {x}, {{"newshape", attrs::ints(shape)}});
-}
-
 /// (x - mean) / sqrt(var + eps) over `axes`, kept as dims.
 ExprRef normalize(const NodeCtx &ctx, ExprRef x, DType t, ArrayRef<int64_t> axes, double eps) {
   Attrs over{{"axis", attrs::ints(axes)}, {"keepdims", attrs::boolean(true)}};
@@ -39,7 +35,7 @@ ExprRef normalize(const NodeCtx &ctx, ExprRef x, DType t, ArrayRef<int64_t> axes
 ExprRef perChannel(const NodeCtx &ctx, ExprRef v, int64_t c, int64_t rank) {
   std::vector<int64_t> shape(static_cast<size_t>(rank - 1), 1);
   shape[0] = c;
-  return reshape(ctx, v, shape);
+  return reshapeTo(ctx, v, shape);
 }
 
 Error instanceNorm(NodeCtx &ctx) {
@@ -68,15 +64,15 @@ template <bool PerChannel> Error groupNorm(NodeCtx &ctx) {
     return ctx.error("num_groups must divide the channels (" + Twine(c) + ")");
   if (!PerChannel && g != c && ctx.getInt("stash_type", 1) != 1)
     return ctx.error("stash_type other than 1 (float32) is not supported");
-  ExprRef y = normalize(ctx, reshape(ctx, ctx.use(*x), {n, g, -1}), x->dtype, {2},
+  ExprRef y = normalize(ctx, reshapeTo(ctx, ctx.use(*x), {n, g, -1}), x->dtype, {2},
                         ctx.getFloat("epsilon", 1e-5f));
-  y = reshape(ctx, y, Dims(d.begin(), d.end()));
+  y = reshapeTo(ctx, y, Dims(d.begin(), d.end()));
   ExprRef scale = ctx.use(1), bias = ctx.use(2);
   if (!PerChannel) {
     // [groups] -> [groups, C / groups] -> [C].
     ExprRef spread = ctx.constant(HostTensor(x->dtype, {g, c / g}));
     auto widen = [&](ExprRef v) {
-      return reshape(ctx, ctx.call("add", {reshape(ctx, v, {g, 1}), spread}), {c});
+      return reshapeTo(ctx, ctx.call("add", {reshapeTo(ctx, v, {g, 1}), spread}), {c});
     };
     scale = widen(scale);
     bias = widen(bias);
@@ -98,13 +94,13 @@ Error lrn(NodeCtx &ctx) {
          bias = ctx.getFloat("bias", 1.0f);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
   ExprRef in = ctx.use(*x);
-  ExprRef sq = reshape(ctx, ctx.call("multiply", {in, in}), {d[0], 1, d[1], d[2] * d[3]});
+  ExprRef sq = reshapeTo(ctx, ctx.call("multiply", {in, in}), {d[0], 1, d[1], d[2] * d[3]});
   ExprRef avg = ctx.call("nn.avg_pool2d", {sq},
                          {{"pool_size", attrs::ints({size, 1})},
                           {"strides", attrs::ints({1, 1})},
                           {"padding", attrs::ints({lo, 0, hi, 0})},
                           {"count_include_pad", attrs::boolean(true)}});
-  avg = reshape(ctx, avg, Dims(d.begin(), d.end()));
+  avg = reshapeTo(ctx, avg, Dims(d.begin(), d.end()));
   DType t = x->dtype;
   ExprRef base =
       ctx.call("add", {ctx.scalar(t, bias), ctx.call("multiply", {avg, ctx.scalar(t, alpha)})});

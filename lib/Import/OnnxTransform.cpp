@@ -5,7 +5,8 @@
 // Unsqueeze and Squeeze (expand_dims, squeeze), Concat, Split (split and its
 // projections), Slice (strided_slice, its bounds clamped), Gather
 // (take(mode="wrap")), GatherElements (gather), GatherND (gather_nd, the
-// indices' last dim moved first), Expand (an add of zeros: hx broadcasts as
+// indices' last dim moved first), ScatterElements and ScatterND
+// (scatter_elements, scatter_nd; reduction "none" is hx's "update"), Expand (an add of zeros: hx broadcasts as
 // Expand does), Pad (nn.pad) and Trilu (a where with a mask over the last
 // two dims: a constant, or computed when k is a run-time input). Shapes,
 // axes and sizes are attributes in hx, so the inputs that hold them must be
@@ -249,24 +250,62 @@ Error gatherElements(NodeCtx &ctx) {
   return Error::success();
 }
 
-/// GatherND: hx's gather_nd, whose indices hold the tuples along their
-/// first dim where ONNX's hold them along the last (a transpose).
-Error gatherNd(NodeCtx &ctx) {
+/// GatherND's and ScatterND's indices (input 1) as hx's gather_nd and
+/// scatter_nd read them: the tuples along the first dim, where ONNX holds
+/// them along the last (a transpose).
+Expected<ExprRef> tuplesFirst(NodeCtx &ctx) {
   TRY(idx, ctx.required(1));
   if (Error e = needRank(ctx, *idx, "the indices"))
-    return e;
+    return std::move(e);
   int64_t r = rankOf(*idx);
   if (r < 1)
     return ctx.error("the indices must have rank 1 or more");
   ExprRef i = ctx.use(*idx);
-  if (r > 1) {
-    std::vector<int64_t> perm{r - 1};
-    for (int64_t d = 0; d + 1 < r; ++d)
-      perm.push_back(d);
-    i = ctx.call("transpose", {i}, {{"axes", attrs::ints(perm)}});
-  }
+  if (r == 1)
+    return i;
+  std::vector<int64_t> perm{r - 1};
+  for (int64_t d = 0; d + 1 < r; ++d)
+    perm.push_back(d);
+  return transposeBy(ctx, i, perm);
+}
+
+Error gatherNd(NodeCtx &ctx) {
+  TRY(i, tuplesFirst(ctx));
   ctx.setOutput(0, ctx.call("gather_nd", {ctx.use(0), i},
                             {{"batch_dims", attrs::integer(ctx.getInt("batch_dims", 0))}}));
+  return Error::success();
+}
+
+/// ScatterElements' and ScatterND's reduction as hx's mode (absent before
+/// opset 16; min and max since 18).
+Expected<std::string> scatterMode(const NodeCtx &ctx) {
+  std::string r = ctx.getString("reduction", "none");
+  if (r == "none")
+    return std::string("update");
+  if (r == "add" || r == "mul" || r == "min" || r == "max")
+    return r;
+  return ctx.error("reduction '" + r + "' is not one of none, add, mul, min, max");
+}
+
+Error scatterElements(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the data"))
+    return e;
+  int64_t r = rankOf(*x), axis = normAxis(ctx.getInt("axis", 0), r);
+  if (axis < 0 || axis >= r)
+    return ctx.error("axis " + Twine(ctx.getInt("axis", 0)) + " is out of range for rank " +
+                     Twine(r));
+  TRY(mode, scatterMode(ctx));
+  ctx.setOutput(0, ctx.call("scatter_elements", {ctx.use(*x), ctx.use(1), ctx.use(2)},
+                            {{"axis", attrs::integer(axis)}, {"reduction", attrs::str(mode)}}));
+  return Error::success();
+}
+
+Error scatterNd(NodeCtx &ctx) {
+  TRY(i, tuplesFirst(ctx));
+  TRY(mode, scatterMode(ctx));
+  ctx.setOutput(0,
+                ctx.call("scatter_nd", {ctx.use(0), i, ctx.use(2)}, {{"mode", attrs::str(mode)}}));
   return Error::success();
 }
 
@@ -397,6 +436,9 @@ void onnximport::addTransformConverters(ConverterTable &t) {
   t.add("GatherElements", {11, 21}, gatherElements);
   // Opset 12 added batch_dims (0 before: one converter); 13 bfloat16.
   t.add("GatherND", {11, 21}, gatherNd);
+  // Opset 13 added bfloat16, 16 the reductions add and mul, 18 min and max.
+  t.add("ScatterElements", {11, 21}, scatterElements);
+  t.add("ScatterND", {11, 21}, scatterNd);
   t.add("Expand", {11, 21}, expand);
   t.add("Trilu", {14, 21}, trilu);
   // Opset 11 made pads and constant_value inputs; 13 added bfloat16; 18 axes.
