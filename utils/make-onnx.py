@@ -701,6 +701,15 @@ def _():
         affine_grid(t2, s2, False), affine_grid(t2, s2, True), affine_grid(t3, s3, False)]
 
 
+@case("cast-saturate-opset19", opset=19)
+def _():
+    # saturate concerns float8 targets only: to float16 and int32 it changes nothing.
+    x = np.array([[-6e4, -2.5, 0.5, 3.75], [6.5e4, 1.5, -0.25, 100.0]], np.float32)
+    nodes = [node("Cast", ["x"], ["h"], to=TensorProto.FLOAT16, saturate=1),
+             helper.make_node("Cast", ["x"], ["i"], name="/cast/int", to=TensorProto.INT32, saturate=0)]
+    return nodes, {"x": x}, [], [x.astype(np.float16), x.astype(np.int32)]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -983,6 +992,9 @@ def write_bad(outdir):
     one("maxunpool-small-shape", node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
         [helper.make_tensor_value_info("x", F32, [1, 1, 2, 2]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 2, 2])],
         [1, 1, 3, 3], inits=[init("s", np.array([1, 1, 3, 3], np.int64))])
+    g = helper.make_graph([node("Cast", ["x"], ["y"], to=17)], "cast8", [helper.make_tensor_value_info("x", F32, [2])],
+                          [helper.make_tensor_value_info("y", 17, [2])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)]), os.path.join(outdir, "cast-float8.onnx"))
     one("lppool-3d", node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2]),
         [helper.make_tensor_value_info("x", F32, [1, 1, 3, 3, 3])], [1, 1, 2, 2, 2])
     one("conv3d-dynamic", node("Conv", ["x", "w"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 2, 3, 3, 3])],

@@ -58,6 +58,19 @@ std::string onnximport::onnxTypeName(int t) {
     return "complex128";
   case onnx::TensorProto::UNDEFINED:
     return "undefined";
+  // Newer than the installed onnx's enum (opsets 19 and 21).
+  case 17:
+    return "float8e4m3fn";
+  case 18:
+    return "float8e4m3fnuz";
+  case 19:
+    return "float8e5m2";
+  case 20:
+    return "float8e5m2fnuz";
+  case 21:
+    return "uint4";
+  case 22:
+    return "int4";
   default:
     return "element type " + std::to_string(t);
   }
