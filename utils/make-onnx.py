@@ -710,6 +710,18 @@ def _():
     return nodes, {"x": x}, [], [x.astype(np.float16), x.astype(np.int32)]
 
 
+@case("einsum-diagonal", opset=12)
+def _():
+    a, b = rand(3, 4, 4), rand(4, 2)
+    m = rand(5, 5)
+    nodes = [node("Einsum", ["a", "b"], ["y0"], equation="bii,ij->bj"),
+             helper.make_node("Einsum", ["m"], ["y1"], name="/einsum/trace", equation="ii->"),
+             helper.make_node("Einsum", ["a"], ["y2"], name="/einsum/diag", equation="...ii->...i")]
+    return nodes, {"a": a, "b": b, "m": m}, [], [
+        np.einsum("bii,ij->bj", a, b).astype(np.float32), np.einsum("ii->", m).astype(np.float32),
+        np.einsum("...ii->...i", a).astype(np.float32)]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 

@@ -12,7 +12,8 @@
 //  - EyeLike: a constant, the input's shape being static;
 //  - TopK with k known at import time: hx's topk;
 //  - Einsum of one or two operands: a broadcast product over every label,
-//    summed over those the output drops;
+//    summed over those the output drops (a label repeated within an
+//    operand first takes the diagonal: times an identity mask, summed);
 //  - AffineGrid (opset 20): a constant grid of the output's normalized
 //    coordinates (and a 1) times each theta, one nn.dense for the batch;
 //  - MaxUnpool: scatter_elements of the flattened input into zeros of the
@@ -216,15 +217,36 @@ Error einsum(NodeCtx &ctx) {
     }
     return out;
   };
+  std::vector<ExprRef> operands;
   for (size_t i = 0; i < nIn; ++i) {
     std::optional<std::vector<char>> l = expand(terms[i], int64_t(dims[i].size()));
     if (!l || l->size() != dims[i].size())
       return ctx.error("term '" + terms[i] + "' does not match its operand's rank");
-    for (size_t a = 0; a < l->size(); ++a)
-      for (size_t b = a + 1; b < l->size(); ++b)
-        if ((*l)[a] == (*l)[b])
-          return ctx.error("a label repeated within one operand (a diagonal) is not supported");
     labels[i] = *l;
+    operands.push_back(ctx.use(i));
+    // A label repeated within the operand takes its diagonal: the operand
+    // times an identity mask over the two dims, summed over the second.
+    for (size_t a = 0; a < labels[i].size(); ++a)
+      for (size_t b = a + 1; b < labels[i].size();) {
+        if (labels[i][a] != labels[i][b]) {
+          ++b;
+          continue;
+        }
+        int64_t n = dims[i][a];
+        if (dims[i][b] != n)
+          return ctx.error("label '" + std::string(1, labels[i][a]) + "' has dims " + Twine(n) +
+                           " and " + Twine(dims[i][b]) + " within one operand");
+        std::vector<int64_t> maskShape(labels[i].size(), 1);
+        maskShape[a] = maskShape[b] = n;
+        HostTensor mask(ctx.input(i)->dtype, maskShape);
+        for (int64_t k = 0; k < n; ++k)
+          mask.setDouble(k * n + k, 1);
+        operands[i] =
+            ctx.call("sum", {ctx.call("multiply", {operands[i], ctx.constant(std::move(mask))})},
+                     {{"axis", attrs::ints({int64_t(b)})}});
+        labels[i].erase(labels[i].begin() + int64_t(b));
+        dims[i].erase(dims[i].begin() + int64_t(b));
+      }
   }
   // The output's labels: given, or those used once, in order (ellipsis first).
   std::vector<char> outLabels;
@@ -278,8 +300,7 @@ Error einsum(NodeCtx &ctx) {
         shape.push_back(1);
       }
     }
-    ExprRef x = ctx.use(i);
-    x = transposeBy(ctx, x, perm);
+    ExprRef x = transposeBy(ctx, operands[i], perm);
     x = reshapeTo(ctx, x, shape);
     prod = prod ? ctx.call("multiply", {prod, x}) : x;
   }
