@@ -14,6 +14,12 @@ so its checker is not run), and their inputs:
                              q/k/v from Split's num_outputs (opset 18), causal
                              attention, Gelu(approximate="tanh") (opset 20),
                              and a ReduceMean with its axes an input
+  OUTDIR/ops20.onnx          operators whose opset-18-to-20 forms onnx 1.12
+                             cannot check: Resize by fractional scales
+                             (linear with half_pixel_symmetric, cubic with
+                             pytorch_half_pixel), LpPool with ceil_mode,
+                             ScatterElements and ScatterND with min and max,
+                             AffineGrid
   OUTDIR/<model>.x.npy       the input x of each
 
 Weights and inputs are drawn from fixed seeds, so the models are the same
@@ -135,12 +141,38 @@ def transformer():
     return g.model("transformer20", [x], outs), inputs
 
 
+def ops20():
+    g = Graph(40)
+    r1 = g.op("Resize", ["x", "", g.const("s1", np.array([1, 1, 0.6, 1.7], np.float32))], mode="linear",
+              coordinate_transformation_mode="half_pixel_symmetric")
+    r2 = g.op("Resize", ["x", "", g.const("s2", np.array([1, 1, 1.3, 0.75], np.float32))], mode="cubic",
+              coordinate_transformation_mode="pytorch_half_pixel")
+    lp = g.op("LpPool", ["x"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1, p=2)
+    flat = g.op("Reshape", ["x", g.const("flat", np.array([3, 63], np.int64))])
+    idx = g.const("idx", g.rng.integers(-63, 63, (3, 10)).astype(np.int64))
+    upd = g.weight("upd", (3, 10), 1.0)
+    se = g.op("ScatterElements", [flat, idx, upd], axis=1, reduction="max")
+    tup = g.const("tup", np.array([[2], [0], [2], [-1]], np.int64))
+    sn = g.op("ScatterND", [flat, tup, g.weight("rows", (4, 63), 1.0)], reduction="min")
+    grid = g.op("AffineGrid", [g.weight("theta", (2, 2, 3), 0.5), g.const("size", np.array([2, 3, 4, 5], np.int64))],
+                align_corners=0)
+    x = helper.make_tensor_value_info("x", F32, [1, 3, 7, 9])
+    outs = [helper.make_tensor_value_info(r1, F32, [1, 3, 4, 15]),
+            helper.make_tensor_value_info(r2, F32, [1, 3, 9, 6]),
+            helper.make_tensor_value_info(lp, F32, [1, 3, 4, 5]),
+            helper.make_tensor_value_info(se, F32, [3, 63]),
+            helper.make_tensor_value_info(sn, F32, [3, 63]),
+            helper.make_tensor_value_info(grid, F32, [2, 4, 5, 2])]
+    inputs = {"x": np.random.default_rng(41).standard_normal((1, 3, 7, 9)).astype(np.float32)}
+    return g.model("ops20", [x], outs), inputs
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, make in (("resnet20", resnet), ("transformer20", transformer)):
+    for name, make in (("resnet20", resnet), ("transformer20", transformer), ("ops20", ops20)):
         model, inputs = make()
         onnx.save(model, os.path.join(out, name + ".onnx"))
         for k, v in inputs.items():

@@ -353,10 +353,10 @@ Error convTranspose(NodeCtx &ctx) {
 
 /// Resize (opsets 11 to 21) of the two spatial dims of an NCHW tensor:
 /// image.resize2d, which maps output to input coordinates by the ratio of
-/// the sizes. The output size comes from `sizes`, or from `scales` when
-/// each scale times its dim is a whole number (otherwise ONNX maps
-/// coordinates by the scale given, which hx does not: that is refused).
-/// From opset 18: `axes` naming the spatial dims, keep_aspect_ratio_policy,
+/// the sizes. The output size comes from `sizes`, or from `scales` (each
+/// scale times its dim rounded down); where that is fractional, ONNX maps
+/// coordinates by the scales given, and so does image.resize2d given them
+/// as its `scales`. From opset 18: `axes` naming the spatial dims, keep_aspect_ratio_policy,
 /// and antialias (refused when set).
 Error resize(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
@@ -385,6 +385,9 @@ Error resize(NodeCtx &ctx) {
                      " values");
   std::string mode = ctx.getString("coordinate_transformation_mode", "half_pixel");
   Dims out = in;
+  // The scales of H and W when a scale gives a fractional size: ONNX then
+  // maps coordinates by the scale, which image.resize2d's `scales` says.
+  std::vector<double> fractional;
   if (sizes) {
     std::string policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
     std::vector<double> ratio;
@@ -406,12 +409,13 @@ Error resize(NodeCtx &ctx) {
       double scale = scales->getDouble(int64_t(i)), exact = scale * double(in[axes[i]]);
       if (!(scale > 0) || !std::isfinite(exact))
         return ctx.error("scales must be positive");
-      if (mode != "tf_crop_and_resize" && std::abs(exact - std::nearbyint(exact)) > 1e-6)
-        return ctx.error("scale " + std::to_string(scale) + " of a dim of " + Twine(in[axes[i]]) +
-                         " gives a fractional size, where ONNX maps coordinates by the scale "
-                         "and hx by the ratio of the sizes: give sizes instead");
+      if (std::abs(exact - std::nearbyint(exact)) > 1e-6)
+        fractional.assign(4, 1.0);
       out[axes[i]] = int64_t(std::floor(exact + 1e-6));
     }
+    if (!fractional.empty())
+      for (size_t i = 0; i < axes.size(); ++i)
+        fractional[size_t(axes[i])] = scales->getDouble(int64_t(i));
   }
   if (out[0] != in[0] || out[1] != in[1])
     return ctx.error("only the spatial dims (2 and 3) may be resized");
@@ -422,17 +426,17 @@ Error resize(NodeCtx &ctx) {
   std::string method = onnxMode == "nearest" ? "nearest_neighbor" : onnxMode;
   if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
     return ctx.error("mode must be nearest, linear or cubic, not '" + onnxMode + "'");
-  if (mode == "half_pixel_symmetric")
-    return ctx.error("coordinate_transformation_mode half_pixel_symmetric is not supported");
   // image.resize2d takes TVM's exact path for nearest sampling, asymmetric
-  // and an integral upscale: input index o / factor, that is floor rounding.
+  // and an integral upscale (input index o / factor, floor rounding) unless
+  // it is given scales: given them, it rounds as nearest_mode says.
   std::string nearestMode = ctx.getString("nearest_mode", "round_prefer_floor");
-  if (method == "nearest_neighbor" && mode == "asymmetric" && nearestMode != "floor")
+  if (method == "nearest_neighbor" && mode == "asymmetric" && nearestMode != "floor" &&
+      fractional.empty())
     for (int k : {2, 3})
-      if (out[k] % in[k] == 0 && out[k] / in[k] > (nearestMode == "round_prefer_floor" ? 2 : 1))
-        return ctx.error("nearest_mode " + nearestMode +
-                         " with asymmetric coordinates and an integral upscale is not supported "
-                         "(hx's resize2d, as TVM's, rounds down there)");
+      if (out[k] % in[k] == 0 && out[k] / in[k] > 1) {
+        fractional = {1, 1, double(out[2]) / double(in[2]), double(out[3]) / double(in[3])};
+        break;
+      }
   Attrs a{{"size", attrs::ints({out[2], out[3]})},
           {"method", attrs::str(method)},
           {"coordinate_transformation_mode", attrs::str(mode)},
@@ -440,6 +444,19 @@ Error resize(NodeCtx &ctx) {
           {"cubic_alpha", attrs::real(ctx.getFloat("cubic_coeff_a", -0.75f))},
           {"cubic_exclude", attrs::integer(ctx.getInt("exclude_outside", 0))},
           {"extrapolation_value", attrs::real(ctx.getFloat("extrapolation_value", 0))}};
+  // The modes that read the output's length: ONNX's reference (onnx 1.12's
+  // test data) takes in * scale unrounded there, ONNX Runtime and PyTorch
+  // the rounded size, which hx takes too. Where the two differ, refuse
+  // (tf_crop_and_resize reads the length only, never the scale: as ONNX
+  // Runtime).
+  if (!fractional.empty() &&
+      (mode == "align_corners" || (mode == "pytorch_half_pixel" && (out[2] == 1 || out[3] == 1))))
+    return ctx.error("coordinate_transformation_mode " + mode +
+                     " with a scale that gives a fractional size: ONNX's reference maps "
+                     "coordinates by the unrounded size and ONNX Runtime by the rounded one; "
+                     "give sizes instead");
+  if (!fractional.empty() && mode != "tf_crop_and_resize")
+    a.set("scales", AttrValue::ofList({attrs::real(fractional[2]), attrs::real(fractional[3])}));
   if (mode == "tf_crop_and_resize") {
     TRY(roi, ctx.known(1));
     if (!roi || roi->numElements() != 8)

@@ -468,6 +468,8 @@ struct Sampling {
   /// roi (start_h, start_w, end_h, end_w), for tf_crop_and_resize.
   std::array<double, 4> roi;
   float extrapolation;
+  /// The output/input scales (H, W) coordinates map by; 0: the sizes'.
+  std::array<double, 2> scales = {0, 0};
 };
 
 /// The taps of one output index along one dim: input indices (clamped into
@@ -485,9 +487,15 @@ struct Taps {
 /// the rest float32 arithmetic. align_corners with one output (a division
 /// by zero TVM rejects) samples at 0, as PyTorch does.
 static float resizeCoord(const Sampling &s, int64_t x, int64_t in, int64_t out, double roiStart,
-                         double roiEnd) {
-  float fx = float(x), scale = float(double(in) / double(out));
+                         double roiEnd, double given) {
+  float fx = float(x), scale = float(given > 0 ? 1 / given : double(in) / double(out));
   switch (s.coord) {
+  case ResizeCoord::HalfPixelSymmetric: {
+    // ONNX: the sampled region centred, shifted by the fraction of an output
+    // pixel that rounding the size down cut off.
+    double adjustment = given > 0 ? double(out) / (given * double(in)) : 1;
+    return float(double(in) / 2 * (1 - adjustment)) + ((fx + 0.5f) * scale - 0.5f);
+  }
   case ResizeCoord::HalfPixel:
     return (fx + 0.5f) * scale - 0.5f;
   case ResizeCoord::AlignCorners:
@@ -518,7 +526,7 @@ static std::array<float, 4> cubicWeights(float t, float a) {
 /// The taps of output index o along a dim of `in` inputs and `out` outputs
 /// (TVM's _resize_2d). `roiStart`, `roiEnd` are this dim's roi values.
 static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, double roiStart,
-                       double roiEnd) {
+                       double roiEnd, double given) {
   Taps t;
   auto clamp = [&](int64_t i) { return std::min(std::max(i, int64_t(0)), in - 1); };
   // floor(c) as an index, kept within [-4, in + 4]: beyond, every tap lies
@@ -527,13 +535,13 @@ static Taps resizeTaps(const Sampling &s, int64_t o, int64_t in, int64_t out, do
   auto floorIndex = [&](float f) {
     return std::min(std::max(truncToInt64(f), int64_t(-4)), in + 4);
   };
-  float c = resizeCoord(s, o, in, out, roiStart, roiEnd);
+  float c = resizeCoord(s, o, in, out, roiStart, roiEnd, given);
   if (s.coord == ResizeCoord::TfCropAndResize)
     t.outside = c < 0 || c > float(in - 1);
   switch (s.method) {
   case ResizeMethod::NearestNeighbor: {
     int64_t i;
-    if (s.coord == ResizeCoord::Asymmetric && out % in == 0 &&
+    if (s.coord == ResizeCoord::Asymmetric && given == 0 && out % in == 0 &&
         double(out / in) <= 1 / (1e-5 * double(in) + 1e-5)) {
       i = o / (out / in); // TVM's exact integer path for integral upscaling
     } else {
@@ -623,9 +631,9 @@ static Expected<OpResults> resize(OpContext &ctx, const Sampling &s, ResizeSize 
   std::vector<double> vd = toDoubles(data);
   std::vector<Taps> cols;
   for (int64_t x = 0; x < ow; ++x)
-    cols.push_back(resizeTaps(s, x, w, ow, s.roi[1], s.roi[3]));
+    cols.push_back(resizeTaps(s, x, w, ow, s.roi[1], s.roi[3], s.scales[1]));
   for (int64_t y = 0; y < oh; ++y) {
-    Taps row = resizeTaps(s, y, h, oh, s.roi[0], s.roi[2]);
+    Taps row = resizeTaps(s, y, h, oh, s.roi[0], s.roi[2], s.scales[0]);
     for (int64_t x = 0; x < ow; ++x) {
       const Taps &col = cols[size_t(x)];
       for (int64_t b = 0; b < d.dim[0]; ++b)
@@ -667,6 +675,9 @@ static Expected<OpResults> resize2dOp(OpContext &ctx) {
   SmallVector<double, 4> roi = attrFloats(ctx.attr("roi"));
   if (roi.size() == 4)
     std::copy(roi.begin(), roi.end(), s.roi.begin());
+  SmallVector<double, 4> scales = attrFloats(ctx.attr("scales"));
+  if (scales.size() == 2)
+    s.scales = {scales[0], scales[1]};
   auto size = [&](int64_t, int64_t) -> Expected<std::pair<int64_t, int64_t>> {
     std::optional<Shape> v = ctx.getOptInts("size");
     if (!v || v->size() != 2 || (*v)[0] < 0 || (*v)[1] < 0)

@@ -19,7 +19,10 @@
 // nearbyint). image.resize2d's output H and W are its `size`
 // (TVM's Resize2DRel); its method, coordinate_transformation_mode and
 // rounding_method (for nearest_neighbor) are checked here, where TVM's
-// topi would reject them.
+// topi would reject them. Beyond TVM, its `scales` (ONNX Resize's
+// output/input scale of H and W) map coordinates by the scale instead of
+// the ratio of the sizes, where a fractional size was rounded down, and
+// coordinate_transformation_mode takes ONNX's half_pixel_symmetric.
 //
 //   nn.conv2d(Tensor[(1, 3, 32, 32)], Tensor[(16, 3, 3, 3)], padding=[1, 1])
 //     : Tensor[(1, 16, 32, 32), float32]
@@ -29,6 +32,7 @@
 #include "TypeRelation.h"
 #include "llvm/Support/MathExtras.h"
 #include <array>
+#include <cmath>
 
 using namespace llvm;
 
@@ -377,7 +381,13 @@ static TypeRef resize2dRel(TypeRelContext &ctx) {
     ctx.attrError("coordinate_transformation_mode",
                   "unsupported coordinate_transformation_mode '" + mode +
                       "' (expected half_pixel, align_corners, asymmetric, pytorch_half_pixel, "
-                      "tf_half_pixel_for_nn or tf_crop_and_resize)");
+                      "tf_half_pixel_for_nn, tf_crop_and_resize or half_pixel_symmetric)");
+    return nullptr;
+  }
+  SmallVector<double, 4> scales = attrFloats(ctx.attr("scales"));
+  if (ctx.isExplicit("scales") && (scales.size() != 2 || !(scales[0] > 0) || !(scales[1] > 0) ||
+                                   !std::isfinite(scales[0]) || !std::isfinite(scales[1]))) {
+    ctx.attrError("scales", "scales must be None or 2 positive finite values (H, W)");
     return nullptr;
   }
   // Only nearest_neighbor rounds (TVM ignores rounding_method otherwise).
@@ -489,6 +499,7 @@ void addConvPoolOps(std::vector<OpDef> &ops) {
   resize.numArgs = 1;
   resize.attrs = {noneAttr("size", AttrKind::OptIntList),
                   noneAttr("roi", AttrKind::OptFloatList),
+                  noneAttr("scales", AttrKind::OptFloatList),
                   stringAttr("layout", "NCHW"),
                   stringAttr("method", "linear"),
                   stringAttr("coordinate_transformation_mode", "half_pixel"),

@@ -431,6 +431,7 @@ std::optional<ResizeCoord> parseResizeCoord(StringRef mode) {
       .Case("pytorch_half_pixel", ResizeCoord::PytorchHalfPixel)
       .Case("tf_half_pixel_for_nn", ResizeCoord::TfHalfPixelForNN)
       .Case("tf_crop_and_resize", ResizeCoord::TfCropAndResize)
+      .Case("half_pixel_symmetric", ResizeCoord::HalfPixelSymmetric)
       .Default(std::nullopt);
 }
 

@@ -395,12 +395,13 @@ static bool resizeRecipe(Gen &g, const OpDef &d) {
   od['H'] = g.rng.range(1, 7);
   od['W'] = g.rng.range(1, 7);
   static const char *methods[] = {"nearest_neighbor", "linear", "cubic"};
-  static const char *coords[] = {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
-                                 "tf_half_pixel_for_nn"};
+  static const char *coords[] = {"half_pixel",           "align_corners",
+                                 "asymmetric",           "pytorch_half_pixel",
+                                 "half_pixel_symmetric", "tf_half_pixel_for_nn"};
   static const char *roundings[] = {"round", "floor", "ceil", "round_prefer_floor",
                                     "round_prefer_ceil"};
   std::string method = methods[g.rng.below(3)];
-  std::string coord = coords[g.rng.below(method == "nearest_neighbor" ? 5 : 4)];
+  std::string coord = coords[g.rng.below(method == "nearest_neighbor" ? 6 : 5)];
   std::vector<std::string> attrs{"size=" + list({od['H'], od['W']})};
   if (layout != "NCHW")
     attrs.push_back("layout=\"" + layout + "\"");
@@ -414,6 +415,13 @@ static bool resizeRecipe(Gen &g, const OpDef &d) {
     attrs.push_back("cubic_alpha=-0.75f");
   if (method == "cubic" && g.rng.chance(1, 3))
     attrs.push_back("cubic_exclude=1");
+  // ONNX's scales (their product with the input a little above the size).
+  if (g.rng.chance(1, 4)) {
+    auto scale = [&](char dim) {
+      return std::to_string(double(od[dim]) / double(a.ty.shape[layout.find(dim)]) + 0.05) + "f";
+    };
+    attrs.push_back("scales=[" + scale('H') + ", " + scale('W') + "]");
+  }
   double m = mag(a) * (method == "cubic" ? 2 : 1);
   g.use(a);
   g.emit(d.name, call(d.name, {a.ref}, attrs), {a.ty.dtype, physical(layout, od)}, -m, m, false);

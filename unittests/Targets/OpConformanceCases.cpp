@@ -455,7 +455,14 @@ std::vector<OpCase> casesFor(llvm::StringRef op) {
         {x, "image.resize2d(%x, size=[10, 15], method=\"nearest_neighbor\", "
             "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"\")"},
         {x, "image.resize2d(%x, size=[4, 9], method=\"nearest_neighbor\", "
-            "coordinate_transformation_mode=\"tf_half_pixel_for_nn\", out_dtype=\"float32\")"}};
+            "coordinate_transformation_mode=\"tf_half_pixel_for_nn\", out_dtype=\"float32\")"},
+        // ONNX's scales: coordinates mapped by them, not by the sizes.
+        {x, "image.resize2d(%x, size=[3, 8], scales=[0.6f, 1.7f], "
+            "coordinate_transformation_mode=\"half_pixel_symmetric\")"},
+        {x, "image.resize2d(%x, size=[6, 3], scales=[1.3f, 0.75f], method=\"cubic\")"},
+        {x,
+         "image.resize2d(%x, size=[10, 15], scales=[2f, 3f], method=\"nearest_neighbor\", "
+         "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"round_prefer_ceil\")"}};
     for (const char *mode : {"half_pixel", "align_corners", "asymmetric"})
       for (const char *rounding :
            {"", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"})

@@ -147,6 +147,7 @@ enum class ResizeCoord : uint8_t {
   PytorchHalfPixel,
   TfHalfPixelForNN,
   TfCropAndResize,
+  HalfPixelSymmetric,
 };
 enum class ResizeRounding : uint8_t { Round, Floor, Ceil, RoundPreferFloor, RoundPreferCeil };
 /// "nearest_neighbor", "linear", "cubic", in any case (TVM lowers it).

@@ -578,6 +578,8 @@ struct Sampling {
   bool exclude; // cubic_exclude
   std::array<double, 4> roi;
   float extrapolation;
+  /// The output/input scales (H, W) coordinates map by; 0: the sizes'.
+  std::array<double, 2> scales = {0, 0};
 };
 
 /// The taps of one output index along one dim: input indices (clamped into
@@ -592,12 +594,17 @@ struct Taps {
 /// TVM's input coordinate (float32) of output index o, operation for
 /// operation as the interpreter's resizeCoord.
 static Value *resizeCoord(KernelBuilder &kb, const Sampling &s, Value *o, int64_t in, int64_t out,
-                          double roiStart, double roiEnd) {
+                          double roiStart, double roiEnd, double given) {
   DType f = DType::Float32;
   auto c = [&](double v) { return kb.constant(f, v); };
-  Value *fx = kb.cast(o, DType::Int64, f), *scale = c(double(in) / double(out));
+  Value *fx = kb.cast(o, DType::Int64, f);
+  Value *scale = c(given > 0 ? 1 / given : double(in) / double(out));
   auto halfPixel = [&] { return kb.sub(f, kb.mul(f, kb.add(f, fx, c(0.5)), scale), c(0.5)); };
   switch (s.coord) {
+  case ResizeCoord::HalfPixelSymmetric: {
+    double adjustment = given > 0 ? double(out) / (given * double(in)) : 1;
+    return kb.add(f, c(double(in) / 2 * (1 - adjustment)), halfPixel());
+  }
   case ResizeCoord::HalfPixel:
     return halfPixel();
   case ResizeCoord::AlignCorners:
@@ -621,7 +628,7 @@ static Value *resizeCoord(KernelBuilder &kb, const Sampling &s, Value *o, int64_
 /// The taps of output index o along a dim of `in` inputs and `out` outputs,
 /// as the interpreter's resizeTaps.
 static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t in, int64_t out,
-                       double roiStart, double roiEnd) {
+                       double roiStart, double roiEnd, double given) {
   DType f = DType::Float32;
   auto c = [&](float v) { return kb.constant(f, v); };
   auto clamp = [&](Value *i) { return kb.imin(kb.imax(i, kb.index(0)), kb.index(in - 1)); };
@@ -630,14 +637,14 @@ static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t i
     return kb.imin(kb.imax(kb.cast(fl, f, DType::Int64), kb.index(-4)), kb.index(in + 4));
   };
   Taps t;
-  Value *x = resizeCoord(kb, s, o, in, out, roiStart, roiEnd);
+  Value *x = resizeCoord(kb, s, o, in, out, roiStart, roiEnd, given);
   if (s.coord == ResizeCoord::TfCropAndResize)
     t.outside = kb.logicalOr(kb.compare(CmpOp::LT, f, x, c(0)),
                              kb.compare(CmpOp::GT, f, x, c(float(in - 1))));
   switch (s.method) {
   case ResizeMethod::NearestNeighbor: {
     Value *i;
-    if (s.coord == ResizeCoord::Asymmetric && out % in == 0 &&
+    if (s.coord == ResizeCoord::Asymmetric && given == 0 && out % in == 0 &&
         double(out / in) <= 1 / (1e-5 * double(in) + 1e-5)) {
       i = kb.idiv(o, out / in); // TVM's exact integer path for integral upscaling
     } else {
@@ -726,9 +733,9 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
     Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
     Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
     Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
-    Taps row = resizeTaps(kb, s, idx[2], h, oh, s.roi[0], s.roi[2]);
+    Taps row = resizeTaps(kb, s, idx[2], h, oh, s.roi[0], s.roi[2], s.scales[0]);
     kb.forRange(0, ow, [&](Value *x) {
-      Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3]);
+      Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3], s.scales[1]);
       Value *v = nullptr;
       for (size_t j = 0; j < row.index.size(); ++j) {
         Value *rowBase = kb.iadd(planeBase, kb.imul(row.index[j], dv.stride[2]));
@@ -771,6 +778,9 @@ static Error resize2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   SmallVector<double, 4> roi = attrFloats(spec.attr("roi"));
   if (roi.size() == 4)
     std::copy(roi.begin(), roi.end(), s.roi.begin());
+  SmallVector<double, 4> scales = attrFloats(spec.attr("scales"));
+  if (scales.size() == 2)
+    s.scales = {scales[0], scales[1]};
   return emitResize(kb, spec, s);
 }
 
