@@ -722,6 +722,46 @@ def _():
         np.einsum("...ii->...i", a).astype(np.float32)]
 
 
+def branch(name, nodes, outs):
+    """An If branch: a subgraph without inputs whose outputs are float tensors
+    (their shapes left to inference)."""
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, F32, None) for o in outs])
+
+
+@case("if-runtime-and-folded")
+def _():
+    x, w = rand(3, 4), rand(4, 4)
+    # A run-time condition (the sum of x against 0): two outputs, each branch
+    # computing from the outer values; a nested If inside the else branch.
+    inner = helper.make_node("If", ["c2"], ["e1"], name="/if/inner",
+                             then_branch=branch("inner_then", [node("Neg", ["x"], ["n"])], ["n"]),
+                             else_branch=branch("inner_else", [node("Abs", ["x"], ["ab"])], ["ab"]))
+    then_g = branch("then", [node("MatMul", ["x", "w"], ["t0"]), node("Relu", ["t0"], ["t1"]),
+                             node("Exp", ["x"], ["t2"])], ["t1", "t2"])
+    else_g = branch("else", [node("Sigmoid", ["x"], ["e0"]),
+                             node("Less", ["x", "zero"], ["m"]), node("Cast", ["m"], ["m_f"], to=TensorProto.FLOAT),
+                             node("ReduceMax", ["m_f"], ["mx"], keepdims=0), node("Greater", ["mx", "zero"], ["c2"]),
+                             inner], ["e0", "e1"])
+    # A condition known at import time (a shape comparison): only the taken
+    # branch is imported, and the other holds an op hx does not import.
+    folded_then = branch("folded_then", [node("Tanh", ["x"], ["f0"])], ["f0"])
+    folded_else = branch("folded_else", [node("Det", ["w"], ["f1"])], ["f1"])
+    nodes = [node("ReduceSum", ["x"], ["s"], keepdims=0), node("Greater", ["s", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y0", "y1"], name="/if/outer", then_branch=then_g, else_branch=else_g),
+             node("Shape", ["x"], ["sh"]), node("Gather", ["sh", "zero_i"], ["d0"]),
+             node("Equal", ["d0", "three"], ["c3"]),
+             helper.make_node("If", ["c3"], ["y2"], name="/if/folded", then_branch=folded_then,
+                              else_branch=folded_else)]
+    inits = [init("w", w), init("zero", np.array(0, np.float32)), init("zero_i", np.array(0, np.int64)),
+             init("three", np.array(3, np.int64))]
+    if x.sum() > 0:
+        y0, y1 = np.maximum(x @ w, 0), np.exp(x)
+    else:
+        y0 = 1 / (1 + np.exp(-x))
+        y1 = -x if (x < 0).any() else np.abs(x)
+    return nodes, {"x": x}, inits, [y0.astype(np.float32), y1.astype(np.float32), np.tanh(x)]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -1007,6 +1047,34 @@ def write_bad(outdir):
     g = helper.make_graph([node("Cast", ["x"], ["y"], to=17)], "cast8", [helper.make_tensor_value_info("x", F32, [2])],
                           [helper.make_tensor_value_info("y", 17, [2])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)]), os.path.join(outdir, "cast-float8.onnx"))
+    # If: branches of two types at a run-time condition; If nested 20 deep;
+    # a Loop.
+    xc = helper.make_tensor_value_info("x", F32, [3, 4])
+    cv = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], name="/if/If",
+                                            then_branch=branch("then", [node("Relu", ["x"], ["r"])], ["r"]),
+                                            else_branch=branch("else", [node("Transpose", ["x"], ["t"])], ["t"]))],
+                          "if-types", [xc, cv], [helper.make_tensor_value_info("y", F32, [3, 4])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "if-branch-types.onnx"))
+    body = branch("leaf", [node("Relu", ["x"], ["r0"])], ["r0"])
+    for level in range(20):
+        out = f"r{level + 1}"
+        leaf = branch(f"leaf{level}", [node("Relu", ["x"], [f"l{level}"])], [f"l{level}"])
+        body = branch(f"level{level}", [helper.make_node("If", ["c"], [out], name=f"/if{level}/If",
+                                                          then_branch=body, else_branch=leaf)], [out])
+    g = helper.make_graph(list(body.node), "if-deep", [xc, cv], [helper.make_tensor_value_info("r20", F32, [3, 4])])
+    open(os.path.join(outdir, "if-deep.onnx"), "wb").write(
+        helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    loop_body = helper.make_graph([node("Identity", ["cond_in"], ["cond_out"]), node("Add", ["v_in", "v_in"], ["v_out"])],
+                                  "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                                           helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                                           helper.make_tensor_value_info("v_in", F32, [3, 4])],
+                                  [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                                   helper.make_tensor_value_info("v_out", F32, [3, 4])])
+    g = helper.make_graph([helper.make_node("Loop", ["n", "c", "x"], ["y"], name="/loop/Loop", body=loop_body)],
+                          "loop", [xc, cv], [helper.make_tensor_value_info("y", F32, [3, 4])],
+                          initializer=[init("n", np.array(3, np.int64))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "loop.onnx"))
     one("lppool-3d", node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2]),
         [helper.make_tensor_value_info("x", F32, [1, 1, 3, 3, 3])], [1, 1, 2, 2, 2])
     one("conv3d-dynamic", node("Conv", ["x", "w"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 2, 3, 3, 3])],

@@ -46,6 +46,11 @@ std::string NodeCtx::getString(StringRef name, StringRef def) const {
   return a ? a->s() : def.str();
 }
 
+const onnx::GraphProto *NodeCtx::getGraph(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a && a->has_g() ? &a->g() : nullptr;
+}
+
 std::optional<std::vector<int64_t>> NodeCtx::getInts(StringRef name) const {
   const onnx::AttributeProto *a = attr(name);
   if (!a)

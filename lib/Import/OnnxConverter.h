@@ -85,6 +85,7 @@ void addTransformConverters(ConverterTable &t);
 void addRecurrentConverters(ConverterTable &t);
 void addIndexingConverters(ConverterTable &t);
 void addNormalizationConverters(ConverterTable &t);
+void addControlFlowConverters(ConverterTable &t);
 /// The losses, compositions of hx operators (hx has no loss family).
 void addLossConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.

@@ -58,6 +58,7 @@ const ConverterTable &onnximport::converterTable() {
     addRecurrentConverters(t);
     addIndexingConverters(t);
     addNormalizationConverters(t);
+    addControlFlowConverters(t);
     addLossConverters(t);
     addFoldedOnlyConverters(t);
     return t;

@@ -204,13 +204,8 @@ Error Importer::importNode(const onnx::NodeProto &n) {
   return Error::success();
 }
 
-Error Importer::importGraph(const onnx::GraphProto &g) {
-  for (const onnx::ValueInfoProto &vi : g.value_info())
-    types[vi.name()] = &vi.type();
-  for (const onnx::ValueInfoProto &vi : g.input())
-    types[vi.name()] = &vi.type();
-  for (const onnx::ValueInfoProto &vi : g.output())
-    types[vi.name()] = &vi.type();
+/// The graph's initializers as constants, by name.
+Error Importer::defineInitializers(const onnx::GraphProto &g) {
   for (const onnx::TensorProto &t : g.initializer()) {
     Expected<HostTensor> v = tensorFromProto(t);
     if (!v)
@@ -221,6 +216,42 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
     val.constant = std::make_shared<const HostTensor>(std::move(*v));
     constantNames[val.constant.get()] = t.name();
   }
+  return Error::success();
+}
+
+Expected<std::vector<OnnxValue *>> Importer::importSubgraph(const onnx::GraphProto &g) {
+  if (g.input_size())
+    return createStringError(fileName + ": subgraph '" + g.name() +
+                             "' has inputs (only If's branches, which have none, are imported)");
+  for (const onnx::ValueInfoProto &vi : g.value_info())
+    types[vi.name()] = &vi.type();
+  for (const onnx::ValueInfoProto &vi : g.output())
+    types[vi.name()] = &vi.type();
+  if (Error e = defineInitializers(g))
+    return std::move(e);
+  for (const onnx::NodeProto &n : g.node())
+    if (Error e = importNode(n))
+      return std::move(e);
+  std::vector<OnnxValue *> outs;
+  for (const onnx::ValueInfoProto &vi : g.output()) {
+    OnnxValue *v = lookup(vi.name());
+    if (!v)
+      return createStringError(fileName + ": subgraph '" + g.name() + "': output '" + vi.name() +
+                               "' is never computed");
+    outs.push_back(v);
+  }
+  return outs;
+}
+
+Error Importer::importGraph(const onnx::GraphProto &g) {
+  for (const onnx::ValueInfoProto &vi : g.value_info())
+    types[vi.name()] = &vi.type();
+  for (const onnx::ValueInfoProto &vi : g.input())
+    types[vi.name()] = &vi.type();
+  for (const onnx::ValueInfoProto &vi : g.output())
+    types[vi.name()] = &vi.type();
+  if (Error e = defineInitializers(g))
+    return e;
   for (const onnx::ValueInfoProto &vi : g.input()) {
     if (lookup(vi.name()))
       continue; // an initializer: a constant, not a parameter

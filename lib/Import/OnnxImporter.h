@@ -93,6 +93,8 @@ public:
   float getFloat(llvm::StringRef name, float def) const;
   std::string getString(llvm::StringRef name, llvm::StringRef def) const;
   std::optional<std::vector<int64_t>> getInts(llvm::StringRef name) const;
+  /// A graph attribute (If's branches); null when absent.
+  const onnx::GraphProto *getGraph(llvm::StringRef name) const;
 
   // ---- building (OnnxNode.cpp) --------------------------------------------
   /// `op(args..., attrs...)`, located at the node.
@@ -101,6 +103,8 @@ public:
   }
   ExprRef tuple(llvm::ArrayRef<ExprRef> fields) const { return b.tuple(fields); }
   ExprRef getItem(ExprRef t, unsigned i) const { return b.getItem(std::move(t), i); }
+  /// `if (cond) { then } else { otherwise }`, located at the node.
+  ExprRef ifExpr(ExprRef cond, ExprRef then, ExprRef otherwise) const;
 
   // ---- outputs (OnnxNode.cpp) ---------------------------------------------
   /// Output i is computed by `e` (its type from shape inference).
@@ -154,6 +158,9 @@ HostTensor intTensor(llvm::ArrayRef<int64_t> values, DType dtype = DType::Int64,
 /// `[1, 2, 3]`, for messages.
 std::string listText(llvm::ArrayRef<int64_t> v);
 
+/// How deeply If's branches may nest (each level a recursion of the
+/// importer).
+constexpr unsigned kMaxSubgraphDepth = 16;
 /// What must hold before libonnx reads the model: every tensor's data fits
 /// its dims, no subgraphs or sparse tensors, windows' strides, dilations
 /// and kernel sizes positive (OnnxValidate.cpp).
@@ -197,6 +204,9 @@ public:
   /// The first type error typeBuilt met (cleared by its caller).
   std::string typeError;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
+  /// Imports the nodes of a subgraph without inputs (an If branch), which
+  /// reads the enclosing graphs' values by name: its outputs' values.
+  llvm::Expected<std::vector<OnnxValue *>> importSubgraph(const onnx::GraphProto &g);
   /// `make(*of)`, made once per constant (so a weight used twice stays one
   /// table entry), its file named after `of`'s with `suffix`.
   std::shared_ptr<const HostTensor>
@@ -214,6 +224,7 @@ public:
 
 private:
   llvm::Error importGraph(const onnx::GraphProto &g);
+  llvm::Error defineInitializers(const onnx::GraphProto &g);
   bool typeOne(Expr *e);
   llvm::Error importNode(const onnx::NodeProto &n);
   std::string paramName(llvm::StringRef onnxName);

@@ -93,6 +93,10 @@ ExprRef NodeCtx::scalar(DType dtype, double value) const {
   return constant(std::move(t));
 }
 
+ExprRef NodeCtx::ifExpr(ExprRef cond, ExprRef then, ExprRef otherwise) const {
+  return make<If>(std::move(cond), std::move(then), std::move(otherwise), b.getLoc());
+}
+
 void NodeCtx::setOutput(size_t i, ExprRef e) const {
   OnnxValue &v = imp.define(node.output(i));
   v.expr = std::move(e);

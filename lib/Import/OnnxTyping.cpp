@@ -42,6 +42,8 @@ static SmallVector<Expr *, 4> operandsOf(Expr *e) {
       out.push_back(f.get());
   else if (auto *g = dyn_cast<TupleGetItem>(e))
     out.push_back(g->tuple.get());
+  else if (auto *i = dyn_cast<If>(e))
+    out.append({i->cond.get(), i->thenBranch.get(), i->elseBranch.get()});
   return out;
 }
 
@@ -84,6 +86,18 @@ bool Importer::typeOne(Expr *e) {
       return false;
     }
     e->checkedType = tt->fields[g->index];
+    return true;
+  }
+  case ExprKind::If: {
+    // Both branches must have one type (hx's if, as Relay's).
+    auto *i = cast<If>(e);
+    const Type *t = i->thenBranch->checkedType.get(), *f = i->elseBranch->checkedType.get();
+    if (!typeEqual(t, f)) {
+      typeError =
+          "the branches' results differ in type: " + typeToString(t) + " and " + typeToString(f);
+      return false;
+    }
+    e->checkedType = i->thenBranch->checkedType;
     return true;
   }
   default:

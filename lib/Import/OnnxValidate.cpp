@@ -58,44 +58,52 @@ static void spellOutKernelShapes(onnx::GraphProto &g) {
 
 Error onnximport::checkBeforeOnnx(const onnx::ModelProto &model, StringRef fileName) {
   // ONNX 1.12's shape inference reads tensors' data trusting their dims:
-  // every tensor is checked first, and subgraphs (which hx does not import)
-  // are refused before it sees them.
-  for (const onnx::TensorProto &t : model.graph().initializer())
-    if (Expected<int64_t> c = checkTensorProto(t); !c)
-      return createStringError(fileName + ": initializer: " + toString(c.takeError()));
-  for (const onnx::NodeProto &n : model.graph().node())
-    for (const onnx::AttributeProto &a : n.attribute()) {
-      if (a.has_g() || a.graphs_size())
-        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
-                                 "): subgraphs (If, Loop, Scan) are not supported");
-      auto checkOne = [&](const onnx::TensorProto &t) -> Error {
-        if (Expected<int64_t> c = checkTensorProto(t); !c)
-          return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
-                                   "): attribute '" + a.name() + "': " + toString(c.takeError()));
-        return Error::success();
-      };
-      if (a.has_t())
-        if (Error e = checkOne(a.t()))
-          return e;
-      for (const onnx::TensorProto &t : a.tensors())
-        if (Error e = checkOne(t))
-          return e;
-      if (a.has_sparse_tensor() || a.sparse_tensors_size())
-        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
-                                 "): sparse tensors are not supported");
+  // every tensor is checked first, in the graph and in If's branches (a
+  // worklist of graphs and their nesting, no recursion), and the subgraphs
+  // hx does not import (Loop's, Scan's) are refused before it sees them.
+  SmallVector<std::pair<const onnx::GraphProto *, unsigned>, 8> graphs{{&model.graph(), 0}};
+  while (!graphs.empty()) {
+    auto [g, depth] = graphs.pop_back_val();
+    for (const onnx::TensorProto &t : g->initializer())
+      if (Expected<int64_t> c = checkTensorProto(t); !c)
+        return createStringError(fileName + ": initializer: " + toString(c.takeError()));
+    if (g->sparse_initializer_size())
+      return createStringError(fileName + ": sparse initializers are not supported");
+    for (const onnx::NodeProto &n : g->node()) {
+      std::string where = fileName.str() + ": node '" + n.name() + "' (" + n.op_type() + "): ";
+      // Its shape inference of windows also divides by the strides unchecked.
+      static const char *windowed[] = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
+      if (llvm::is_contained(windowed, n.op_type()))
+        for (const onnx::AttributeProto &a : n.attribute())
+          if ((a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") &&
+              llvm::any_of(a.ints(), [](int64_t v) { return v < 1; }))
+            return createStringError(where + a.name() + " must be positive");
+      for (const onnx::AttributeProto &a : n.attribute()) {
+        if (a.has_g() || a.graphs_size()) {
+          if (n.op_type() != "If" || a.graphs_size() || !n.domain().empty())
+            return createStringError(
+                where + "subgraphs are imported for If only (Loop and Scan are not supported)");
+          if (depth + 1 > kMaxSubgraphDepth)
+            return createStringError(where + "If nests deeper than " + Twine(kMaxSubgraphDepth) +
+                                     " levels");
+          graphs.push_back({&a.g(), depth + 1});
+        }
+        auto checkOne = [&](const onnx::TensorProto &t) -> Error {
+          if (Expected<int64_t> c = checkTensorProto(t); !c)
+            return createStringError(where + "attribute '" + a.name() +
+                                     "': " + toString(c.takeError()));
+          return Error::success();
+        };
+        if (a.has_t())
+          if (Error e = checkOne(a.t()))
+            return e;
+        for (const onnx::TensorProto &t : a.tensors())
+          if (Error e = checkOne(t))
+            return e;
+        if (a.has_sparse_tensor() || a.sparse_tensors_size())
+          return createStringError(where + "sparse tensors are not supported");
+      }
     }
-  if (model.graph().sparse_initializer_size())
-    return createStringError(fileName + ": sparse initializers are not supported");
-  // Its shape inference of windows also divides by the strides unchecked.
-  for (const onnx::NodeProto &n : model.graph().node()) {
-    static const char *windowed[] = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
-    if (!llvm::is_contained(windowed, n.op_type()))
-      continue;
-    for (const onnx::AttributeProto &a : n.attribute())
-      if ((a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") &&
-          llvm::any_of(a.ints(), [](int64_t v) { return v < 1; }))
-        return createStringError(fileName + ": node '" + n.name() + "' (" + n.op_type() +
-                                 "): " + a.name() + " must be positive");
   }
   return Error::success();
 }
