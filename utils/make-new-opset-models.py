@@ -19,7 +19,7 @@ so its checker is not run), and their inputs:
                              (linear with half_pixel_symmetric, cubic with
                              pytorch_half_pixel), LpPool with ceil_mode,
                              ScatterElements and ScatterND with min and max,
-                             AffineGrid
+                             AffineGrid, ReduceMax and ReduceMin of bools
   OUTDIR/<model>.x.npy       the input x of each
 
 Weights and inputs are drawn from fixed seeds, so the models are the same
@@ -156,13 +156,18 @@ def ops20():
     sn = g.op("ScatterND", [flat, tup, g.weight("rows", (4, 63), 1.0)], reduction="min")
     grid = g.op("AffineGrid", [g.weight("theta", (2, 2, 3), 0.5), g.const("size", np.array([2, 3, 4, 5], np.int64))],
                 align_corners=0)
+    positive = g.op("Greater", ["x", g.const("zero", np.array(0, np.float32))])
+    anyp = g.op("ReduceMax", [positive, g.const("ax3", np.array([3], np.int64))], keepdims=0)
+    allp = g.op("ReduceMin", [positive, g.const("ax2", np.array([2], np.int64))], keepdims=1)
     x = helper.make_tensor_value_info("x", F32, [1, 3, 7, 9])
     outs = [helper.make_tensor_value_info(r1, F32, [1, 3, 4, 15]),
             helper.make_tensor_value_info(r2, F32, [1, 3, 9, 6]),
             helper.make_tensor_value_info(lp, F32, [1, 3, 4, 5]),
             helper.make_tensor_value_info(se, F32, [3, 63]),
             helper.make_tensor_value_info(sn, F32, [3, 63]),
-            helper.make_tensor_value_info(grid, F32, [2, 4, 5, 2])]
+            helper.make_tensor_value_info(grid, F32, [2, 4, 5, 2]),
+            helper.make_tensor_value_info(anyp, TensorProto.BOOL, [1, 3, 7]),
+            helper.make_tensor_value_info(allp, TensorProto.BOOL, [1, 3, 1, 9])]
     inputs = {"x": np.random.default_rng(41).standard_normal((1, 3, 7, 9)).astype(np.float32)}
     return g.model("ops20", [x], outs), inputs
 

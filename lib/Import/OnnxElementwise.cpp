@@ -205,13 +205,32 @@ Error mod(NodeCtx &ctx) {
 }
 
 /// BitShift-11: direction LEFT or RIGHT (ONNX defines it on unsigned
-/// integers, which hx's shifts refuse for now).
+/// integers: hx's shifts are logical there).
 Error bitShift(NodeCtx &ctx) {
   std::string dir = ctx.getString("direction", "");
   if (dir != "LEFT" && dir != "RIGHT")
     return ctx.error("attribute 'direction' is '" + dir + "'; ONNX defines LEFT and RIGHT");
   ctx.setOutput(0,
                 ctx.call(dir == "LEFT" ? "left_shift" : "right_shift", {ctx.use(0), ctx.use(1)}));
+  return Error::success();
+}
+
+/// Pow: the result has the base's dtype. An exponent of another dtype is
+/// cast to the base's, but for an integer base with a float exponent,
+/// computed in the exponent's dtype and cast back (as ONNX Runtime).
+Error pow(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  TRY(y, ctx.required(1));
+  ExprRef a = ctx.use(*x), b = ctx.use(*y);
+  auto cast = [&](ExprRef e, DType t) {
+    return ctx.call("cast", {std::move(e)}, {{"dtype", attrs::str(dtypeName(t))}});
+  };
+  if (x->dtype == y->dtype)
+    ctx.setOutput(0, ctx.call("power", {a, b}));
+  else if (!isFloat(x->dtype) && isFloat(y->dtype))
+    ctx.setOutput(0, cast(ctx.call("power", {cast(a, y->dtype), b}), x->dtype));
+  else
+    ctx.setOutput(0, ctx.call("power", {a, cast(b, x->dtype)}));
   return Error::success();
 }
 
@@ -412,7 +431,7 @@ void onnximport::addElementwiseConverters(ConverterTable &t) {
   t.add("Sub", {11, 21}, binary<"subtract">);
   t.add("Mul", {11, 21}, binary<"multiply">);
   t.add("Div", {11, 21}, binary<"divide">);
-  t.add("Pow", {11, 21}, binary<"power">);
+  t.add("Pow", {11, 21}, pow);
   t.add("Equal", {11, 21}, binary<"equal">);
   t.add("Less", {11, 21}, binary<"less">);
   t.add("Greater", {11, 21}, binary<"greater">);

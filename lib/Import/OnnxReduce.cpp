@@ -60,7 +60,15 @@ template <OpName Op, ListArg Axes> Error reduce(NodeCtx &ctx) {
     ctx.alias(0, *x);
     return Error::success();
   }
-  ctx.setOutput(0, ctx.call(Op.name, {ctx.use(*x)}, std::move(*a)));
+  ExprRef in = ctx.use(*x);
+  // bool (ReduceMax and ReduceMin from opset 20): any and all, as uint8.
+  if (x->dtype == DType::Bool && (StringRef(Op.name) == "max" || StringRef(Op.name) == "min")) {
+    in = ctx.call("cast", {in}, {{"dtype", attrs::str("uint8")}});
+    ctx.setOutput(0, ctx.call("cast", {ctx.call(Op.name, {in}, std::move(*a))},
+                              {{"dtype", attrs::str("bool")}}));
+    return Error::success();
+  }
+  ctx.setOutput(0, ctx.call(Op.name, {in}, std::move(*a)));
   return Error::success();
 }
 

@@ -21,9 +21,12 @@
 //   logical_and, logical_or, logical_xor, logical_not   on bools
 //   bitwise_and, bitwise_or, bitwise_xor, bitwise_not   on the integers'
 //               two's complement bits
-//   left_shift, right_shift   a << b and arithmetic a >> b in the dtype's
-//               width: a count outside [0, bits) gives 0 (left) or shifts
-//               by bits - 1, the sign's fill (right)
+//   left_shift, right_shift   a << b and a >> b in the dtype's width,
+//               arithmetic for signed dtypes and logical for unsigned: a
+//               count outside [0, bits) gives 0 (left, and right of an
+//               unsigned dtype) or shifts by bits - 1, the sign's fill
+//   power       integers: pow in double, truncated toward zero (saturating
+//               at the int64 range), wrapped to the width
 //   round       halves to even
 //   sign        -1, 0 or 1 (-0 and NaN stay themselves)
 //   isnan, isinf   bool results
@@ -187,6 +190,10 @@ static int64_t applyInt(Bin k, int64_t a, int64_t b, unsigned bits, bool u) {
     case Bin::FloorMod:
     case Bin::Mod:
       return ub == 0 ? 0 : int64_t(ua % ub);
+    case Bin::Shl:
+      return ub >= bits ? 0 : int64_t(ua << ub);
+    case Bin::Shr:
+      return ub >= bits ? 0 : int64_t(ua >> ub);
     default:
       break;
     }
@@ -268,7 +275,10 @@ static Expected<OpResults> binary(OpContext &ctx, Bin k) {
       out->setDouble(i, applyFloat(k, va[ia[i]], vb[ib[i]]));
   } else {
     unsigned bits = 8 * dtypeBytes(a.dtype());
-    bool u = a.dtype() == DType::UInt64;
+    // Narrower unsigned dtypes hold non-negative int64s: their unsigned and
+    // signed arithmetic agree but for the shifts' counts out of range.
+    DType t = a.dtype();
+    bool u = t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
     for (int64_t i = 0; i < n; ++i) {
       setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), bits, u));
     }

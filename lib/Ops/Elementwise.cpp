@@ -140,7 +140,10 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
                        kNumeric));
   ops.push_back(binary("maximum", "Elementwise max(a, b) with broadcasting", kNumeric));
   ops.push_back(binary("minimum", "Elementwise min(a, b) with broadcasting", kNumeric));
-  ops.push_back(binary("power", "Elementwise a ** b with broadcasting", kFloats));
+  ops.push_back(binary("power",
+                       "Elementwise a ** b with broadcasting (integers: computed in float64, "
+                       "truncated)",
+                       kNumeric));
   ops.push_back(
       binary("equal", "Elementwise a == b with broadcasting, as bool", kAnySupported, compareRel));
   ops.push_back(
@@ -165,13 +168,12 @@ void addElementwiseOps(std::vector<OpDef> &ops) {
   ops.push_back(binary("bitwise_and", "Elementwise bitwise a & b with broadcasting", kIndexTypes));
   ops.push_back(binary("bitwise_or", "Elementwise bitwise a | b with broadcasting", kIndexTypes));
   ops.push_back(binary("bitwise_xor", "Elementwise bitwise a ^ b with broadcasting", kIndexTypes));
-  ops.push_back(binary("left_shift",
-                       "Elementwise a << b with broadcasting (0 for b outside [0, bits))",
-                       kIndexTypes));
+  ops.push_back(binary(
+      "left_shift", "Elementwise a << b with broadcasting (0 for b outside [0, bits))", kIntegers));
   ops.push_back(binary("right_shift",
-                       "Elementwise arithmetic a >> b with broadcasting (b outside [0, bits) "
-                       "shifts by bits - 1)",
-                       kIndexTypes));
+                       "Elementwise a >> b with broadcasting, arithmetic for signed dtypes and "
+                       "logical for unsigned (b outside [0, bits): the sign's fill, or 0)",
+                       kIntegers));
 
   OpDef where;
   where.name = "where";

@@ -114,6 +114,10 @@ static Value *applyBinary(KernelBuilder &kb, Binary op, DType t, Value *x, Value
   case Binary::Min:
     return kb.min(t, x, y);
   case Binary::Pow:
+    if (!isFloat(t)) // in float64, truncated and wrapped as the interpreter's
+      return kb.cast(kb.math(MathFn::Pow, DType::Float64,
+                             {kb.cast(x, t, DType::Float64), kb.cast(y, t, DType::Float64)}),
+                     DType::Float64, t);
     return kb.math(MathFn::Pow, t, {x, y});
   case Binary::Equal:
     return kb.compare(CmpOp::EQ, t, x, y);
@@ -161,6 +165,10 @@ static Value *applyBinary(KernelBuilder &kb, Binary op, DType t, Value *x, Value
 /// power's exponent where it is a small integral literal (1 to 4, or -1):
 /// then x * x is the correctly rounded square, as pow's is.
 static std::optional<double> smallPower(const KernelSpec &spec) {
+  // Integers go through float64 as the interpreter's (products would wrap
+  // where the interpreter saturates).
+  if (!isFloat(spec.inputs[0]->dtype))
+    return std::nullopt;
   std::optional<double> k = specializedLiteral(*spec.call, 1);
   if (k && *k != -1 && !(*k >= 1 && *k <= 4 && *k == double(int64_t(*k))))
     k.reset();
@@ -397,8 +405,6 @@ Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec) {
     return unsupported(kb, spec, "a fused elementwise use");
   DType t = spec.inputs[0]->dtype;
   if (op->kind == ElementwiseOp::UnaryOp && isTranscendental(op->unary) && !isFloat(t))
-    return unsupported(kb, spec, "dtype " + dtypeName(t));
-  if (op->kind == ElementwiseOp::BinaryOp && op->binary == Binary::Pow && !isFloat(t))
     return unsupported(kb, spec, "dtype " + dtypeName(t));
   if (needsBits(*op) && !isInteger(t) && t != DType::Bool)
     return unsupported(kb, spec, "dtype " + dtypeName(t));
