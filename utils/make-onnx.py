@@ -762,6 +762,24 @@ def _():
     return nodes, {"x": x}, inits, [y0.astype(np.float32), y1.astype(np.float32), np.tanh(x)]
 
 
+def to_bf16(x):
+    """float32 rounded to the nearest bfloat16 (ties to even), as float32."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return (((u + 0x7fff + ((u >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+
+
+@case("bfloat16-cast-mul", opset=13)
+def _():
+    x, w = rand(3, 4), to_bf16(rand(4))
+    # onnx's helper writes the bits of each value (exact: w holds bfloat16s).
+    wt = helper.make_tensor("w", TensorProto.BFLOAT16, [4], w.tolist())
+    nodes = [node("Cast", ["x"], ["xb"], to=TensorProto.BFLOAT16), node("Mul", ["xb", "w"], ["m"]),
+             node("Exp", ["m"], ["y"]), helper.make_node("Cast", ["y"], ["z"], name="/cast/back", to=TensorProto.FLOAT)]
+    m = to_bf16(to_bf16(x) * w)
+    y = to_bf16(np.exp(m.astype(np.float64)).astype(np.float32))
+    return nodes, {"x": x}, [wt], [y]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 

@@ -253,8 +253,9 @@ public:
       values[n] = elementwiseValue(kb, node.spec, x);
       // float16 is computed in float32: round as the operator's own kernel
       // does when it stores, so that fused and unfused agree.
-      if (node.spec.outputs[0]->dtype == DType::Float16)
-        values[n] = kb.cast(values[n], DType::Float32, DType::Float16);
+      DType ot = node.spec.outputs[0]->dtype;
+      if (ot == DType::Float16 || ot == DType::BFloat16)
+        values[n] = kb.cast(values[n], DType::Float32, ot);
     }
     return values[result];
   }

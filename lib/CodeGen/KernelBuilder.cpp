@@ -108,7 +108,8 @@ llvm::Type *KernelBuilder::registerType(DType t) const {
   case DType::Int64:
   case DType::UInt64:
     return llvm::Type::getInt64Ty(ctx);
-  case DType::Float16: // computed in float32 (memoryType is half)
+  case DType::Float16:  // computed in float32 (memoryType is half)
+  case DType::BFloat16: // computed in float32 (memoryType is i16)
   case DType::Float32:
     return llvm::Type::getFloatTy(ctx);
   case DType::Float64:
@@ -122,13 +123,34 @@ llvm::Type *KernelBuilder::memoryType(DType t) const {
     return llvm::Type::getInt8Ty(module.getContext());
   if (t == DType::Float16)
     return llvm::Type::getHalfTy(module.getContext());
+  if (t == DType::BFloat16)
+    return llvm::Type::getInt16Ty(module.getContext());
   return registerType(t);
 }
 
-DType KernelBuilder::valueDType(DType t) { return t == DType::Float16 ? DType::Float32 : t; }
+DType KernelBuilder::valueDType(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
+}
 
 DType KernelBuilder::bitsDType(DType t) {
-  return t == DType::Bool ? DType::Int8 : t == DType::Float16 ? DType::Int16 : t;
+  return t == DType::Bool                              ? DType::Int8
+         : t == DType::Float16 || t == DType::BFloat16 ? DType::Int16
+                                                       : t;
+}
+
+/// A bfloat16's bits (i16) as the float32 it is.
+static Value *widenBFloat16(IRBuilder<> &b, Value *bits) {
+  return b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16), b.getFloatTy());
+}
+
+/// A float32 rounded to the nearest bfloat16 (ties to even), as its bits;
+/// NaN stays a quiet NaN.
+static Value *narrowToBFloat16(IRBuilder<> &b, Value *f) {
+  Value *u = b.CreateBitCast(f, b.getInt32Ty());
+  Value *odd = b.CreateAnd(b.CreateLShr(u, 16), b.getInt32(1));
+  Value *rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(u, b.getInt32(0x7fff)), odd), 16);
+  Value *quiet = b.CreateOr(b.CreateLShr(u, 16), b.getInt32(0x40));
+  return b.CreateTrunc(b.CreateSelect(b.CreateFCmpUNO(f, f), quiet, rounded), b.getInt16Ty());
 }
 
 void KernelBuilder::beginFunction(Function *fn, Value *bufferArray) {
@@ -177,6 +199,8 @@ Value *KernelBuilder::load(DType t, Value *ptr, Value *offset) {
     return b.CreateICmpNE(v, ConstantInt::get(mt, 0));
   if (t == DType::Float16)
     return b.CreateFPExt(v, registerType(t));
+  if (t == DType::BFloat16)
+    return widenBFloat16(b, v);
   return v;
 }
 
@@ -218,6 +242,8 @@ void KernelBuilder::store(DType t, Value *ptr, Value *offset, Value *v) {
     v = b.CreateZExt(v, mt);
   else if (t == DType::Float16)
     v = b.CreateFPTrunc(v, mt);
+  else if (t == DType::BFloat16)
+    v = narrowToBFloat16(b, v);
   b.CreateAlignedStore(v, addr, Align(dtypeBytes(t)));
 }
 
@@ -244,6 +270,13 @@ Value *KernelBuilder::constant(DType t, double v) {
     return ConstantVector::getSplat(ElementCount::getFixed(lanes), llvm::cast<llvm::Constant>(c));
   }
   llvm::Type *ty = registerType(t);
+  if (t == DType::BFloat16) { // via float32, then the nearest bfloat16, held as a float
+    APFloat h(static_cast<float>(v));
+    bool lost;
+    h.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
+    h.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    return ConstantFP::get(ty, h);
+  }
   if (t == DType::Float16) { // the nearest half, held as a float
     APFloat h(v);
     bool lost;
@@ -536,6 +569,8 @@ Value *KernelBuilder::cast(Value *v, DType from, DType to) {
   llvm::Type *ty = registerType(to);
   if (from == DType::Bool)
     return isFloat(to) ? b.CreateUIToFP(v, ty) : b.CreateZExt(v, ty);
+  if (to == DType::BFloat16) // via float32, as the interpreter rounds
+    return widenBFloat16(b, narrowToBFloat16(b, cast(v, from, DType::Float32)));
   if (to == DType::Float16) {
     // Rounded to half once, from the source value itself (float64 -> half
     // directly: via float32 could round twice), then held as a float.

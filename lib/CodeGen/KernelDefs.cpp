@@ -47,6 +47,7 @@ static bool isCodeGenDType(DType t) {
   case DType::Float16:
   case DType::Float32:
   case DType::Float64:
+  case DType::BFloat16:
     return true;
   }
   return false;

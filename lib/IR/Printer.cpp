@@ -43,7 +43,7 @@ static void printFloat(raw_ostream &os, double v, DType t) {
   char buf[64];
   if (std::isinf(v) || std::isnan(v)) {
     os << (std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
-  } else if (t == DType::Float32 || t == DType::Float16) {
+  } else if (t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16) {
     float f = static_cast<float>(v);
     for (int prec = 1; prec <= 9; ++prec) {
       std::snprintf(buf, sizeof buf, "%.*g", prec, f);
@@ -59,7 +59,10 @@ static void printFloat(raw_ostream &os, double v, DType t) {
     }
     os << buf;
   }
-  os << (t == DType::Float64 ? "f64" : t == DType::Float16 ? "f16" : "f");
+  os << (t == DType::Float64    ? "f64"
+         : t == DType::Float16  ? "f16"
+         : t == DType::BFloat16 ? "bf16"
+                                : "f");
 }
 
 static StringRef intSuffix(DType t) {

@@ -33,6 +33,8 @@ StringRef hx::dtypeName(DType t) {
     return "float32";
   case DType::Float64:
     return "float64";
+  case DType::BFloat16:
+    return "bfloat16";
   }
   return "?";
 }
@@ -51,6 +53,7 @@ std::optional<DType> hx::parseDType(StringRef name) {
       .Case("float16", DType::Float16)
       .Case("float32", DType::Float32)
       .Case("float64", DType::Float64)
+      .Case("bfloat16", DType::BFloat16)
       .Default(std::nullopt);
 }
 
@@ -63,6 +66,7 @@ unsigned hx::dtypeBytes(DType t) {
   case DType::Int16:
   case DType::UInt16:
   case DType::Float16:
+  case DType::BFloat16:
     return 2;
   case DType::Int32:
   case DType::UInt32:
@@ -77,7 +81,7 @@ unsigned hx::dtypeBytes(DType t) {
 }
 
 bool hx::isFloat(DType t) {
-  return t == DType::Float16 || t == DType::Float32 || t == DType::Float64;
+  return t == DType::Float16 || t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16;
 }
 bool hx::isInteger(DType t) { return !isFloat(t) && t != DType::Bool; }
 

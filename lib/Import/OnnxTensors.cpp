@@ -33,6 +33,8 @@ std::optional<DType> onnximport::dtypeFromOnnx(int t) {
     return DType::Bool;
   case onnx::TensorProto::FLOAT16:
     return DType::Float16;
+  case onnx::TensorProto::BFLOAT16:
+    return DType::BFloat16;
   case onnx::TensorProto::DOUBLE:
     return DType::Float64;
   case onnx::TensorProto::UINT32:
@@ -50,8 +52,6 @@ std::string onnximport::onnxTypeName(int t) {
   switch (t) {
   case onnx::TensorProto::STRING:
     return "string";
-  case onnx::TensorProto::BFLOAT16:
-    return "bfloat16";
   case onnx::TensorProto::COMPLEX64:
     return "complex64";
   case onnx::TensorProto::COMPLEX128:
@@ -156,6 +156,7 @@ Expected<HostTensor> onnximport::tensorFromProto(const onnx::TensorProto &t) {
     });
     break;
   case DType::Float16: // int32_data holds the bits
+  case DType::BFloat16:
     e = fill(t.int32_data(), [&](int64_t i, int32_t v) { out.as<uint16_t>()[i] = uint16_t(v); });
     break;
   default: // bool, int8..int32, uint8, uint16

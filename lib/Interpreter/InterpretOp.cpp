@@ -108,6 +108,7 @@ int64_t getInt64(const HostTensor &t, int64_t i) {
   case DType::Float16:
   case DType::Float32:
   case DType::Float64:
+  case DType::BFloat16:
     return truncToInt64(t.getDouble(i));
   }
   return 0;
@@ -154,6 +155,7 @@ void setInt64(HostTensor &t, int64_t i, int64_t v) {
   case DType::Float16:
   case DType::Float32:
   case DType::Float64:
+  case DType::BFloat16:
     t.setDouble(i, double(v));
     return;
   }

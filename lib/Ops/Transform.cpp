@@ -414,6 +414,27 @@ static TypeRef takeRel(TypeRelContext &ctx) {
   return makeTensorType(out, data->dtype);
 }
 
+/// gather's and scatter_elements' indices: the data's rank, no dim beyond
+/// the data's but along `axis`.
+static bool checkAxisIndices(TypeRelContext &ctx, const TensorType *data, const TensorType *indices,
+                             unsigned axis) {
+  if (indices->rank() != data->rank()) {
+    ctx.error("the indices (operand 1) must have the data's rank " + Twine(data->rank()) +
+                  ", got " + typeToString(indices),
+              {1});
+    return false;
+  }
+  for (size_t d = 0; d < data->rank(); ++d)
+    if (d != axis && indices->shape[d] != kDyn && data->shape[d] != kDyn &&
+        indices->shape[d] > data->shape[d]) {
+      ctx.error("dim " + Twine(d) + " of the indices (" + Twine(indices->shape[d]) +
+                    ") exceeds the data's (" + Twine(data->shape[d]) + ")",
+                {1});
+      return false;
+    }
+  return true;
+}
+
 static TypeRef gatherRel(TypeRelContext &ctx) {
   const TensorType *data = ctx.tensorArg(0);
   const TensorType *indices = data ? ctx.tensorArg(1, kIndexTypes) : nullptr;
@@ -422,20 +443,8 @@ static TypeRef gatherRel(TypeRelContext &ctx) {
   std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
   if (!axis)
     return nullptr;
-  if (indices->rank() != data->rank()) {
-    ctx.error("the indices (operand 1) must have the data's rank " + Twine(data->rank()) +
-                  ", got " + typeToString(indices),
-              {1});
+  if (!checkAxisIndices(ctx, data, indices, *axis))
     return nullptr;
-  }
-  for (size_t d = 0; d < data->rank(); ++d)
-    if (d != *axis && indices->shape[d] != kDyn && data->shape[d] != kDyn &&
-        indices->shape[d] > data->shape[d]) {
-      ctx.error("dim " + Twine(d) + " of the indices (" + Twine(indices->shape[d]) +
-                    ") exceeds the data's (" + Twine(data->shape[d]) + ")",
-                {1});
-      return nullptr;
-    }
   return makeTensorType(indices->shape, data->dtype);
 }
 
@@ -509,20 +518,8 @@ static TypeRef scatterElementsRel(TypeRelContext &ctx) {
   std::optional<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data->rank(), "axis");
   if (!axis)
     return nullptr;
-  if (indices->rank() != data->rank()) {
-    ctx.error("the indices (operand 1) must have the data's rank " + Twine(data->rank()) +
-                  ", got " + typeToString(indices),
-              {1});
+  if (!checkAxisIndices(ctx, data, indices, *axis))
     return nullptr;
-  }
-  for (size_t d = 0; d < data->rank(); ++d)
-    if (d != *axis && indices->shape[d] != kDyn && data->shape[d] != kDyn &&
-        indices->shape[d] > data->shape[d]) {
-      ctx.error("dim " + Twine(d) + " of the indices (" + Twine(indices->shape[d]) +
-                    ") exceeds the data's (" + Twine(data->shape[d]) + ")",
-                {1});
-      return nullptr;
-    }
   if (!checkUpdates(ctx, data, updates, indices->shape))
     return nullptr;
   return makeTensorType(data->shape, data->dtype);

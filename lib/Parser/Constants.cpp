@@ -138,6 +138,7 @@ private:
     Expected<HostTensor> v = held ? held->clone() : readNpy(path);
     if (!v)
       return error(ctx, "constant " + Twine(index) + ": " + toString(v.takeError()));
+    *v = npyAs(std::move(*v), t.dtype);
     if (v->dtype() != t.dtype || v->shape() != ArrayRef<int64_t>(t.shape))
       return error(ctx, "constant " + Twine(index) + ": " + path + " holds " + v->typeString() +
                             ", but the table says " + typeText(t));

@@ -60,6 +60,7 @@ std::optional<DType> suffixType(StringRef suffix, bool isFloatSyntax) {
       .Cases("f", "f32", DType::Float32)
       .Case("f64", DType::Float64)
       .Case("f16", DType::Float16)
+      .Case("bf16", DType::BFloat16)
       .Cases("i", "i32", DType::Int32)
       .Case("i64", DType::Int64)
       .Case("i8", DType::Int8)
@@ -112,7 +113,8 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
       diags.error(locOf(t), "float literal '" + t->text() + "' is out of range").range(rangeOf(t));
       return false;
     }
-    if ((type == DType::Float32 && std::isinf(static_cast<float>(f))) ||
+    if (((type == DType::Float32 || type == DType::BFloat16) &&
+         std::isinf(static_cast<float>(f))) ||
         (type == DType::Float16 && std::fabs(f) >= 65520)) { // rounds to inf
       diags.error(locOf(t), "float literal '" + t->text() + "' does not fit in " + dtypeName(type))
           .range(rangeOf(t));

@@ -90,6 +90,7 @@ HostTensor toHostTensor(py::handle obj, const std::string &what) {
 }
 
 py::array toArray(HostTensor t) {
+  t = widenBFloat16(std::move(t)); // NumPy has no bfloat16
   py::dtype d(dtypeName(t.dtype()).str());
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   auto *owned = new HostTensor(std::move(t));

@@ -227,6 +227,8 @@ std::vector<HostTensor> PySession::gather(py::sequence inputs) {
   for (size_t i = 0; i < sourceParams.size(); ++i) {
     const Var &p = *sourceParams[i];
     out.push_back(toHostTensor(inputs[i], "hx: error: input %" + p.name));
+    if (auto *tt = dyn_cast_or_null<TensorType>(p.checkedType.get())) // float32 for bfloat16
+      out.back() = npyAs(std::move(out.back()), tt->dtype);
     if (Error e = checkInput(p, out.back()))
       throw HxError("hx: error: input " + toString(std::move(e)));
   }

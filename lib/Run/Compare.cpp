@@ -86,7 +86,9 @@ Expected<Tolerance> parseTolerance(StringRef text) {
 }
 
 Tolerance defaultTolerance(ArrayRef<HostTensor> want, ArrayRef<HostTensor> inputs) {
-  auto isHalf = [](const HostTensor &t) { return t.dtype() == DType::Float16; };
+  auto isHalf = [](const HostTensor &t) {
+    return t.dtype() == DType::Float16 || t.dtype() == DType::BFloat16;
+  };
   bool half = llvm::any_of(want, isHalf) || llvm::any_of(inputs, isHalf);
   return half ? Tolerance{1e-2, 1e-3} : Tolerance{1e-3, 1e-5};
 }
@@ -115,7 +117,13 @@ Comparison compareResults(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want,
   }
   for (size_t k = 0; k < got.size(); ++k) {
     const HostTensor &g = got[k], &w = want[k];
-    if (g.dtype() != w.dtype() || g.shape() != w.shape()) {
+    // A bfloat16 output compares with float32 values (.npy files hold
+    // bfloat16 as float32).
+    auto bf16OrF32 = [](DType t) { return t == DType::BFloat16 || t == DType::Float32; };
+    bool sameDType =
+        g.dtype() == w.dtype() || (bf16OrF32(g.dtype()) && bf16OrF32(w.dtype()) &&
+                                   (g.dtype() == DType::BFloat16 || w.dtype() == DType::BFloat16));
+    if (!sameDType || g.shape() != w.shape()) {
       c.mismatch = "output_" + std::to_string(k) + " is " + g.typeString() + " " + opts.gotName +
                    ", " + w.typeString() + " " + opts.wantName;
       return c;

@@ -149,6 +149,7 @@ Expected<std::vector<HostTensor>> gatherInputs(const Function &main, const Input
       Expected<HostTensor> t = readNpy(it->second);
       if (!t)
         return t.takeError();
+      *t = npyAs(std::move(*t), tt->dtype);
       if (Error e = checkInput(*p, *t))
         return createStringError(it->second + ": " + toString(std::move(e)));
       out.push_back(std::move(*t));
@@ -195,6 +196,8 @@ Expected<unsigned> bindParamsAsConstants(Function &main, StringRef dir,
       return t.takeError();
     const Type *declared = p->annotation.get();
     auto *tt = dyn_cast_or_null<TensorType>(declared);
+    if (tt)
+      *t = npyAs(std::move(*t), tt->dtype);
     if (declared && (!tt || !tt->isStatic() || t->dtype() != tt->dtype ||
                      t->shape() != ArrayRef<int64_t>(tt->shape)))
       return createStringError(path + ": " + t->typeString() + " does not match parameter %" +

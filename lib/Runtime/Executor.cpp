@@ -352,7 +352,7 @@ Expected<std::vector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs, R
         std::memcpy(&f, bytes, sizeof(f));
         truth = f != 0;
       }
-      if (cb.dtype == DType::Float16) // -0.0 is 0x8000
+      if (cb.dtype == DType::Float16 || cb.dtype == DType::BFloat16) // -0.0 is 0x8000
         truth = ((bytes[0] | (bytes[1] << 8)) & 0x7fff) != 0;
       if (!truth)
         next = st.target;

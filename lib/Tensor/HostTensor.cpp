@@ -89,6 +89,39 @@ float halfToFloat(uint16_t h) {
 
 uint16_t floatToHalf(float f) { return doubleToHalfBits(double(f)); }
 
+float bfloat16ToFloat(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+uint16_t floatToBFloat16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  if (std::isnan(f))
+    return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+HostTensor widenBFloat16(HostTensor t) {
+  if (t.dtype() != DType::BFloat16)
+    return t;
+  HostTensor wide(DType::Float32, t.shape());
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+    wide.as<float>()[i] = bfloat16ToFloat(t.as<uint16_t>()[i]);
+  return wide;
+}
+
+HostTensor npyAs(HostTensor t, DType want) {
+  if (want != DType::BFloat16 || t.dtype() != DType::Float32)
+    return t;
+  HostTensor out(DType::BFloat16, t.shape());
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+    out.as<uint16_t>()[i] = floatToBFloat16(t.as<float>()[i]);
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // HostTensor
 //===----------------------------------------------------------------------===//
@@ -148,6 +181,8 @@ double HostTensor::getDouble(int64_t i) const {
     return double(as<uint64_t>()[i]);
   case DType::Float16:
     return halfToFloat(as<uint16_t>()[i]);
+  case DType::BFloat16:
+    return bfloat16ToFloat(as<uint16_t>()[i]);
   case DType::Float32:
     return as<float>()[i];
   case DType::Float64:
@@ -194,6 +229,9 @@ void HostTensor::setDouble(int64_t i, double v) {
     return;
   case DType::Float16:
     as<uint16_t>()[i] = doubleToHalfBits(v);
+    return;
+  case DType::BFloat16: // as the kernels round: to float32, then to bfloat16
+    as<uint16_t>()[i] = floatToBFloat16(float(v));
     return;
   case DType::Float32:
     as<float>()[i] = float(v);

@@ -88,6 +88,8 @@ static StringRef typeCode(DType t) {
     return "f4";
   case DType::Float64:
     return "f8";
+  case DType::BFloat16: // written as float32 (serializeNpy)
+    return "f4";
   }
   return "";
 }
@@ -484,6 +486,9 @@ Expected<HostTensor> readNpy(StringRef path) {
 //===----------------------------------------------------------------------===//
 
 std::string serializeNpy(const HostTensor &t) {
+  // NumPy has no bfloat16: float32, which holds every value exactly.
+  if (t.dtype() == DType::BFloat16)
+    return serializeNpy(widenBFloat16(t.clone()));
   std::string header = "{'descr': '" + descrOf(t.dtype()) + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < t.rank(); ++i) {
     if (i)

@@ -443,3 +443,15 @@ def test_onnx_input_values_at_load(tmp_path):
     assert y.shape == (3, 2) and y.ravel().tolist() == list(range(6))
     with pytest.raises(TypeError):
         hx.load("def @main() { 1f }", values={"shape": np.array([3, 2])})
+
+
+def test_bfloat16_takes_and_gives_float32():
+    # NumPy has no bfloat16: a bfloat16 parameter takes float32 (rounded to
+    # the nearest bfloat16) and a bfloat16 result comes back as float32.
+    m = hx.compile(hx.load(HEADER + """def @main(%x: Tensor[(4), bfloat16]) {
+  multiply(%x, 2bf16)
+}
+"""))
+    (y,) = m.run(np.array([1.0, 0.1, 3.0, -1.00390625], np.float32))
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y, np.array([2.0, 0.2001953125, 6.0, -2.0], np.float32))

@@ -138,7 +138,8 @@ const TargetKindInfo &targetOf(const std::string &backend) {
 /// The dtypes a conformance run covers for `def`.
 std::vector<DType> dtypesOf(const OpDef &def) {
   std::vector<DType> out;
-  for (DType t : {DType::Float16, DType::Float32, DType::Int32, DType::Int64, DType::Bool})
+  for (DType t :
+       {DType::Float16, DType::Float32, DType::Int32, DType::Int64, DType::Bool, DType::BFloat16})
     if (dtypeSetContains(def.dtypes, t))
       out.push_back(t);
   return out;

@@ -35,8 +35,10 @@ inline constexpr DTypeSet kIntegers = dtypeBit(DType::Int8) | dtypeBit(DType::In
                                       dtypeBit(DType::UInt8) | dtypeBit(DType::UInt16) |
                                       dtypeBit(DType::UInt32) | dtypeBit(DType::UInt64);
 /// The float dtypes of elementwise math, reductions and casts: float64 too
-/// (computed in double by both the interpreter and the kernels).
-inline constexpr DTypeSet kFloats = kFloatOnly | dtypeBit(DType::Float64);
+/// (computed in double by both the interpreter and the kernels), and
+/// bfloat16 (computed as float16 is).
+inline constexpr DTypeSet kFloats =
+    kFloatOnly | dtypeBit(DType::Float64) | dtypeBit(DType::BFloat16);
 /// What the elementwise, comparison, reduction, transform and cast
 /// families take.
 inline constexpr DTypeSet kNumeric = kFloats | kIntegers;

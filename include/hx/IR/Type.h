@@ -32,6 +32,10 @@ enum class DType : uint8_t {
   Float16,
   Float32,
   Float64,
+  /// bfloat16: float32's exponent, 8 bits of significand. Computed in
+  /// float32 (the kernels) or double (the interpreter), rounded once to
+  /// nearest even on store; a .npy file holds it as float32.
+  BFloat16,
 };
 
 llvm::StringRef dtypeName(DType t);

@@ -65,6 +65,18 @@ private:
 /// IEEE half <-> float conversions (round to nearest even).
 float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
+/// bfloat16 <-> float: the upper 16 bits, rounded to nearest even (NaN
+/// stays a quiet NaN).
+float bfloat16ToFloat(uint16_t h);
+uint16_t floatToBFloat16(float f);
+
+/// NumPy has no bfloat16: hx writes a bfloat16 tensor to .npy as float32
+/// (exactly), and reads float32 where bfloat16 is wanted. `t` converted to
+/// bfloat16 when `want` is bfloat16 and `t` is float32 (each value rounded
+/// to nearest even); `t` itself otherwise.
+HostTensor npyAs(HostTensor t, DType want);
+/// A bfloat16 tensor as float32 (exact); any other tensor unchanged.
+HostTensor widenBFloat16(HostTensor t);
 
 } // namespace hx
 

@@ -290,8 +290,11 @@ static Value *unaryValue(KernelBuilder &kb, Unary op, const KernelSpec &spec, Va
   case Unary::Erf:
     return kb.math(MathFn::Erf, t, {x});
   case Unary::LeakyRelu:
-    return kb.select(kb.compare(CmpOp::GT, t, x, kb.constant(t, 0)), x,
-                     kb.mul(t, kb.constant(t, spec.getFloat("alpha")), x));
+    // alpha as a float32 (not rounded to a half or bfloat16 first), as the
+    // interpreter multiplies by it.
+    return kb.select(
+        kb.compare(CmpOp::GT, t, x, kb.constant(t, 0)), x,
+        kb.mul(t, kb.constant(KernelBuilder::valueDType(t), spec.getFloat("alpha")), x));
   case Unary::Copy:
     return x;
   case Unary::Sign: {

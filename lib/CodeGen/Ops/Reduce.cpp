@@ -153,7 +153,7 @@ template <Reduction R> static Error reduceKernel(KernelBuilder &kb, const Kernel
 
 template <bool IsMax> static Error argReduceKernel(KernelBuilder &kb, const KernelSpec &spec) {
   const TensorType *in = spec.inputs[0], *out = spec.outputs[0];
-  DType t = in->dtype, ct = t == DType::Float16 ? DType::Float32 : t;
+  DType t = in->dtype, ct = KernelBuilder::valueDType(t);
   bool last = spec.getBool("select_last_index");
   Expected<ReductionNest> n = reductionNest(kb, spec);
   if (!n)
