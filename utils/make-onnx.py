@@ -780,6 +780,34 @@ def _():
     return nodes, {"x": x}, [wt], [y]
 
 
+def body_graph(name, nodes, inputs, outputs):
+    """A Loop body: inputs and outputs as (name, elem type, shape)."""
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                             [helper.make_tensor_value_info(*o) for o in outputs])
+
+
+@case("loop-unrolled")
+def _():
+    x = rand(3, 4)
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+    # Carried acc += x * i, a scan output of each iteration's acc, the
+    # condition i < 2 (folded at import): the loop of trip count 5 ends after
+    # iteration 2.
+    body = body_graph("body", [node("Cast", ["i"], ["i_f"], to=F32), node("Mul", ["x", "i_f"], ["s"]),
+                               node("Add", ["acc", "s"], ["acc2"]), node("Less", ["i", "two"], ["c2"]),
+                               node("Relu", ["acc2"], ["scan"])],
+                      [("i", I64, []), ("c", B, []), ("acc", F32, [3, 4])],
+                      [("c2", B, []), ("acc2", F32, [3, 4]), ("scan", F32, [3, 4])])
+    nodes = [node("Neg", ["x"], ["acc0"]),
+             helper.make_node("Loop", ["five", "yes", "acc0"], ["y", "ys"], name="/loop/Loop", body=body)]
+    inits = [init("five", np.array(5, np.int64)), init("yes", np.array(True)), init("two", np.array(2, np.int64))]
+    acc, ys = -x.astype(np.float64), []
+    for i in range(3):
+        acc = acc + x * i
+        ys.append(np.maximum(acc, 0))
+    return nodes, {"x": x}, inits, [acc.astype(np.float32), np.stack(ys).astype(np.float32)]
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -1083,16 +1111,21 @@ def write_bad(outdir):
     g = helper.make_graph(list(body.node), "if-deep", [xc, cv], [helper.make_tensor_value_info("r20", F32, [3, 4])])
     open(os.path.join(outdir, "if-deep.onnx"), "wb").write(
         helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
-    loop_body = helper.make_graph([node("Identity", ["cond_in"], ["cond_out"]), node("Add", ["v_in", "v_in"], ["v_out"])],
+    # The body's condition depends on the data (a while loop); and a trip
+    # count beyond what hx unrolls.
+    loop_body = helper.make_graph([node("Add", ["v_in", "v_in"], ["v_out"]), node("ReduceSum", ["v_out"], ["total"], keepdims=0),
+                                   node("Less", ["total", "limit"], ["cond_out"])],
                                   "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
                                            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
                                            helper.make_tensor_value_info("v_in", F32, [3, 4])],
                                   [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
                                    helper.make_tensor_value_info("v_out", F32, [3, 4])])
-    g = helper.make_graph([helper.make_node("Loop", ["n", "c", "x"], ["y"], name="/loop/Loop", body=loop_body)],
-                          "loop", [xc, cv], [helper.make_tensor_value_info("y", F32, [3, 4])],
-                          initializer=[init("n", np.array(3, np.int64))])
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "loop.onnx"))
+    for name, trips in (("loop-while", 3), ("loop-long", 1000)):
+        g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], ["y"], name="/loop/Loop", body=loop_body)],
+                              "loop", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],
+                              initializer=[init("n", np.array(trips, np.int64)), init("yes", np.array(True)),
+                                           init("limit", np.array(100, np.float32))])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
     one("lppool-3d", node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2]),
         [helper.make_tensor_value_info("x", F32, [1, 1, 3, 3, 3])], [1, 1, 2, 2, 2])
     one("conv3d-dynamic", node("Conv", ["x", "w"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 2, 3, 3, 3])],

@@ -11,9 +11,19 @@
 // (the executor's conditional steps, docs/execution.md); both branches must
 // give one type, as in Relay.
 //
-// Branches nest (an If in a branch), each nesting a recursion of the
-// importer, so checkBeforeOnnx bounds the nesting (kMaxSubgraphDepth).
-// Loop and Scan are refused there.
+// Loop: unrolled at import, as TVM's frontend unrolls what it can: the trip
+// count must be known at import time (at most kMaxUnroll), and the
+// condition must be known after every iteration (absent, a constant, or
+// folded from what is known); a condition that turns false ends the loop
+// there. Each iteration imports the body once more, its inputs bound to the
+// iteration number, the condition and the carried values, and its names
+// forgotten after (Importer::importIteration); the scan outputs of the
+// iterations are stacked along a new first axis. A condition only the run
+// knows (a while loop) is refused.
+//
+// Subgraphs nest (an If in a branch, a Loop in a body), each nesting a
+// recursion of the importer, so checkBeforeOnnx bounds the nesting
+// (kMaxSubgraphDepth). Scan is refused there.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -71,10 +81,87 @@ Error ifNode(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// The most iterations a Loop is unrolled to.
+constexpr int64_t kMaxUnroll = 256;
+
+/// A scalar known at import time, as a value.
+OnnxValue scalarValue(HostTensor t) {
+  OnnxValue v;
+  v.dtype = t.dtype();
+  v.dims = Dims{};
+  v.constant = std::make_shared<const HostTensor>(std::move(t));
+  return v;
+}
+
+Error loop(NodeCtx &ctx) {
+  const onnx::GraphProto *body = ctx.getGraph("body");
+  if (!body)
+    return ctx.error("the body is required");
+  OnnxValue *trip = ctx.input(0);
+  if (!trip)
+    return ctx.error("a Loop without a trip count (a while loop) is not supported: hx unrolls "
+                     "loops of a count known at import time");
+  TRY(count, ctx.known(0));
+  if (count->numElements() != 1)
+    return ctx.error("the trip count must be one value");
+  int64_t m = int64_t(count->getDouble(0));
+  if (m < 0 || m > kMaxUnroll)
+    return ctx.error("a trip count of " + Twine(m) + " is beyond the " + Twine(kMaxUnroll) +
+                     " iterations hx unrolls");
+  bool go = true;
+  if (ctx.input(1)) {
+    TRY(c, ctx.known(1));
+    go = c->numElements() == 1 && c->getDouble(0) != 0;
+  }
+  size_t carried = ctx.numInputs() > 2 ? ctx.numInputs() - 2 : 0;
+  if (size_t(body->input_size()) != carried + 2 || size_t(body->output_size()) < carried + 1)
+    return ctx.error("the body must take the iteration number, the condition and the " +
+                     Twine(carried) + " carried values, and give the condition and them");
+  size_t scans = size_t(body->output_size()) - carried - 1;
+  if (size_t(ctx.node.output_size()) != carried + scans)
+    return ctx.error("the node has " + Twine(ctx.node.output_size()) + " outputs; the body gives " +
+                     Twine(carried + scans));
+  std::vector<OnnxValue> state;
+  for (size_t i = 0; i < carried; ++i) {
+    TRY(v, ctx.required(2 + i));
+    state.push_back(*v);
+  }
+  std::vector<SmallVector<ExprRef, 8>> stacked(scans);
+  for (int64_t it = 0; it < m && go; ++it) {
+    HostTensor iter(DType::Int64, std::vector<int64_t>{});
+    iter.setDouble(0, double(it));
+    HostTensor cond(DType::Bool, std::vector<int64_t>{});
+    cond.setDouble(0, 1);
+    std::vector<OnnxValue> in{scalarValue(std::move(iter)), scalarValue(std::move(cond))};
+    in.insert(in.end(), state.begin(), state.end());
+    TRY(outs, ctx.imp.importIteration(*body, in));
+    const HostTensor *next = outs[0].constant.get();
+    if (!next || next->numElements() != 1)
+      return ctx.error("the body's condition is known only at run time (a while loop), which "
+                       "hx does not unroll");
+    go = next->getDouble(0) != 0;
+    for (size_t i = 0; i < carried; ++i)
+      state[i] = outs[1 + i];
+    for (size_t k = 0; k < scans; ++k)
+      stacked[k].push_back(ctx.use(outs[1 + carried + k]));
+  }
+  for (size_t i = 0; i < carried; ++i)
+    ctx.alias(i, state[i]);
+  for (size_t k = 0; k < scans; ++k) {
+    if (stacked[k].empty())
+      return ctx.error("a Loop of no iteration has scan outputs of unknown shape");
+    ctx.setOutput(carried + k, ctx.call("stack", {ctx.tuple(stacked[k])}));
+  }
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addControlFlowConverters(ConverterTable &t) {
   // Opset 13 let the branches' outputs differ in shape; 16 added optionals
   // and sequences (hx has tensors only: both refused by type).
   t.add("If", {11, 21}, ifNode);
+  // Loop 11 on (13 and 16 widened the types to sequences and optionals,
+  // which hx refuses by type).
+  t.add("Loop", {11, 21}, loop);
 }

@@ -207,6 +207,12 @@ public:
   /// Imports the nodes of a subgraph without inputs (an If branch), which
   /// reads the enclosing graphs' values by name: its outputs' values.
   llvm::Expected<std::vector<OnnxValue *>> importSubgraph(const onnx::GraphProto &g);
+  /// Imports one iteration of a subgraph with inputs (a Loop's body), its
+  /// inputs bound to `inputs`: copies of its outputs' values. Every name the
+  /// subgraph defines is forgotten after, for the next iteration to define
+  /// again.
+  llvm::Expected<std::vector<OnnxValue>> importIteration(const onnx::GraphProto &g,
+                                                         llvm::ArrayRef<OnnxValue> inputs);
   /// `make(*of)`, made once per constant (so a weight used twice stays one
   /// table entry), its file named after `of`'s with `suffix`.
   std::shared_ptr<const HostTensor>

@@ -3,8 +3,9 @@
 // What must hold before libonnx sees a model, and libonnx's own checks:
 // ONNX 1.12's shape inference reads tensors' data trusting their dims and
 // divides by windows' strides unchecked, so every tensor and window is
-// checked first, and subgraphs and sparse tensors (which hx does not
-// import) are refused before it runs. Then onnx::checker and
+// checked first, in the graph and in its If and Loop subgraphs, and other
+// subgraphs (Scan's) and sparse tensors, which hx does not import, are
+// refused before it runs. Then onnx::checker and
 // onnx::shape_inference, whose exceptions become messages naming the file.
 // A model of an opset newer than the installed onnx knows is checked node
 // by node where its schemas still apply, and hx's converters and type
@@ -80,12 +81,13 @@ Error onnximport::checkBeforeOnnx(const onnx::ModelProto &model, StringRef fileN
             return createStringError(where + a.name() + " must be positive");
       for (const onnx::AttributeProto &a : n.attribute()) {
         if (a.has_g() || a.graphs_size()) {
-          if (n.op_type() != "If" || a.graphs_size() || !n.domain().empty())
+          if ((n.op_type() != "If" && n.op_type() != "Loop") || a.graphs_size() ||
+              !n.domain().empty())
             return createStringError(
-                where + "subgraphs are imported for If only (Loop and Scan are not supported)");
+                where + "subgraphs are imported for If and Loop only (Scan is not supported)");
           if (depth + 1 > kMaxSubgraphDepth)
-            return createStringError(where + "If nests deeper than " + Twine(kMaxSubgraphDepth) +
-                                     " levels");
+            return createStringError(where + "subgraphs nest deeper than " +
+                                     Twine(kMaxSubgraphDepth) + " levels");
           graphs.push_back({&a.g(), depth + 1});
         }
         auto checkOne = [&](const onnx::TensorProto &t) -> Error {
