@@ -1120,6 +1120,21 @@ def write_bad(outdir):
                                            helper.make_tensor_value_info("v_in", F32, [3, 4])],
                                   [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
                                    helper.make_tensor_value_info("v_out", F32, [3, 4])])
+    # Loops nested 3 deep of 200 iterations each (8 million bodies).
+    inner = body_graph("inner", [node("Identity", ["ci"], ["co"]), node("Relu", ["vi"], ["vo"])],
+                       [("ii", TensorProto.INT64, []), ("ci", TensorProto.BOOL, []), ("vi", F32, [3, 4])],
+                       [("co", TensorProto.BOOL, []), ("vo", F32, [3, 4])])
+    for level in range(2):
+        inner = body_graph(f"outer{level}", [node("Identity", [f"c{level}"], [f"co{level}"]),
+                                             helper.make_node("Loop", ["n200", "yes", f"v{level}"], [f"vo{level}"],
+                                                              name=f"/loop{level}/Loop", body=inner)],
+                           [(f"i{level}", TensorProto.INT64, []), (f"c{level}", TensorProto.BOOL, []),
+                            (f"v{level}", F32, [3, 4])],
+                           [(f"co{level}", TensorProto.BOOL, []), (f"vo{level}", F32, [3, 4])])
+    g = helper.make_graph([helper.make_node("Loop", ["n200", "yes", "x"], ["y"], name="/loop/Loop", body=inner)],
+                          "loop-nested", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],
+                          initializer=[init("n200", np.array(200, np.int64)), init("yes", np.array(True))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "loop-nested.onnx"))
     for name, trips in (("loop-while", 3), ("loop-long", 1000)):
         g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], ["y"], name="/loop/Loop", body=loop_body)],
                               "loop", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],

@@ -81,8 +81,10 @@ Error ifNode(NodeCtx &ctx) {
   return Error::success();
 }
 
-/// The most iterations a Loop is unrolled to.
+/// The most iterations a Loop is unrolled to, and the most nodes every
+/// unrolled Loop of a model may import together (nested Loops multiply).
 constexpr int64_t kMaxUnroll = 256;
+constexpr int64_t kMaxUnrolledNodes = int64_t(1) << 16;
 
 /// A scalar known at import time, as a value.
 OnnxValue scalarValue(HostTensor t) {
@@ -128,6 +130,10 @@ Error loop(NodeCtx &ctx) {
   }
   std::vector<SmallVector<ExprRef, 8>> stacked(scans);
   for (int64_t it = 0; it < m && go; ++it) {
+    ctx.imp.unrolledNodes += body->node_size();
+    if (ctx.imp.unrolledNodes > kMaxUnrolledNodes)
+      return ctx.error("unrolling the Loops of this model imports more than " +
+                       Twine(kMaxUnrolledNodes) + " nodes");
     HostTensor iter(DType::Int64, std::vector<int64_t>{});
     iter.setDouble(0, double(it));
     HostTensor cond(DType::Bool, std::vector<int64_t>{});

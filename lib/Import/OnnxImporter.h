@@ -213,6 +213,9 @@ public:
   /// again.
   llvm::Expected<std::vector<OnnxValue>> importIteration(const onnx::GraphProto &g,
                                                          llvm::ArrayRef<OnnxValue> inputs);
+  /// The nodes unrolled Loops have imported so far (Loops nest, and their
+  /// counts multiply: the total is bounded, kMaxUnrolledNodes).
+  int64_t unrolledNodes = 0;
   /// `make(*of)`, made once per constant (so a weight used twice stays one
   /// table entry), its file named after `of`'s with `suffix`.
   std::shared_ptr<const HostTensor>
