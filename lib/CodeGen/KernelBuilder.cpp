@@ -78,10 +78,6 @@ StringRef mathFnName(MathFn fn) {
   return "?";
 }
 
-static bool isUnsigned(DType t) {
-  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
 KernelBuilder::KernelBuilder(Module &m, unsigned numBuffers)
     : module(m), b(m.getContext()), nBuffers(numBuffers) {}
 

@@ -83,6 +83,9 @@ unsigned hx::dtypeBytes(DType t) {
 bool hx::isFloat(DType t) {
   return t == DType::Float16 || t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16;
 }
+bool hx::isUnsigned(DType t) {
+  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
 bool hx::isInteger(DType t) { return !isFloat(t) && t != DType::Bool; }
 
 bool TensorType::isStatic() const {

@@ -17,7 +17,7 @@
 // folded from what is known); a condition that turns false ends the loop
 // there. Each iteration imports the body once more, its inputs bound to the
 // iteration number, the condition and the carried values, and its names
-// forgotten after (Importer::importIteration); the scan outputs of the
+// forgotten after (Importer::importSubgraph); the scan outputs of the
 // iterations are stacked along a new first axis. A condition only the run
 // knows (a while loop) is refused.
 //
@@ -56,7 +56,7 @@ Error ifNode(NodeCtx &ctx) {
       return ctx.error("the condition must have one element");
     TRY(outs, ctx.imp.importSubgraph(*branches[known->getDouble(0) != 0 ? 0 : 1]));
     for (size_t i = 0; i < outputs; ++i)
-      ctx.alias(i, *outs[i]);
+      ctx.alias(i, outs[i]);
     return Error::success();
   }
 
@@ -64,8 +64,8 @@ Error ifNode(NodeCtx &ctx) {
   for (int b = 0; b < 2; ++b) {
     TRY(outs, ctx.imp.importSubgraph(*branches[b]));
     SmallVector<ExprRef, 4> fields;
-    for (OnnxValue *v : outs)
-      fields.push_back(ctx.use(*v));
+    for (OnnxValue &v : outs)
+      fields.push_back(ctx.use(v));
     results[b] = fields.size() == 1 ? fields[0] : ctx.tuple(fields);
   }
   ExprRef c = ctx.use(*cond);
@@ -140,7 +140,7 @@ Error loop(NodeCtx &ctx) {
     cond.setDouble(0, 1);
     std::vector<OnnxValue> in{scalarValue(std::move(iter)), scalarValue(std::move(cond))};
     in.insert(in.end(), state.begin(), state.end());
-    TRY(outs, ctx.imp.importIteration(*body, in));
+    TRY(outs, ctx.imp.importSubgraph(*body, in));
     const HostTensor *next = outs[0].constant.get();
     if (!next || next->numElements() != 1)
       return ctx.error("the body's condition is known only at run time (a while loop), which "

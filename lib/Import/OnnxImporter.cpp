@@ -219,71 +219,38 @@ Error Importer::defineInitializers(const onnx::GraphProto &g) {
   return Error::success();
 }
 
-Expected<std::vector<OnnxValue *>> Importer::importSubgraph(const onnx::GraphProto &g) {
-  if (g.input_size())
-    return createStringError(fileName + ": subgraph '" + g.name() +
-                             "' has inputs (only If's branches, which have none, are imported)");
+Expected<std::vector<OnnxValue>> Importer::importSubgraph(const onnx::GraphProto &g,
+                                                          ArrayRef<OnnxValue> inputs) {
+  if (size_t(g.input_size()) != inputs.size())
+    return createStringError(fileName + ": subgraph '" + g.name() + "' takes " +
+                             Twine(g.input_size()) + " inputs, given " + Twine(inputs.size()));
+  for (int i = 0; i < g.input_size(); ++i)
+    define(g.input(i).name()) = inputs[size_t(i)];
   for (const onnx::ValueInfoProto &vi : g.value_info())
     types[vi.name()] = &vi.type();
   for (const onnx::ValueInfoProto &vi : g.output())
     types[vi.name()] = &vi.type();
+  // An error ends the whole import: nothing to forget then.
   if (Error e = defineInitializers(g))
     return std::move(e);
   for (const onnx::NodeProto &n : g.node())
     if (Error e = importNode(n))
       return std::move(e);
-  std::vector<OnnxValue *> outs;
+  std::vector<OnnxValue> outs;
   for (const onnx::ValueInfoProto &vi : g.output()) {
     OnnxValue *v = lookup(vi.name());
     if (!v)
       return createStringError(fileName + ": subgraph '" + g.name() + "': output '" + vi.name() +
                                "' is never computed");
-    outs.push_back(v);
-  }
-  return outs;
-}
-
-Expected<std::vector<OnnxValue>> Importer::importIteration(const onnx::GraphProto &g,
-                                                           ArrayRef<OnnxValue> inputs) {
-  if (size_t(g.input_size()) != inputs.size())
-    return createStringError(fileName + ": subgraph '" + g.name() + "' takes " +
-                             Twine(g.input_size()) + " inputs, given " + Twine(inputs.size()));
-  std::vector<std::string> defined;
-  for (int i = 0; i < g.input_size(); ++i) {
-    define(g.input(i).name()) = inputs[size_t(i)];
-    defined.push_back(g.input(i).name());
-  }
-  for (const onnx::TensorProto &t : g.initializer())
-    defined.push_back(t.name());
-  for (const onnx::NodeProto &n : g.node())
-    for (const std::string &o : n.output())
-      defined.push_back(o);
-  auto forget = [&] {
-    for (const std::string &name : defined)
-      values.erase(name);
-  };
-  for (const onnx::ValueInfoProto &vi : g.value_info())
-    types[vi.name()] = &vi.type();
-  if (Error e = defineInitializers(g)) {
-    forget();
-    return std::move(e);
-  }
-  for (const onnx::NodeProto &n : g.node())
-    if (Error e = importNode(n)) {
-      forget();
-      return std::move(e);
-    }
-  std::vector<OnnxValue> outs;
-  for (const onnx::ValueInfoProto &vi : g.output()) {
-    OnnxValue *v = lookup(vi.name());
-    if (!v) {
-      forget();
-      return createStringError(fileName + ": subgraph '" + g.name() + "': output '" + vi.name() +
-                               "' is never computed");
-    }
     outs.push_back(*v);
   }
-  forget();
+  for (const onnx::ValueInfoProto &vi : g.input())
+    values.erase(vi.name());
+  for (const onnx::TensorProto &t : g.initializer())
+    values.erase(t.name());
+  for (const onnx::NodeProto &n : g.node())
+    for (const std::string &o : n.output())
+      values.erase(o);
   return outs;
 }
 

@@ -204,15 +204,12 @@ public:
   /// The first type error typeBuilt met (cleared by its caller).
   std::string typeError;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
-  /// Imports the nodes of a subgraph without inputs (an If branch), which
-  /// reads the enclosing graphs' values by name: its outputs' values.
-  llvm::Expected<std::vector<OnnxValue *>> importSubgraph(const onnx::GraphProto &g);
-  /// Imports one iteration of a subgraph with inputs (a Loop's body), its
-  /// inputs bound to `inputs`: copies of its outputs' values. Every name the
-  /// subgraph defines is forgotten after, for the next iteration to define
-  /// again.
-  llvm::Expected<std::vector<OnnxValue>> importIteration(const onnx::GraphProto &g,
-                                                         llvm::ArrayRef<OnnxValue> inputs);
+  /// Imports a subgraph (an If branch, an iteration of a Loop's body),
+  /// which reads the enclosing graphs' values by name, its inputs bound to
+  /// `inputs`: copies of its outputs' values. Every name the subgraph
+  /// defines is forgotten after (a Loop's next iteration defines them again).
+  llvm::Expected<std::vector<OnnxValue>> importSubgraph(const onnx::GraphProto &g,
+                                                        llvm::ArrayRef<OnnxValue> inputs = {});
   /// The nodes unrolled Loops have imported so far (Loops nest, and their
   /// counts multiply: the total is bounded, kMaxUnrolledNodes).
   int64_t unrolledNodes = 0;

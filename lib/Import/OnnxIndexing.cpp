@@ -76,7 +76,7 @@ Error tile(NodeCtx &ctx) {
   }
   if (elementCount(big) < 0)
     return ctx.error("the tiled tensor is too large");
-  ExprRef zeros = ctx.constant(HostTensor(x->dtype, big));
+  ExprRef zeros = zerosOf(ctx, x->dtype, big);
   ExprRef t = ctx.call("add", {reshapeTo(ctx, ctx.use(*x), spread), zeros});
   ctx.setOutput(0, reshapeTo(ctx, t, out));
   return Error::success();

@@ -316,7 +316,7 @@ Error expand(NodeCtx &ctx) {
   TRY(shape, ctx.constInts(1));
   if (!shape || elementCount(*shape) < 0)
     return ctx.error("the shape must be known, non-negative and not too large");
-  ctx.setOutput(0, ctx.call("add", {ctx.use(*x), ctx.constant(HostTensor(x->dtype, *shape))}));
+  ctx.setOutput(0, ctx.call("add", {ctx.use(*x), zerosOf(ctx, x->dtype, *shape)}));
   return Error::success();
 }
 

@@ -277,8 +277,7 @@ static Expected<OpResults> binary(OpContext &ctx, Bin k) {
     unsigned bits = 8 * dtypeBytes(a.dtype());
     // Narrower unsigned dtypes hold non-negative int64s: their unsigned and
     // signed arithmetic agree but for the shifts' counts out of range.
-    DType t = a.dtype();
-    bool u = t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+    bool u = isUnsigned(a.dtype());
     for (int64_t i = 0; i < n; ++i) {
       setInt64(*out, i, applyInt(k, getInt64(a, ia[i]), getInt64(b, ib[i]), bits, u));
     }

@@ -626,9 +626,8 @@ static void combineInto(HostTensor &out, int64_t at, const HostTensor &updates, 
     return;
   }
   uint64_t a = uint64_t(getInt64(out, at)), b = uint64_t(getInt64(updates, from)), r = b;
-  bool isUnsigned = t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 ||
-                    t == DType::UInt64 || t == DType::Bool;
-  bool less = isUnsigned ? a < b : int64_t(a) < int64_t(b);
+  bool u = isUnsigned(t) || t == DType::Bool;
+  bool less = u ? a < b : int64_t(a) < int64_t(b);
   if (c == Combine::Add)
     r = a + b;
   else if (c == Combine::Mul)

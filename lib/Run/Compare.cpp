@@ -119,11 +119,8 @@ Comparison compareResults(ArrayRef<HostTensor> got, ArrayRef<HostTensor> want,
     const HostTensor &g = got[k], &w = want[k];
     // A bfloat16 output compares with float32 values (.npy files hold
     // bfloat16 as float32).
-    auto bf16OrF32 = [](DType t) { return t == DType::BFloat16 || t == DType::Float32; };
-    bool sameDType =
-        g.dtype() == w.dtype() || (bf16OrF32(g.dtype()) && bf16OrF32(w.dtype()) &&
-                                   (g.dtype() == DType::BFloat16 || w.dtype() == DType::BFloat16));
-    if (!sameDType || g.shape() != w.shape()) {
+    auto npyDType = [](DType t) { return t == DType::BFloat16 ? DType::Float32 : t; };
+    if (npyDType(g.dtype()) != npyDType(w.dtype()) || g.shape() != w.shape()) {
       c.mismatch = "output_" + std::to_string(k) + " is " + g.typeString() + " " + opts.gotName +
                    ", " + w.typeString() + " " + opts.wantName;
       return c;

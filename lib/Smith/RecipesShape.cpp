@@ -370,10 +370,16 @@ bool takeRecipe(Gen &g, const OpDef &d) {
 
 /// Indices into `a` along a random axis, for gather and scatter_elements:
 /// no dim beyond a's, 1 to 3 along the axis, constants some of them
-/// negative or out of range; nullopt for an axis of size 0.
-static std::optional<std::pair<int64_t, Val>> axisIndices(Gen &g, const Val &a) {
+/// negative or out of range; and the call's axis attribute (now and then
+/// left out at 0). nullopt for an axis of size 0.
+struct AxisIndices {
+  int64_t axis;
+  Val idx;
+  std::vector<std::string> attrs;
+};
+static std::optional<AxisIndices> axisIndices(Gen &g, const Val &a) {
   const Shape &s = a.ty.shape;
-  int64_t axis = int64_t(g.rng.below(s.size())), n = s[size_t(axis)];
+  int64_t rank = int64_t(s.size()), axis = int64_t(g.rng.below(s.size())), n = s[size_t(axis)];
   if (n == 0)
     return std::nullopt;
   Shape is;
@@ -381,22 +387,21 @@ static std::optional<std::pair<int64_t, Val>> axisIndices(Gen &g, const Val &a) 
     is.push_back(dim == 0 ? 0 : g.rng.range(1, dim));
   is[size_t(axis)] = g.rng.range(1, 4);
   TensorTy it{g.rng.chance(1, 3) ? DType::Int64 : DType::Int32, is};
-  return std::make_pair(axis, g.intConstant(it, -n - 1, n));
+  AxisIndices out{axis, g.intConstant(it, -n - 1, n), {}};
+  if (axis != 0 || g.rng.chance(1, 4))
+    out.attrs.push_back("axis=" + std::to_string(axisText(g, axis, rank)));
+  return out;
 }
 
 bool gatherRecipe(Gen &g, const OpDef &d) {
   Val a = g.input({d.dtypes, 1, 3});
-  std::optional<std::pair<int64_t, Val>> ai = axisIndices(g, a);
+  std::optional<AxisIndices> ai = axisIndices(g, a);
   if (!ai)
     return false;
-  auto [axis, idx] = *ai;
-  std::vector<std::string> attrs;
-  if (axis != 0 || g.rng.chance(1, 4))
-    attrs.push_back("axis=" + std::to_string(axisText(g, axis, int64_t(a.ty.shape.size()))));
   g.use(a);
-  g.use(idx);
-  g.emit("gather", call("gather", {a.ref, idx.ref}, attrs), {a.ty.dtype, idx.ty.shape}, a.lo, a.hi,
-         a.exact);
+  g.use(ai->idx);
+  g.emit("gather", call("gather", {a.ref, ai->idx.ref}, ai->attrs), {a.ty.dtype, ai->idx.ty.shape},
+         a.lo, a.hi, a.exact);
   return true;
 }
 
@@ -452,14 +457,11 @@ static void emitScatter(Gen &g, StringRef op, const Val &a, const Val &idx, cons
 
 bool scatterElementsRecipe(Gen &g, const OpDef &d) {
   Val a = g.input({d.dtypes, 1, 3});
-  std::optional<std::pair<int64_t, Val>> ai = axisIndices(g, a);
+  std::optional<AxisIndices> ai = axisIndices(g, a);
   if (!ai)
     return false;
-  auto [axis, idx] = *ai;
-  std::vector<std::string> attrs;
-  if (axis != 0 || g.rng.chance(1, 4))
-    attrs.push_back("axis=" + std::to_string(axisText(g, axis, int64_t(a.ty.shape.size()))));
-  emitScatter(g, "scatter_elements", a, idx, idx.ty.shape, idx.ty.shape[size_t(axis)], attrs);
+  const Shape &is = ai->idx.ty.shape;
+  emitScatter(g, "scatter_elements", a, ai->idx, is, is[size_t(ai->axis)], ai->attrs);
   return true;
 }
 

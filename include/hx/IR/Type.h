@@ -42,7 +42,8 @@ llvm::StringRef dtypeName(DType t);
 std::optional<DType> parseDType(llvm::StringRef name);
 unsigned dtypeBytes(DType t);
 bool isFloat(DType t);
-bool isInteger(DType t); // signed or unsigned, not bool
+bool isInteger(DType t);  // signed or unsigned, not bool
+bool isUnsigned(DType t); // uint8 to uint64
 
 enum class TypeKind : uint8_t { Tensor, Tuple, Func, Incomplete };
 
