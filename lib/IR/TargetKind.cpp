@@ -30,8 +30,10 @@ constexpr TargetOptionInfo kLLVMOptions[] = {
 };
 constexpr StringRef kCUDAAliases[] = {"nvptx"};
 constexpr StringRef kCUDADevices[] = {"cuda", "gpu"};
-/// argsort and topk have no GPU kernel: plan-devices' cpu fallback.
-constexpr StringRef kCUDALacks[] = {"argsort", "topk"};
+/// argsort and topk have no GPU kernel: plan-devices' cpu fallback. The
+/// operators with a value-dependent shape (nonzero, NMS) are evaluated on
+/// the host between stages, so they belong on the cpu.
+constexpr StringRef kCUDALacks[] = {"argsort", "topk", "nonzero", "vision.non_max_suppression"};
 constexpr TargetOptionInfo kCUDAOptions[] = {
     {"arch", "the PTX architecture (sm_80, sm_90)"},
     {"mcpu", "the same as -arch", "arch"},

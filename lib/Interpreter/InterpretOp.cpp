@@ -234,8 +234,8 @@ static Expected<OpResults> identityOp(OpContext &ctx) {
 OpImplFn lookupOpImpl(StringRef name) {
   if (name == kOnDevice || name == kDeviceCopy)
     return identityOp;
-  for (auto find :
-       {findElementwiseOp, findReduceOp, findTransformOp, findNnOp, findConvPoolOp, findSortOp})
+  for (auto find : {findElementwiseOp, findReduceOp, findTransformOp, findNnOp, findConvPoolOp,
+                    findSortOp, findDynamicOp})
     if (OpImplFn fn = find(name))
       return fn;
   return nullptr;

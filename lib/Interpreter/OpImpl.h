@@ -2,7 +2,7 @@
 //
 // Private to lib/Interpreter (and its unit tests). Each operator family
 // (ElementwiseOps.cpp, ReduceOps.cpp, TransformOps.cpp, NnOps.cpp,
-// ConvPoolOps.cpp, SortOps.cpp) maps operator names to implementations with a
+// ConvPoolOps.cpp, SortOps.cpp, DynamicOps.cpp) maps operator names to implementations with a
 // find*Op function; InterpretOp.cpp dispatches over them.
 //
 // An implementation receives an OpContext: the call (attributes, result
@@ -87,6 +87,7 @@ OpImplFn findTransformOp(llvm::StringRef name);
 OpImplFn findNnOp(llvm::StringRef name);
 OpImplFn findConvPoolOp(llvm::StringRef name);
 OpImplFn findSortOp(llvm::StringRef name);
+OpImplFn findDynamicOp(llvm::StringRef name);
 
 //===--- Element helpers --------------------------------------------------===//
 

@@ -45,6 +45,7 @@ struct OpTable {
     add("reduce", addReduceOps);
     add("transform", addTransformOps);
     add("sort", addSortOps);
+    add("dynamic", addDynamicOps);
     add("annotation", addAnnotationOps);
     for (unsigned i = 0; i < ops.size(); ++i) {
       bool inserted = index.try_emplace(ops[i].name, i).second;
@@ -378,8 +379,11 @@ static std::vector<const OpDef *> sortedOps() {
   return defs;
 }
 
-/// The device types whose target kinds run `d`, in table order: "cpu cuda".
+/// The device types whose target kinds run `d`, in table order: "cpu cuda";
+/// "host" for an operator with a value-dependent shape.
 static std::string targetsOf(const OpDef &d) {
+  if (d.valueDependentShape)
+    return "host";
   std::vector<std::string> names;
   for (DeviceType t : allDeviceTypes())
     if (defaultKindFor(t)->supports(d))
@@ -434,7 +438,11 @@ void printOperatorMarkdown(raw_ostream &os) {
         "without `"
      << device << "` runs on the " << host << " when planned onto a " << device
      << " device (plan-devices\n"
-        "inserts the copies). The fusion pattern is TVM's OpPatternKind.\n\n"
+        "inserts the copies). An operator whose result shape depends on values (targets\n"
+        "`host`) has no kernel: plan-devices places it on the "
+     << host
+     << ", and a run evaluates it on the host between\n"
+        "stages (execution.md). The fusion pattern is TVM's OpPatternKind.\n\n"
      << "| operator | targets | fusion pattern | input dtypes | attributes | summary |\n"
      << "| --- | --- | --- | --- | --- | --- |\n";
   for (const OpDef *d : defs) {

@@ -107,6 +107,7 @@ void addConvPoolOps(std::vector<OpDef> &ops);
 void addReduceOps(std::vector<OpDef> &ops);
 void addTransformOps(std::vector<OpDef> &ops);
 void addSortOps(std::vector<OpDef> &ops);
+void addDynamicOps(std::vector<OpDef> &ops);
 void addAnnotationOps(std::vector<OpDef> &ops);
 
 } // namespace hx

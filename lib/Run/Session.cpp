@@ -36,6 +36,7 @@ void Session::resetCompiled() {
   // the backends' code.
   shapeCache.clear();
   compiledFor.clear();
+  staged.reset();
   exe.reset();
   cache = nullptr;
   physical.clear();
@@ -158,17 +159,18 @@ Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
     return Status::Ok;
   // The shapes bound now are set aside with their executable; shapes bound
   // before come back without planning or compiling.
-  bool stashed = !boundShapes.empty() && exe;
+  bool stashed = !boundShapes.empty() && isCompiled();
   if (stashed) {
     if (shapeCache.size() == kShapeCacheSize)
       shapeCache.erase(shapeCache.begin());
-    shapeCache.push_back({boundShapes, std::move(mod), std::move(exe)});
+    shapeCache.push_back({boundShapes, std::move(mod), std::move(exe), std::move(staged)});
   }
   auto hit =
       llvm::find_if(shapeCache, [&](const ShapeEntry &e) { return e.signature == signature; });
   if (hit != shapeCache.end()) {
     mod = std::move(hit->mod);
     exe = std::move(hit->exe);
+    staged = std::move(hit->staged);
     shapeCache.erase(hit);
     boundShapes = signature;
     return Status::Ok;
@@ -189,6 +191,7 @@ Session::Status Session::bindShapes(ArrayRef<HostTensor> inputs) {
   if (stashed) {
     mod = std::move(shapeCache.back().mod);
     exe = std::move(shapeCache.back().exe);
+    staged = std::move(shapeCache.back().staged);
     boundShapes = shapeCache.back().signature;
     shapeCache.pop_back();
   } else {
@@ -210,15 +213,6 @@ Session::Status Session::plan(const LoadOptions &opts) {
         return Status::UserError;
       }
     }
-  PassRegistry registry;
-  registerAllPasses(registry);
-  registerInterpreterPasses(registry);
-  registerTestPasses(registry);
-  PassManagerOptions pmo;
-  pmo.verifyEach = opts.verifyEach;
-  pmo.printIRAfterAll = opts.printIRAfterAll;
-  pmo.timing = opts.timing;
-  PassManager pm(pmo);
   std::string pipeline = "infer-type";
   if (opts.simplify)
     pipeline +=
@@ -229,11 +223,25 @@ Session::Status Session::plan(const LoadOptions &opts) {
     pipeline += ",fuse-ops";
   if (!opts.extraPasses.empty())
     pipeline += "," + opts.extraPasses;
+  return runPipeline(*mod, pipeline, opts);
+}
+
+Session::Status Session::runPipeline(Module &m, const std::string &pipeline,
+                                     const LoadOptions &opts) {
+  PassRegistry registry;
+  registerAllPasses(registry);
+  registerInterpreterPasses(registry);
+  registerTestPasses(registry);
+  PassManagerOptions pmo;
+  pmo.verifyEach = opts.verifyEach;
+  pmo.printIRAfterAll = opts.printIRAfterAll;
+  pmo.timing = opts.timing;
+  PassManager pm(pmo);
   if (!parsePassPipeline(pipeline, registry, pm, diag, opts.passOptions))
     return Status::UserError;
   PassContext ctx{diag, opts.timing};
   bool internal = false;
-  if (!pm.run(*mod, ctx, &internal))
+  if (!pm.run(m, ctx, &internal))
     return internal ? Status::InternalError : Status::UserError;
   return Status::Ok;
 }
@@ -253,6 +261,7 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   k << ',' << opts.devices.substituteNamed << ',' << opts.keepCode << ',' << opts.compileOnly;
   if (!compiledFor.empty() && key == compiledFor && ownedCache) {
     exe.reset();
+    staged.reset();
     std::vector<Device *> same = physical;
     return compileFor(same, *ownedCache, opts);
   }
@@ -272,6 +281,7 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
   if (!mod)
     return createStringError("no module is loaded");
   exe.reset();
+  staged.reset();
   if (&backendCache != ownedCache.get()) { // the caller's devices and cache
     shapeCache.clear();
     compiledFor.clear();
@@ -299,6 +309,23 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
   ExecutableOptions eo;
   eo.checkDevices = opts.checkDevices;
   eo.compileOnly = opts.compileOnly;
+  staged.reset();
+  if (StagedRun::needed(*mod)) {
+    // Later stages are typed and fused as the module was, and built for
+    // the same devices.
+    StageHooks hooks;
+    hooks.prepare = [this](Module &m) {
+      return runPipeline(m, loadOptions.fuse ? "infer-type,fuse-ops" : "infer-type", loadOptions) ==
+             Status::Ok;
+    };
+    hooks.build = [this, backends](Module &m, const ExecutableOptions &o) {
+      return Executable::build(m, physical, backends, diag, o);
+    };
+    staged = StagedRun::create(*mod, diag, std::move(hooks), eo);
+    if (!staged)
+      return make_error<DiagnosedError>();
+    return Error::success();
+  }
   exe = Executable::build(*mod, physical, backends, diag, eo);
   if (!exe)
     return make_error<DiagnosedError>();
@@ -307,6 +334,8 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
 
 Expected<std::vector<HostTensor>> Session::run(ArrayRef<HostTensor> inputs, RunProfile *profile,
                                                InterruptCheck interrupted) {
+  if (staged)
+    return staged->run(inputs, profile, interrupted);
   if (!exe)
     return createStringError("the module is not compiled");
   return exe->run(inputs, profile, interrupted);

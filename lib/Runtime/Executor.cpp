@@ -194,6 +194,7 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
 
 ArrayRef<Step> Executable::steps() const { return impl->steps; }
 ArrayRef<Buffer> Executable::buffers() const { return impl->buffers; }
+ArrayRef<unsigned> Executable::outputBuffers() const { return impl->outputs; }
 const MemoryPlan &Executable::memoryPlan() const { return impl->plan; }
 unsigned Executable::numDevices() const { return impl->devices.size(); }
 std::string Executable::deviceName(unsigned d) const { return impl->devices[d]->name(); }

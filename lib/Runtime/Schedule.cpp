@@ -31,7 +31,9 @@
 //     then branch ends with a Jump over the else branch. A branch is a frame
 //     of its own, so a node first evaluated inside one branch is evaluated
 //     again in the other.
-//  6. The result's buffers become outputs, outside the reused memory; a
+//  6. The result's buffers become outputs, outside the reused memory (a
+//     stage of a run, hx/Run/Stages.h, asks for given nodes instead of the
+//     result: ExecutableOptions::roots); a
 //     result that is a parameter, a constant, an alias or repeated is copied
 //     into an output buffer of its own.
 //
@@ -119,8 +121,16 @@ public:
     }
     active.insert(main);
     Value result;
-    if (!evaluate(main->body.get(), top, result))
-      return false;
+    if (x.opts.roots.empty()) {
+      if (!evaluate(main->body.get(), top, result))
+        return false;
+    } else {
+      // A stage: the given nodes, as the fields of one result.
+      result.kind = Value::Kind::Tuple;
+      for (const Expr *root : x.opts.roots)
+        if (!evaluate(root, top, result.fields.emplace_back()))
+          return false;
+    }
     makeOutputs(result);
     return true;
   }

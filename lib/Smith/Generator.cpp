@@ -549,7 +549,9 @@ void Gen::genFunction(Function &f, unsigned calls, bool isMain) {
     for (int tries = 0; tries < 8; ++tries) {
       const OpDef *d = ops[rng.below(ops.size())];
       Recipe r = findRecipe(d->name);
-      if (r && r(*this, *d))
+      // A value-dependent shape only in @main (the stages of a run split
+      // @main's body, not a callee's).
+      if (r && (isMain || !d->valueDependentShape) && r(*this, *d))
         break;
     }
   }

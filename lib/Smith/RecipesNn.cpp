@@ -476,6 +476,41 @@ static bool sortRecipe(Gen &g, const OpDef &d) {
   return true;
 }
 
+/// nonzero and vision.non_max_suppression: their value-dependent counts
+/// summed away in the same binding, so the value in scope has a static
+/// type (the generator knows every shape) while the module still runs in
+/// stages: the sum is a kernel of the stage after the host's count.
+static bool valueDependentRecipe(Gen &g, const OpDef &d) {
+  if (d.name == "nonzero") {
+    Val a = g.input({d.dtypes, 1, 3, /*exact=*/true});
+    if (!a.exact)
+      return false;
+    g.use(a);
+    int64_t rank = int64_t(a.ty.shape.size());
+    int64_t maxDim = *std::max_element(a.ty.shape.begin(), a.ty.shape.end());
+    g.emit("nonzero", call("sum", {call("nonzero", {a.ref})}, {"axis=[1]"}), {DType::Int64, {rank}},
+           0, double(a.ty.numel() * (maxDim - 1)), true);
+    return true;
+  }
+  int64_t batches = g.rng.range(1, 2), classes = g.rng.range(1, 3), boxes = g.rng.range(1, 6);
+  Val b = g.fresh({DType::Float32, {batches, boxes, 4}});
+  Val sc = g.fresh({DType::Float32, {batches, classes, boxes}});
+  g.use(b);
+  g.use(sc);
+  std::vector<std::string> attrs;
+  if (g.rng.chance(1, 2))
+    attrs.push_back("center_point_box=1");
+  std::string nms = call(d.name,
+                         {b.ref, sc.ref, g.literal(DType::Int64, double(g.rng.range(0, 4))).ref,
+                          g.literal(DType::Float32, double(g.rng.range(0, 4)) / 4).ref,
+                          g.literal(DType::Float32, double(g.rng.range(-4, 2)) / 4).ref},
+                         attrs);
+  int64_t most = std::max({batches, classes, boxes});
+  g.emit(d.name, call("sum", {nms}, {"axis=[0]"}), {DType::Int64, {3}}, 0,
+         double(batches * classes * boxes * most), true);
+  return true;
+}
+
 Recipe findNnRecipe(StringRef op) {
   static const std::pair<StringRef, Recipe> table[] = {
       {"nn.dense", denseRecipe},
@@ -496,6 +531,8 @@ Recipe findNnRecipe(StringRef op) {
       {"image.resize2d", resizeRecipe},
       {"argsort", sortRecipe},
       {"topk", sortRecipe},
+      {"nonzero", valueDependentRecipe},
+      {"vision.non_max_suppression", valueDependentRecipe},
   };
   for (const auto &[name, r] : table)
     if (name == op)

@@ -112,6 +112,48 @@ TEST(SessionTest, BindsDynamicShapesOncePerSignature) {
   EXPECT_EQ((*r5)[0].shape(), llvm::ArrayRef<int64_t>({5, 4}));
 }
 
+TEST(SessionTest, BuildsEachStageOncePerFrontierShape) {
+  // nonzero's count decides the second stage's shapes: a run with the same
+  // count reuses the stage, another count builds one more.
+  const char *text = "#[version = \"0.0.5\"]\n"
+                     "def @main(%x: Tensor[(4), float32]) {\n"
+                     "  %0 = nonzero(greater(%x, 0f));\n"
+                     "  %1 = take(%x, %0, axis=0);\n"
+                     "  (sum(%1), multiply(%1, 2f))\n"
+                     "}\n";
+  Session s;
+  LoadOptions lo;
+  lo.fuse = true;
+  ASSERT_EQ(s.loadText(text, "nz.ir", lo), Session::Status::Ok);
+  llvm::Error e = s.compile(CompileOptions());
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  ASSERT_NE(s.stages(), nullptr);
+  EXPECT_EQ(s.stages()->numStages(), 1u);
+  auto run = [&](std::vector<float> values) {
+    std::vector<HostTensor> in;
+    in.emplace_back(DType::Float32, llvm::ArrayRef<int64_t>{4});
+    for (int i = 0; i < 4; ++i)
+      in[0].setDouble(i, values[i]);
+    auto out = s.run(in);
+    EXPECT_TRUE(bool(out)) << llvm::toString(out.takeError());
+    auto cmp = s.check(in, *out);
+    EXPECT_TRUE(bool(cmp) && cmp->ok());
+    return std::move(*out);
+  };
+  std::vector<HostTensor> a = run({1, -1, 2, -2});
+  EXPECT_EQ(s.stages()->numStages(), 2u);
+  EXPECT_EQ(a[0].getDouble(0), 3);
+  EXPECT_EQ(a[1].shape(), (llvm::ArrayRef<int64_t>{1, 2}));
+  run({-5, 7, 8, -1}); // two positives again: the same stage
+  EXPECT_EQ(s.stages()->numStages(), 2u);
+  std::vector<HostTensor> b = run({1, 1, 1, -1});
+  EXPECT_EQ(s.stages()->numStages(), 3u);
+  EXPECT_EQ(b[1].shape(), (llvm::ArrayRef<int64_t>{1, 3}));
+  std::vector<HostTensor> none = run({-1, -1, -1, -1}); // an empty count
+  EXPECT_EQ(none[0].getDouble(0), 0);
+  EXPECT_EQ(none[1].shape(), (llvm::ArrayRef<int64_t>{1, 0}));
+}
+
 TEST(SessionTest, ReportsBadInputAsUserError) {
   Session s;
   std::string errors;

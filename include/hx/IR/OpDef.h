@@ -120,6 +120,11 @@ struct OpDef {
   TypeRelationFn relation = nullptr;
   /// The fusion class (fuse-ops reads it).
   OpPattern pattern = OpPattern::Opaque;
+  /// The result's shape depends on the operands' values (nonzero,
+  /// vision.non_max_suppression): its type has `?` dims, no kernel computes
+  /// it, and a run evaluates the call on the host between two stages
+  /// (hx/Run/Stages.h), as the interpreter does.
+  bool valueDependentShape = false;
   /// The family file that defines it: "elementwise", "nn", ... (set by the
   /// registry; the interpreter, kernel and smith files mirror the families).
   llvm::StringRef family;

@@ -41,6 +41,7 @@
 #include "hx/Pass/Pass.h"
 #include "hx/Run/Compare.h"
 #include "hx/Run/Devices.h"
+#include "hx/Run/Stages.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Support/Diagnostics.h"
 #include "hx/Targets/Registry.h"
@@ -153,7 +154,7 @@ public:
   Status bindShapes(llvm::ArrayRef<HostTensor> inputs);
   static constexpr size_t kShapeCacheSize = 8;
   /// Whether an executable is ready for the module as bound now.
-  bool isCompiled() const { return exe != nullptr; }
+  bool isCompiled() const { return exe != nullptr || staged != nullptr; }
 
   /// Maps devices, picks and runs the backends, builds the executable
   /// (dropping what an earlier compile made, except after bindShapes to
@@ -170,7 +171,11 @@ public:
   /// session's executable.
   llvm::Error compileFor(llvm::ArrayRef<Device *> devices, BackendCache &cache,
                          const CompileOptions &opts);
-  Executable &executable() { return *exe; }
+  /// The executable; of a module with value-dependent shapes, its first
+  /// stage's (hx/Run/Stages.h).
+  Executable &executable() { return staged ? staged->first() : *exe; }
+  /// The stages of a module with value-dependent shapes, else null.
+  StagedRun *stages() { return staged.get(); }
   /// The physical device of each virtual device (after compile).
   llvm::ArrayRef<Device *> devices() const { return physical; }
   /// The backends compile made, in the order made (compileFor: every
@@ -178,7 +183,9 @@ public:
   llvm::ArrayRef<Backend *> backends() const { return cache ? cache->made() : std::nullopt; }
 
   /// Runs the executable on one tensor per parameter of @main; the results
-  /// flattened depth first. Call it as often as you like.
+  /// flattened depth first. Call it as often as you like. A module with
+  /// value-dependent shapes runs in stages (hx/Run/Stages.h): a stage not
+  /// built yet is built here, and `profile` records the first stage.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
                                               RunProfile *profile = nullptr,
                                               InterruptCheck interrupted = nullptr);
@@ -194,6 +201,8 @@ public:
 
 private:
   Status plan(const LoadOptions &opts);
+  /// Runs `pipeline` on `m` with the load options' pass defaults.
+  Status runPipeline(Module &m, const std::string &pipeline, const LoadOptions &opts);
   /// Drops the executable, the devices and backends compile made.
   void resetCompiled();
 
@@ -216,12 +225,15 @@ private:
   std::unique_ptr<BackendCache> ownedCache;
   BackendCache *cache = nullptr;
   std::unique_ptr<Executable> exe;
+  /// Instead of exe, for a module with value-dependent shapes.
+  std::unique_ptr<StagedRun> staged;
   /// Other signatures' modules and executables, oldest first (declared
   /// last: destroyed before the devices and backends they use).
   struct ShapeEntry {
     std::string signature;
     std::unique_ptr<Module> mod;
     std::unique_ptr<Executable> exe;
+    std::unique_ptr<StagedRun> staged;
   };
   std::vector<ShapeEntry> shapeCache;
 };

@@ -41,6 +41,10 @@ struct ExecutableOptions {
   /// load no kernel on a device (--emit=ptx without a GPU): such an
   /// executable can be printed, not run.
   bool compileOnly = false;
+  /// When not empty: compute these nodes of @main's body (each of a static
+  /// type) as the results, in order, instead of @main's result. A stage of
+  /// a run whose later values have value-dependent shapes (hx/Run/Stages.h).
+  std::vector<const Expr *> roots;
 };
 
 /// The largest buffer the executor makes (2^48 bytes): a module with a
@@ -133,6 +137,8 @@ public:
 
   llvm::ArrayRef<Step> steps() const;
   llvm::ArrayRef<Buffer> buffers() const;
+  /// The buffers run returns, in order.
+  llvm::ArrayRef<unsigned> outputBuffers() const;
   const MemoryPlan &memoryPlan() const;
   /// Bytes a device holds: its arena plus parameters, constants, outputs.
   uint64_t deviceBytes(unsigned device) const;

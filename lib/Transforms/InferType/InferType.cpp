@@ -65,8 +65,8 @@
 //  5. Operator calls go to the registry's type relations (inferOpType); calls
 //     of function values check argument count and types against the callee's
 //     function type. `?` dims are compatible with any size; if branches join
-//     to the common type, with `?` where static sizes could differ (branches
-//     with unsolved variables unify instead).
+//     to the common type, with `?` where their sizes differ (branches with
+//     unsolved variables unify instead).
 //  6. A failed node gets a null type, and the type variables of the types
 //     involved are poisoned (they resolve to null and report nothing); its
 //     users fail silently, so one mistake gives one error.
@@ -136,8 +136,30 @@ bool compatible(const Type *a, const Type *b) {
   return compatible(fa->ret.get(), fb->ret.get());
 }
 
+/// Whether join has a result: compatible, except that tensors of one dtype
+/// and rank join whatever their sizes (an if whose branches differ in a
+/// size has `?` there: its run goes in stages).
+static bool joinable(const Type *a, const Type *b) {
+  if (!a || !b || a->getKind() != b->getKind())
+    return false;
+  if (const auto *ta = dyn_cast<TensorType>(a)) {
+    const auto *tb = cast<TensorType>(b);
+    return ta->dtype == tb->dtype && ta->rank() == tb->rank();
+  }
+  if (const auto *ta = dyn_cast<TupleType>(a)) {
+    const auto *tb = cast<TupleType>(b);
+    if (ta->fields.size() != tb->fields.size())
+      return false;
+    for (size_t i = 0; i < ta->fields.size(); ++i)
+      if (!joinable(ta->fields[i].get(), tb->fields[i].get()))
+        return false;
+    return true;
+  }
+  return compatible(a, b);
+}
+
 TypeRef join(const Type *a, const Type *b) {
-  if (!compatible(a, b))
+  if (!joinable(a, b))
     return nullptr;
   if (typeEqual(a, b))
     return TypeRef(const_cast<Type *>(a));

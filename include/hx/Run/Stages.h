@@ -1,0 +1,83 @@
+//===- Stages.h - Runs of modules with value-dependent shapes ---*- C++ -*-===//
+//
+// A module whose values include shapes known only from other values (the
+// `?` dims of nonzero and vision.non_max_suppression, an `if` whose branches
+// differ in shape) runs in stages. Each stage is an ordinary executable: a
+// static schedule and memory plan over the values whose shapes are known.
+//
+//   stage 0: everything computable from @main's parameters alone, up to the
+//            frontier: the first calls with a value-dependent result, and
+//            the ifs whose branches hold such values;
+//   between: the host evaluates each frontier call (the interpreter's
+//            implementation) and reads each frontier if's condition;
+//   stage 1: @main again, with the frontier's results and the values stage 0
+//            computed for later use as new parameters (on the devices they
+//            were computed on), each if replaced by its taken branch, typed
+//            anew (now static up to the next frontier) and fused;
+//   ...      until a stage computes @main's result.
+//
+// A stage after the first is compiled the first time a run reaches it with
+// those shapes and branches, and kept: the next run with the same frontier
+// shapes and branches reuses it, whatever the values. The values crossing a
+// frontier are copied out of their devices and into the next stage's
+// parameter memory, allocated when that stage is built.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_RUN_STAGES_H
+#define HX_RUN_STAGES_H
+
+#include "hx/IR/Module.h"
+#include "hx/Runtime/Executable.h"
+#include "hx/Support/Diagnostics.h"
+#include "llvm/Support/Error.h"
+#include <functional>
+#include <memory>
+
+namespace hx {
+
+/// What the stages need from their owner (the Session).
+struct StageHooks {
+  /// Types a stage's module again and fuses it (infer-type, fuse-ops);
+  /// false after diagnostics.
+  std::function<bool(Module &)> prepare;
+  /// Builds an executable (null after diagnostics).
+  std::function<std::unique_ptr<Executable>(Module &, const ExecutableOptions &)> build;
+};
+
+class StagedRun {
+public:
+  /// Whether @main of the typed module `m` has a value whose shape depends
+  /// on values (its parameters' shapes bound): then it runs in stages.
+  static bool needed(const Module &m);
+  /// Plans and builds the first stage of `m` (which must outlive the run);
+  /// null after located diagnostics.
+  static std::unique_ptr<StagedRun> create(Module &m, DiagEngine &diags, StageHooks hooks,
+                                           const ExecutableOptions &opts);
+  ~StagedRun();
+
+  /// The first stage's executable (--emit=schedule, --profile).
+  Executable &first();
+  /// Runs every stage; `profile` records the first one.
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
+                                              RunProfile *profile = nullptr,
+                                              InterruptCheck interrupted = nullptr);
+  /// The stages built so far, the first included.
+  size_t numStages() const;
+  /// At most this many stages are kept; past it, the later stages are
+  /// dropped and built again when a run needs them.
+  static constexpr size_t kMaxStages = 64;
+
+  struct Stage;
+
+private:
+  StagedRun(DiagEngine &diags, StageHooks hooks, const ExecutableOptions &opts);
+  DiagEngine &diags;
+  StageHooks hooks;
+  ExecutableOptions opts;
+  std::unique_ptr<Stage> root;
+  size_t count = 0;
+};
+
+} // namespace hx
+
+#endif
