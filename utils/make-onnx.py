@@ -762,6 +762,31 @@ def _():
     return nodes, {"x": x}, inits, [y0.astype(np.float32), y1.astype(np.float32), np.tanh(x)]
 
 
+@case("value-dependent-shapes")
+def _():
+    # Shapes only the run knows: NonZero's count (GatherND through it),
+    # Compress by a computed mask, NMS of boxes by run-time scores, and an
+    # If whose branches differ in shape. hx runs them in stages.
+    x = rand(3, 4)
+    boxes = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+                       [0, 10.1, 1, 11.1], [0, 100, 1, 101]]], np.float32)
+    scores = np.array([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]], np.float32)
+    then_g = branch("then", [node("Concat", ["x", "x"], ["t0"], axis=0)], ["t0"])
+    else_g = branch("else", [node("Neg", ["x"], ["e0"])], ["e0"])
+    nodes = [node("Greater", ["x", "zero"], ["pos"]), node("NonZero", ["pos"], ["nz"]),
+             node("Transpose", ["nz"], ["idx"], perm=[1, 0]), node("GatherND", ["x", "idx"], ["y0"]),
+             node("ReduceMax", ["x"], ["rmax"], axes=[1], keepdims=0), node("Greater", ["rmax", "half"], ["rows"]),
+             node("Compress", ["x", "rows"], ["y1"], axis=0),
+             node("NonMaxSuppression", ["boxes", "scores", "three", "iou", "zero"], ["y2"]),
+             node("ReduceSum", ["x"], ["s"], keepdims=0), node("Greater", ["s", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y3"], name="/if/shapes", then_branch=then_g, else_branch=else_g)]
+    inits = [init("zero", np.array(0, np.float32)), init("half", np.array(0.5, np.float32)),
+             init("three", np.array([3], np.int64)), init("iou", np.array([0.5], np.float32))]
+    y3 = np.concatenate([x, x]) if x.sum() > 0 else -x
+    return nodes, {"x": x, "boxes": boxes, "scores": scores}, inits, [
+        x[x > 0], x[x.max(axis=1) > 0.5], np.array([[0, 0, 3], [0, 0, 0], [0, 0, 5]], np.int64), y3]
+
+
 def to_bf16(x):
     """float32 rounded to the nearest bfloat16 (ties to even), as float32."""
     u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
@@ -1099,7 +1124,7 @@ def write_bad(outdir):
     cv = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
     g = helper.make_graph([helper.make_node("If", ["c"], ["y"], name="/if/If",
                                             then_branch=branch("then", [node("Relu", ["x"], ["r"])], ["r"]),
-                                            else_branch=branch("else", [node("Transpose", ["x"], ["t"])], ["t"]))],
+                                            else_branch=branch("else", [node("ReduceSum", ["x"], ["t"], keepdims=0)], ["t"]))],
                           "if-types", [xc, cv], [helper.make_tensor_value_info("y", F32, [3, 4])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "if-branch-types.onnx"))
     body = branch("leaf", [node("Relu", ["x"], ["r0"])], ["r0"])

@@ -86,6 +86,8 @@ void addRecurrentConverters(ConverterTable &t);
 void addIndexingConverters(ConverterTable &t);
 void addNormalizationConverters(ConverterTable &t);
 void addControlFlowConverters(ConverterTable &t);
+/// Value-dependent shapes: NonZero, Compress, NonMaxSuppression.
+void addDynamicConverters(ConverterTable &t);
 /// The losses, compositions of hx operators (hx has no loss family).
 void addLossConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.

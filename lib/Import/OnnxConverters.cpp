@@ -59,6 +59,7 @@ const ConverterTable &onnximport::converterTable() {
     addIndexingConverters(t);
     addNormalizationConverters(t);
     addControlFlowConverters(t);
+    addDynamicConverters(t);
     addLossConverters(t);
     addFoldedOnlyConverters(t);
     return t;
