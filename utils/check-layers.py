@@ -6,8 +6,8 @@ file may include hx headers only of libraries of a lower rank, or of its own.
 The CMake LINK lists of lib/*/CMakeLists.txt obey the same order. Exits 1
 listing every back edge.
 
-    Support < IR < Ops, Tensor < Parser, Pass, Smith, Import < Transforms, CodeGen,
-    Interpreter < Reduce < Runtime < Targets < Run < Differential < Tools, Python
+    Support < IR < Ops, Tensor < Parser, Pass, Smith < Transforms, CodeGen,
+    Interpreter < Import, Reduce < Runtime < Targets < Run < Differential < Tools, Python
 
 lib/Targets is one room: a folder per target (its code generator and its
 devices, a library each: hxTarget<Folder>), the GPU lowering the GPU targets
@@ -21,9 +21,9 @@ RANK = {
     "Support": 0,
     "IR": 1,
     "Ops": 2, "Tensor": 2,
-    "Parser": 3, "Pass": 3, "Smith": 3, "Import": 3,
+    "Parser": 3, "Pass": 3, "Smith": 3,
     "Transforms": 4, "CodeGen": 4, "Interpreter": 4,
-    "Reduce": 5,
+    "Import": 5, "Reduce": 5,
     "Runtime": 6,
     "Targets": 7,
     "Run": 8,

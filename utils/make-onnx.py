@@ -787,6 +787,37 @@ def _():
         x[x > 0], x[x.max(axis=1) > 0.5], np.array([[0, 0, 3], [0, 0, 0], [0, 0, 5]], np.int64), y3]
 
 
+@case("run-time-shapes")
+def _():
+    # Shape arithmetic on a shape only the run knows (NonZero's count):
+    # Shape, Size, ConstantOfShape, Range, and a Reshape, Expand, Slice, Tile
+    # and TopK whose shape operand is computed from it (shape_of and the
+    # dyn.* operators; the run goes in stages).
+    x = rand(3, 4)
+    nodes = [node("Greater", ["x", "zero"], ["pos"]), node("NonZero", ["pos"], ["nz"]),
+             node("Transpose", ["nz"], ["idx"], perm=[1, 0]), node("GatherND", ["x", "idx"], ["v"]),
+             node("Shape", ["v"], ["sh"]), node("Gather", ["sh", "z64"], ["n"], axis=0),
+             node("Unsqueeze", ["n", "ax0"], ["n1"]), node("Min", ["n1", "three"], ["k"]),
+             node("TopK", ["v", "k"], ["tv", "ti"], axis=0), node("Gather", ["v", "ti"], ["g"], axis=0),
+             node("ConstantOfShape", ["sh"], ["ones"], value=helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])),
+             node("Range", ["z64", "n", "o64"], ["r"]),
+             node("Concat", ["o1", "sh"], ["rs_shape"], axis=0), node("Reshape", ["v", "rs_shape"], ["rs"]),
+             node("Concat", ["two", "sh"], ["ex_shape"], axis=0), node("Expand", ["rs", "ex_shape"], ["ex"]),
+             node("Slice", ["v", "zero1", "k"], ["sl"]),
+             node("Sub", ["sh", "sh"], ["zsh"]), node("Add", ["zsh", "two"], ["reps"]), node("Tile", ["v", "reps"], ["tl"]),
+             node("Size", ["v"], ["size"])]
+    inits = [init("zero", np.array(0, np.float32)), init("z64", np.array(0, np.int64)),
+             init("o64", np.array(1, np.int64)), init("ax0", np.array([0], np.int64)),
+             init("three", np.array([3], np.int64)), init("o1", np.array([1], np.int64)),
+             init("two", np.array([2], np.int64)), init("zero1", np.array([0], np.int64))]
+    v = x[x > 0]
+    n, k = len(v), min(len(v), 3)
+    tv = -np.sort(-v)[:k]
+    return nodes, {"x": x}, inits, [tv, tv, np.ones(n, np.float32), np.arange(n, dtype=np.int64),
+                                    np.broadcast_to(v.reshape(1, n), (2, n)), v[:k], np.tile(v, 2),
+                                    np.array(n, np.int64)]
+
+
 def to_bf16(x):
     """float32 rounded to the nearest bfloat16 (ties to even), as float32."""
     u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)

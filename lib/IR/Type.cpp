@@ -286,3 +286,31 @@ std::string hx::typeToString(const Type *t) {
   printType(os, t);
   return s;
 }
+
+TypeRef hx::joinTypes(const Type *a, const Type *b) {
+  if (!a || !b || a->getKind() != b->getKind())
+    return nullptr;
+  if (const auto *ta = dyn_cast<TensorType>(a)) {
+    const auto *tb = cast<TensorType>(b);
+    if (ta->dtype != tb->dtype || ta->rank() != tb->rank())
+      return nullptr;
+    SmallVector<int64_t, 4> shape(ta->shape);
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] != tb->shape[i])
+        shape[i] = TensorType::kDynamic;
+    return makeTensorType(shape, ta->dtype);
+  }
+  if (const auto *ta = dyn_cast<TupleType>(a)) {
+    const auto *tb = cast<TupleType>(b);
+    if (ta->fields.size() != tb->fields.size())
+      return nullptr;
+    std::vector<TypeRef> fields;
+    for (size_t i = 0; i < ta->fields.size(); ++i) {
+      fields.push_back(joinTypes(ta->fields[i].get(), tb->fields[i].get()));
+      if (!fields.back())
+        return nullptr;
+    }
+    return make<TupleType>(std::move(fields));
+  }
+  return typeEqual(a, b) ? TypeRef(const_cast<Type *>(a)) : nullptr;
+}

@@ -60,11 +60,34 @@ Error ifNode(NodeCtx &ctx) {
     return Error::success();
   }
 
+  std::vector<OnnxValue> outs[2];
+  for (int b = 0; b < 2; ++b) {
+    TRY(o, ctx.imp.importSubgraph(*branches[b]));
+    outs[b] = std::move(o);
+  }
+  // Exporters write an empty result of another rank in the branch that
+  // finds nothing (torchvision's `torch.empty((0,))` beside boxes of
+  // (n, 4)): an empty constant takes the other branch's rank, its `?` dims
+  // (or its first) 0.
+  for (size_t i = 0; i < outputs; ++i)
+    for (int b = 0; b < 2; ++b) {
+      OnnxValue &v = outs[b][i], &other = outs[1 - b][i];
+      if (!v.constant || v.constant->numElements() != 0 || !v.dims || !other.dims ||
+          v.dims->size() == other.dims->size() || other.dims->empty())
+        continue;
+      Dims d = *other.dims;
+      if (llvm::none_of(d, [](int64_t x) { return x <= 0; }))
+        d[0] = 0;
+      for (int64_t &x : d)
+        x = std::max<int64_t>(x, 0);
+      v.expr = ctx.constant(HostTensor(v.constant->dtype(), d));
+      v.constant = nullptr;
+      v.dims = d;
+    }
   ExprRef results[2];
   for (int b = 0; b < 2; ++b) {
-    TRY(outs, ctx.imp.importSubgraph(*branches[b]));
     SmallVector<ExprRef, 4> fields;
-    for (OnnxValue &v : outs)
+    for (OnnxValue &v : outs[b])
       fields.push_back(ctx.use(v));
     results[b] = fields.size() == 1 ? fields[0] : ctx.tuple(fields);
   }

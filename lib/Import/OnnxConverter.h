@@ -86,14 +86,27 @@ void addRecurrentConverters(ConverterTable &t);
 void addIndexingConverters(ConverterTable &t);
 void addNormalizationConverters(ConverterTable &t);
 void addControlFlowConverters(ConverterTable &t);
-/// Value-dependent shapes: NonZero, Compress, NonMaxSuppression.
+/// Value-dependent shapes: NonZero, Compress, NonMaxSuppression, and the
+/// shape operators of a run-time shape (Shape, Size, ConstantOfShape,
+/// Range).
 void addDynamicConverters(ConverterTable &t);
+/// Slice whose starts, ends, axes or steps only the run knows: dyn.slice.
+llvm::Error dynamicSlice(NodeCtx &ctx);
 /// The losses, compositions of hx operators (hx has no loss family).
 void addLossConverters(ConverterTable &t);
 /// Op types imported only when their value is known at import time.
 void addFoldedOnlyConverters(ConverterTable &t);
 
 // ---- what converters share ---------------------------------------------
+
+/// Whether input i is a value only the run knows: computed by the graph from
+/// run-time values (not a constant, not a graph input, whose value the run
+/// may give at import time). A converter then builds the value-dependent
+/// form (shape_of, dyn.*; lib/Import/OnnxDynamic.cpp) instead of refusing.
+inline bool onlyRunKnows(const NodeCtx &ctx, size_t i) {
+  const OnnxValue *v = ctx.input(i);
+  return v && !v->constant && !ctx.imp.isGraphInput(ctx.node.input(i));
+}
 
 /// `TRY(x, ctx.required(0));` declares `x` as the value of an Expected,
 /// returning its error from the converter.

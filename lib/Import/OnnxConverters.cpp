@@ -70,9 +70,14 @@ const ConverterTable &onnximport::converterTable() {
 std::vector<std::string> hx::supportedOnnxOps() { return converterTable().opTypes(); }
 
 Error onnximport::needRank(const NodeCtx &ctx, const OnnxValue &v, StringRef what) {
-  if (!v.dims)
-    return ctx.error(what + " has no known rank (shape inference gave none)");
-  return Error::success();
+  if (v.dims)
+    return Error::success();
+  for (const std::string &in : ctx.node.input())
+    if (ctx.imp.lookup(in) == &v)
+      if (auto it = ctx.imp.typeErrors.find(in); it != ctx.imp.typeErrors.end())
+        return ctx.error(what + " has no known rank: hx could not type '" + in +
+                         "': " + it->second);
+  return ctx.error(what + " has no known rank (shape inference gave none)");
 }
 
 Expected<Dims> onnximport::outputShape(const NodeCtx &ctx) {

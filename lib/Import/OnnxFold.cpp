@@ -187,6 +187,22 @@ static Expected<bool> foldNode(NodeCtx &ctx) {
     ctx.setConstant(0, intTensor(ArrayRef<int64_t>(d).slice(start, end - start)));
     return true;
   }
+  // A Gather of dims a shape only the run knows has static (x.shape[1] of
+  // an (n, 4) value).
+  if (op == "Gather" && ctx.numInputs() == 2 && ctx.input(0) && ctx.input(0)->shapeOf &&
+      ctx.input(1) && ctx.input(1)->constant && ctx.getInt("axis", 0) == 0) {
+    const Dims &d = *ctx.input(0)->shapeOf;
+    const HostTensor &ix = *ctx.input(1)->constant;
+    std::vector<int64_t> picked;
+    for (int64_t k : tensorInts(ix)) {
+      int64_t at = k < 0 ? k + int64_t(d.size()) : k;
+      if (at < 0 || at >= int64_t(d.size()) || d[size_t(at)] < 0)
+        return false;
+      picked.push_back(d[size_t(at)]);
+    }
+    ctx.setConstant(0, intTensor(picked, DType::Int64, Dims(ix.shape().begin(), ix.shape().end())));
+    return true;
+  }
   // Everything else needs every input it has known.
   // ConstantOfShape and Range take only values hx needs at import time: a
   // graph input among them takes the value the run gives (NodeCtx::known).
@@ -535,8 +551,4 @@ static Error needsStatic(NodeCtx &ctx) {
 
 void onnximport::addFoldedOnlyConverters(ConverterTable &t) {
   t.add("Constant", {11, 21}, needsStatic);
-  t.add("ConstantOfShape", {11, 21}, needsStatic);
-  t.add("Range", {11, 21}, needsStatic);
-  t.add("Shape", {11, 21}, needsStatic);
-  t.add("Size", {11, 21}, needsStatic);
 }

@@ -198,6 +198,8 @@ Error Importer::importNode(const onnx::NodeProto &n) {
     return e;
   if (!ctx.missing.empty())
     return ctx.error(ctx.missing);
+  if (Error e = evaluateKnown(ctx))
+    return e;
   for (int i = 0; i < n.output_size(); ++i)
     if (!n.output(i).empty() && !lookup(n.output(i)))
       return ctx.error("output " + Twine(i) + " ('" + n.output(i) + "') is not supported");

@@ -50,6 +50,9 @@ struct OnnxValue {
   std::shared_ptr<const HostTensor> constant;
   DType dtype = DType::Float32;
   std::optional<Dims> dims;
+  /// For a Shape of a value only the run fully knows: that value's dims (-1
+  /// where unknown), so that a Gather of a known dim folds.
+  std::optional<Dims> shapeOf;
 
   bool isStatic() const {
     return dims && llvm::all_of(*dims, [](int64_t d) { return d >= 0; });
@@ -128,6 +131,10 @@ private:
 
 /// Converts one node (the table of converters: OnnxConverter.h).
 using Converter = llvm::Error (*)(NodeCtx &);
+/// After a node's converter: when every input is known and small, what
+/// the converter built is evaluated and the outputs become known values
+/// (OnnxEvaluate.cpp).
+llvm::Error evaluateKnown(NodeCtx &ctx);
 /// Folds the node if it is a shape computation whose inputs are all known:
 /// true when it did (OnnxFold.cpp).
 llvm::Expected<bool> tryFold(NodeCtx &ctx);
@@ -187,6 +194,11 @@ public:
 
   // ---- used by the converters -------------------------------------------
   OnnxValue *lookup(llvm::StringRef name);
+  /// The tensor behind a constant written to a `.npy` file, or null.
+  const HostTensor *npyTensor(const TensorData &d) const {
+    auto it = npyTensors.find(&d);
+    return it == npyTensors.end() ? nullptr : it->second.get();
+  }
   /// The expression of a value, making a constant a table entry on first use.
   ExprRef use(OnnxValue &v);
   /// Makes graph input `name` a value known at import time, from the
@@ -203,6 +215,9 @@ public:
   const Type *typeBuilt(const ExprRef &e);
   /// The first type error typeBuilt met (cleared by its caller).
   std::string typeError;
+  /// The type errors of values hx could not type, by name (a later
+  /// converter that needs their rank says why it is unknown).
+  std::map<std::string, std::string> typeErrors;
   OnnxValue &define(llvm::StringRef name) { return values[name.str()]; }
   /// Imports a subgraph (an If branch, an iteration of a Loop's body),
   /// which reads the enclosing graphs' values by name, its inputs bound to

@@ -62,6 +62,10 @@ template <bool ToSpace> Error depthSpace(NodeCtx &ctx) {
 
 Error tile(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
+  if (onlyRunKnows(ctx, 1)) {
+    ctx.setOutput(0, ctx.call("dyn.tile", {ctx.use(*x), ctx.use(1)}));
+    return Error::success();
+  }
   TRY(d, staticDims(ctx, *x, -1, "the input"));
   TRY(reps, ctx.constInts(1));
   if (!reps || reps->size() != d.size())
@@ -145,21 +149,29 @@ Error eyeLike(NodeCtx &ctx) {
 /// indices), the largest or the smallest, sorted.
 Error topK(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
-  TRY(kT, ctx.known(1));
-  if (!kT || kT->numElements() != 1)
-    return ctx.error("k must be a single value known at import time");
-  int64_t k = int64_t(kT->getDouble(0));
   if (Error e = needRank(ctx, *x, "the input"))
     return e;
   int64_t axis = normAxis(ctx.getInt("axis", -1), rankOf(*x));
-  if (k < 1)
-    return ctx.error("k must be positive");
-  ExprRef both = ctx.call("topk", {ctx.use(*x)},
-                          {{"k", attrs::integer(k)},
-                           {"axis", attrs::integer(axis)},
-                           {"ret_type", attrs::str("both")},
-                           {"is_ascend", attrs::boolean(ctx.getInt("largest", 1) == 0)},
-                           {"dtype", attrs::str("int64")}});
+  AttrValue ascend = attrs::boolean(ctx.getInt("largest", 1) == 0);
+  ExprRef both;
+  if (onlyRunKnows(ctx, 1)) { // k from a run-time shape
+    both = ctx.call(
+        "dyn.topk", {ctx.use(*x), ctx.use(1)},
+        {{"axis", attrs::integer(axis)}, {"is_ascend", ascend}, {"dtype", attrs::str("int64")}});
+  } else {
+    TRY(kT, ctx.known(1));
+    if (!kT || kT->numElements() != 1)
+      return ctx.error("k must be a single value known at import time");
+    int64_t k = int64_t(kT->getDouble(0));
+    if (k < 1)
+      return ctx.error("k must be positive");
+    both = ctx.call("topk", {ctx.use(*x)},
+                    {{"k", attrs::integer(k)},
+                     {"axis", attrs::integer(axis)},
+                     {"ret_type", attrs::str("both")},
+                     {"is_ascend", ascend},
+                     {"dtype", attrs::str("int64")}});
+  }
   ctx.setOutput(0, ctx.getItem(both, 0));
   if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
     ctx.setOutput(1, ctx.getItem(both, 1));

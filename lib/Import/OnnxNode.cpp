@@ -108,6 +108,8 @@ void NodeCtx::setOutput(size_t i, ExprRef e) const {
   if (!t) {
     // A type error is left to InferType, which reports it at the call's
     // line of the printed module, naming the node.
+    if (!imp.typeError.empty())
+      imp.typeErrors[node.output(i)] = imp.typeError;
     imp.typeError.clear();
     v.dtype = inferred.dtype;
     v.dims = inferred.dims;

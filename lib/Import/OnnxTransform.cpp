@@ -22,6 +22,11 @@ using namespace llvm;
 namespace {
 
 Error reshape(NodeCtx &ctx) {
+  if (onlyRunKnows(ctx, 1)) {
+    ctx.setOutput(0, ctx.call("dyn.reshape", {ctx.use(0), ctx.use(1)},
+                              {{"allowzero", attrs::boolean(ctx.getInt("allowzero", 0) != 0)}}));
+    return Error::success();
+  }
   TRY(shape, ctx.constInts(1));
   if (!shape)
     return ctx.error("the shape input is required");
@@ -66,8 +71,22 @@ Error flatten(NodeCtx &ctx) {
     ctx.setOutput(0, ctx.call("nn.batch_flatten", {ctx.use(*x)}));
     return Error::success();
   }
-  TRY(out, outputShape(ctx));
-  ctx.setOutput(0, ctx.call("reshape", {ctx.use(*x)}, {{"newshape", attrs::ints(out)}}));
+  // [prod(dims before axis), prod(the rest)]: a side with a dim only the
+  // run knows is -1, inferred from the other.
+  const Dims &d = *x->dims;
+  auto product = [&](size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to; ++i)
+      p = d[i] < 0 || p < 0 ? -1 : p * d[i];
+    return p;
+  };
+  int64_t outer = product(0, size_t(axis)), inner = product(size_t(axis), d.size());
+  if (outer < 0 && inner < 0)
+    return ctx.error("Flatten at axis " + Twine(axis) + " of " + listText(d) +
+                     ": dims only the run knows on both sides");
+  ctx.setOutput(
+      0, ctx.call("reshape", {ctx.use(*x)},
+                  {{"newshape", attrs::ints({outer < 0 ? -1 : outer, inner < 0 ? -1 : inner})}}));
   return Error::success();
 }
 
@@ -188,6 +207,8 @@ Error slice(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   if (Error e = needRank(ctx, *x, "the input"))
     return e;
+  if (onlyRunKnows(ctx, 1) || onlyRunKnows(ctx, 2) || onlyRunKnows(ctx, 3) || onlyRunKnows(ctx, 4))
+    return dynamicSlice(ctx);
   TRY(starts, ctx.constInts(1));
   TRY(ends, ctx.constInts(2));
   TRY(axes, ctx.constInts(3));
@@ -313,6 +334,10 @@ Error expand(NodeCtx &ctx) {
   // Broadcasting against zeros of the target shape: add broadcasts exactly
   // as Expand does.
   TRY(x, ctx.required(0));
+  if (onlyRunKnows(ctx, 1)) {
+    ctx.setOutput(0, ctx.call("dyn.expand", {ctx.use(*x), ctx.use(1)}));
+    return Error::success();
+  }
   TRY(shape, ctx.constInts(1));
   if (!shape || elementCount(*shape) < 0)
     return ctx.error("the shape must be known, non-negative and not too large");

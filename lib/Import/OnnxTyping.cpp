@@ -89,15 +89,16 @@ bool Importer::typeOne(Expr *e) {
     return true;
   }
   case ExprKind::If: {
-    // Both branches must have one type (hx's if, as Relay's).
+    // The branches' join: `?` where their sizes differ (a run in stages).
     auto *i = cast<If>(e);
     const Type *t = i->thenBranch->checkedType.get(), *f = i->elseBranch->checkedType.get();
-    if (!typeEqual(t, f)) {
+    TypeRef joined = joinTypes(t, f);
+    if (!joined) {
       typeError =
           "the branches' results differ in type: " + typeToString(t) + " and " + typeToString(f);
       return false;
     }
-    e->checkedType = i->thenBranch->checkedType;
+    e->checkedType = joined;
     return true;
   }
   default:

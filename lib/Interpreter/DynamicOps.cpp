@@ -15,14 +15,26 @@
 //    max_output_boxes_per_class per class (<= 0: none). Boxes are corners
 //    in any order, [y1, x1, y2, x2] (center_point_box=0), or [x_center,
 //    y_center, width, height] (1). A pair with no positive intersection, or
-//    a box of zero area, never suppresses. IoU is computed in double.
+//    a box of zero area, never suppresses. Boxes and IoU are float, as in
+//    ONNX Runtime; the kept boxes are checked a block at a time, so that the
+//    compiler vectorizes the check (detectors give NMS tens of thousands
+//    of candidates).
+//  - shape_of, dyn.*: the operand values read (a shape, k, starts), then
+//    the static operator's implementation where there is one (reshape,
+//    topk), else the ONNX semantics directly (Slice's clamping, Expand's
+//    two-way broadcast, Tile, ConstantOfShape, Range's count
+//    max(ceil((limit - start) / delta), 0)).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "hx/IR/Module.h"
+#include "hx/Interpreter/Interpreter.h"
+#include "hx/Ops/OpRegistry.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace llvm;
@@ -54,32 +66,100 @@ static Expected<OpResults> nonzeroOp(OpContext &ctx) {
 }
 
 namespace {
+/// A box as corners, in float (as ONNX Runtime computes NMS).
 struct Box {
-  double yMin, xMin, yMax, xMax;
-  double area() const { return (yMax - yMin) * (xMax - xMin); }
+  float yMin, xMin, yMax, xMax;
+  float area() const { return (yMax - yMin) * (xMax - xMin); }
+};
+
+/// The boxes kept so far, a field per array so that the check of a
+/// candidate against all of them vectorizes.
+struct KeptBoxes {
+  std::vector<float> yMin, xMin, yMax, xMax, area;
+  size_t size() const { return area.size(); }
+  void clear() {
+    for (auto *v : {&yMin, &xMin, &yMax, &xMax, &area})
+      v->clear();
+  }
+  void push(const Box &b) {
+    yMin.push_back(b.yMin), xMin.push_back(b.xMin), yMax.push_back(b.yMax);
+    xMax.push_back(b.xMax), area.push_back(b.area());
+  }
+  /// Whether a kept box overlaps `b` by an IoU above `threshold`. A pair
+  /// with no positive intersection, or a box of no area, never does.
+  bool suppress(const Box &b, float threshold) const {
+    float a = b.area();
+    if (!(a > 0))
+      return false;
+    constexpr size_t kBlock = 64; // no early exit inside a block: it vectorizes
+    for (size_t base = 0; base < size(); base += kBlock) {
+      size_t end = std::min(size(), base + kBlock);
+      int hit = 0;
+      for (size_t k = base; k < end; ++k) {
+        float w = std::min(b.xMax, xMax[k]) - std::max(b.xMin, xMin[k]);
+        float h = std::min(b.yMax, yMax[k]) - std::max(b.yMin, yMin[k]);
+        float inter = std::max(w, 0.0f) * std::max(h, 0.0f);
+        float uni = a + area[k] - inter;
+        hit |= int(inter > 0) & int(area[k] > 0) & int(uni > 0) & int(inter / uni > threshold);
+      }
+      if (hit)
+        return true;
+    }
+    return false;
+  }
+};
+/// The kept boxes in buckets by xMin, each at least as wide as the widest
+/// candidate: a candidate can only overlap kept boxes of its own bucket,
+/// the one before, and the one of its xMax. Detectors' batched NMS offsets
+/// each class's boxes apart, so a candidate meets a few buckets' boxes, not
+/// all the boxes kept (a box of a non-finite corner puts all in one bucket).
+class BucketedBoxes {
+public:
+  explicit BucketedBoxes(ArrayRef<Box> candidates) {
+    float lo = INFINITY, hi = -INFINITY, widest = 0;
+    bool finite = true;
+    for (const Box &b : candidates) {
+      finite &= std::isfinite(b.xMin) && std::isfinite(b.xMax);
+      lo = std::min(lo, b.xMin), hi = std::max(hi, b.xMin);
+      widest = std::max(widest, b.xMax - b.xMin);
+    }
+    origin = finite && lo <= hi ? lo : 0;
+    float range = finite && lo <= hi ? hi - lo : 0;
+    width = std::max({widest, range / float(kMaxBuckets), 1e-30f});
+    buckets.resize(finite ? std::min<size_t>(size_t(range / width) + 1, kMaxBuckets) : 1);
+  }
+  size_t size() const { return count; }
+  void push(const Box &b) {
+    buckets[bucketOf(b.xMin)].push(b);
+    ++count;
+  }
+  bool suppress(const Box &b, float threshold) const {
+    size_t first = bucketOf(b.xMin), last = bucketOf(b.xMax);
+    for (size_t k = first ? first - 1 : 0; k <= last; ++k)
+      if (buckets[k].suppress(b, threshold))
+        return true;
+    return false;
+  }
+
+private:
+  static constexpr size_t kMaxBuckets = 4096;
+  size_t bucketOf(float x) const {
+    float k = (x - origin) / width;
+    return !(k > 0) ? 0 : std::min(size_t(k), buckets.size() - 1);
+  }
+  float origin = 0, width = 1;
+  std::vector<KeptBoxes> buckets;
+  size_t count = 0;
 };
 } // namespace
 
 static Box readBox(const HostTensor &boxes, int64_t at, bool centerPoint) {
-  double v[4];
+  float v[4];
   for (int k = 0; k < 4; ++k)
-    v[k] = boxes.getDouble(at + k);
+    v[k] = float(boxes.getDouble(at + k));
   if (centerPoint) // x_center, y_center, width, height
     return {v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
   return {std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]), std::max(v[1], v[3])};
-}
-
-static bool suppresses(const Box &a, const Box &b, double iouThreshold) {
-  double ixMin = std::max(a.xMin, b.xMin), ixMax = std::min(a.xMax, b.xMax);
-  double iyMin = std::max(a.yMin, b.yMin), iyMax = std::min(a.yMax, b.yMax);
-  if (ixMax <= ixMin || iyMax <= iyMin)
-    return false;
-  double inter = (ixMax - ixMin) * (iyMax - iyMin);
-  double areaA = a.area(), areaB = b.area();
-  double uni = areaA + areaB - inter;
-  if (inter <= 0 || areaA <= 0 || areaB <= 0 || uni <= 0)
-    return false;
-  return inter / uni > iouThreshold;
 }
 
 /// The one value of a scalar operand (shape () or (1)).
@@ -113,28 +193,33 @@ static Expected<OpResults> nmsOp(OpContext &ctx) {
 
   std::vector<int64_t> rows; // batch, class, box
   std::vector<int64_t> order;
-  std::vector<Box> kept;
-  std::vector<Box> all(static_cast<size_t>(numBoxes));
+  std::vector<double> score(static_cast<size_t>(numBoxes));
+  std::vector<Box> all(static_cast<size_t>(numBoxes)), candidates;
+  float threshold = float(*iou);
   for (int64_t b = 0; b < batches && limit > 0; ++b) {
     for (int64_t i = 0; i < numBoxes; ++i)
       all[size_t(i)] = readBox(boxes, (b * numBoxes + i) * 4, centerPoint);
     for (int64_t c = 0; c < classes; ++c) {
       int64_t base = (b * classes + c) * numBoxes;
       order.clear();
-      for (int64_t i = 0; i < numBoxes; ++i)
-        if (scores.getDouble(base + i) > *minScore)
+      for (int64_t i = 0; i < numBoxes; ++i) {
+        score[size_t(i)] = scores.getDouble(base + i);
+        if (score[size_t(i)] > *minScore)
           order.push_back(i);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-        return scores.getDouble(base + x) > scores.getDouble(base + y);
-      });
-      kept.clear();
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t x, int64_t y) { return score[size_t(x)] > score[size_t(y)]; });
+      candidates.clear();
+      for (int64_t i : order)
+        candidates.push_back(all[size_t(i)]);
+      BucketedBoxes kept(candidates);
       for (int64_t i : order) {
         if (int64_t(kept.size()) >= limit)
           break;
         const Box &box = all[size_t(i)];
-        if (llvm::any_of(kept, [&](const Box &k) { return suppresses(box, k, *iou); }))
+        if (kept.suppress(box, threshold))
           continue;
-        kept.push_back(box);
+        kept.push(box);
         rows.insert(rows.end(), {b, c, i});
       }
     }
@@ -148,10 +233,413 @@ static Expected<OpResults> nmsOp(OpContext &ctx) {
   return single(std::move(*out));
 }
 
+/// The integers of operand i (a shape, k, starts), checked to be at most
+/// `most` of them.
+static Expected<std::vector<int64_t>> intsOf(OpContext &ctx, unsigned i, StringRef what) {
+  const HostTensor &t = ctx.arg(i);
+  if (!isIntegral(t.dtype()) || t.shape().size() > 1)
+    return ctx.error(what + " must be a 1-D integer tensor, got " + dtypeName(t.dtype()) + " " +
+                     shapeStr(t.shape()));
+  std::vector<int64_t> v;
+  for (int64_t k = 0; k < t.numElements(); ++k)
+    v.push_back(getInt64(t, k));
+  return v;
+}
+
+static AttrValue intList(ArrayRef<int64_t> v) {
+  std::vector<AttrValue> items;
+  for (int64_t x : v)
+    items.push_back(AttrValue::ofInt(x));
+  return AttrValue::ofList(std::move(items));
+}
+
+/// The static operator `name` with `attrs` on `args`: what a dynamic
+/// operator is once its value operands are read.
+static Expected<OpResults> callStatic(OpContext &ctx, StringRef name, Attrs attrs,
+                                      ArrayRef<const HostTensor *> args) {
+  Module m;
+  Op *op = m.getOp(name);
+  op->def = lookupOp(name);
+  SmallVector<ExprRef, 2> vars;
+  for (size_t i = 0; i < args.size(); ++i)
+    vars.push_back(make<Var>("x" + std::to_string(i), nullptr, ctx.call.loc));
+  Ref<Call> c = make<Call>(ExprRef(op), std::move(vars), std::move(attrs), ctx.call.loc);
+  Expected<OpResults> r = interpretOp(*c, args);
+  if (!r)
+    return ctx.error(toString(r.takeError()));
+  return r;
+}
+
+static Expected<OpResults> shapeOfOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  ArrayRef<int64_t> shape = ctx.arg(0).shape();
+  Expected<HostTensor> out =
+      ctx.makeResult(0, {int64_t(shape.size())}, ctx.getDType("dtype").value_or(DType::Int32));
+  if (!out)
+    return out.takeError();
+  for (size_t i = 0; i < shape.size(); ++i)
+    setInt64(*out, int64_t(i), shape[i]);
+  return single(std::move(*out));
+}
+
+static Expected<OpResults> dynReshapeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  Expected<std::vector<int64_t>> shape = intsOf(ctx, 1, "newshape");
+  if (!shape)
+    return shape.takeError();
+  std::vector<int64_t> dims = *shape;
+  ArrayRef<int64_t> in = ctx.arg(0).shape();
+  // ONNX's 0 copies the input's dim (unless allowzero); reshape's 0 does too.
+  if (!ctx.getBool("allowzero"))
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] == 0 && i >= in.size())
+        return ctx.error("newshape's 0 at " + Twine(i) + " has no dim of the input to copy");
+  Attrs a;
+  a.set("newshape", intList(dims));
+  a.set("allowzero", AttrValue::ofBool(ctx.getBool("allowzero")));
+  return callStatic(ctx, "reshape", std::move(a), {&ctx.arg(0)});
+}
+
+/// k of n along an axis by a partial sort (a detector's topk keeps 1000 of
+/// a million scores): the order a stable full sort gives, the largest
+/// first (NaN above every number; equal values by index), or with
+/// is_ascend the smallest first.
+static Expected<OpResults> dynTopkOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &k = ctx.arg(1);
+  if (k.numElements() != 1)
+    return ctx.error("k must hold one value, got shape " + shapeStr(k.shape()));
+  Expected<unsigned> axis = ctx.normalizeAxis(ctx.getInt("axis"), data.shape().size(), "axis");
+  if (!axis)
+    return axis.takeError();
+  int64_t kv = getInt64(k, 0), len = data.shape()[*axis];
+  if (kv < 0 || kv > len)
+    return ctx.error("k=" + Twine(kv) + " is outside [0, " + Twine(len) +
+                     "], the size of the axis");
+  Shape shape(data.shape().begin(), data.shape().end());
+  shape[*axis] = kv;
+  int64_t inner = 1, outer = 1;
+  for (size_t d = *axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  for (size_t d = 0; d < *axis; ++d)
+    outer *= shape[d];
+  DType indexType = ctx.getDType("dtype").value_or(DType::Int32);
+  Expected<HostTensor> values = ctx.makeResult(0, shape, data.dtype());
+  Expected<HostTensor> indices = values ? ctx.makeResult(1, shape, indexType) : values.takeError();
+  if (!indices)
+    return indices.takeError();
+  bool ascend = ctx.getBool("is_ascend"), integral = isIntegral(data.dtype());
+  std::vector<double> keys(static_cast<size_t>(len));
+  std::vector<int64_t> keyInts(integral ? static_cast<size_t>(len) : 0);
+  std::vector<int64_t> order(static_cast<size_t>(len));
+  size_t eb = dtypeBytes(data.dtype());
+  const auto *src = static_cast<const uint8_t *>(data.data());
+  auto *dst = static_cast<uint8_t *>(values->data());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t base = o * len * inner + in;
+      for (int64_t i = 0; i < len; ++i) {
+        if (integral)
+          keyInts[size_t(i)] = getInt64(data, base + i * inner);
+        else
+          keys[size_t(i)] = data.getDouble(base + i * inner);
+        order[size_t(i)] = i;
+      }
+      // a before b: a's key first in the requested direction (NaN the
+      // largest), equal keys by index.
+      auto before = [&](int64_t a, int64_t b) {
+        if (integral) {
+          int64_t x = keyInts[size_t(a)], y = keyInts[size_t(b)];
+          if (x != y)
+            return ascend ? x < y : x > y;
+          return a < b;
+        }
+        double x = keys[size_t(a)], y = keys[size_t(b)];
+        bool xn = std::isnan(x), yn = std::isnan(y);
+        if (xn != yn)
+          return ascend ? yn : xn;
+        if (!xn && x != y)
+          return ascend ? x < y : x > y;
+        return a < b;
+      };
+      std::partial_sort(order.begin(), order.begin() + kv, order.end(), before);
+      for (int64_t i = 0; i < kv; ++i) {
+        int64_t from = order[size_t(i)], at = (o * kv + i) * inner + in;
+        std::memcpy(dst + size_t(at) * eb, src + size_t(base + from * inner) * eb, eb);
+        setInt64(*indices, at, from);
+      }
+    }
+  OpResults r;
+  r.push_back(std::move(*values));
+  r.push_back(std::move(*indices));
+  return r;
+}
+
+static Expected<OpResults> dynSliceOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(5))
+    return e;
+  std::vector<int64_t> v[4];
+  const char *names[] = {"starts", "ends", "axes", "steps"};
+  for (unsigned i = 0; i < 4; ++i) {
+    Expected<std::vector<int64_t>> x = intsOf(ctx, i + 1, names[i]);
+    if (!x)
+      return x.takeError();
+    v[i] = std::move(*x);
+  }
+  const HostTensor &data = ctx.arg(0);
+  size_t rank = data.shape().size();
+  if (v[1].size() != v[0].size() || v[2].size() != v[0].size() || v[3].size() != v[0].size())
+    return ctx.error("starts, ends, axes and steps differ in length");
+  // ONNX's clamping, per sliced axis: start to [0, dim] ([0, dim - 1]
+  // stepping back), end to [-1, dim].
+  Shape begin(rank, 0), end(data.shape().begin(), data.shape().end()), step(rank, 1);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < v[0].size(); ++i) {
+    Expected<unsigned> axis = ctx.normalizeAxis(v[2][i], rank, "axes");
+    if (!axis)
+      return axis.takeError();
+    if (seen[*axis])
+      return ctx.error("axis " + Twine(*axis) + " is sliced twice");
+    seen[*axis] = true;
+    int64_t dim = data.shape()[*axis], s = v[3][i];
+    if (s == 0)
+      return ctx.error("a step of 0");
+    int64_t b = v[0][i] < 0 ? v[0][i] + dim : v[0][i];
+    int64_t e = v[1][i] < 0 ? v[1][i] + dim : v[1][i];
+    if (s > 0) {
+      b = std::clamp<int64_t>(b, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      b = std::clamp<int64_t>(b, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    begin[*axis] = b, end[*axis] = e, step[*axis] = s;
+  }
+  Shape out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = step[d] > 0 ? (end[d] - begin[d] + step[d] - 1) / step[d]
+                            : (begin[d] - end[d] - step[d] - 1) / -step[d];
+    out[d] = std::max<int64_t>(n, 0);
+  }
+  Expected<HostTensor> r = ctx.makeResult(0, out, data.dtype());
+  if (!r)
+    return r.takeError();
+  Shape inStrides = stridesOf(data.shape()), outStrides = stridesOf(out);
+  size_t eb = dtypeBytes(data.dtype());
+  auto *dst = static_cast<uint8_t *>(r->data());
+  const auto *src = static_cast<const uint8_t *>(data.data());
+  for (int64_t i = 0; i < r->numElements(); ++i) {
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += (begin[d] + (i / outStrides[d] % out[d]) * step[d]) * inStrides[d];
+    std::memcpy(dst + size_t(i) * eb, src + size_t(from) * eb, eb);
+  }
+  return single(std::move(*r));
+}
+
+/// Every element of `out` from the element of `in` that index map `from`
+/// gives.
+static void gatherBytes(const HostTensor &in, HostTensor &out, ArrayRef<int64_t> from) {
+  size_t eb = dtypeBytes(in.dtype());
+  auto *dst = static_cast<uint8_t *>(out.data());
+  const auto *src = static_cast<const uint8_t *>(in.data());
+  for (size_t i = 0; i < from.size(); ++i)
+    std::memcpy(dst + i * eb, src + size_t(from[i]) * eb, eb);
+}
+
+static Expected<OpResults> dynExpandOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  Expected<std::vector<int64_t>> shape = intsOf(ctx, 1, "shape");
+  if (!shape)
+    return shape.takeError();
+  const HostTensor &data = ctx.arg(0);
+  std::optional<Shape> out = broadcastShapes(data.shape(), *shape);
+  if (!out || llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return ctx.error("shape " + shapeStr(*shape) + " does not broadcast with the input's " +
+                     shapeStr(data.shape()));
+  Expected<HostTensor> r = ctx.makeResult(0, *out, data.dtype());
+  if (!r)
+    return r.takeError();
+  gatherBytes(data, *r, broadcastIndex(data.shape(), *out));
+  return single(std::move(*r));
+}
+
+static Expected<OpResults> dynTileOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  Expected<std::vector<int64_t>> reps = intsOf(ctx, 1, "repeats");
+  if (!reps)
+    return reps.takeError();
+  const HostTensor &data = ctx.arg(0);
+  size_t rank = data.shape().size();
+  if (reps->size() != rank || llvm::any_of(*reps, [](int64_t r) { return r < 0; }))
+    return ctx.error("repeats " + shapeStr(*reps) + " must be one non-negative count per dim of " +
+                     shapeStr(data.shape()));
+  Shape out(rank);
+  for (size_t d = 0; d < rank; ++d)
+    out[d] = data.shape()[d] * (*reps)[d];
+  Expected<HostTensor> r = ctx.makeResult(0, out, data.dtype());
+  if (!r)
+    return r.takeError();
+  Shape inStrides = stridesOf(data.shape()), outStrides = stridesOf(out);
+  std::vector<int64_t> from(size_t(r->numElements()));
+  for (size_t i = 0; i < from.size(); ++i) {
+    int64_t f = 0;
+    for (size_t d = 0; d < rank; ++d)
+      f += (int64_t(i) / outStrides[d] % out[d] % data.shape()[d]) * inStrides[d];
+    from[i] = f;
+  }
+  gatherBytes(data, *r, from);
+  return single(std::move(*r));
+}
+
+static Expected<OpResults> dynFullOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  Expected<std::vector<int64_t>> shape = intsOf(ctx, 0, "shape");
+  if (!shape)
+    return shape.takeError();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return ctx.error("the shape " + shapeStr(*shape) + " has a negative dim");
+  const HostTensor &fill = ctx.arg(1);
+  if (fill.numElements() != 1)
+    return ctx.error("the fill value must be one value");
+  Expected<HostTensor> r = ctx.makeResult(0, *shape, fill.dtype());
+  if (!r)
+    return r.takeError();
+  gatherBytes(fill, *r, std::vector<int64_t>(size_t(r->numElements()), 0));
+  return single(std::move(*r));
+}
+
+static Expected<OpResults> dynArangeOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(3))
+    return e;
+  const HostTensor &start = ctx.arg(0);
+  double s = start.getDouble(0), l = ctx.arg(1).getDouble(0), d = ctx.arg(2).getDouble(0);
+  if (start.numElements() != 1 || ctx.arg(1).numElements() != 1 || ctx.arg(2).numElements() != 1)
+    return ctx.error("start, limit and delta must be scalars");
+  if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d))
+    return ctx.error("start, limit and delta must be finite, and delta not 0");
+  // ONNX: max(ceil((limit - start) / delta), 0) elements.
+  double count = std::max(std::ceil((l - s) / d), 0.0);
+  if (count > double(kMaxResultBytes))
+    return ctx.error("a range of " + formatDouble(count) + " elements is too large");
+  Expected<HostTensor> r = ctx.makeResult(0, {int64_t(count)}, start.dtype());
+  if (!r)
+    return r.takeError();
+  bool integral = isIntegral(start.dtype());
+  for (int64_t i = 0; i < r->numElements(); ++i) {
+    if (integral)
+      setInt64(*r, i, getInt64(start, 0) + i * getInt64(ctx.arg(2), 0));
+    else
+      r->setDouble(i, s + double(i) * d);
+  }
+  return single(std::move(*r));
+}
+
+/// RoiAlign as ONNX Runtime computes it: per bin, sample_ratio^2 points (or
+/// ceil(the bin's size) per axis when sample_ratio <= 0), each the bilinear
+/// interpolation of the four pixels around it (0 outside [-1, size], the
+/// border clamped), averaged, or for "max" the largest of the corners'
+/// weighted values. Without `aligned` a box is at least 1 x 1 and has no
+/// half-pixel offset (ONNX's output_half_pixel, torchvision's aligned=False).
+static Expected<OpResults> roiAlignOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(2))
+    return e;
+  const HostTensor &data = ctx.arg(0), &rois = ctx.arg(1);
+  ArrayRef<int64_t> ds = data.shape();
+  if (ds.size() != 4 || rois.shape().size() != 2 || rois.shape()[1] != 5)
+    return ctx.error("expected NCHW data and (boxes, 5) rois, got " + shapeStr(ds) + " and " +
+                     shapeStr(rois.shape()));
+  Shape pooled = ctx.getInts("pooled_size");
+  int64_t R = rois.shape()[0], C = ds[1], H = ds[2], W = ds[3], PH = pooled[0], PW = pooled[1];
+  float scale = float(ctx.getFloat("spatial_scale"));
+  int64_t ratio = ctx.getInt("sample_ratio");
+  bool aligned = ctx.getBool("aligned"), isMax = ctx.getString("mode") == "max";
+  Expected<HostTensor> out = ctx.makeResult(0, {R, C, PH, PW}, data.dtype());
+  if (!out)
+    return out.takeError();
+  std::vector<float> plane(size_t(H * W));
+  for (int64_t r = 0; r < R; ++r) {
+    int64_t batch = int64_t(rois.getDouble(r * 5));
+    if (batch < 0 || batch >= ds[0])
+      return ctx.error("box " + Twine(r) + " names batch " + Twine(batch) + " of " + Twine(ds[0]));
+    float offset = aligned ? 0.5f : 0.0f;
+    float x0 = float(rois.getDouble(r * 5 + 1)) * scale - offset,
+          y0 = float(rois.getDouble(r * 5 + 2)) * scale - offset;
+    float x1 = float(rois.getDouble(r * 5 + 3)) * scale - offset,
+          y1 = float(rois.getDouble(r * 5 + 4)) * scale - offset;
+    float rw = x1 - x0, rh = y1 - y0;
+    if (!aligned)
+      rw = std::max(rw, 1.0f), rh = std::max(rh, 1.0f);
+    float bh = rh / float(PH), bw = rw / float(PW);
+    int64_t gh = ratio > 0 ? ratio : int64_t(std::ceil(rh / float(PH)));
+    int64_t gw = ratio > 0 ? ratio : int64_t(std::ceil(rw / float(PW)));
+    if (gh > (1 << 16) || gw > (1 << 16))
+      return ctx.error("box " + Twine(r) + " samples too many points per bin");
+    float count = float(std::max<int64_t>(gh * gw, 1));
+    for (int64_t c = 0; c < C; ++c) {
+      int64_t base = ((batch * C) + c) * H * W;
+      for (int64_t i = 0; i < H * W; ++i)
+        plane[size_t(i)] = float(data.getDouble(base + i));
+      auto at = [&](int64_t y, int64_t x) { return plane[size_t(y * W + x)]; };
+      for (int64_t ph = 0; ph < PH; ++ph)
+        for (int64_t pw = 0; pw < PW; ++pw) {
+          float acc = isMax ? -INFINITY : 0.0f;
+          bool any = false;
+          for (int64_t iy = 0; iy < gh; ++iy)
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              float y = y0 + float(ph) * bh + (float(iy) + 0.5f) * bh / float(gh);
+              float x = x0 + float(pw) * bw + (float(ix) + 0.5f) * bw / float(gw);
+              if (y < -1.0f || y > float(H) || x < -1.0f || x > float(W)) {
+                if (!isMax)
+                  continue;
+                acc = std::max(acc, 0.0f), any = true;
+                continue;
+              }
+              y = std::max(y, 0.0f), x = std::max(x, 0.0f);
+              int64_t yl = int64_t(y), xl = int64_t(x), yh, xh;
+              if (yl >= H - 1)
+                yh = yl = H - 1, y = float(yl);
+              else
+                yh = yl + 1;
+              if (xl >= W - 1)
+                xh = xl = W - 1, x = float(xl);
+              else
+                xh = xl + 1;
+              float ly = y - float(yl), lx = x - float(xl), hy = 1 - ly, hx = 1 - lx;
+              float v1 = hy * hx * at(yl, xl), v2 = hy * lx * at(yl, xh);
+              float v3 = ly * hx * at(yh, xl), v4 = ly * lx * at(yh, xh);
+              if (isMax)
+                acc = std::max({acc, v1, v2, v3, v4}), any = true;
+              else
+                acc += v1 + v2 + v3 + v4;
+            }
+          out->setDouble(((r * C + c) * PH + ph) * PW + pw,
+                         isMax ? (any ? acc : 0.0f) : acc / count);
+        }
+    }
+  }
+  return single(std::move(*out));
+}
+
 OpImplFn findDynamicOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nonzero", nonzeroOp)
       .Case("vision.non_max_suppression", nmsOp)
+      .Case("shape_of", shapeOfOp)
+      .Case("dyn.reshape", dynReshapeOp)
+      .Case("dyn.topk", dynTopkOp)
+      .Case("dyn.slice", dynSliceOp)
+      .Case("dyn.expand", dynExpandOp)
+      .Case("dyn.tile", dynTileOp)
+      .Case("dyn.full", dynFullOp)
+      .Case("dyn.arange", dynArangeOp)
+      .Case("vision.roi_align", roiAlignOp)
       .Default(nullptr);
 }
 

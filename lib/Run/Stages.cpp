@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Stages.h"
 #include "hx/IR/DeviceAware.h"
+#include "hx/IR/OpDef.h"
 #include "hx/IR/Rewrite.h"
 #include "hx/IR/Walk.h"
 #include "hx/Interpreter/Interpreter.h"
@@ -103,6 +104,11 @@ DenseSet<const Expr *> computableNodes(Expr *body, const StringSet<> &dynamicGlo
           llvm::all_of(ops, [&](Expr *o) { return ok.count(o) != 0; });
       break;
     default:
+      if (auto *call = dyn_cast<Call>(e);
+          call && call->getOp() && call->getOp()->def && call->getOp()->def->valueDependentShape) {
+        c = false; // the host evaluates it, between stages (shape_of's type is static)
+        break;
+      }
       ops.clear();
       getOperands(e, ops);
       c = isStaticType(e->checkedType.get()) &&

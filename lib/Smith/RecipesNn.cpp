@@ -476,11 +476,85 @@ static bool sortRecipe(Gen &g, const OpDef &d) {
   return true;
 }
 
+/// vision.roi_align over a fresh feature map and constant boxes in it.
+static bool roiAlignRecipe(Gen &g, const OpDef &d) {
+  int64_t c = g.rng.range(1, 3), h = g.rng.range(2, 6), w = g.rng.range(2, 6),
+          r = g.rng.range(1, 3);
+  Val data = g.fresh({DType::Float32, {1, c, h, w}});
+  g.use(data);
+  Val batch = g.intConstant({DType::Float32, {r, 1}}, 0, 0);
+  Val corners = g.intConstant({DType::Float32, {r, 4}}, 0, std::min(h, w));
+  std::vector<std::string> attrs{"pooled_size=[" + std::to_string(g.rng.range(1, 3)) + ", " +
+                                 std::to_string(g.rng.range(1, 3)) + "]"};
+  if (g.rng.chance(1, 2))
+    attrs.push_back("sample_ratio=" + std::to_string(g.rng.range(1, 2)));
+  if (g.rng.chance(1, 2))
+    attrs.push_back("aligned=True");
+  if (g.rng.chance(1, 3))
+    attrs.push_back("mode=\"max\"");
+  std::string rois = call("concatenate", {"(" + batch.ref + ", " + corners.ref + ")"}, {"axis=1"});
+  double hi = double(r * c * 9) * std::max(std::abs(data.lo), std::abs(data.hi));
+  g.emit(d.name, call("sum", {call(d.name, {data.ref, rois}, attrs)}), {DType::Float32, {}}, -hi,
+         hi, false);
+  return true;
+}
+
+/// shape_of and the dyn.* operators, their shape operands computed from
+/// shape_of of the operand (so that they are valid for any shape), the
+/// result summed in the same binding as for nonzero below.
+static bool shapeRecipe(Gen &g, const OpDef &d) {
+  Val a = g.input({d.dtypes & (kFloats | kIntegers), 1, 3});
+  g.use(a);
+  int64_t rank = int64_t(a.ty.shape.size()), n = a.ty.numel();
+  DType dt = a.ty.dtype;
+  std::string shape = call("shape_of", {a.ref}, {"dtype=\"int64\""});
+  auto one = [](int64_t v) { return "reshape(" + std::to_string(v) + "i64, newshape=[1])"; };
+  double m = std::max(std::abs(a.lo), std::abs(a.hi));
+  bool exact = a.exact && isInteger(dt);
+  if (d.name == "shape_of") {
+    int64_t most = *std::max_element(a.ty.shape.begin(), a.ty.shape.end());
+    g.emit(d.name, shape, {DType::Int64, {rank}}, 1, double(most), true);
+    return true;
+  }
+  std::string expr;
+  double hi = double(n) * m;
+  if (d.name == "dyn.reshape") {
+    expr = call(d.name, {a.ref, g.rng.chance(1, 2) ? shape : one(-1)});
+  } else if (d.name == "dyn.topk") {
+    int64_t k = std::min<int64_t>(a.ty.shape.back(), g.rng.range(1, 3));
+    expr = call(d.name, {a.ref, std::to_string(k) + "i64"}) + ".0";
+  } else if (d.name == "dyn.slice") {
+    int64_t axis = int64_t(g.rng.below(size_t(rank)));
+    expr = call(d.name,
+                {a.ref, one(0), one(g.rng.range(1, a.ty.shape[size_t(axis)])), one(axis), one(1)});
+  } else if (d.name == "dyn.expand") {
+    expr = call(d.name, {a.ref, shape});
+  } else if (d.name == "dyn.tile") {
+    expr = call(d.name, {a.ref, call("clip", {shape}, {"a_min=1f", "a_max=2f"})});
+    hi *= double(1 << rank);
+  } else if (d.name == "dyn.full") {
+    expr = call(d.name, {shape, g.literal(dt, 2).ref});
+    hi = 2 * double(n);
+  } else if (d.name == "dyn.arange") {
+    expr = call(d.name, {"0i64", std::to_string(n) + "i64", "1i64"});
+    g.emit(d.name, call("sum", {expr}), {DType::Int64, {}}, 0, double(n * n), true);
+    return true;
+  } else {
+    return false;
+  }
+  g.emit(d.name, call("sum", {expr}), {dt, {}}, -hi, hi, exact);
+  return true;
+}
+
 /// nonzero and vision.non_max_suppression: their value-dependent counts
 /// summed away in the same binding, so the value in scope has a static
 /// type (the generator knows every shape) while the module still runs in
 /// stages: the sum is a kernel of the stage after the host's count.
 static bool valueDependentRecipe(Gen &g, const OpDef &d) {
+  if (d.name == "vision.roi_align")
+    return roiAlignRecipe(g, d);
+  if (d.name != "nonzero" && d.name != "vision.non_max_suppression")
+    return shapeRecipe(g, d);
   if (d.name == "nonzero") {
     Val a = g.input({d.dtypes, 1, 3, /*exact=*/true});
     if (!a.exact)
@@ -533,6 +607,15 @@ Recipe findNnRecipe(StringRef op) {
       {"topk", sortRecipe},
       {"nonzero", valueDependentRecipe},
       {"vision.non_max_suppression", valueDependentRecipe},
+      {"shape_of", valueDependentRecipe},
+      {"dyn.reshape", valueDependentRecipe},
+      {"dyn.topk", valueDependentRecipe},
+      {"dyn.slice", valueDependentRecipe},
+      {"dyn.expand", valueDependentRecipe},
+      {"dyn.tile", valueDependentRecipe},
+      {"dyn.full", valueDependentRecipe},
+      {"dyn.arange", valueDependentRecipe},
+      {"vision.roi_align", valueDependentRecipe},
   };
   for (const auto &[name, r] : table)
     if (name == op)

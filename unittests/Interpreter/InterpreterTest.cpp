@@ -271,6 +271,7 @@ TEST(InterpretOpTest, HostileArgumentsNeverCrash) {
   required.set("dst_layout", AttrValue::ofString("CN2n"));
   required.set("scale_h", AttrValue::ofFloat(2));
   required.set("scale_w", AttrValue::ofFloat(1.5));
+  required.set("pooled_size", AttrValue::ofList({AttrValue::ofInt(2), AttrValue::ofInt(1)}));
   unsigned ok = 0, failed = 0;
   for (const OpDef &def : allOps()) {
     Attrs attrs;

@@ -121,6 +121,10 @@ TypeRef makeTensorType(llvm::ArrayRef<int64_t> shape, DType dtype);
 uint64_t storageBytes(const Type *t);
 /// Structural equality (locations are ignored).
 bool typeEqual(const Type *a, const Type *b);
+/// The type of an if whose branches have types `a` and `b`: tensors of one
+/// dtype and rank join with `?` where their sizes differ, tuples field by
+/// field, other types only when equal; null when they do not join.
+TypeRef joinTypes(const Type *a, const Type *b);
 /// A structural hash consistent with typeEqual.
 llvm::hash_code hashType(const Type *t);
 

@@ -136,49 +136,12 @@ bool compatible(const Type *a, const Type *b) {
   return compatible(fa->ret.get(), fb->ret.get());
 }
 
-/// Whether join has a result: compatible, except that tensors of one dtype
-/// and rank join whatever their sizes (an if whose branches differ in a
-/// size has `?` there: its run goes in stages).
-static bool joinable(const Type *a, const Type *b) {
-  if (!a || !b || a->getKind() != b->getKind())
-    return false;
-  if (const auto *ta = dyn_cast<TensorType>(a)) {
-    const auto *tb = cast<TensorType>(b);
-    return ta->dtype == tb->dtype && ta->rank() == tb->rank();
-  }
-  if (const auto *ta = dyn_cast<TupleType>(a)) {
-    const auto *tb = cast<TupleType>(b);
-    if (ta->fields.size() != tb->fields.size())
-      return false;
-    for (size_t i = 0; i < ta->fields.size(); ++i)
-      if (!joinable(ta->fields[i].get(), tb->fields[i].get()))
-        return false;
-    return true;
-  }
-  return compatible(a, b);
-}
-
+/// The branches' join (hx/IR/Type.h's joinTypes), where function types need
+/// only be compatible (unannotated parameters).
 TypeRef join(const Type *a, const Type *b) {
-  if (!joinable(a, b))
-    return nullptr;
-  if (typeEqual(a, b))
-    return TypeRef(const_cast<Type *>(a));
-  if (const auto *ta = dyn_cast<TensorType>(a)) {
-    const auto *tb = cast<TensorType>(b);
-    SmallVector<int64_t, 4> shape(ta->shape);
-    for (size_t i = 0; i < shape.size(); ++i)
-      if (shape[i] != tb->shape[i])
-        shape[i] = kDyn;
-    return makeTensorType(shape, ta->dtype);
-  }
-  if (const auto *ta = dyn_cast<TupleType>(a)) {
-    const auto *tb = cast<TupleType>(b);
-    std::vector<TypeRef> fields;
-    for (size_t i = 0; i < ta->fields.size(); ++i)
-      fields.push_back(join(ta->fields[i].get(), tb->fields[i].get()));
-    return make<TupleType>(std::move(fields));
-  }
-  return TypeRef(const_cast<Type *>(a)); // compatible function types
+  if (isa_and_nonnull<FuncType>(a))
+    return compatible(a, b) ? TypeRef(const_cast<Type *>(a)) : nullptr;
+  return joinTypes(a, b);
 }
 
 bool isBoolScalar(const Type *t) {
