@@ -503,7 +503,7 @@ static bool roiAlignRecipe(Gen &g, const OpDef &d) {
 /// shape_of of the operand (so that they are valid for any shape), the
 /// result summed in the same binding as for nonzero below.
 static bool shapeRecipe(Gen &g, const OpDef &d) {
-  Val a = g.input({d.dtypes & (kFloats | kIntegers), 1, 3});
+  Val a = g.input({DTypeSet(d.dtypes & (kFloats | kIntegers)), 1, 3});
   g.use(a);
   int64_t rank = int64_t(a.ty.shape.size()), n = a.ty.numel();
   DType dt = a.ty.dtype;
