@@ -43,7 +43,8 @@ std::optional<HostTensor> constantValue(const Constant &c, const Importer &imp) 
   HostTensor t(c.tensor->dtype, c.tensor->shape);
   if (c.tensor->bytes.size() != t.byteSize())
     return std::nullopt;
-  std::memcpy(t.data(), c.tensor->bytes.data(), t.byteSize());
+  if (t.byteSize()) // an empty tensor has no memory to copy into
+    std::memcpy(t.data(), c.tensor->bytes.data(), t.byteSize());
   return t;
 }
 

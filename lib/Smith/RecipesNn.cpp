@@ -484,8 +484,12 @@ static bool roiAlignRecipe(Gen &g, const OpDef &d) {
   g.use(data);
   Val batch = g.intConstant({DType::Float32, {r, 1}}, 0, 0);
   Val corners = g.intConstant({DType::Float32, {r, 4}}, 0, std::min(h, w));
-  std::vector<std::string> attrs{"pooled_size=[" + std::to_string(g.rng.range(1, 3)) + ", " +
-                                 std::to_string(g.rng.range(1, 3)) + "]"};
+  // One draw per statement: the order of a call's operands is unspecified,
+  // and the module must be the same bytes whatever the compiler.
+  int64_t ph = g.rng.range(1, 3);
+  int64_t pw = g.rng.range(1, 3);
+  std::vector<std::string> attrs{"pooled_size=[" + std::to_string(ph) + ", " + std::to_string(pw) +
+                                 "]"};
   if (g.rng.chance(1, 2))
     attrs.push_back("sample_ratio=" + std::to_string(g.rng.range(1, 2)));
   if (g.rng.chance(1, 2))
