@@ -5,7 +5,10 @@
 // uses lives where its producer puts it; if nothing does, on the candidate
 // device (a device its soft operands are on, then a device a use needs, in
 // program order) that moves the fewest bytes: one copy per other device its
-// uses need, plus copies of its soft operands. Unconstrained uses follow it,
+// uses need, plus copies of its soft operands. A device only cpu-fallback
+// boundaries ask for never places a value alone: the value is defaulted with
+// its producer and copied to the fallback, so the cpu takes the operators the
+// device lacks, not every producer before them. Unconstrained uses follow it,
 // and so do uses on a device that joins its (the same device, the memory
 // scope left open on one side, which TVM unifies).
 //
@@ -72,11 +75,11 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
         addUnique(u.boundary ? boundaryCandidates : candidates, d);
         addUnique(useDevices, d);
       }
-      bool freeUses = llvm::any_of(uses, [&](const SoftUse &u) {
-        return !u.boundary && domains.device(u.expected) == kNoDevice;
-      });
-      if (candidates.empty() && (freeUses || boundaryCandidates.empty())) {
-        // Nothing but free uses: the value stays with them, to be defaulted.
+      if (candidates.empty()) {
+        // Nothing but free uses and cpu-fallback boundaries: the value stays
+        // with its free uses, to be defaulted, and is copied to the fallbacks.
+        // Were a fallback to place it, the cpu would spread back through its
+        // producers' data flow and take the whole graph, not only the tail.
         for (const SoftUse &u : uses)
           if (!u.boundary &&
               !unify(self, u.expected, consumerOf(u), "cannot place this expression"))
