@@ -23,6 +23,10 @@
 // Slice or TopK whose shape operand only the run knows (onlyRunKnows) is
 // dyn.reshape, dyn.expand, dyn.tile, dyn.slice or dyn.topk.
 //
+//   Unique(x, axis, sorted)          unique(x, sorted, axis): its four
+//                                    fields are Y, indices, inverse_indices
+//                                    and counts
+//
 //   RoiAlign(x, rois, batch_indices)  vision.roi_align(x, concatenate(
 //                                    cast(batch_indices), rois)); half_pixel
 //                                    (opset 16's default) is `aligned`
@@ -45,6 +49,24 @@ Error nonZero(NodeCtx &ctx) {
   if (x->dims->empty())
     return ctx.error("the nonzero elements of a scalar have no dims to index");
   ctx.setOutput(0, ctx.call("nonzero", {ctx.use(0)}));
+  return Error::success();
+}
+
+Error unique(NodeCtx &ctx) {
+  TRY(x, ctx.required(0));
+  if (Error e = needRank(ctx, *x, "the input"))
+    return e;
+  Attrs at{{"sorted", attrs::boolean(ctx.getInt("sorted", 1) != 0)}};
+  if (ctx.attr("axis")) {
+    int64_t rank = int64_t(x->dims->size()), axis = ctx.getInt("axis", 0);
+    if (axis < -rank || axis >= rank)
+      return ctx.error("axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+    at.set("axis", attrs::integer(axis < 0 ? axis + rank : axis));
+  }
+  ExprRef all = ctx.call("unique", {ctx.use(0)}, at);
+  for (int i = 0; i < ctx.node.output_size() && i < 4; ++i)
+    if (!ctx.node.output(i).empty())
+      ctx.setOutput(unsigned(i), ctx.getItem(all, unsigned(i)));
   return Error::success();
 }
 
@@ -217,6 +239,7 @@ void onnximport::addDynamicConverters(ConverterTable &t) {
   // NonZero and Compress changed only in the dtypes they take (9 to 13, 11).
   t.add("NonZero", {9, 21}, nonZero);
   t.add("Compress", {9, 21}, compress);
+  t.add("Unique", {11, 21}, unique);
   // NonMaxSuppression: 10, then 11 (negative-free semantics unchanged).
   t.add("NonMaxSuppression", {10, 21}, nonMaxSuppression);
 }

@@ -19,6 +19,10 @@
 //    ONNX Runtime; the kept boxes are checked a block at a time, so that the
 //    compiler vectorizes the check (detectors give NMS tens of thousands
 //    of candidates).
+//  - unique: slices along the axis (elements of the flattened tensor
+//    without one) compared element by element in row-major order, as
+//    NumPy's unique; integers exactly, floats by value with every NaN equal
+//    and above all numbers. sorted: ascending; else by first occurrence.
 //  - shape_of, dyn.*: the operand values read (a shape, k, starts), then
 //    the static operator's implementation where there is one (reshape,
 //    topk), else the ONNX semantics directly (Slice's clamping, Expand's
@@ -63,6 +67,109 @@ static Expected<OpResults> nonzeroOp(OpContext &ctx) {
     for (size_t d = 0; d < rank; ++d)
       setInt64(*out, int64_t(d) * count + j, hits[j] / strides[d] % a.shape()[d]);
   return single(std::move(*out));
+}
+
+static Expected<OpResults> uniqueOp(OpContext &ctx) {
+  if (Error e = ctx.expectArgs(1))
+    return e;
+  const HostTensor &a = ctx.arg(0);
+  // The slices are `len` along the axis, each `outer` x `inner` elements.
+  int64_t outer = 1, len = a.numElements(), inner = 1;
+  std::optional<unsigned> axis;
+  if (std::optional<int64_t> ax = ctx.getOptInt("axis")) {
+    Expected<unsigned> n = ctx.normalizeAxis(*ax, a.shape().size(), "axis");
+    if (!n)
+      return n.takeError();
+    axis = *n;
+    len = a.shape()[*axis];
+    outer = inner = 1;
+    for (size_t d = 0; d < a.shape().size(); ++d)
+      if (d < *axis)
+        outer *= a.shape()[d];
+      else if (d > *axis)
+        inner *= a.shape()[d];
+  }
+  bool integral = isIntegral(a.dtype());
+  auto elem = [&](int64_t slice, int64_t k) {
+    return (k / inner * len + slice) * inner + k % inner;
+  };
+  // -1, 0, 1 as slice i orders before, with, after slice j.
+  auto compare = [&](int64_t i, int64_t j) {
+    for (int64_t k = 0, n = outer * inner; k < n; ++k) {
+      int64_t x = elem(i, k), y = elem(j, k);
+      if (integral) {
+        int64_t u = getInt64(a, x), v = getInt64(a, y);
+        if (u != v)
+          return u < v ? -1 : 1;
+        continue;
+      }
+      double u = a.getDouble(x), v = a.getDouble(y);
+      bool un = std::isnan(u), vn = std::isnan(v);
+      if (un || vn) {
+        if (un != vn)
+          return un ? 1 : -1;
+        continue;
+      }
+      if (u != v)
+        return u < v ? -1 : 1;
+    }
+    return 0;
+  };
+  std::vector<int64_t> order(static_cast<size_t>(len));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t i, int64_t j) { return compare(i, j) < 0; });
+  // Groups of equal slices; a group's first is its first occurrence.
+  std::vector<int64_t> first, counts, group(static_cast<size_t>(len));
+  for (size_t p = 0; p < order.size(); ++p) {
+    if (p == 0 || compare(order[p - 1], order[p]) != 0) {
+      first.push_back(order[p]);
+      counts.push_back(0);
+    }
+    group[size_t(order[p])] = int64_t(first.size()) - 1;
+    ++counts.back();
+  }
+  int64_t u = int64_t(first.size());
+  std::vector<int64_t> rank(static_cast<size_t>(u)); // position of each group in the output
+  std::iota(rank.begin(), rank.end(), 0);
+  if (!ctx.getBool("sorted")) {
+    std::vector<int64_t> byFirst(rank);
+    std::sort(byFirst.begin(), byFirst.end(),
+              [&](int64_t g, int64_t h) { return first[size_t(g)] < first[size_t(h)]; });
+    for (int64_t p = 0; p < u; ++p)
+      rank[size_t(byFirst[size_t(p)])] = p;
+  }
+  Shape shape{u};
+  if (axis) {
+    shape.assign(a.shape().begin(), a.shape().end());
+    shape[*axis] = u;
+  }
+  Expected<HostTensor> values = ctx.makeResult(0, shape, a.dtype());
+  if (!values)
+    return values.takeError();
+  std::vector<HostTensor> out;
+  out.push_back(std::move(*values));
+  for (auto [i, n] : {std::pair<unsigned, int64_t>{1, u}, {2, len}, {3, u}}) {
+    Expected<HostTensor> t = ctx.makeResult(i, {n}, DType::Int64);
+    if (!t)
+      return t.takeError();
+    out.push_back(std::move(*t));
+  }
+  size_t eb = dtypeBytes(a.dtype());
+  const auto *src = static_cast<const uint8_t *>(a.data());
+  auto *dst = static_cast<uint8_t *>(out[0].data());
+  for (int64_t g = 0; g < u; ++g) {
+    int64_t at = rank[size_t(g)], from = first[size_t(g)];
+    // Slice `from` of the input becomes slice `at` of the output (u long).
+    for (int64_t k = 0, n = outer * inner; k < n; ++k)
+      std::memcpy(dst + size_t((k / inner * u + at) * inner + k % inner) * eb,
+                  src + size_t(elem(from, k)) * eb, eb);
+    setInt64(out[1], at, from);
+    setInt64(out[3], at, counts[size_t(g)]);
+  }
+  for (int64_t i = 0; i < len; ++i)
+    setInt64(out[2], i, rank[size_t(group[size_t(i)])]);
+  return out;
 }
 
 namespace {
@@ -630,6 +737,7 @@ static Expected<OpResults> roiAlignOp(OpContext &ctx) {
 OpImplFn findDynamicOp(StringRef name) {
   return StringSwitch<OpImplFn>(name)
       .Case("nonzero", nonzeroOp)
+      .Case("unique", uniqueOp)
       .Case("vision.non_max_suppression", nmsOp)
       .Case("shape_of", shapeOfOp)
       .Case("dyn.reshape", dynReshapeOp)

@@ -17,6 +17,13 @@
 //                              center_point_box=0)  : Tensor[(?, 3), int64]
 //     ONNX NonMaxSuppression: rows [batch, class, box] of the boxes kept,
 //     by batch, then class, then descending score
+//   unique(Tensor[(4, 3), float32], sorted=True, axis=0)
+//     : (Tensor[(?, 3), float32], Tensor[(?), int64], Tensor[(4), int64],
+//        Tensor[(?), int64])
+//     ONNX Unique: the distinct slices along axis (the distinct elements of
+//     the flattened tensor without one), ascending or in order of first
+//     occurrence; each one's first index, each slice's index among them,
+//     and each one's count
 //
 // And the operators whose result shape comes from a small operand's values
 // (ONNX's shape inputs, when they are not known at import time):
@@ -57,6 +64,25 @@ static TypeRef nonzeroRel(TypeRelContext &ctx) {
     return nullptr;
   }
   return makeTensorType({int64_t(data->rank()), kDyn}, DType::Int64);
+}
+
+static TypeRef uniqueRel(TypeRelContext &ctx) {
+  const TensorType *data = ctx.tensorArg(0);
+  if (!data)
+    return nullptr;
+  Shape shape{kDyn};
+  int64_t length = data->numElements().value_or(kDyn);
+  if (std::optional<int64_t> a = ctx.getOptInt("axis")) {
+    std::optional<unsigned> axis = ctx.normalizeAxis(*a, data->rank(), "axis");
+    if (!axis)
+      return nullptr;
+    shape.assign(data->shape.begin(), data->shape.end());
+    length = shape[*axis];
+    shape[*axis] = kDyn;
+  }
+  TypeRef count = makeTensorType({kDyn}, DType::Int64);
+  return make<TupleType>(std::vector<TypeRef>{makeTensorType(shape, data->dtype), count,
+                                              makeTensorType({length}, DType::Int64), count});
 }
 
 /// Argument i holds one value (shape () or (1)) of a dtype in `allowed`.
@@ -306,6 +332,12 @@ void addDynamicOps(std::vector<OpDef> &ops) {
   nonzero.relation = nonzeroRel;
   nonzero.valueDependentShape = true;
   ops.push_back(std::move(nonzero));
+
+  ops.push_back(dynamicOp("unique",
+                          "The distinct elements, or slices along axis, with their first "
+                          "indices, inverse indices and counts",
+                          1, kAnySupported, uniqueRel,
+                          {boolAttr("sorted", true), noneAttr("axis", AttrKind::OptInt)}));
 
   OpDef nms;
   nms.name = "vision.non_max_suppression";

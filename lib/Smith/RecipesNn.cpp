@@ -503,11 +503,12 @@ static bool roiAlignRecipe(Gen &g, const OpDef &d) {
   return true;
 }
 
-/// shape_of and the dyn.* operators, their shape operands computed from
+/// shape_of, unique and the dyn.* operators, their shape operands computed from
 /// shape_of of the operand (so that they are valid for any shape), the
 /// result summed in the same binding as for nonzero below.
 static bool shapeRecipe(Gen &g, const OpDef &d) {
-  Val a = g.input({DTypeSet(d.dtypes & (kFloats | kIntegers)), 1, 3});
+  // unique compares values: they must be the same on every path.
+  Val a = g.input({DTypeSet(d.dtypes & (kFloats | kIntegers)), 1, 3, d.name == "unique"});
   g.use(a);
   int64_t rank = int64_t(a.ty.shape.size()), n = a.ty.numel();
   DType dt = a.ty.dtype;
@@ -539,6 +540,20 @@ static bool shapeRecipe(Gen &g, const OpDef &d) {
   } else if (d.name == "dyn.full") {
     expr = call(d.name, {shape, g.literal(dt, 2).ref});
     hi = 2 * double(n);
+  } else if (d.name == "unique") {
+    if (!a.exact)
+      return false;
+    std::vector<std::string> attrs;
+    if (g.rng.chance(1, 2))
+      attrs.push_back("sorted=False");
+    if (g.rng.chance(1, 2)) {
+      int64_t axis = int64_t(g.rng.below(size_t(rank)));
+      attrs.push_back("axis=" + std::to_string(axis));
+    }
+    // The distinct values summed, and each element's index among them.
+    std::string all = call(d.name, {a.ref}, attrs);
+    g.emit(d.name, call("sum", {all + ".2"}), {DType::Int64, {}}, 0, double(n * n), true);
+    expr = all + ".0";
   } else if (d.name == "dyn.arange") {
     expr = call(d.name, {"0i64", std::to_string(n) + "i64", "1i64"});
     g.emit(d.name, call("sum", {expr}), {DType::Int64, {}}, 0, double(n * n), true);
@@ -619,6 +634,7 @@ Recipe findNnRecipe(StringRef op) {
       {"dyn.tile", valueDependentRecipe},
       {"dyn.full", valueDependentRecipe},
       {"dyn.arange", valueDependentRecipe},
+      {"unique", valueDependentRecipe},
       {"vision.roi_align", valueDependentRecipe},
   };
   for (const auto &[name, r] : table)
