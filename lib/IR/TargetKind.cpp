@@ -33,7 +33,7 @@ constexpr StringRef kCUDADevices[] = {"cuda", "gpu"};
 /// argsort and topk have no GPU kernel: plan-devices' cpu fallback. The
 /// operators with a value-dependent shape (nonzero, NMS) are evaluated on
 /// the host between stages, so they belong on the cpu.
-constexpr StringRef kCUDALacks[] = {"argsort", "topk", "nonzero", "vision.non_max_suppression"};
+constexpr StringRef kCUDALacks[] = {"argsort", "topk"};
 constexpr TargetOptionInfo kCUDAOptions[] = {
     {"arch", "the PTX architecture (sm_80, sm_90)"},
     {"mcpu", "the same as -arch", "arch"},
@@ -65,7 +65,14 @@ const TargetKindInfo &targetKindOf(const Target &t) {
   return kKinds[0];
 }
 
-bool TargetKindInfo::supports(const OpDef &op) const { return !is_contained(lacks, op.name); }
+bool TargetKindInfo::supports(const OpDef &op) const {
+  // An operator whose result shape depends on values has no kernel: the
+  // host evaluates it between the stages of a run, so only a kind whose
+  // devices share the host's memory runs it.
+  if (op.valueDependentShape)
+    return isHost();
+  return !is_contained(lacks, op.name);
+}
 
 bool everyTargetKindSupports(const OpDef &op) {
   return all_of(kKinds, [&](const TargetKindInfo &k) { return k.supports(op); });

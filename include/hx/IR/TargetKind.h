@@ -64,6 +64,8 @@ struct TargetKindInfo {
   llvm::ArrayRef<llvm::StringRef> deviceNames;
   /// The operators its code generators lack (plan-devices moves them to the
   /// host); every other operator with a kernel definition they implement.
+  /// Operators with a value-dependent shape run on the host whatever the
+  /// list says (supports).
   llvm::ArrayRef<llvm::StringRef> lacks;
   DevicePeaks peaks;
   /// Copies between a device of this kind and the host; between two

@@ -5,10 +5,11 @@
 // uses lives where its producer puts it; if nothing does, on the candidate
 // device (a device its soft operands are on, then a device a use needs, in
 // program order) that moves the fewest bytes: one copy per other device its
-// uses need, plus copies of its soft operands. A device only cpu-fallback
-// boundaries ask for never places a value alone: the value is defaulted with
-// its producer and copied to the fallback, so the cpu takes the operators the
-// device lacks, not every producer before them. Unconstrained uses follow it,
+// uses need, plus copies of its soft operands. cpu-fallback boundaries never
+// place a value alone, in either direction: a value only fallbacks read is
+// defaulted with its producer and copied to them, and a fallback's result is
+// copied to its readers, so the cpu takes the operators the device lacks,
+// not every producer before them or consumer after. Unconstrained uses follow it,
 // and so do uses on a device that joins its (the same device, the memory
 // scope left open on one side, which TVM unifies).
 //
@@ -60,7 +61,9 @@ bool DeviceAnalysis::placeSharedValues(ArrayRef<Expr *> order,
       ops.clear();
       getOperands(v, ops);
       for (unsigned i = 0; i < ops.size(); ++i) {
-        if (!isSoftEdge(v, i))
+        // A fallback's result does not draw its readers to the cpu either.
+        auto *producer = dyn_cast<Call>(ops[i]);
+        if (!isSoftEdge(v, i) || (producer && fallbacks.count(producer)))
           continue;
         DeviceIndex d = domains.device(domains.firstOrder(domainOf(ops[i])));
         if (d == kNoDevice)
