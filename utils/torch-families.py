@@ -3,7 +3,7 @@
 torch.onnx.export and run by hx, against PyTorch's own outputs:
 
     torch-families.py OUTDIR --check HX_RUN [--full] [--only a,b] [--opset 17]
-    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R]
+    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R] [--ort DIR]
 
 The families: alexnet, vgg, resnet, wide_resnet, squeezenet, densenet,
 inception_v3, googlenet, shufflenet_v2, mobilenet_v2, mobilenet_v3, mnasnet,
@@ -19,7 +19,9 @@ where E is the largest |hx - PyTorch| over the output's largest |PyTorch|
 and must be at most 1e-4; `NAME: refused: REASON` when the exporter or hx's
 importer refuses it; `NAME: FAIL ...` otherwise (exit 1 on a FAIL).
 --bench prints each model's best time on hx (hx-run --repeat) beside
-PyTorch eager's, on the same number of threads.
+PyTorch eager's, and with --ort DIR ONNX Runtime's (bench/ort/setup.sh
+installs it; bench/ort/ort-time.js times it), on the same number of
+threads, and the geomeans of the ratios.
 Needs Debian's /usr/bin/python3 (torch, torchvision, onnx).
 """
 import argparse
@@ -238,10 +240,26 @@ def check(a, names, table):
     return 1 if failed else 0
 
 
+def ort_time(a, stem):
+    """ONNX Runtime's best time in ms (bench/ort/ort-time.js), or the reason it has none."""
+    js = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "ort", "ort-time.js")
+    p = subprocess.run(["node", js, a.ort, stem + ".onnx", stem + ".input.npy", str(a.threads), str(a.repeat)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"best ([0-9.]+) ms", p.stdout)
+    return float(m.group(1)) if p.returncode == 0 and m else (p.stderr.strip() or "failed")[-160:]
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
 def bench(a, names, table):
     torch.set_num_threads(a.threads)
     os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
-    print(f"{'model':22} {'hx ms':>10} {'PyTorch ms':>11} {'speedup':>8}   ({a.threads} threads, best of {a.repeat})")
+    ort_cols = f" {'ORT ms':>10} {'ORT/hx':>7}" if a.ort else ""
+    print(f"{'model':22} {'hx ms':>10}{ort_cols} {'PyTorch ms':>11} {'PyTorch/hx':>10}   "
+          f"({a.threads} threads each side, best of {a.repeat}; >1: hx faster)")
+    vs_torch, vs_ort = [], []
     for name in names:
         make, shape = table[name]
         r = export(name, make, shape, a.outdir, a.opset)
@@ -265,7 +283,19 @@ def bench(a, names, table):
             print(f"{name:22} refused: {first_error(p.stderr)}")
             continue
         hx_ms = float(m.group(1))
-        print(f"{name:22} {hx_ms:10.2f} {best * 1e3:11.2f} {best * 1e3 / hx_ms:7.2f}x", flush=True)
+        vs_torch.append(best * 1e3 / hx_ms)
+        ort = ""
+        if a.ort:
+            o = ort_time(a, stem)
+            if isinstance(o, float):
+                vs_ort.append(o / hx_ms)
+                ort = f" {o:10.2f} {o / hx_ms:6.2f}x"
+            else:
+                ort = f" {'-':>10} {'-':>7}"
+                print(f"{name}: ONNX Runtime failed: {o}", file=sys.stderr)
+        print(f"{name:22} {hx_ms:10.2f}{ort} {best * 1e3:11.2f} {best * 1e3 / hx_ms:9.2f}x", flush=True)
+    ort = f" {'':10} {geomean(vs_ort):6.2f}x" if a.ort else ""
+    print(f"{'geomean':22} {'':10}{ort} {'':11} {geomean(vs_torch):9.2f}x")
     return 0
 
 
@@ -281,6 +311,9 @@ def main():
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--ort", default=os.environ.get("HX_ORT_DIR"),
+                    help="--bench: also time ONNX Runtime, installed in this directory by "
+                         "bench/ort/setup.sh (default: $HX_ORT_DIR)")
     a, a.hxflags = ap.parse_known_args()
     os.makedirs(a.outdir, exist_ok=True)
     table = families(a.full)

@@ -440,11 +440,70 @@ static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return convKernel(kb, spec, 2);
 }
 
+/// floor(a / b) and ceil(a / b) for b > 0.
+static int64_t floorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// nn.max_pool2d where columns are unit-stride (NCHW): per output row, a
+/// row of maxima starts at the lowest value and each window tap (r, s)
+/// whose input row is inside the input takes the max with it over the
+/// columns whose input column is inside too, a range known when the kernel
+/// is generated. So the column loop has no predicate and no clamp, and
+/// vectorizes: the pool runs at the speed of its loads (the generic nest
+/// visits each output's taps one by one, with a select per tap). The row is
+/// then stored once per element, as a fused epilogue needs. The same taps
+/// as emitPool's, taken in the same order per output.
+static void emitMaxPoolRows(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool) {
+  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
+  const LayoutView &dv = pool.data, &ov = pool.out;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  DType t = spec.inputs[0]->dtype, rt = spec.outputs[0]->dtype;
+  kb.parallelFor(n * c * oh, std::max<int64_t>(pool.ph * pool.pw, 1) * ow, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    kb.withScratch(t, ow, [&](Value *row) {
+      kb.forRange(0, ow, [&](Value *x) { kb.store(t, row, x, kb.lowest(t)); });
+      for (int64_t r = 0; r < pool.ph; ++r) {
+        Value *ih = kb.iadd(kb.imul(idx[2], sh), r * dh - top);
+        Value *inside =
+            kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)), kb.icmp(CmpOp::LT, ih, kb.index(h)));
+        kb.ifThen(inside, [&] {
+          Value *rowBase = kb.iadd(planeBase, kb.imul(ih, dv.stride[2]));
+          for (int64_t s = 0; s < pool.pw; ++s) {
+            // Columns x with 0 <= x * sw + off < w.
+            int64_t off = s * dw - left;
+            int64_t lo = std::max<int64_t>(0, ceilDiv(-off, sw));
+            int64_t hi = std::min<int64_t>(ow, floorDiv(w - 1 - off, sw) + 1);
+            if (lo >= hi)
+              continue;
+            kb.forRange(lo, hi, [&](Value *x) {
+              Value *v = kb.load(t, in, kb.iadd(rowBase, kb.iadd(kb.imul(x, sw), off)));
+              kb.store(t, row, x, kb.max(t, kb.load(t, row, x), v));
+            });
+          }
+        });
+      }
+      Value *res = kb.buffer(spec.outputBuffer(0));
+      Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+      kb.forRange(0, ow,
+                  [&](Value *x) { kb.store(rt, res, kb.iadd(outBase, x), kb.load(t, row, x)); });
+    });
+  });
+}
+
 static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   Expected<Pool2d> pool = getPool(kb, spec);
   if (!pool)
     return pool.takeError();
   DType t = spec.inputs[0]->dtype;
+  // Unit-stride columns and a window of a few taps (each tap is a loop).
+  if (pool->data.stride[3] == 1 && pool->out.stride[3] == 1 && pool->ph * pool->pw <= 64 &&
+      !anyZero(spec.outputs[0]->shape) && !anyZero(spec.inputs[0]->shape)) {
+    emitMaxPoolRows(kb, spec, *pool);
+    return Error::success();
+  }
   auto init = [&] { return kb.lowest(t); };
   auto visit = [&](Value *m, Value *valid, Value *v) {
     return kb.select(valid, kb.max(t, m, v), m);
