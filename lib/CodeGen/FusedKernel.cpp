@@ -174,9 +174,12 @@ Expected<KernelSpec> describeFusedKernel(const Call &call) {
 static Shape operandStrides(const KernelSpec &n, unsigned i) {
   const TensorType *in = n.inputs[i], *out = n.outputs[0];
   if (n.opName() == "nn.bias_add" && i == 1) {
+    // Along its axis; not at all where that dim is 1 (bias_add's result is
+    // then broadcast in the group, and its point along the axis is 0).
     Shape s(out->rank(), 0);
     int64_t axis = n.getInt("axis");
-    s[axis < 0 ? axis + int64_t(out->rank()) : axis] = 1;
+    axis = axis < 0 ? axis + int64_t(out->rank()) : axis;
+    s[axis] = out->shape[axis] == 1 ? 0 : 1;
     return s;
   }
   return broadcastStrides(in->shape, out->shape);
