@@ -327,7 +327,48 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                   b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
                                        Align(4));
                 });
-                ifThen(logicalNot(whole), byLane);
+                // A vector the row's end cuts (every vector of a row
+                // narrower than it: 14 and 7 wide, 16 lanes): the columns
+                // inside the result of each grid row it touches, in
+                // power-of-two pieces through the vector form, so that the
+                // epilogue is not computed lane by lane.
+                auto bySegments = [&] {
+                  Value *y0 = idiv(j0, grid.wq);
+                  for (int64_t k = 0; k <= (L - 1) / grid.wq + 1; ++k) {
+                    Value *yy = iadd(y0, k);
+                    Value *rowAt = imul(yy, grid.wq);
+                    Value *from = imax(imax(j0, rowAt), firstCol);
+                    Value *to = imin(iadd(j0, L), iadd(rowAt, w.outW));
+                    Value *count = imax(isub(to, from), index(0));
+                    count = b.CreateSelect(icmp(CmpOp::LT, yy, index(w.outH)), count, index(0));
+                    LocalVar done = localVar(DType::Int64, index(0));
+                    for (int64_t piece = L / 2; piece >= 1; piece /= 2)
+                      ifThen(icmp(CmpOp::NE, b.CreateAnd(count, index(piece)), index(0)), [&] {
+                        Value *j = iadd(from, get(done));
+                        Value *xx = isub(j, rowAt);
+                        Value *lane = iadd(at, isub(j, j0));
+                        if (piece == 1) {
+                          Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
+                          c.store(gIn, i, o, cast(load(F32, tileBuf, lane), F32, storeAs));
+                        } else {
+                          auto *pt = FixedVectorType::get(f32, unsigned(piece));
+                          Value *part = b.CreateAlignedLoad(
+                              pt, b.CreateInBoundsGEP(f32, tileBuf, lane), Align(4));
+                          Value *ch = iadd(imul(gIn, c.n), o);
+                          Value *off = linearOffset(
+                              {imgIn, ch, yy, xx},
+                              {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                          if (hasEpilogue(w.resultBuffer))
+                            part = applyVectorEpilogue(off, {imgIn, ch, yy, xx}, part);
+                          b.CreateAlignedStore(
+                              part, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                              Align(4));
+                        }
+                        set(done, iadd(get(done), piece));
+                      });
+                  }
+                };
+                ifThen(logicalNot(whole), bySegments);
               });
             });
           };
