@@ -208,6 +208,18 @@ Value *KernelBuilder::loadVector(DType t, Value *ptr, Value *offset, unsigned la
 
 Value *KernelBuilder::splat(Value *v, unsigned lanes) { return b.CreateVectorSplat(lanes, v); }
 
+void KernelBuilder::storeVector(Value *ptr, Value *offset, Value *v) {
+  llvm::Type *f32 = b.getFloatTy();
+  b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, ptr, offset), Align(4));
+}
+
+void KernelBuilder::storeVectorResult(unsigned buf, Value *offset, ArrayRef<Value *> coords,
+                                      Value *v) {
+  if (hasEpilogue(buf))
+    v = applyVectorEpilogue(offset, coords, v);
+  storeVector(buffer(buf), offset, v);
+}
+
 Value *KernelBuilder::applyVectorEpilogue(Value *offset, ArrayRef<Value *> coords, Value *v) {
   ++numEpilogueStores;
   return epilogue.applyVector(offset, coords, v);

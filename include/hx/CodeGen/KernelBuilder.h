@@ -138,6 +138,12 @@ public:
   /// where the target's contraction() sums float32 in float32.
   virtual DType productAccumulatorType(DType t) const { return accumulatorType(t); }
 
+  /// How many lanes of dtype `t` the explicit vector code of an operator's
+  /// own loops should use (loadVector, storeVector, storeVectorResult): the
+  /// CPU's float32 lanes; 1 (scalar code) by default, as on a GPU, whose
+  /// threads are its lanes.
+  virtual unsigned vectorLanes(DType t) const { return 1; }
+
   /// How many consecutive points of a nest's innermost dim one parallel
   /// iteration runs serially (LoopNest.h): by default enough work for the
   /// CPU's vector loops; a GPU returns 1, so that neighbouring threads touch
@@ -233,6 +239,19 @@ public:
   /// vectors themselves.
   Value *loadVector(DType t, Value *ptr, Value *offset, unsigned lanes);
   Value *splat(Value *v, unsigned lanes);
+  /// Stores a vector of float32 at element `offset` of a float32 array at
+  /// `ptr` (never a result with an epilogue: storeVectorResult).
+  void storeVector(Value *ptr, Value *offset, Value *v);
+  /// Stores a vector of float32 sums of consecutive elements along the
+  /// result's innermost dim into result buffer `buf` (float32) from element
+  /// `offset`, through the epilogue's vector form where there is an
+  /// epilogue (the caller checks canStoreVectorResult).
+  void storeVectorResult(unsigned buf, Value *offset, llvm::ArrayRef<Value *> coords, Value *v);
+  /// Whether storeVectorResult may store into `buf`: no epilogue, or one
+  /// with a vector form.
+  bool canStoreVectorResult(unsigned buf) const {
+    return !hasEpilogue(buf) || hasVectorEpilogue(buf);
+  }
 
   //===--- Fused epilogues -----------------------------------------------------===//
 

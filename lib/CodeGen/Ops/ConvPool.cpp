@@ -65,6 +65,29 @@ struct LayoutView {
 };
 } // namespace
 
+/// floor(a / b) and ceil(a / b) for b > 0.
+static int64_t floorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// Runs body(x, width) over [lo, hi) (bounds known at generation) in
+/// vectors of `lanes` (a loop) and then power-of-two pieces of the rest,
+/// width 1 a scalar: explicit vectors, since LLVM does not vectorize loops
+/// of fewer than 16 iterations (a 7- or 14-wide row). lanes 1: one loop.
+static void forPieces(KernelBuilder &kb, int64_t lo, int64_t hi, unsigned lanes,
+                      function_ref<void(Value *x, unsigned width)> body) {
+  if (lanes <= 1)
+    return kb.forRange(lo, hi, [&](Value *x) { body(x, 1); });
+  int64_t full = (hi - lo) / lanes;
+  if (full > 0)
+    kb.forRange(0, full, [&](Value *i) { body(kb.iadd(kb.imul(i, lanes), lo), lanes); });
+  int64_t at = lo + full * lanes;
+  for (unsigned w = lanes / 2; w >= 1; w /= 2)
+    if (hi - at >= int64_t(w)) {
+      body(kb.index(at), w);
+      at += w;
+    }
+}
+
 /// Views a tensor in `layout` (a permutation of `letters`, 4 or 3 of them)
 /// in logical order.
 static std::optional<LayoutView> viewLayout(const TensorType *t, StringRef layout,
@@ -341,9 +364,20 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
         });
       });
       Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
-      kb.forRange(0, ow, [&](Value *x) {
-        kb.storeResult(outT->dtype, spec.outputBuffer(0),
-                       kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+      // In vectors where the result is NCHW float32 (through the
+      // epilogue's vector form, if any): a row is often narrower than
+      // LLVM vectorizes (7 or 14 wide).
+      unsigned lanes = nchwResult && outT->rank() == 4 && outT->dtype == DType::Float32 &&
+                               dacc == DType::Float32 &&
+                               kb.canStoreVectorResult(spec.outputBuffer(0))
+                           ? kb.vectorLanes(DType::Float32)
+                           : 1;
+      forPieces(kb, 0, ow, lanes, [&](Value *x, unsigned width) {
+        Value *at = kb.iadd(outBase, kb.imul(x, ov.stride[3]));
+        if (width > 1)
+          return kb.storeVectorResult(spec.outputBuffer(0), at, {idx[0], idx[1], idx[2], x},
+                                      kb.loadVector(dacc, row, x, width));
+        kb.storeResult(outT->dtype, spec.outputBuffer(0), at,
                        resultCoords(idx[0], idx[1], idx[2], x),
                        kb.cast(kb.load(dacc, row, x), dacc, outT->dtype));
       });
@@ -439,10 +473,6 @@ static Error conv1dKernel(KernelBuilder &kb, const KernelSpec &spec) {
 static Error conv2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   return convKernel(kb, spec, 2);
 }
-
-/// floor(a / b) and ceil(a / b) for b > 0.
-static int64_t floorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
-static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 /// nn.max_pool2d where columns are unit-stride (NCHW): per output row, a
 /// row of maxima starts at the lowest value and each window tap (r, s)

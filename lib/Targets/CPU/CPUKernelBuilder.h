@@ -73,6 +73,7 @@ public:
   DType productAccumulatorType(DType t) const override;
   void contraction(const Contraction &c) override;
   /// The shapes the packed GEMM takes.
+  unsigned vectorLanes(DType t) const override { return t == DType::Float32 ? machine.lanes : 1; }
   bool tilesContraction(const Contraction &c) const override {
     return windowGemmPays(c) || packedGemmPays(c);
   }
