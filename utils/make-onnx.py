@@ -864,6 +864,28 @@ def _():
     return nodes, {"x": x}, inits, [acc.astype(np.float32), np.stack(ys).astype(np.float32)]
 
 
+@case("scan-unrolled", opset=16)
+def _():
+    # A running sum over the rows of x (a state), and per step the state
+    # times the step's column of w (w scanned along axis 1, backwards); the
+    # scan outputs stacked along axis 1, the second in reverse order.
+    x, w = rand(4, 3), rand(3, 4)
+    body = body_graph("body", [node("Add", ["s", "xr"], ["s2"]), node("Mul", ["s2", "wc"], ["p"]),
+                               node("Neg", ["p"], ["q"])],
+                      [("s", F32, [3]), ("xr", F32, [3]), ("wc", F32, [3])],
+                      [("s2", F32, [3]), ("p", F32, [3]), ("q", F32, [3])])
+    nodes = [helper.make_node("Scan", ["s0", "x", "w"], ["s", "ps", "qs"], name="/scan/Scan", body=body,
+                              num_scan_inputs=2, scan_input_axes=[0, -1], scan_input_directions=[0, 1],
+                              scan_output_axes=[1, -1], scan_output_directions=[0, 1])]
+    s, ps = np.zeros(3), []
+    for i in range(4):
+        s = s + x[i]
+        ps.append(s * w[:, 3 - i])
+    qs = [-p for p in reversed(ps)]
+    return (nodes, {"x": x, "w": w}, [init("s0", np.zeros(3, np.float32))],
+            [s.astype(np.float32), np.stack(ps, 1).astype(np.float32), np.stack(qs, 1).astype(np.float32)])
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -1197,6 +1219,14 @@ def write_bad(outdir):
                               initializer=[init("n", np.array(trips, np.int64)), init("yes", np.array(True)),
                                            init("limit", np.array(100, np.float32))])
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
+    # A Scan whose two scan inputs differ in length.
+    sbody = body_graph("body", [node("Add", ["a", "b"], ["c"])], [("a", F32, [4]), ("b", F32, [4])],
+                       [("c", F32, [4])])
+    g = helper.make_graph([helper.make_node("Scan", ["x", "w"], ["y"], name="/scan/Scan", body=sbody,
+                                            num_scan_inputs=2)],
+                          "scan", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],
+                          initializer=[init("w", rand(2, 4))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), os.path.join(outdir, "scan-lengths.onnx"))
     one("lppool-3d", node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2]),
         [helper.make_tensor_value_info("x", F32, [1, 1, 3, 3, 3])], [1, 1, 2, 2, 2])
     one("conv3d-dynamic", node("Conv", ["x", "w"], ["y"]), [helper.make_tensor_value_info("x", F32, ["n", 2, 3, 3, 3])],

@@ -21,9 +21,16 @@
 // iterations are stacked along a new first axis. A condition only the run
 // knows (a while loop) is refused.
 //
-// Subgraphs nest (an If in a branch, a Loop in a body), each nesting a
-// recursion of the importer, so checkBeforeOnnx bounds the nesting
-// (kMaxSubgraphDepth). Scan is refused there.
+// Scan: unrolled at import as well, one iteration per element of the scan
+// inputs' axis (their common length, known at import time, at most
+// kMaxUnroll): the body gets the state values and each scan input's slice
+// at the iteration (`take` at the index, from the end for a reverse
+// direction), and the scan outputs of the iterations are stacked along
+// their scan_output_axes (in reverse order for a reverse direction).
+//
+// Subgraphs nest (an If in a branch, a Loop or Scan in a body), each
+// nesting a recursion of the importer, so checkBeforeOnnx bounds the
+// nesting (kMaxSubgraphDepth).
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
@@ -184,6 +191,107 @@ Error loop(NodeCtx &ctx) {
   return Error::success();
 }
 
+/// Axis `a` of a rank-`rank` value (negative from the end), or an error.
+Expected<int64_t> scanAxis(NodeCtx &ctx, int64_t a, int64_t rank, const Twine &what) {
+  if (a < -rank || a >= rank)
+    return ctx.error(what + " axis " + Twine(a) + " is out of range for rank " + Twine(rank));
+  return a < 0 ? a + rank : a;
+}
+
+Error scan(NodeCtx &ctx) {
+  const onnx::GraphProto *body = ctx.getGraph("body");
+  if (!body)
+    return ctx.error("the body is required");
+  int64_t m = ctx.getInt("num_scan_inputs", -1);
+  int64_t inputs = int64_t(ctx.numInputs());
+  if (m < 1 || m > inputs)
+    return ctx.error("num_scan_inputs must be in [1, " + Twine(inputs) + "], got " + Twine(m));
+  size_t n = size_t(inputs - m); // state values
+  if (size_t(body->input_size()) != n + size_t(m) || size_t(body->output_size()) < n)
+    return ctx.error("the body must take the " + Twine(n) + " state values and " + Twine(m) +
+                     " scan slices, and give the state values first");
+  size_t k = size_t(body->output_size()) - n; // scan outputs
+  if (size_t(ctx.node.output_size()) != n + k)
+    return ctx.error("the node has " + Twine(ctx.node.output_size()) + " outputs; the body gives " +
+                     Twine(n + k));
+  auto list = [&](StringRef name, size_t count) -> Expected<std::vector<int64_t>> {
+    std::vector<int64_t> v = ctx.getInts(name).value_or(std::vector<int64_t>(count, 0));
+    if (v.size() != count)
+      return ctx.error(name + " has " + Twine(v.size()) + " values for " + Twine(count));
+    return v;
+  };
+  TRY(inAxes, list("scan_input_axes", size_t(m)));
+  TRY(inDirs, list("scan_input_directions", size_t(m)));
+  TRY(outAxes, list("scan_output_axes", k));
+  TRY(outDirs, list("scan_output_directions", k));
+  std::vector<OnnxValue> state;
+  for (size_t i = 0; i < n; ++i) {
+    TRY(v, ctx.required(i));
+    state.push_back(*v);
+  }
+  // The scan inputs, their axes and the common length.
+  int64_t len = -1;
+  std::vector<int64_t> axes;
+  for (size_t j = 0; j < size_t(m); ++j) {
+    TRY(x, ctx.required(n + j));
+    if (!x->isStatic())
+      return ctx.error("scan input " + Twine(j) + " has a shape only the run knows");
+    TRY(axis, scanAxis(ctx, inAxes[j], int64_t(x->dims->size()), "scan input " + Twine(j)));
+    int64_t l = (*x->dims)[size_t(axis)];
+    if (len >= 0 && l != len)
+      return ctx.error("the scan inputs differ in length: " + Twine(len) + " and " + Twine(l));
+    len = l;
+    axes.push_back(axis);
+  }
+  if (len > kMaxUnroll)
+    return ctx.error("a scan of " + Twine(len) + " iterations is beyond the " + Twine(kMaxUnroll) +
+                     " hx unrolls");
+  std::vector<SmallVector<ExprRef, 8>> stacked(k);
+  std::vector<std::optional<Dims>> outDims(k);
+  for (int64_t it = 0; it < len; ++it) {
+    ctx.imp.unrolledNodes += body->node_size();
+    if (ctx.imp.unrolledNodes > kMaxUnrolledNodes)
+      return ctx.error("unrolling the Loops and Scans of this model imports more than " +
+                       Twine(kMaxUnrolledNodes) + " nodes");
+    std::vector<OnnxValue> in = state;
+    for (size_t j = 0; j < size_t(m); ++j) {
+      const OnnxValue &x = *ctx.input(n + j);
+      int64_t at = inDirs[j] ? len - 1 - it : it;
+      OnnxValue slice;
+      slice.dtype = x.dtype;
+      Dims dims = *x.dims;
+      dims.erase(dims.begin() + axes[j]);
+      slice.dims = dims;
+      slice.expr =
+          ctx.call("take", {ctx.use(n + j), ctx.constant(intTensor({at}, DType::Int64, Dims{}))},
+                   {{"axis", attrs::integer(axes[j])}});
+      in.push_back(std::move(slice));
+    }
+    TRY(outs, ctx.imp.importSubgraph(*body, in));
+    for (size_t i = 0; i < n; ++i)
+      state[i] = outs[i];
+    for (size_t o = 0; o < k; ++o) {
+      stacked[o].push_back(ctx.use(outs[n + o]));
+      outDims[o] = outs[n + o].dims;
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    ctx.alias(i, state[i]);
+  for (size_t o = 0; o < k; ++o) {
+    if (stacked[o].empty())
+      return ctx.error("a Scan of no iteration has scan outputs of unknown shape");
+    if (!outDims[o])
+      return ctx.error("scan output " + Twine(o) + " has no known rank");
+    if (outDirs[o])
+      std::reverse(stacked[o].begin(), stacked[o].end());
+    int64_t rank = 1 + int64_t(outDims[o]->size());
+    TRY(axis, scanAxis(ctx, outAxes[o], rank, "scan output " + Twine(o)));
+    ctx.setOutput(n + o,
+                  ctx.call("stack", {ctx.tuple(stacked[o])}, {{"axis", attrs::integer(axis)}}));
+  }
+  return Error::success();
+}
+
 } // namespace
 
 void onnximport::addControlFlowConverters(ConverterTable &t) {
@@ -193,4 +301,7 @@ void onnximport::addControlFlowConverters(ConverterTable &t) {
   // Loop 11 on (13 and 16 widened the types to sequences and optionals,
   // which hx refuses by type).
   t.add("Loop", {11, 21}, loop);
+  // Scan 9 on (8 had a batch axis and sequence lengths; 11 allowed negative
+  // axes; 16, 19 and 21 widened the types).
+  t.add("Scan", {9, 21}, scan);
 }

@@ -61,7 +61,7 @@ Error onnximport::checkBeforeOnnx(const onnx::ModelProto &model, StringRef fileN
   // ONNX 1.12's shape inference reads tensors' data trusting their dims:
   // every tensor is checked first, in the graph and in If's branches (a
   // worklist of graphs and their nesting, no recursion), and the subgraphs
-  // hx does not import (Loop's, Scan's) are refused before it sees them.
+  // hx does not import are refused before it sees them.
   SmallVector<std::pair<const onnx::GraphProto *, unsigned>, 8> graphs{{&model.graph(), 0}};
   while (!graphs.empty()) {
     auto [g, depth] = graphs.pop_back_val();
@@ -81,10 +81,9 @@ Error onnximport::checkBeforeOnnx(const onnx::ModelProto &model, StringRef fileN
             return createStringError(where + a.name() + " must be positive");
       for (const onnx::AttributeProto &a : n.attribute()) {
         if (a.has_g() || a.graphs_size()) {
-          if ((n.op_type() != "If" && n.op_type() != "Loop") || a.graphs_size() ||
-              !n.domain().empty())
-            return createStringError(
-                where + "subgraphs are imported for If and Loop only (Scan is not supported)");
+          if ((n.op_type() != "If" && n.op_type() != "Loop" && n.op_type() != "Scan") ||
+              a.graphs_size() || !n.domain().empty())
+            return createStringError(where + "subgraphs are imported for If, Loop and Scan only");
           if (depth + 1 > kMaxSubgraphDepth)
             return createStringError(where + "subgraphs nest deeper than " +
                                      Twine(kMaxSubgraphDepth) + " levels");
