@@ -213,6 +213,34 @@ void KernelBuilder::storeVector(Value *ptr, Value *offset, Value *v) {
   b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, ptr, offset), Align(4));
 }
 
+Value *KernelBuilder::loadVectorMasked(Value *ptr, Value *offset, ArrayRef<bool> mask) {
+  llvm::Type *f32 = b.getFloatTy();
+  auto *vt = FixedVectorType::get(f32, unsigned(mask.size()));
+  if (llvm::all_of(mask, [](bool m) { return m; }))
+    return b.CreateAlignedLoad(vt, b.CreateInBoundsGEP(f32, ptr, offset), Align(4));
+  SmallVector<Constant *, 16> bits;
+  for (bool m : mask)
+    bits.push_back(b.getInt1(m));
+  // Not inbounds: the first lanes may lie before the array.
+  return b.CreateMaskedLoad(vt, b.CreateGEP(f32, ptr, offset), Align(4), ConstantVector::get(bits),
+                            Constant::getNullValue(vt));
+}
+
+Value *KernelBuilder::shuffleLanes(Value *v, ArrayRef<int> lanes) {
+  return b.CreateShuffleVector(v, lanes);
+}
+
+Value *KernelBuilder::extractLane(Value *v, unsigned i) {
+  return b.CreateExtractElement(v, uint64_t(i));
+}
+
+Value *KernelBuilder::selectLanes(ArrayRef<bool> mask, Value *a, Value *c) {
+  SmallVector<Constant *, 16> bits;
+  for (bool m : mask)
+    bits.push_back(b.getInt1(m));
+  return b.CreateSelect(ConstantVector::get(bits), a, c);
+}
+
 void KernelBuilder::storeVectorResult(unsigned buf, Value *offset, ArrayRef<Value *> coords,
                                       Value *v) {
   if (hasEpilogue(buf))

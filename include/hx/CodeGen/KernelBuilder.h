@@ -247,6 +247,15 @@ public:
   /// `offset`, through the epilogue's vector form where there is an
   /// epilogue (the caller checks canStoreVectorResult).
   void storeVectorResult(unsigned buf, Value *offset, llvm::ArrayRef<Value *> coords, Value *v);
+  /// `mask.size()` consecutive float32 from element `offset` of `ptr`, the
+  /// lanes whose mask is false never read (0 there): a vector may start
+  /// before the array or run past its end where those lanes are masked.
+  Value *loadVectorMasked(Value *ptr, Value *offset, llvm::ArrayRef<bool> mask);
+  /// The lanes `lanes` of vector `v`, as a vector; lane `i` of `v`.
+  Value *shuffleLanes(Value *v, llvm::ArrayRef<int> lanes);
+  Value *extractLane(Value *v, unsigned i);
+  /// Per lane, `a` where `mask` is true, else `b` (vectors of mask.size()).
+  Value *selectLanes(llvm::ArrayRef<bool> mask, Value *a, Value *b);
   /// Whether storeVectorResult may store into `buf`: no epilogue, or one
   /// with a vector form.
   bool canStoreVectorResult(unsigned buf) const {

@@ -187,6 +187,90 @@ getPoolLayouts(const KernelBuilder &kb, const KernelSpec &spec, bool hasOutLayou
 
 static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
 
+/// A depthwise float32 convolution (one input channel per group), NCHW
+/// result, unit-stride input columns: per output row (n, oc, y), chunks of
+/// `lanes` columns (then power-of-two pieces), each summed in registers
+/// over the taps (r, s) in the direct loop's order. A tap row outside the
+/// input is skipped (a select: its row is read clamped inside), a tap
+/// column outside it is masked lane by lane (known at generation), so that
+/// nothing outside the input is read or added, and the chunk is stored
+/// once through the epilogue's vector form. The row-in-memory loop reads
+/// and writes its row once per tap; this reads each input element once per
+/// tap and keeps the sums where the adds are.
+static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                              const LayoutView &wv, const LayoutView &ov, const Window2d &win,
+                              int64_t ocg, unsigned lanes) {
+  auto [top, left, bottom, right, sh, sw, dh, dw] = win;
+  auto [n, c, h, w] = dv.size;
+  auto [o, icg, kh, kw] = wv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  const DType f32 = DType::Float32;
+  std::vector<std::pair<int64_t, unsigned>> pieces; // (first column, width)
+  int64_t x0 = 0;
+  for (; x0 + int64_t(lanes) <= ow; x0 += lanes)
+    pieces.push_back({x0, lanes});
+  for (unsigned width = lanes / 2; width >= 1; width /= 2)
+    if (ow - x0 >= int64_t(width)) {
+      pieces.push_back({x0, width});
+      x0 += width;
+    }
+  kb.parallelFor(n * o * oh, 2 * kh * kw * ow, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
+    Value *ci = kb.idiv(idx[1], ocg);
+    Value *plane = kb.linearOffset({idx[0], ci}, {dv.stride[0], dv.stride[1]});
+    Value *wBase = kb.imul(idx[1], wv.stride[0]);
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    // The taps' weights and rows, shared by the chunks.
+    SmallVector<Value *, 49> wt;
+    SmallVector<Value *, 7> rowBase, inside;
+    for (int64_t r = 0; r < kh; ++r) {
+      Value *ih = kb.iadd(kb.imul(idx[2], sh), r * dh - top);
+      inside.push_back(
+          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)), kb.icmp(CmpOp::LT, ih, kb.index(h))));
+      Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
+      rowBase.push_back(kb.iadd(plane, kb.imul(clamped, dv.stride[2])));
+      for (int64_t s = 0; s < kw; ++s)
+        wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
+    }
+    for (auto [first, width] : pieces) {
+      Value *acc = kb.splat(kb.constant(f32, 0), width);
+      for (int64_t r = 0; r < kh; ++r) {
+        Value *a = acc;
+        for (int64_t s = 0; s < kw; ++s) {
+          // Lane j reads input column (first + j) * sw + s * dw - left.
+          int64_t start = first * sw + s * dw - left;
+          SmallVector<bool, 32> valid, read(size_t(int64_t(width) * sw), false);
+          for (unsigned j = 0; j < width; ++j) {
+            int64_t col = start + int64_t(j) * sw;
+            valid.push_back(col >= 0 && col < w);
+            read[size_t(j) * sw] = valid.back();
+          }
+          if (llvm::none_of(valid, [](bool v) { return v; }))
+            continue;
+          Value *v = kb.loadVectorMasked(in, kb.iadd(rowBase[r], start), read);
+          if (sw > 1) {
+            SmallVector<int, 16> every;
+            for (unsigned j = 0; j < width; ++j)
+              every.push_back(int(j * sw));
+            v = kb.shuffleLanes(v, every);
+          }
+          Value *sum = kb.add(f32, a, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
+          a = llvm::all_of(valid, [](bool v) { return v; }) ? sum : kb.selectLanes(valid, sum, a);
+        }
+        acc = kb.select(inside[r], a, acc);
+      }
+      Value *x = kb.index(first);
+      Value *at = kb.iadd(outBase, x);
+      if (width == 1)
+        kb.storeResult(f32, spec.outputBuffer(0), at, {idx[0], idx[1], idx[2], x},
+                       kb.extractLane(acc, 0));
+      else
+        kb.storeVectorResult(spec.outputBuffer(0), at, {idx[0], idx[1], idx[2], x}, acc);
+    }
+  });
+}
+
 /// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
 static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spatial) {
   const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
@@ -320,6 +404,18 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       kb.contraction(c);
       return Error::success();
     }
+  }
+
+  // A depthwise float32 convolution on a target with vectors: each output
+  // row in chunks of vector width held in registers across the taps.
+  unsigned lanes = kb.vectorLanes(DType::Float32);
+  int64_t chunks = (ow + int64_t(lanes) - 1) / int64_t(std::max(lanes, 1u)) + 4;
+  if (lanes > 1 && icg == 1 && t == DType::Float32 && outT->dtype == DType::Float32 &&
+      kb.productAccumulatorType(t) == DType::Float32 && outT->rank() == 4 && nchwResult &&
+      dv.stride[3] == 1 && kb.canStoreVectorResult(spec.outputBuffer(0)) &&
+      chunks * kh * kw <= 1024) {
+    emitDepthwiseRows(kb, spec, dv, wv, ov, *window, ocg, lanes);
+    return Error::success();
   }
 
   // The direct loop: one output row per iteration, summed in a row of
