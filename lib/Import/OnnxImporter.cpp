@@ -26,6 +26,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
+#include <map>
 #include <onnx/checker.h>
 #include <onnx/version_converter/convert.h>
 
@@ -380,6 +381,26 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
   return importModel(model);
 }
 
+/// The counts of ImportedModule's summary.
+static void summarize(const onnx::GraphProto &g, ImportedModule &out) {
+  std::map<std::string, int64_t> types;
+  for (const onnx::NodeProto &n : g.node())
+    ++types[n.op_type()];
+  out.nodes = g.node_size();
+  out.opTypes.assign(types.begin(), types.end());
+  std::stable_sort(out.opTypes.begin(), out.opTypes.end(),
+                   [](const auto &a, const auto &b) { return a.second > b.second; });
+  out.initializers = g.initializer_size();
+  for (const onnx::TensorProto &t : g.initializer()) {
+    int64_t n = 1;
+    for (int64_t d : t.dims())
+      n *= d;
+    out.weightElements += n;
+    if (std::optional<DType> d = dtypeFromOnnx(t.data_type()))
+      out.weightBytes += n * int64_t(dtypeBytes(*d));
+  }
+}
+
 Expected<ImportedModule> Importer::importModel(onnx::ModelProto &model) {
   opset = modelOpset(model);
   if (Error e = checkBeforeOnnx(model, fileName))
@@ -395,6 +416,7 @@ Expected<ImportedModule> Importer::importModel(onnx::ModelProto &model) {
   out.opset = opset;
   if (Error e = importGraph(model.graph()))
     return e;
+  summarize(model.graph(), out);
   return std::move(out);
 }
 

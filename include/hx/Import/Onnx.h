@@ -68,6 +68,11 @@ struct ImportedModule {
   /// The model's own opset when onnx's version converter raised it to
   /// `opset` first (0 otherwise).
   int64_t sourceOpset = 0;
+  /// What the model held, for a summary: the main graph's nodes, their op
+  /// types by count (most first, ties by name), and its initializers.
+  int64_t nodes = 0;
+  std::vector<std::pair<std::string, int64_t>> opTypes;
+  int64_t initializers = 0, weightElements = 0, weightBytes = 0;
 };
 
 /// The oldest and newest opset hx imports. Models before opset 11 are
