@@ -186,7 +186,19 @@ def load(source, *, name=None, values=None):
 def _place_option(place):
     if isinstance(place, str):
         return place
+    if not isinstance(place, dict):
+        raise Error(f"hx: error: place={place!r}: expected a dict {{pattern: device}} "
+                    "(or \"pattern=device,...\")")
     return ",".join(f"{pattern}={device}" for pattern, device in place.items())
+
+
+def _python_words(e, keywords):
+    """An error about a pass option compile() passed, naming its keyword and
+    value (placement='fast'), not hx-run's flag (--placement)."""
+    msg = str(e)
+    for flag, (keyword, value) in keywords.items():
+        msg = msg.replace(f"error: --{flag}:", f"error: {keyword}={value!r}:")
+    return Error(msg)
 
 
 def compile(module, *, devices=None, placement="default", place=None, default_device=None,
@@ -207,6 +219,9 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     check_devices: before each kernel, check that its arguments live on its device.
     """
     mod = load(module)
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
+                                or threads < 0):
+        raise Error(f"hx: error: threads={threads!r}: expected a count >= 0 (0: one per core)")
     options = [("placement", placement)]
     if default_device is not None:
         options.append(("default-device", str(default_device)))
@@ -219,8 +234,12 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     if devices and not mod._has_table:
         table = _hx.device_table(devices, default_device)
     session = _hx.Session()
-    mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
-              virtual_devices=table)
+    try:
+        mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
+                  virtual_devices=table)
+    except Error as e:
+        raise _python_words(e, {"placement": ("placement", placement), "place": ("place", place),
+                                "default-device": ("default_device", default_device)}) from None
     _warn(session.compile(devices, threads or 0, emulate_cuda, check_devices))
     return Compiled(mod, session)
 

@@ -413,12 +413,22 @@ def test_bad_options():
         hx.load("no-such-file.ir")
     with pytest.raises(hx.Error, match="'tpu' is not a device"):
         hx.compile(MLP, devices=["cpu", "tpu"])
-    with pytest.raises(hx.Error, match="unknown placement 'fastest'"):
+    # The messages name compile()'s keywords and values, never hx-run's flags.
+    with pytest.raises(hx.Error, match="error: placement='fastest': unknown placement 'fastest'"):
         hx.compile(MLP, placement="fastest")
     with pytest.raises(hx.Error, match="default_device='tpu'"):
         hx.compile(MLP, devices=["cpu"], default_device="tpu")
-    with pytest.raises(hx.Error, match="place"):
+    with pytest.raises(hx.Error, match="default_device='tpu': unknown device 'tpu'"):
+        hx.compile(MLP, default_device="tpu")
+    with pytest.raises(hx.Error, match=r"error: place=\{'Relu': 'tpu'\}: rule 'Relu=tpu'"):
         hx.compile(MLP, devices=["cpu"], place={"Relu": "tpu"})
+    with pytest.raises(hx.Error, match=r"place=\['Relu'\]: expected a dict"):
+        hx.compile(MLP, place=["Relu"])
+    with pytest.raises(hx.Error, match="threads=-1: expected a count"):
+        hx.compile(MLP, threads=-1)
+    with pytest.raises(hx.Error) as e:
+        hx.compile(MLP, place={"Relu": "tpu"}, placement="fastest")
+    assert "--" not in str(e.value), e.value
     with pytest.raises(TypeError):
         hx.load(42)
 
