@@ -52,7 +52,7 @@ Error nonZero(NodeCtx &ctx) {
   return Error::success();
 }
 
-Error unique(NodeCtx &ctx) {
+Error uniqueNode(NodeCtx &ctx) {
   TRY(x, ctx.required(0));
   if (Error e = needRank(ctx, *x, "the input"))
     return e;
@@ -239,7 +239,7 @@ void onnximport::addDynamicConverters(ConverterTable &t) {
   // NonZero and Compress changed only in the dtypes they take (9 to 13, 11).
   t.add("NonZero", {9, 21}, nonZero);
   t.add("Compress", {9, 21}, compress);
-  t.add("Unique", {11, 21}, unique);
+  t.add("Unique", {11, 21}, uniqueNode);
   // NonMaxSuppression: 10, then 11 (negative-free semantics unchanged).
   t.add("NonMaxSuppression", {10, 21}, nonMaxSuppression);
 }
