@@ -324,14 +324,8 @@ void addDynamicOps(std::vector<OpDef> &ops) {
                           "start, start + delta, ... below limit (scalars as tensors)", 3, kNumeric,
                           dynArangeRel));
 
-  OpDef nonzero;
-  nonzero.name = "nonzero";
-  nonzero.summary = "The indices of the nonzero elements, one column each";
-  nonzero.numArgs = 1;
-  nonzero.dtypes = kAnySupported;
-  nonzero.relation = nonzeroRel;
-  nonzero.valueDependentShape = true;
-  ops.push_back(std::move(nonzero));
+  ops.push_back(dynamicOp("nonzero", "The indices of the nonzero elements, one column each", 1,
+                          kAnySupported, nonzeroRel));
 
   ops.push_back(dynamicOp("unique",
                           "The distinct elements, or slices along axis, with their first "
@@ -339,15 +333,9 @@ void addDynamicOps(std::vector<OpDef> &ops) {
                           1, kAnySupported, uniqueRel,
                           {boolAttr("sorted", true), noneAttr("axis", AttrKind::OptInt)}));
 
-  OpDef nms;
-  nms.name = "vision.non_max_suppression";
-  nms.summary = "The boxes greedy non-maximum suppression keeps, per batch and class";
-  nms.numArgs = 5;
-  nms.dtypes = kFloats | kIntegers;
-  nms.attrs = {intAttr("center_point_box", 0)};
-  nms.relation = nmsRel;
-  nms.valueDependentShape = true;
-  ops.push_back(std::move(nms));
+  ops.push_back(dynamicOp("vision.non_max_suppression",
+                          "The boxes greedy non-maximum suppression keeps, per batch and class", 5,
+                          kFloats | kIntegers, nmsRel, {intAttr("center_point_box", 0)}));
 }
 
 } // namespace hx

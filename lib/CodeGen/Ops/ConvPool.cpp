@@ -69,10 +69,25 @@ struct LayoutView {
 static int64_t floorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
 static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
-/// Runs body(x, width) over [lo, hi) (bounds known at generation) in
-/// vectors of `lanes` (a loop) and then power-of-two pieces of the rest,
-/// width 1 a scalar: explicit vectors, since LLVM does not vectorize loops
-/// of fewer than 16 iterations (a 7- or 14-wide row). lanes 1: one loop.
+/// [lo, hi) split into vectors of `lanes` columns and then power-of-two
+/// pieces of the rest: (first column, width) each, width 1 a scalar.
+/// Explicit vectors, since LLVM does not vectorize loops of fewer than 16
+/// iterations (a 7- or 14-wide row).
+static std::vector<std::pair<int64_t, unsigned>> rowPieces(int64_t lo, int64_t hi, unsigned lanes) {
+  std::vector<std::pair<int64_t, unsigned>> pieces;
+  int64_t at = lo;
+  for (; at + int64_t(lanes) <= hi; at += lanes)
+    pieces.push_back({at, lanes});
+  for (unsigned w = lanes / 2; w >= 1; w /= 2)
+    if (hi - at >= int64_t(w)) {
+      pieces.push_back({at, w});
+      at += w;
+    }
+  return pieces;
+}
+
+/// Runs body(x, width) over rowPieces(lo, hi, lanes), the full vectors as
+/// a loop; lanes 1: one loop of scalars.
 static void forPieces(KernelBuilder &kb, int64_t lo, int64_t hi, unsigned lanes,
                       function_ref<void(Value *x, unsigned width)> body) {
   if (lanes <= 1)
@@ -80,12 +95,8 @@ static void forPieces(KernelBuilder &kb, int64_t lo, int64_t hi, unsigned lanes,
   int64_t full = (hi - lo) / lanes;
   if (full > 0)
     kb.forRange(0, full, [&](Value *i) { body(kb.iadd(kb.imul(i, lanes), lo), lanes); });
-  int64_t at = lo + full * lanes;
-  for (unsigned w = lanes / 2; w >= 1; w /= 2)
-    if (hi - at >= int64_t(w)) {
-      body(kb.index(at), w);
-      at += w;
-    }
+  for (auto [at, width] : rowPieces(lo + full * lanes, hi, lanes))
+    body(kb.index(at), width);
 }
 
 /// Views a tensor in `layout` (a permutation of `letters`, 4 or 3 of them)
@@ -205,15 +216,7 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
   auto [o, icg, kh, kw] = wv.size;
   int64_t oh = ov.size[2], ow = ov.size[3];
   const DType f32 = DType::Float32;
-  std::vector<std::pair<int64_t, unsigned>> pieces; // (first column, width)
-  int64_t x0 = 0;
-  for (; x0 + int64_t(lanes) <= ow; x0 += lanes)
-    pieces.push_back({x0, lanes});
-  for (unsigned width = lanes / 2; width >= 1; width /= 2)
-    if (ow - x0 >= int64_t(width)) {
-      pieces.push_back({x0, width});
-      x0 += width;
-    }
+  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, ow, lanes);
   kb.parallelFor(n * o * oh, 2 * kh * kw * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
     Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
@@ -409,11 +412,10 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   // A depthwise float32 convolution on a target with vectors: each output
   // row in chunks of vector width held in registers across the taps.
   unsigned lanes = kb.vectorLanes(DType::Float32);
-  int64_t chunks = (ow + int64_t(lanes) - 1) / int64_t(std::max(lanes, 1u)) + 4;
   if (lanes > 1 && icg == 1 && t == DType::Float32 && outT->dtype == DType::Float32 &&
       kb.productAccumulatorType(t) == DType::Float32 && outT->rank() == 4 && nchwResult &&
       dv.stride[3] == 1 && kb.canStoreVectorResult(spec.outputBuffer(0)) &&
-      chunks * kh * kw <= 1024) {
+      int64_t(rowPieces(0, ow, lanes).size()) * kh * kw <= 1024) { // the code's size
     emitDepthwiseRows(kb, spec, dv, wv, ov, *window, ocg, lanes);
     return Error::success();
   }
