@@ -654,6 +654,17 @@ static Expected<OpResults> dynArangeOp(OpContext &ctx) {
 /// border clamped), averaged, or for "max" the largest of the corners'
 /// weighted values. Without `aligned` a box is at least 1 x 1 and has no
 /// half-pixel offset (ONNX's output_half_pixel, torchvision's aligned=False).
+/// The sample points of a box are the same for every channel: they are
+/// computed once per box (four offsets and weights each), then every
+/// channel's plane is read through them.
+namespace {
+struct RoiSample {
+  int64_t at[4]; // offsets in a channel's plane (yl,xl), (yl,xh), (yh,xl), (yh,xh)
+  float w[4];    // their bilinear weights
+  bool outside;  // beyond [-1, size]: no value ("max" counts it as 0)
+};
+} // namespace
+
 static Expected<OpResults> roiAlignOp(OpContext &ctx) {
   if (Error e = ctx.expectArgs(2))
     return e;
@@ -670,7 +681,18 @@ static Expected<OpResults> roiAlignOp(OpContext &ctx) {
   Expected<HostTensor> out = ctx.makeResult(0, {R, C, PH, PW}, data.dtype());
   if (!out)
     return out.takeError();
-  std::vector<float> plane(size_t(H * W));
+  // The data as float32: read in place, or converted once.
+  std::vector<float> widened;
+  const float *src = data.dtype() == DType::Float32 ? data.as<float>() : nullptr;
+  if (!src && R > 0) {
+    widened.resize(size_t(data.numElements()));
+    for (int64_t i = 0; i < data.numElements(); ++i)
+      widened[size_t(i)] = float(data.getDouble(i));
+    src = widened.data();
+  }
+  float *dst = out->dtype() == DType::Float32 ? out->as<float>() : nullptr;
+  std::vector<float> bins(size_t(PH * PW));
+  std::vector<RoiSample> samples;
   for (int64_t r = 0; r < R; ++r) {
     int64_t batch = int64_t(rois.getDouble(r * 5));
     if (batch < 0 || batch >= ds[0])
@@ -686,49 +708,67 @@ static Expected<OpResults> roiAlignOp(OpContext &ctx) {
     float bh = rh / float(PH), bw = rw / float(PW);
     int64_t gh = ratio > 0 ? ratio : int64_t(std::ceil(rh / float(PH)));
     int64_t gw = ratio > 0 ? ratio : int64_t(std::ceil(rw / float(PW)));
-    if (gh > (1 << 16) || gw > (1 << 16))
+    if (gh > (1 << 16) || gw > (1 << 16) || gh * gw * PH * PW > (int64_t(1) << 22))
       return ctx.error("box " + Twine(r) + " samples too many points per bin");
     float count = float(std::max<int64_t>(gh * gw, 1));
-    for (int64_t c = 0; c < C; ++c) {
-      int64_t base = ((batch * C) + c) * H * W;
-      for (int64_t i = 0; i < H * W; ++i)
-        plane[size_t(i)] = float(data.getDouble(base + i));
-      auto at = [&](int64_t y, int64_t x) { return plane[size_t(y * W + x)]; };
-      for (int64_t ph = 0; ph < PH; ++ph)
-        for (int64_t pw = 0; pw < PW; ++pw) {
-          float acc = isMax ? -INFINITY : 0.0f;
-          bool any = false;
-          for (int64_t iy = 0; iy < gh; ++iy)
-            for (int64_t ix = 0; ix < gw; ++ix) {
-              float y = y0 + float(ph) * bh + (float(iy) + 0.5f) * bh / float(gh);
-              float x = x0 + float(pw) * bw + (float(ix) + 0.5f) * bw / float(gw);
-              if (y < -1.0f || y > float(H) || x < -1.0f || x > float(W)) {
-                if (!isMax)
-                  continue;
-                acc = std::max(acc, 0.0f), any = true;
-                continue;
-              }
-              y = std::max(y, 0.0f), x = std::max(x, 0.0f);
-              int64_t yl = int64_t(y), xl = int64_t(x), yh, xh;
-              if (yl >= H - 1)
-                yh = yl = H - 1, y = float(yl);
-              else
-                yh = yl + 1;
-              if (xl >= W - 1)
-                xh = xl = W - 1, x = float(xl);
-              else
-                xh = xl + 1;
-              float ly = y - float(yl), lx = x - float(xl), hy = 1 - ly, hx = 1 - lx;
-              float v1 = hy * hx * at(yl, xl), v2 = hy * lx * at(yl, xh);
-              float v3 = ly * hx * at(yh, xl), v4 = ly * lx * at(yh, xh);
-              if (isMax)
-                acc = std::max({acc, v1, v2, v3, v4}), any = true;
-              else
-                acc += v1 + v2 + v3 + v4;
+    // The box's sample points, bin by bin (gh * gw each).
+    samples.clear();
+    for (int64_t ph = 0; ph < PH; ++ph)
+      for (int64_t pw = 0; pw < PW; ++pw)
+        for (int64_t iy = 0; iy < gh; ++iy)
+          for (int64_t ix = 0; ix < gw; ++ix) {
+            float y = y0 + float(ph) * bh + (float(iy) + 0.5f) * bh / float(gh);
+            float x = x0 + float(pw) * bw + (float(ix) + 0.5f) * bw / float(gw);
+            RoiSample s{};
+            if (y < -1.0f || y > float(H) || x < -1.0f || x > float(W)) {
+              s.outside = true;
+              samples.push_back(s);
+              continue;
             }
-          out->setDouble(((r * C + c) * PH + ph) * PW + pw,
-                         isMax ? (any ? acc : 0.0f) : acc / count);
+            y = std::max(y, 0.0f), x = std::max(x, 0.0f);
+            int64_t yl = int64_t(y), xl = int64_t(x), yh, xh;
+            if (yl >= H - 1)
+              yh = yl = H - 1, y = float(yl);
+            else
+              yh = yl + 1;
+            if (xl >= W - 1)
+              xh = xl = W - 1, x = float(xl);
+            else
+              xh = xl + 1;
+            float ly = y - float(yl), lx = x - float(xl), hy = 1 - ly, hx = 1 - lx;
+            s.at[0] = yl * W + xl, s.at[1] = yl * W + xh, s.at[2] = yh * W + xl,
+            s.at[3] = yh * W + xh;
+            s.w[0] = hy * hx, s.w[1] = hy * lx, s.w[2] = ly * hx, s.w[3] = ly * lx;
+            samples.push_back(s);
+          }
+    int64_t perBin = gh * gw;
+    for (int64_t c = 0; c < C; ++c) {
+      const float *plane = src + ((batch * C) + c) * H * W;
+      for (int64_t b = 0; b < PH * PW; ++b) {
+        float acc = isMax ? -INFINITY : 0.0f;
+        bool any = false;
+        for (const RoiSample &s :
+             ArrayRef<RoiSample>(samples).slice(size_t(b * perBin), size_t(perBin))) {
+          if (s.outside) {
+            if (isMax)
+              acc = std::max(acc, 0.0f), any = true;
+            continue;
+          }
+          float v1 = s.w[0] * plane[s.at[0]], v2 = s.w[1] * plane[s.at[1]];
+          float v3 = s.w[2] * plane[s.at[2]], v4 = s.w[3] * plane[s.at[3]];
+          if (isMax)
+            acc = std::max({acc, v1, v2, v3, v4}), any = true;
+          else
+            acc += v1 + v2 + v3 + v4;
         }
+        bins[size_t(b)] = isMax ? (any ? acc : 0.0f) : acc / count;
+      }
+      int64_t first = (r * C + c) * PH * PW;
+      if (dst)
+        std::copy(bins.begin(), bins.end(), dst + first);
+      else
+        for (int64_t b = 0; b < PH * PW; ++b)
+          out->setDouble(first + b, bins[size_t(b)]);
     }
   }
   return single(std::move(*out));
