@@ -166,6 +166,10 @@ struct StagedRun::Stage {
   std::vector<const Call *> calls;                    // frontier calls
   std::vector<const If *> ifs;                        // frontier ifs
   std::map<std::string, std::unique_ptr<Stage>> next; // by frontier key
+  // A stage after the first: its inputs, as indices into the stage before's
+  // inputs, then its live values' tensors, then its frontier's results (the
+  // values no later stage reads are dropped).
+  std::vector<unsigned> takes;
 };
 
 StagedRun::StagedRun(DiagEngine &diags, StageHooks hooks, const ExecutableOptions &opts)
@@ -326,9 +330,11 @@ std::unique_ptr<StagedRun> StagedRun::create(Module &m, DiagEngine &diags, Stage
 namespace {
 
 /// Step 4: the module of the stage after `st`, given the frontier's
-/// results and branches.
+/// results and branches; `takes` gets which of the values offered to it
+/// (see Stage::takes) its parameters are.
 std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTensor> results,
-                                   ArrayRef<bool> taken, DiagEngine &diags) {
+                                   ArrayRef<bool> taken, DiagEngine &diags,
+                                   std::vector<unsigned> &takes) {
   PlannedDevices devices;
   if (!readPlannedDevices(*st.mod, diags, devices, "the executor"))
     return nullptr;
@@ -428,7 +434,19 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
     return withOperands(old, ops);
   });
 
-  auto fn = make<Function>(std::move(params), body, nullptr, main->loc);
+  // Only the parameters the new body reads.
+  DenseSet<const Expr *> read;
+  for (Expr *e : postOrder(body.get()))
+    if (isa<Var>(e))
+      read.insert(e);
+  std::vector<Ref<Var>> used;
+  takes.clear();
+  for (unsigned i = 0; i < params.size(); ++i)
+    if (read.count(params[i].get())) {
+      takes.push_back(i);
+      used.push_back(params[i]);
+    }
+  auto fn = make<Function>(std::move(used), body, nullptr, main->loc);
   fn->attrs = main->attrs;
   fn->resultDevice = main->resultDevice;
   fn->freeVars = main->freeVars;
@@ -490,7 +508,7 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
       if (depth + 1 >= kMaxStages)
         return fail("a run of more than " + Twine(kMaxStages) + " stages");
       auto s = std::make_unique<Stage>();
-      s->own = nextModule(*st, results, taken, diags);
+      s->own = nextModule(*st, results, taken, diags, s->takes);
       if (!s->own || !hooks.prepare(*s->own))
         return fail("building the stage after " +
                     describe(diags, st->calls.empty() ? (const Expr *)st->ifs[0] : st->calls[0]) +
@@ -501,17 +519,24 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
       next = std::move(s);
       ++count;
     }
-    // The next stage's inputs: these, the live values, the frontier's results.
-    std::vector<HostTensor> nextIn;
+    // The next stage's inputs, of these, the live values and the frontier's
+    // results.
+    std::vector<HostTensor *> offered;
     for (const HostTensor &t : in)
-      nextIn.push_back(st == root.get() ? t.clone() : std::move(const_cast<HostTensor &>(t)));
+      offered.push_back(const_cast<HostTensor *>(&t));
     for (const Expr *e : st->live) {
       unsigned first = st->firstOutput[st->rootIndex.lookup(e)];
       for (unsigned k = 0, n = leafCount(e->checkedType.get()); k < n; ++k)
-        nextIn.push_back(std::move((*out)[first + k]));
+        offered.push_back(&(*out)[first + k]);
     }
     for (HostTensor &t : results)
-      nextIn.push_back(std::move(t));
+      offered.push_back(&t);
+    std::vector<HostTensor> nextIn;
+    for (unsigned i : next->takes) {
+      // The caller's inputs are copied (one may be taken twice); the rest moved.
+      bool callers = st == root.get() && i < in.size();
+      nextIn.push_back(callers ? offered[i]->clone() : std::move(*offered[i]));
+    }
     carried = std::move(nextIn);
     in = carried;
     st = next.get();

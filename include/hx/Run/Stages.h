@@ -20,7 +20,8 @@
 // those shapes and branches, and kept: the next run with the same frontier
 // shapes and branches reuses it, whatever the values. The values crossing a
 // frontier are copied out of their devices and into the next stage's
-// parameter memory, allocated when that stage is built.
+// parameter memory, allocated when that stage is built; a stage's
+// parameters are only the values it or a later stage reads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HX_RUN_STAGES_H
