@@ -61,15 +61,16 @@ def test_imported_text_is_a_repro():
         np.testing.assert_allclose(got, net(x).numpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_detector_through_from_torch():
-    """torchvision's ssdlite (utils/torch-detectors.py's weights): the run
-    goes in stages, and hx.compile(hx.from_torch(...)) gives PyTorch's
-    detections."""
+@pytest.mark.parametrize("name,count", [("ssdlite320_mobilenet_v3_large", 300),
+                                        ("fasterrcnn_mobilenet_v3_large_320_fpn", 100)])
+def test_detector_through_from_torch(name, count):
+    """torchvision's ssdlite and Faster R-CNN (utils/torch-detectors.py's
+    weights): the run goes in stages, and hx.compile(hx.from_torch(...))
+    gives PyTorch's detections."""
     spec = importlib.util.spec_from_file_location(
         "torch_detectors", os.path.join(ROOT, "utils", "torch-detectors.py"))
     td = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(td)
-    name = "ssdlite320_mobilenet_v3_large"
     net, x = td.build(name, td.MODELS[name])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -79,5 +80,5 @@ def test_detector_through_from_torch():
         want = {k: v.numpy() for k, v in net([x])[0].items()}
     got = {k: np.asarray(v) for k, v in zip(want, out)}
     unmatched, score, box = td.compare(want, got)
-    assert len(want["scores"]) == 300 and unmatched == 0
+    assert len(want["scores"]) == count and unmatched == 0
     assert score <= 1e-3 and box <= td.BOX_TOLERANCE
