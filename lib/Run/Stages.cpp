@@ -122,10 +122,98 @@ DenseSet<const Expr *> computableNodes(Expr *body, const StringSet<> &dynamicGlo
 
 Error fail(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
+/// The global a call calls, or "".
+StringRef calleeGlobal(const Call *c) {
+  auto *g = dyn_cast<GlobalVar>(c->callee.get());
+  return g ? StringRef(g->name) : StringRef();
+}
+
+/// Which globals each global's body names.
+StringMap<StringSet<>> globalsNamed(const Module &m) {
+  StringMap<StringSet<>> callees;
+  for (const Module::Def &d : m.defs) {
+    callees[d.global->name];
+    for (Expr *e : postOrder(d.fn->body.get()))
+      if (auto *g = dyn_cast<GlobalVar>(e))
+        callees[d.global->name].insert(g->name);
+  }
+  return callees;
+}
+
+/// Whether global `to` is reached from the body of `from`.
+bool reaches(const StringMap<StringSet<>> &callees, StringRef from, StringRef to) {
+  StringSet<> seen;
+  SmallVector<StringRef, 8> work{from};
+  while (!work.empty()) {
+    auto it = callees.find(work.pop_back_val());
+    if (it == callees.end())
+      continue;
+    for (const auto &c : it->second) {
+      if (c.getKey() == to)
+        return true;
+      if (seen.insert(c.getKey()).second)
+        work.push_back(c.getKey());
+    }
+  }
+  return false;
+}
+
+/// The globals that can call themselves (directly or through others).
+StringSet<> recursiveGlobals(const Module &m) {
+  StringMap<StringSet<>> callees = globalsNamed(m);
+  StringSet<> recursive;
+  for (const Module::Def &d : m.defs)
+    if (reaches(callees, d.global->name, d.global->name))
+      recursive.insert(d.global->name);
+  return recursive;
+}
+
+/// Recursion runs as loops: a recursive global may call itself only as its
+/// result (through ifs and lets), and no global of its cycle otherwise.
+/// False after located errors.
+bool checkRecursion(const Module &m, DiagEngine &diags) {
+  StringMap<StringSet<>> callees = globalsNamed(m);
+  bool ok = true;
+  for (const Module::Def &d : m.defs) {
+    StringRef self = d.global->name;
+    if (!reaches(callees, self, self))
+      continue;
+    // The tail positions: the body, an if's branches, a let's body.
+    DenseSet<const Expr *> tails;
+    SmallVector<const Expr *, 8> work{d.fn->body.get()};
+    while (!work.empty()) {
+      const Expr *e = work.pop_back_val();
+      tails.insert(e);
+      if (auto *i = dyn_cast<If>(e))
+        work.append({i->thenBranch.get(), i->elseBranch.get()});
+      else if (auto *l = dyn_cast<Let>(e))
+        work.push_back(l->body.get());
+    }
+    for (Expr *e : postOrder(d.fn->body.get())) {
+      auto *c = dyn_cast<Call>(e);
+      StringRef callee = c ? calleeGlobal(c) : StringRef();
+      if (callee.empty() || !reaches(callees, callee, self))
+        continue;
+      if (callee == self && tails.count(c))
+        continue;
+      diags.error(c->loc, callee == self
+                              ? "not supported by the executor: a recursive call that is not "
+                                "its function's result (a call of itself as the result runs, "
+                                "as a loop)"
+                              : "not supported by the executor: a call of @" + callee.str() +
+                                    ", which calls @" + self.str() +
+                                    " back (only a function's calls of itself run)");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /// The globals whose bodies are not computable (calling each other: until
-/// nothing changes).
+/// nothing changes): the recursive ones, whose calls run as their own
+/// stages, and those whose bodies hold value-dependent shapes.
 StringSet<> dynamicGlobals(const Module &m) {
-  StringSet<> dynamic;
+  StringSet<> dynamic = recursiveGlobals(m);
   for (bool changed = true; changed;) {
     changed = false;
     for (const Module::Def &d : m.defs)
@@ -143,6 +231,8 @@ std::string describe(DiagEngine &diags, const Expr *e) {
   std::string what = "value";
   if (auto *c = dyn_cast<Call>(e); c && c->getOp())
     what = c->getOp()->name;
+  else if (auto *c = dyn_cast<Call>(e); c && !calleeGlobal(c).empty())
+    what = "the call of @" + calleeGlobal(c).str();
   else if (isa<If>(e))
     what = "if";
   if (!e->loc.isValid())
@@ -162,9 +252,10 @@ struct StagedRun::Stage {
   std::vector<const Expr *> roots;   // the executable's results, in order
   std::vector<unsigned> firstOutput; // per root: its first tensor in the results
   DenseMap<const Expr *, unsigned> rootIndex;
-  std::vector<const Expr *> live;                     // roots the next stage takes as parameters
-  std::vector<const Call *> calls;                    // frontier calls
-  std::vector<const If *> ifs;                        // frontier ifs
+  std::vector<const Expr *> live;  // roots the next stage takes as parameters
+  std::vector<const Call *> calls; // frontier calls (operators, recursive globals)
+  bool tail = false;               // the body is its one frontier call, of a global
+  std::vector<const If *> ifs;     // frontier ifs
   std::map<std::string, std::unique_ptr<Stage>> next; // by frontier key
   // A stage after the first: its inputs, as indices into the stage before's
   // inputs, then its live values' tensors, then its frontier's results (the
@@ -189,6 +280,7 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
                       ExecutableOptions opts) {
   Function *main = st.mod->lookup("main");
   Expr *body = main->body.get();
+  StringSet<> recursive = recursiveGlobals(*st.mod);
   DenseSet<const Expr *> ok = computableNodes(body, dynamicGlobals(*st.mod));
   st.final = ok.count(body);
   if (!st.final) {
@@ -219,6 +311,23 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
       if (!seen.insert(e).second)
         continue;
       if (auto *c = dyn_cast<Call>(e)) {
+        // A recursive global's call runs as a run of its own (a loop when it
+        // calls itself as its result), once its arguments are known.
+        if (auto *g = dyn_cast<GlobalVar>(c->callee.get()); g && recursive.count(g->name)) {
+          if (llvm::all_of(c->args, [&](const ExprRef &a) { return ok.count(a.get()); })) {
+            for (const ExprRef &a : c->args) {
+              if (!isa<TensorType>(a->checkedType.get()))
+                return unsupported(c, "a call of the recursive @" + g->name +
+                                          " with an argument that is not a tensor");
+              addRoot(a.get());
+            }
+            st.calls.push_back(c);
+          } else {
+            for (const ExprRef &a : c->args)
+              operand(a.get(), work);
+          }
+          continue;
+        }
         if (auto *g = dyn_cast<GlobalVar>(c->callee.get()); g && !ok.count(g))
           return unsupported(c, "a call of @" + g->name +
                                     ", whose body has values of value-dependent shape (only "
@@ -265,6 +374,8 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
                                           : Twine("this value of value-dependent shape"));
       }
     }
+    st.tail =
+        st.calls.size() == 1 && st.ifs.empty() && st.calls[0] == body && !st.calls[0]->getOp();
     unsigned n = 0;
     for (const Expr *r : st.roots) {
       st.firstOutput.push_back(n);
@@ -321,7 +432,8 @@ std::unique_ptr<StagedRun> StagedRun::create(Module &m, DiagEngine &diags, Stage
   std::unique_ptr<StagedRun> run(new StagedRun(diags, std::move(hooks), opts));
   run->root = std::make_unique<Stage>();
   run->root->mod = &m;
-  if (!inlineLets(*m.lookup("main"), diags) || !planStage(*run->root, diags, run->hooks, opts))
+  if (!checkRecursion(m, diags) || !inlineLets(*m.lookup("main"), diags) ||
+      !planStage(*run->root, diags, run->hooks, opts))
     return nullptr;
   run->count = 1;
   return run;
@@ -411,6 +523,11 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
   size_t r = 0;
   for (const Call *c : st.calls) {
     DeviceIndex d = devices.deviceOf(c);
+    if (!c->getOp()) { // a recursive global's: its type is static
+      replace[c] = valueOf(c->checkedType.get(), c->loc, [&](unsigned) { return d; });
+      r += leafCount(c->checkedType.get());
+      continue;
+    }
     if (auto *tu = dyn_cast_or_null<TupleType>(c->checkedType.get())) {
       std::vector<TypeRef> fields;
       for (size_t k = 0; k < tu->fields.size(); ++k, ++r)
@@ -462,6 +579,44 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
 
 } // namespace
 
+Expected<std::vector<HostTensor>> StagedRun::callGlobal(const Call &c,
+                                                        ArrayRef<const HostTensor *> args,
+                                                        InterruptCheck interrupted) {
+  StringRef name = calleeGlobal(&c);
+  if (name == self)
+    return fail(describe(diags, &c) + ": a recursive call that is not its function's result (only "
+                                      "a call of itself as the result, a loop, runs)");
+  std::unique_ptr<StagedRun> &callee = callees[name.str()];
+  if (!callee) {
+    if (nesting + 1 >= kMaxNesting)
+      return fail(describe(diags, &c) + ": recursive functions nested more than " +
+                  Twine(kMaxNesting) + " deep");
+    // A module whose @main is the global, its other functions as they are.
+    const Function *fn = root->mod->lookup(name);
+    auto main = make<Function>(fn->params, fn->body, fn->retType, fn->loc);
+    main->attrs = fn->attrs;
+    main->resultDevice = fn->resultDevice;
+    auto m = std::make_unique<Module>();
+    m->devices = root->mod->devices;
+    m->fallbackDeviceType = root->mod->fallbackDeviceType;
+    m->passConfigExtra = root->mod->passConfigExtra;
+    m->extraMetadata = root->mod->extraMetadata;
+    for (const Module::Def &d : root->mod->defs)
+      if (d.global->name != "main")
+        m->addDef(d.global->name, d.fn);
+    m->addDef("main", main);
+    if (!hooks.prepare(*m) || !(callee = create(*m, diags, hooks, opts)))
+      return fail("building the run of " + describe(diags, &c) + ": the errors reported above");
+    callee->ownModule = std::move(m);
+    callee->self = name.str();
+    callee->nesting = nesting + 1;
+  }
+  std::vector<HostTensor> in;
+  for (const HostTensor *a : args)
+    in.push_back(a->clone());
+  return callee->run(in, nullptr, interrupted);
+}
+
 Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, RunProfile *profile,
                                                  InterruptCheck interrupted) {
   if (count >= kMaxStages) { // keep the first stage only
@@ -471,14 +626,37 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
   unsigned depth = 0;
   std::vector<HostTensor> carried; // the inputs of a stage after the first
   ArrayRef<HostTensor> in = inputs;
-  for (Stage *st = root.get();; ++depth) {
+  bool firstPass = true;
+  size_t iterations = 0;
+  for (Stage *st = root.get();;) {
     Expected<std::vector<HostTensor>> out =
-        st->exe->run(in, st == root.get() ? profile : nullptr, interrupted);
+        st->exe->run(in, st == root.get() && firstPass ? profile : nullptr, interrupted);
     if (!out || st->final)
       return out;
     auto result = [&](const Expr *e) -> HostTensor & {
       return (*out)[st->firstOutput[st->rootIndex.lookup(e)]];
     };
+    // A run of a recursive global whose body ends in a call of itself: the
+    // call's arguments are the next iteration's inputs.
+    if (st->tail && !self.empty() && calleeGlobal(st->calls[0]) == self) {
+      if (interrupted && interrupted())
+        return make_error<InterruptedError>();
+      if (++iterations >= kMaxIterations)
+        return fail("@" + self + " called itself " + Twine(kMaxIterations) +
+                    " times in one run (an endless loop?)");
+      std::vector<HostTensor> next;
+      DenseMap<const Expr *, size_t> taken; // an argument given twice is copied
+      for (const ExprRef &a : st->calls[0]->args) {
+        auto [it, fresh] = taken.try_emplace(a.get(), next.size());
+        next.push_back(fresh ? std::move(result(a.get())) : next[it->second].clone());
+      }
+      carried = std::move(next);
+      in = carried;
+      st = root.get();
+      depth = 0;
+      firstPass = false;
+      continue;
+    }
     // The frontier, on the host.
     std::string key;
     std::vector<HostTensor> results;
@@ -486,7 +664,8 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
       std::vector<const HostTensor *> args;
       for (const ExprRef &a : c->args)
         args.push_back(&result(a.get()));
-      Expected<std::vector<HostTensor>> r = interpretOp(*c, args);
+      Expected<std::vector<HostTensor>> r =
+          c->getOp() ? interpretOp(*c, args) : callGlobal(*c, args, interrupted);
       if (!r)
         return fail(describe(diags, c) + ": " + toString(r.takeError()));
       for (HostTensor &t : *r) {
@@ -540,6 +719,7 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
     carried = std::move(nextIn);
     in = carried;
     st = next.get();
+    ++depth;
   }
 }
 

@@ -32,6 +32,7 @@
 #include "hx/Support/Diagnostics.h"
 #include "llvm/Support/Error.h"
 #include <functional>
+#include <map>
 #include <memory>
 
 namespace hx {
@@ -67,16 +68,30 @@ public:
   /// At most this many stages are kept; past it, the later stages are
   /// dropped and built again when a run needs them.
   static constexpr size_t kMaxStages = 64;
+  /// Runs of recursive functions inside one another, at most.
+  static constexpr unsigned kMaxNesting = 16;
+  /// A recursive function's calls of itself in one run, at most.
+  static constexpr size_t kMaxIterations = 100000;
 
   struct Stage;
 
 private:
   StagedRun(DiagEngine &diags, StageHooks hooks, const ExecutableOptions &opts);
+  /// A call of a recursive global (a frontier call), run by a StagedRun of
+  /// its own whose @main is the global.
+  llvm::Expected<std::vector<HostTensor>>
+  callGlobal(const Call &c, llvm::ArrayRef<const HostTensor *> args, InterruptCheck interrupted);
   DiagEngine &diags;
   StageHooks hooks;
   ExecutableOptions opts;
+  // For the run of a recursive global: its module (outliving the stages),
+  // its name, how many runs of recursive globals it is inside.
+  std::unique_ptr<Module> ownModule;
+  std::string self;
+  unsigned nesting = 0;
   std::unique_ptr<Stage> root;
   size_t count = 0;
+  std::map<std::string, std::unique_ptr<StagedRun>> callees;
 };
 
 } // namespace hx
