@@ -725,7 +725,7 @@ def _():
 def branch(name, nodes, outs):
     """An If branch: a subgraph without inputs whose outputs are float tensors
     (their shapes left to inference)."""
-    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, F32, None) for o in outs])
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, F32, [3, 4] if o == "y" else [3, 3, 4]) for o in outs])
 
 
 @case("if-runtime-and-folded")
@@ -862,6 +862,37 @@ def _():
         acc = acc + x * i
         ys.append(np.maximum(acc, 0))
     return nodes, {"x": x}, inits, [acc.astype(np.float32), np.stack(ys).astype(np.float32)]
+
+
+@case("loop-while")
+def _():
+    # A while loop: its trip count is a graph input and its condition comes
+    # from the data, so only the run knows the iterations. The body reads x
+    # and a limit computed from it in the enclosing graph (parameters of
+    # the loop's global) and an initializer (a constant). v grows by half
+    # plus a tenth of x until its size passes the limit; k counts.
+    x = rand(3, 4)
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+    body = body_graph("body", [node("Mul", ["v", "half"], ["v1"]), node("Mul", ["x", "tenth"], ["xt"]),
+                               node("Add", ["v1", "xt"], ["v2"]), node("Abs", ["v2"], ["a"]),
+                               node("ReduceSum", ["a"], ["size"], keepdims=0),
+                               node("Less", ["size", "limit"], ["c2"]), node("Add", ["k", "one"], ["k2"])],
+                      [("i", I64, []), ("c", B, []), ("v", F32, [3, 4]), ("k", F32, [])],
+                      [("c2", B, []), ("v2", F32, [3, 4]), ("k2", F32, [])])
+    nodes = [node("Abs", ["x"], ["ax"]), node("ReduceSum", ["ax"], ["sx"], keepdims=0),
+             helper.make_node("Mul", ["sx", "eight"], ["limit"], name="/limit/Mul"),
+             helper.make_node("Loop", ["n", "", "x", "zero"], ["y", "count"], name="/loop/Loop", body=body)]
+    inits = [init("half", np.float32(1.5)), init("tenth", np.float32(0.1)), init("one", np.float32(1)),
+             init("eight", np.float32(8)), init("zero", np.float32(0))]
+    n = np.array(50, np.int64)
+    v, k, limit = x.astype(np.float32), np.float32(0), np.abs(x).sum(dtype=np.float32) * np.float32(8)
+    for _ in range(int(n)):
+        v = v * np.float32(1.5) + x * np.float32(0.1)
+        k += np.float32(1)
+        if not np.abs(v).sum(dtype=np.float32) < limit:
+            break
+    # limit is an output too (no node of the graph itself reads it).
+    return nodes, {"x": x, "n": n}, inits, [np.array(limit, np.float32), v, np.array(k, np.float32)]
 
 
 @case("scan-unrolled", opset=16)
@@ -1217,6 +1248,22 @@ def write_bad(outdir):
         g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], ["y"], name="/loop/Loop", body=loop_body)],
                               "loop", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],
                               initializer=[init("n", np.array(trips, np.int64)), init("yes", np.array(True)),
+                                           init("limit", np.array(100, np.float32))])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
+    # While loops hx refuses: one with a scan output, one whose carried
+    # value changes shape (a Concat grows it).
+    wbody = body_graph("body", [node("Add", ["vi", "vi"], ["vo"]), node("ReduceSum", ["vo"], ["t"], keepdims=0),
+                                node("Less", ["t", "limit"], ["co"]), node("Relu", ["vo"], ["so"])],
+                       [("ii", TensorProto.INT64, []), ("ci", TensorProto.BOOL, []), ("vi", F32, [3, 4])],
+                       [("co", TensorProto.BOOL, []), ("vo", F32, [3, 4]), ("so", F32, [3, 4])])
+    gbody = body_graph("body", [node("Concat", ["vi", "vi"], ["vo"], axis=0), node("ReduceSum", ["vo"], ["t"], keepdims=0),
+                                node("Less", ["t", "limit"], ["co"])],
+                       [("ii", TensorProto.INT64, []), ("ci", TensorProto.BOOL, []), ("vi", F32, [3, 4])],
+                       [("co", TensorProto.BOOL, []), ("vo", F32, [6, 4])])
+    for name, b, outs in (("loop-while-scan", wbody, ["y", "ys"]), ("loop-while-grows", gbody, ["y"])):
+        g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], outs, name="/loop/Loop", body=b)],
+                              "loop", [xc], [helper.make_tensor_value_info(o, F32, [3, 4] if o == "y" else [3, 3, 4]) for o in outs],
+                              initializer=[init("n", np.array(3, np.int64)), init("yes", np.array(True)),
                                            init("limit", np.array(100, np.float32))])
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
     # A Scan whose two scan inputs differ in length.

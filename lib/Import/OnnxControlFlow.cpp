@@ -18,8 +18,29 @@
 // there. Each iteration imports the body once more, its inputs bound to the
 // iteration number, the condition and the carried values, and its names
 // forgotten after (Importer::importSubgraph); the scan outputs of the
-// iterations are stacked along a new first axis. A condition only the run
-// knows (a while loop) is refused.
+// iterations are stacked along a new first axis.
+//
+// A Loop whose count or condition only the run knows (a while loop) becomes
+// a recursive global, as Relay writes loops, which the executor runs as a
+// loop (docs/execution.md):
+//
+//   def @loop0(%iter: int64, %max: int64, %cond: bool, %state0: T0, ...,
+//              %capture0: C0, ...) -> (T0, ...) {
+//     if (logical_and(less(%iter, %max), %cond)) {
+//       <the body, once>;
+//       @loop0(add(%iter, 1i64), %max, <its condition>, <its carried values>,
+//              %capture0, ...)
+//     } else {
+//       (%state0, ...)
+//     }
+//   }
+//
+// called with 0, the trip count (no %max without one), the condition (true
+// without one) and the initial values. The values of the enclosing graphs
+// the body reads by name are parameters too (%capture*), passed through
+// unchanged; those known at import stay constants. The carried values and
+// the captured ones need shapes known at import, the same on every
+// iteration; scan outputs (whose length only the run knows) are refused.
 //
 // Scan: unrolled at import as well, one iteration per element of the scan
 // inputs' axis (their common length, known at import time, at most
@@ -34,6 +55,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxConverter.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace hx;
 using namespace hx::onnximport;
@@ -125,26 +147,179 @@ OnnxValue scalarValue(HostTensor t) {
   return v;
 }
 
+/// The names a graph's nodes (and its subgraphs') read that none of them,
+/// nor an input or initializer, defines: what it reads of the graphs
+/// around it. Sorted.
+std::vector<std::string> namesRead(const onnx::GraphProto &g) {
+  StringSet<> reads, defined;
+  SmallVector<const onnx::GraphProto *, 4> work{&g};
+  while (!work.empty()) {
+    const onnx::GraphProto *cur = work.pop_back_val();
+    for (const onnx::ValueInfoProto &i : cur->input())
+      defined.insert(i.name());
+    for (const onnx::TensorProto &t : cur->initializer())
+      defined.insert(t.name());
+    for (const onnx::NodeProto &n : cur->node()) {
+      for (const std::string &i : n.input())
+        if (!i.empty())
+          reads.insert(i);
+      for (const std::string &o : n.output())
+        defined.insert(o);
+      for (const onnx::AttributeProto &a : n.attribute()) {
+        if (a.has_g())
+          work.push_back(&a.g());
+        for (const onnx::GraphProto &sub : a.graphs())
+          work.push_back(&sub);
+      }
+    }
+    for (const onnx::ValueInfoProto &o : cur->output())
+      reads.insert(o.name());
+  }
+  std::vector<std::string> names;
+  for (const auto &r : reads)
+    if (!defined.count(r.getKey()))
+      names.push_back(r.getKey().str());
+  llvm::sort(names);
+  return names;
+}
+
+/// The nodes unrolling `g` would import: a Loop's body times its trip
+/// count where that is known now (once where not), a Scan's body times its
+/// length, an If's branches once each. Saturates at kMaxUnrolledNodes + 1.
+int64_t unrolledCost(Importer &imp, const onnx::GraphProto &g) {
+  // An explicit stack of (graph, multiplier).
+  int64_t cost = 0, cap = kMaxUnrolledNodes + 1;
+  SmallVector<std::pair<const onnx::GraphProto *, int64_t>, 8> work{{&g, 1}};
+  while (!work.empty() && cost < cap) {
+    auto [cur, mult] = work.pop_back_val();
+    for (const onnx::NodeProto &n : cur->node()) {
+      cost = std::min(cap, cost + mult);
+      int64_t times = 1;
+      if (n.op_type() == "Loop" && n.input_size() > 0)
+        if (OnnxValue *trip = imp.lookup(n.input(0));
+            trip && trip->constant && trip->constant->numElements() == 1)
+          times = std::clamp<int64_t>(int64_t(trip->constant->getDouble(0)), 1, cap);
+      for (const onnx::AttributeProto &a : n.attribute()) {
+        if (a.has_g())
+          work.push_back({&a.g(), std::min(cap, mult * times)});
+        for (const onnx::GraphProto &sub : a.graphs())
+          work.push_back({&sub, mult});
+      }
+    }
+  }
+  return cost;
+}
+
+/// A scalar of `v` (a one-element tensor reshaped to rank 0).
+ExprRef scalarOf(NodeCtx &ctx, OnnxValue &v) {
+  ExprRef e = ctx.use(v);
+  return rankOf(v) == 0 ? e : reshapeTo(ctx, e, {});
+}
+
+/// A Loop whose iterations only the run knows, as a recursive global (see
+/// the file comment).
+Error whileLoop(NodeCtx &ctx, const onnx::GraphProto &body, size_t carried, size_t scans) {
+  if (scans)
+    return ctx.error("a Loop whose iteration count only the run knows (a while loop) with scan "
+                     "outputs is not supported: their length is known only after the loop");
+  Importer &imp = ctx.imp;
+  std::string name = "loop" + std::to_string(imp.whileLoops++);
+  auto typeOf = [&](const OnnxValue &v, const Twine &what) -> Expected<TypeRef> {
+    if (!v.isStatic())
+      return ctx.error(what + " has a shape not known at import; a while loop's values need one");
+    return makeTensorType(*v.dims, v.dtype);
+  };
+  std::vector<Ref<Var>> params;
+  SmallVector<ExprRef, 8> args;
+  auto param = [&](const std::string &pname, TypeRef t, ExprRef init) {
+    params.push_back(make<Var>(pname, std::move(t), Loc()));
+    args.push_back(std::move(init));
+    return params.back();
+  };
+  auto value = [](const Ref<Var> &v, DType dt, Dims dims) {
+    OnnxValue o;
+    o.expr = v;
+    o.dtype = dt;
+    o.dims = std::move(dims);
+    return o;
+  };
+  Ref<Var> iter = param("iter", makeTensorType({}, DType::Int64), ctx.scalar(DType::Int64, 0));
+  Ref<Var> max;
+  if (OnnxValue *trip = ctx.input(0)) {
+    if (trip->dtype != DType::Int64 || (trip->dims && elementCount(*trip->dims) != 1))
+      return ctx.error("the trip count must be one int64 value");
+    max = param("max", makeTensorType({}, DType::Int64), scalarOf(ctx, *trip));
+  }
+  ExprRef cond0 = ctx.scalar(DType::Bool, 1);
+  if (OnnxValue *c = ctx.input(1)) {
+    if (c->dtype != DType::Bool || (c->dims && elementCount(*c->dims) != 1))
+      return ctx.error("the condition must be one bool value");
+    cond0 = scalarOf(ctx, *c);
+  }
+  Ref<Var> cond = param("cond", makeTensorType({}, DType::Bool), cond0);
+  std::vector<OnnxValue> in{value(iter, DType::Int64, {}), value(cond, DType::Bool, {})};
+  std::vector<TypeRef> stateTypes;
+  SmallVector<ExprRef, 4> state;
+  for (size_t i = 0; i < carried; ++i) {
+    TRY(v, ctx.required(2 + i));
+    TRY(t, typeOf(*v, "carried value '" + ctx.node.input(int(2 + i)) + "'"));
+    Ref<Var> p = param("state" + std::to_string(i), t, ctx.use(*v));
+    stateTypes.push_back(t);
+    state.push_back(p);
+    in.push_back(value(p, v->dtype, *v->dims));
+  }
+  // The enclosing graphs' values the body reads: parameters while it is
+  // imported (constants stay as they are).
+  std::vector<std::pair<std::string, OnnxValue>> shadowed;
+  SmallVector<Ref<Var>, 4> captures;
+  for (const std::string &n : namesRead(body)) {
+    OnnxValue *v = imp.lookup(n);
+    if (!v || v->constant)
+      continue;
+    TRY(t, typeOf(*v, "'" + n + "', which the body reads,"));
+    Ref<Var> p = param("capture" + std::to_string(captures.size()), t, ctx.use(*v));
+    captures.push_back(p);
+    shadowed.emplace_back(n, *v);
+    imp.define(n) = value(p, v->dtype, *v->dims);
+  }
+  Expected<std::vector<OnnxValue>> outs = imp.importSubgraph(body, in);
+  for (auto &[n, v] : shadowed)
+    imp.define(n) = v;
+  if (!outs)
+    return outs.takeError();
+  OnnxValue &next = (*outs)[0];
+  if (next.dtype != DType::Bool || (next.dims && elementCount(*next.dims) != 1))
+    return ctx.error("the body's condition must be one bool value");
+  SmallVector<ExprRef, 8> again{ctx.call("add", {iter, ctx.scalar(DType::Int64, 1)})};
+  if (max)
+    again.push_back(max);
+  again.push_back(scalarOf(ctx, next));
+  for (size_t i = 0; i < carried; ++i) {
+    OnnxValue &o = (*outs)[1 + i];
+    if (!o.dims || *o.dims != *in[2 + i].dims || o.dtype != in[2 + i].dtype)
+      return ctx.error("the body's carried value " + Twine(i) + " ('" +
+                       body.output(int(1 + i)).name() + "') must keep its type, " +
+                       dtypeName(in[2 + i].dtype) + " " + listText(*in[2 + i].dims) +
+                       ", from one iteration to the next");
+    again.push_back(ctx.use(o));
+  }
+  again.append(captures.begin(), captures.end());
+  ExprRef go = cond;
+  if (max)
+    go = ctx.call("logical_and", {ctx.call("less", {iter, max}), cond});
+  ExprRef fnBody = ctx.ifExpr(go, ctx.callGlobal(name, again), ctx.tuple(state));
+  imp.module.addDef(name, make<Function>(std::move(params), fnBody,
+                                         make<TupleType>(std::move(stateTypes)), Loc()));
+  ExprRef r = ctx.callGlobal(name, args);
+  for (size_t i = 0; i < carried; ++i)
+    ctx.setOutput(i, ctx.getItem(r, unsigned(i)));
+  return Error::success();
+}
+
 Error loop(NodeCtx &ctx) {
   const onnx::GraphProto *body = ctx.getGraph("body");
   if (!body)
     return ctx.error("the body is required");
-  OnnxValue *trip = ctx.input(0);
-  if (!trip)
-    return ctx.error("a Loop without a trip count (a while loop) is not supported: hx unrolls "
-                     "loops of a count known at import time");
-  TRY(count, ctx.known(0));
-  if (count->numElements() != 1)
-    return ctx.error("the trip count must be one value");
-  int64_t m = int64_t(count->getDouble(0));
-  if (m < 0 || m > kMaxUnroll)
-    return ctx.error("a trip count of " + Twine(m) + " is beyond the " + Twine(kMaxUnroll) +
-                     " iterations hx unrolls");
-  bool go = true;
-  if (ctx.input(1)) {
-    TRY(c, ctx.known(1));
-    go = c->numElements() == 1 && c->getDouble(0) != 0;
-  }
   size_t carried = ctx.numInputs() > 2 ? ctx.numInputs() - 2 : 0;
   if (size_t(body->input_size()) != carried + 2 || size_t(body->output_size()) < carried + 1)
     return ctx.error("the body must take the iteration number, the condition and the " +
@@ -153,6 +328,29 @@ Error loop(NodeCtx &ctx) {
   if (size_t(ctx.node.output_size()) != carried + scans)
     return ctx.error("the node has " + Twine(ctx.node.output_size()) + " outputs; the body gives " +
                      Twine(carried + scans));
+  // Unrolled when the count and the first condition are known at import
+  // and the unrolled nodes stay within bounds; otherwise a while loop.
+  // (A graph input given a value when the model is built counts as known.)
+  auto knownNow = [&](size_t i) -> Expected<const HostTensor *> {
+    OnnxValue *v = ctx.input(i);
+    if (!v || v->constant)
+      return v ? v->constant.get() : nullptr;
+    Expected<bool> bound = ctx.imp.bindInputValue(ctx.node.input(int(i)), *v);
+    if (!bound)
+      return ctx.error(toString(bound.takeError()));
+    return *bound ? v->constant.get() : nullptr;
+  };
+  TRY(count, knownNow(0));
+  TRY(first, knownNow(1));
+  if (!count || (ctx.input(1) && !first))
+    return whileLoop(ctx, *body, carried, scans);
+  if (count->numElements() != 1)
+    return ctx.error("the trip count must be one value");
+  int64_t m = int64_t(count->getDouble(0));
+  if (m > kMaxUnroll ||
+      ctx.imp.unrolledNodes + m * unrolledCost(ctx.imp, *body) > kMaxUnrolledNodes)
+    return whileLoop(ctx, *body, carried, scans);
+  bool go = !first || (first->numElements() == 1 && first->getDouble(0) != 0);
   std::vector<OnnxValue> state;
   for (size_t i = 0; i < carried; ++i) {
     TRY(v, ctx.required(2 + i));
@@ -172,9 +370,8 @@ Error loop(NodeCtx &ctx) {
     in.insert(in.end(), state.begin(), state.end());
     TRY(outs, ctx.imp.importSubgraph(*body, in));
     const HostTensor *next = outs[0].constant.get();
-    if (!next || next->numElements() != 1)
-      return ctx.error("the body's condition is known only at run time (a while loop), which "
-                       "hx does not unroll");
+    if (!next || next->numElements() != 1) // known only at run time: a while loop
+      return whileLoop(ctx, *body, carried, scans);
     go = next->getDouble(0) != 0;
     for (size_t i = 0; i < carried; ++i)
       state[i] = outs[1 + i];

@@ -312,13 +312,14 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
   // The files of the constants the module uses (a node whose outputs no
   // output needs is converted, and checked, but not printed).
   DenseSet<const TensorData *> written;
-  walkPostOrder(main->body.get(), [&](Expr *e) {
-    auto *c = dyn_cast<Constant>(e);
-    if (!c || !c->isTensor() || c->tensor->npyPath.empty() ||
-        !written.insert(c->tensor.get()).second)
-      return;
-    out.weights.emplace_back(c->tensor->npyPath, npyTensors.at(c->tensor.get())->clone());
-  });
+  for (const Module::Def &d : module.defs) // @main, and the while loops' globals
+    walkPostOrder(d.fn->body.get(), [&](Expr *e) {
+      auto *c = dyn_cast<Constant>(e);
+      if (!c || !c->isTensor() || c->tensor->npyPath.empty() ||
+          !written.insert(c->tensor.get()).second)
+        return;
+      out.weights.emplace_back(c->tensor->npyPath, npyTensors.at(c->tensor.get())->clone());
+    });
   PrintOptions print;
   print.headerComment = "Imported from " + printableName(sys::path::filename(fileName)) +
                         " (ONNX opset " + std::to_string(opset) + ") by hx-import-onnx.";

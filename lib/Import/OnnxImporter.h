@@ -108,6 +108,8 @@ public:
   ExprRef getItem(ExprRef t, unsigned i) const { return b.getItem(std::move(t), i); }
   /// `if (cond) { then } else { otherwise }`, located at the node.
   ExprRef ifExpr(ExprRef cond, ExprRef then, ExprRef otherwise) const;
+  /// A call of the global @name, located at the node.
+  ExprRef callGlobal(llvm::StringRef name, llvm::ArrayRef<ExprRef> args) const;
 
   // ---- outputs (OnnxNode.cpp) ---------------------------------------------
   /// Output i is computed by `e` (its type from shape inference).
@@ -228,6 +230,8 @@ public:
   /// The nodes unrolled Loops have imported so far (Loops nest, and their
   /// counts multiply: the total is bounded, kMaxUnrolledNodes).
   int64_t unrolledNodes = 0;
+  /// The Loops imported as recursive globals so far (@loop0, @loop1, ...).
+  unsigned whileLoops = 0;
   /// `make(*of)`, made once per constant (so a weight used twice stays one
   /// table entry), its file named after `of`'s with `suffix`.
   std::shared_ptr<const HostTensor>

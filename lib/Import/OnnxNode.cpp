@@ -97,6 +97,11 @@ ExprRef NodeCtx::ifExpr(ExprRef cond, ExprRef then, ExprRef otherwise) const {
   return make<If>(std::move(cond), std::move(then), std::move(otherwise), b.getLoc());
 }
 
+ExprRef NodeCtx::callGlobal(StringRef name, ArrayRef<ExprRef> args) const {
+  return make<Call>(ExprRef(imp.module.getGlobal(name)),
+                    SmallVector<ExprRef, 2>(args.begin(), args.end()), Attrs{}, b.getLoc());
+}
+
 void NodeCtx::setOutput(size_t i, ExprRef e) const {
   OnnxValue &v = imp.define(node.output(i));
   v.expr = std::move(e);
