@@ -331,17 +331,8 @@ Error loop(NodeCtx &ctx) {
   // Unrolled when the count and the first condition are known at import
   // and the unrolled nodes stay within bounds; otherwise a while loop.
   // (A graph input given a value when the model is built counts as known.)
-  auto knownNow = [&](size_t i) -> Expected<const HostTensor *> {
-    OnnxValue *v = ctx.input(i);
-    if (!v || v->constant)
-      return v ? v->constant.get() : nullptr;
-    Expected<bool> bound = ctx.imp.bindInputValue(ctx.node.input(int(i)), *v);
-    if (!bound)
-      return ctx.error(toString(bound.takeError()));
-    return *bound ? v->constant.get() : nullptr;
-  };
-  TRY(count, knownNow(0));
-  TRY(first, knownNow(1));
+  TRY(count, ctx.knownIfAny(0));
+  TRY(first, ctx.knownIfAny(1));
   if (!count || (ctx.input(1) && !first))
     return whileLoop(ctx, *body, carried, scans);
   if (count->numElements() != 1)

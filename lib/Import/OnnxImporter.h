@@ -80,6 +80,9 @@ public:
   /// whose value the run gives (OnnxImportOptions::inputValue); null when
   /// absent. The error names the input and what to pass.
   llvm::Expected<const HostTensor *> known(size_t i) const;
+  /// The same, null too when it is not known (an error only for a graph
+  /// input value that cannot be read).
+  llvm::Expected<const HostTensor *> knownIfAny(size_t i) const;
   /// Input i as integers known at import time (nullopt when absent).
   llvm::Expected<std::optional<std::vector<int64_t>>> constInts(size_t i) const;
   /// Input i's hx expression (a constant becomes a table entry).

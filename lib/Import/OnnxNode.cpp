@@ -34,17 +34,20 @@ Expected<OnnxValue *> NodeCtx::required(size_t i) const {
   return error("input " + Twine(i) + " is required");
 }
 
-Expected<const HostTensor *> NodeCtx::known(size_t i) const {
+Expected<const HostTensor *> NodeCtx::knownIfAny(size_t i) const {
   OnnxValue *v = input(i);
-  if (!v)
-    return nullptr;
-  if (v->constant)
-    return v->constant.get();
+  if (!v || v->constant)
+    return v ? v->constant.get() : nullptr;
   Expected<bool> bound = imp.bindInputValue(node.input(i), *v);
   if (!bound)
     return error(toString(bound.takeError()));
-  if (*bound)
-    return v->constant.get();
+  return *bound ? v->constant.get() : nullptr;
+}
+
+Expected<const HostTensor *> NodeCtx::known(size_t i) const {
+  Expected<const HostTensor *> value = knownIfAny(i);
+  if (!value || *value || !input(i))
+    return value;
   if (imp.isGraphInput(node.input(i)))
     return error("input " + Twine(i) + " ('" + node.input(i) +
                  "') is a graph input whose value hx needs when it builds the model: give it "

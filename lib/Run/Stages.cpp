@@ -212,8 +212,8 @@ bool checkRecursion(const Module &m, DiagEngine &diags) {
 /// The globals whose bodies are not computable (calling each other: until
 /// nothing changes): the recursive ones, whose calls run as their own
 /// stages, and those whose bodies hold value-dependent shapes.
-StringSet<> dynamicGlobals(const Module &m) {
-  StringSet<> dynamic = recursiveGlobals(m);
+StringSet<> dynamicGlobals(const Module &m, StringSet<> recursive) {
+  StringSet<> dynamic = std::move(recursive);
   for (bool changed = true; changed;) {
     changed = false;
     for (const Module::Def &d : m.defs)
@@ -269,7 +269,8 @@ StagedRun::~StagedRun() = default;
 
 bool StagedRun::needed(const Module &m) {
   Function *main = m.lookup("main");
-  return main && !computableNodes(main->body.get(), dynamicGlobals(m)).count(main->body.get());
+  return main && !computableNodes(main->body.get(), dynamicGlobals(m, recursiveGlobals(m)))
+                      .count(main->body.get());
 }
 
 Executable &StagedRun::first() { return *root->exe; }
@@ -281,7 +282,7 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
   Function *main = st.mod->lookup("main");
   Expr *body = main->body.get();
   StringSet<> recursive = recursiveGlobals(*st.mod);
-  DenseSet<const Expr *> ok = computableNodes(body, dynamicGlobals(*st.mod));
+  DenseSet<const Expr *> ok = computableNodes(body, dynamicGlobals(*st.mod, recursive));
   st.final = ok.count(body);
   if (!st.final) {
     auto unsupported = [&](const Expr *e, const Twine &what) {
@@ -311,28 +312,17 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
       if (!seen.insert(e).second)
         continue;
       if (auto *c = dyn_cast<Call>(e)) {
-        // A recursive global's call runs as a run of its own (a loop when it
-        // calls itself as its result), once its arguments are known.
-        if (auto *g = dyn_cast<GlobalVar>(c->callee.get()); g && recursive.count(g->name)) {
-          if (llvm::all_of(c->args, [&](const ExprRef &a) { return ok.count(a.get()); })) {
-            for (const ExprRef &a : c->args) {
-              if (!isa<TensorType>(a->checkedType.get()))
-                return unsupported(c, "a call of the recursive @" + g->name +
-                                          " with an argument that is not a tensor");
-              addRoot(a.get());
-            }
-            st.calls.push_back(c);
-          } else {
-            for (const ExprRef &a : c->args)
-              operand(a.get(), work);
-          }
-          continue;
-        }
-        if (auto *g = dyn_cast<GlobalVar>(c->callee.get()); g && !ok.count(g))
+        // The host evaluates an operator's call (one with a value-dependent
+        // result) and runs a recursive global's call as a run of its own (a
+        // loop when it calls itself as its result), once the arguments are
+        // known.
+        auto *g = dyn_cast<GlobalVar>(c->callee.get());
+        bool loop = g && recursive.count(g->name);
+        if (g && !loop && !ok.count(g))
           return unsupported(c, "a call of @" + g->name +
                                     ", whose body has values of value-dependent shape (only "
                                     "@main's may have them)");
-        if (!c->getOp()) {
+        if (!c->getOp() && !loop) {
           // A call waits for its arguments' stages, and a function chosen
           // by an if for the if's.
           bool calleeOk = ok.count(c->callee.get());
@@ -349,7 +339,9 @@ static bool planStage(StagedRun::Stage &st, DiagEngine &diags, const StageHooks 
         if (frontier) {
           for (const ExprRef &a : c->args) {
             if (!isa<TensorType>(a->checkedType.get()))
-              return unsupported(c, "a value-dependent shape computed from a tuple");
+              return unsupported(c, loop ? "a call of the recursive @" + g->name +
+                                               " with an argument that is not a tensor"
+                                         : Twine("a value-dependent shape computed from a tuple"));
             addRoot(a.get());
           }
           st.calls.push_back(c);
@@ -440,6 +432,18 @@ std::unique_ptr<StagedRun> StagedRun::create(Module &m, DiagEngine &diags, Stage
 }
 
 namespace {
+
+/// A module with `of`'s devices, metadata and functions, its @main `main`.
+std::unique_ptr<Module> moduleWithMain(const Module &of, Ref<Function> main) {
+  auto m = std::make_unique<Module>();
+  m->devices = of.devices;
+  m->fallbackDeviceType = of.fallbackDeviceType;
+  m->passConfigExtra = of.passConfigExtra;
+  m->extraMetadata = of.extraMetadata;
+  for (const Module::Def &d : of.defs)
+    m->addDef(d.global->name, d.global->name == "main" ? main : d.fn);
+  return m;
+}
 
 /// Step 4: the module of the stage after `st`, given the frontier's
 /// results and branches; `takes` gets which of the values offered to it
@@ -567,14 +571,7 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
   fn->attrs = main->attrs;
   fn->resultDevice = main->resultDevice;
   fn->freeVars = main->freeVars;
-  auto m = std::make_unique<Module>();
-  m->devices = st.mod->devices;
-  m->fallbackDeviceType = st.mod->fallbackDeviceType;
-  m->passConfigExtra = st.mod->passConfigExtra;
-  m->extraMetadata = st.mod->extraMetadata;
-  for (const Module::Def &d : st.mod->defs)
-    m->addDef(d.global->name, d.global->name == "main" ? fn : d.fn);
-  return m;
+  return moduleWithMain(*st.mod, fn);
 }
 
 } // namespace
@@ -583,7 +580,7 @@ Expected<std::vector<HostTensor>> StagedRun::callGlobal(const Call &c,
                                                         ArrayRef<const HostTensor *> args,
                                                         InterruptCheck interrupted) {
   StringRef name = calleeGlobal(&c);
-  if (name == self)
+  if (name == self) // checkRecursion refuses these when the module is built
     return fail(describe(diags, &c) + ": a recursive call that is not its function's result (only "
                                       "a call of itself as the result, a loop, runs)");
   std::unique_ptr<StagedRun> &callee = callees[name.str()];
@@ -596,15 +593,7 @@ Expected<std::vector<HostTensor>> StagedRun::callGlobal(const Call &c,
     auto main = make<Function>(fn->params, fn->body, fn->retType, fn->loc);
     main->attrs = fn->attrs;
     main->resultDevice = fn->resultDevice;
-    auto m = std::make_unique<Module>();
-    m->devices = root->mod->devices;
-    m->fallbackDeviceType = root->mod->fallbackDeviceType;
-    m->passConfigExtra = root->mod->passConfigExtra;
-    m->extraMetadata = root->mod->extraMetadata;
-    for (const Module::Def &d : root->mod->defs)
-      if (d.global->name != "main")
-        m->addDef(d.global->name, d.fn);
-    m->addDef("main", main);
+    std::unique_ptr<Module> m = moduleWithMain(*root->mod, main);
     if (!hooks.prepare(*m) || !(callee = create(*m, diags, hooks, opts)))
       return fail("building the run of " + describe(diags, &c) + ": the errors reported above");
     callee->ownModule = std::move(m);
