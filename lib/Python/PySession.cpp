@@ -529,9 +529,21 @@ py::dict PySession::placement() {
     d["bytes"] = c.bytes;
     copies.append(d);
   }
+  auto totals = [](const PlacedTotals &t) {
+    py::dict d;
+    d["calls"] = t.calls;
+    d["bytes"] = t.bytes;
+    d["seconds"] = t.seconds;
+    return d;
+  };
+  py::dict devices;
+  for (const PlacedTotals &t : data.devices)
+    devices[py::str(t.device)] = totals(t);
   py::dict out;
   out["calls"] = calls;
   out["copies"] = copies;
+  out["devices"] = devices;
+  out["copy_totals"] = totals(data.copyTotals);
   return out;
 }
 

@@ -343,11 +343,13 @@ class Compiled:
         return self._session.interpret(self._arrays(args, inputs))
 
     def placement(self):
-        """Where the planned module runs what, as data: {"calls": [...], "copies": [...]}.
-        A call: function, op, device, where ("line:col"), node and node_op_type (the
-        framework node it came from, "" for hand-written text), fallback (why the cpu
-        runs it instead of the device asked for, else ""). A copy: function, what,
-        from, to, bytes."""
+        """Where the planned module runs what, as data: {"calls": [...], "copies": [...],
+        "devices": {...}, "copy_totals": {...}}. A call: function, op, device, where
+        ("line:col"), node and node_op_type (the framework node it came from, "" for
+        hand-written text), fallback (why the cpu runs it instead of the device asked
+        for, else ""). A copy: function, what, from, to, bytes. devices: per device that
+        runs a call, {"calls", "bytes" (their results'), "seconds" (the roofline cost
+        model's estimate)}; copy_totals: the same for the copies."""
         result = self._session.placement()
         _warn(self._session.take_warnings())
         return result

@@ -181,6 +181,11 @@ def test_placement_of_the_seed():
     assert call["node"] == "" and call["fallback"] == ""
     assert sorted((c["what"], c["from"], c["to"], c["bytes"]) for c in p["copies"]) == [
         ("%b", "cpu", "cuda", 140), ("add at 7:8", "cpu", "cuda", 140)]
+    # The per-device summary the placement report starts with.
+    assert {d: (t["calls"], t["bytes"]) for d, t in p["devices"].items()} == {
+        "cpu": (1, 140), "cuda": (2, 280)}
+    assert all(t["seconds"] > 0 for t in p["devices"].values())
+    assert (p["copy_totals"]["calls"], p["copy_totals"]["bytes"]) == (2, 280)
 
 
 def test_place_by_node_name_and_op_type():

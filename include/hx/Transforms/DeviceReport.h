@@ -55,9 +55,23 @@ struct PlacedFunction {
   std::vector<std::pair<std::string, std::string>> params;
 };
 
+/// What one virtual device does (or the copies between devices): calls,
+/// the bytes of their results, and the time the roofline cost model
+/// (hx/Transforms/CostModel.h, what --placement=min-time minimizes without
+/// a cost table) estimates for them.
+struct PlacedTotals {
+  std::string device; ///< "cuda"; "copies" for the copies
+  unsigned calls = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
 struct PlacementData {
   std::vector<PlacedCall> calls;
   std::vector<PlacedCopy> copies;
+  /// Per virtual device that runs a call, in device order; then the copies.
+  std::vector<PlacedTotals> devices;
+  PlacedTotals copyTotals;
   /// The module's defs in module order; calls and copies follow the same
   /// order (each def's in program order).
   std::vector<PlacedFunction> functions;
@@ -67,7 +81,8 @@ struct PlacementData {
 /// first if needed); false after a diagnostic.
 bool collectPlacement(Module &m, DiagEngine &diags, PlacementData &out);
 
-/// Per function: each operator call's device (and whether it fell back to the
+/// A per-device summary (PlacementData::devices); then per function: each
+/// operator call's device (and whether it fell back to the
 /// cpu) and the framework node it came from, each device_copy with its
 /// source, destination and bytes, and the bytes copied per device pair; then
 /// module totals. Prints what collectPlacement reads.

@@ -11,6 +11,7 @@
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Walk.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Transforms/CostModel.h"
 #include "hx/Transforms/DeviceReport.h"
 #include "hx/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -98,6 +99,9 @@ bool hx::collectPlacement(Module &m, DiagEngine &diags, PlacementData &out) {
     return d == kNoDevice ? std::string("?") : m.devices[d].shortName();
   };
   unsigned order = 0;
+  CostModel roofline;
+  std::vector<PlacedTotals> perDevice(m.devices.size());
+  out.copyTotals.device = "copies";
   for (const Module::Def &def : m.defs) {
     const std::string &fn = def.global->name;
     PlacedFunction &f = out.functions.emplace_back();
@@ -119,6 +123,11 @@ bool hx::collectPlacement(Module &m, DiagEngine &diags, PlacementData &out) {
         k.to = name(k.toIndex);
         k.bytes = storageBytes(c->checkedType.get());
         k.order = order++;
+        ++out.copyTotals.calls;
+        out.copyTotals.bytes += k.bytes;
+        if (k.fromIndex != kNoDevice && k.toIndex != kNoDevice)
+          out.copyTotals.seconds +=
+              roofline.copySeconds(m.devices[k.fromIndex], m.devices[k.toIndex], k.bytes);
         return;
       }
       PlacedCall &p = out.calls.emplace_back();
@@ -136,8 +145,19 @@ bool hx::collectPlacement(Module &m, DiagEngine &diags, PlacementData &out) {
       if (const TargetKindInfo *lacking = fallbackFrom(m, a, *c))
         p.fallback = ("no " + lacking->name + " implementation").str();
       p.order = order++;
+      if (p.deviceIndex != kNoDevice) {
+        PlacedTotals &t = perDevice[p.deviceIndex];
+        ++t.calls;
+        t.bytes += storageBytes(c->checkedType.get());
+        t.seconds += roofline.opSeconds(*c, m.devices[p.deviceIndex]);
+      }
     });
   }
+  for (size_t d = 0; d < perDevice.size(); ++d)
+    if (perDevice[d].calls) {
+      perDevice[d].device = name(DeviceIndex(d));
+      out.devices.push_back(perDevice[d]);
+    }
   return true;
 }
 
@@ -148,6 +168,14 @@ bool hx::printPlacementReport(raw_ostream &os, Module &m, DiagEngine &diags) {
   PairTotals total;
   size_t nextCall = 0, nextCopy = 0;
   os << "// ---- placement report ----\n";
+  os << "devices (estimated by the roofline cost model):\n";
+  auto totals = [&](const PlacedTotals &t, StringRef what, StringRef bytes) {
+    os << "  " << t.device << ": " << t.calls << " " << what << ", " << t.bytes << " bytes "
+       << bytes << ", " << format("%.3g", t.seconds * 1e3) << " ms\n";
+  };
+  for (const PlacedTotals &t : data.devices)
+    totals(t, t.calls == 1 ? "call" : "calls", "written");
+  totals(data.copyTotals, data.copyTotals.calls == 1 ? "copy" : "copies", "copied");
   for (const PlacedFunction &f : data.functions) {
     os << "@" << f.name << " (result on " << f.resultDevice << "):\n";
     for (const auto &[param, device] : f.params)
