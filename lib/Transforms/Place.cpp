@@ -179,7 +179,7 @@ DeviceIndex deviceAttr(const Call &c, StringRef name) {
 class Placer {
 public:
   Placer(Module &m, ArrayRef<PlaceRule> rules, DiagEngine &diags)
-      : m(m), rules(rules), diags(diags), used(rules.size(), false) {
+      : placed(rules.size()), m(m), rules(rules), diags(diags), used(rules.size(), false) {
     // Each GlobPattern points into its rule's pattern, which outlives it.
     for (const PlaceRule &r : rules)
       globs.push_back(cantFail(GlobPattern::create(r.pattern)));
@@ -193,10 +193,15 @@ public:
         placeDef(*d.fn);
     if (!named && tableDefault(m) != before)
       m.fallbackDeviceType = before;
-    for (size_t i = 0; i < rules.size(); ++i)
+    for (size_t i = 0; i < rules.size(); ++i) {
       if (!used[i])
         diags.warning(SMLoc(), "--place: rule '" + rules[i].text + "' matches no operator call");
+      if (placed[i].calls)
+        placed[i].device = deviceFor(m, rules[i]);
+    }
   }
+
+  std::vector<PlacedByRule> placed;
 
 private:
   /// `onnx:Softmax`.
@@ -254,12 +259,15 @@ private:
       auto it = annotated.find(c);
       if (it == annotated.end()) {
         wrap[c] = size_t(r);
+        ++placed[size_t(r)].calls;
         continue;
       }
       DeviceIndex now = it->second.second;
       std::optional<DeviceIndex> want = findDevice(m, rules[r]);
-      if (want && joinDevices(m.devices, *want, now) != kNoDevice)
-        continue; // already where the rule wants it: placed before
+      if (want && joinDevices(m.devices, *want, now) != kNoDevice) {
+        ++placed[size_t(r)].calls; // already where the rule wants it: placed before
+        continue;
+      }
       std::string where = "another device";
       if (now >= 0 && size_t(now) < m.devices.size())
         where = (Twine("'") + m.devices[now].shortName() + "'").str();
@@ -314,9 +322,12 @@ private:
 };
 } // namespace
 
-void hx::placeCalls(Module &m, ArrayRef<PlaceRule> rules, DiagEngine &diags) {
-  if (!rules.empty())
-    Placer(m, rules, diags).run();
+std::vector<PlacedByRule> hx::placeCalls(Module &m, ArrayRef<PlaceRule> rules, DiagEngine &diags) {
+  if (rules.empty())
+    return {};
+  Placer p(m, rules, diags);
+  p.run();
+  return std::move(p.placed);
 }
 
 std::unique_ptr<Pass> hx::createPlacePass() { return std::make_unique<PlacePass>(); }

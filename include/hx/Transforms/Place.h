@@ -44,13 +44,21 @@ std::string placeDescription();
 /// `error` and returns false.
 bool parsePlaceRules(llvm::StringRef text, std::vector<PlaceRule> &rules, std::string &error);
 
+/// What one rule placed: the calls it put on its device (or found there
+/// already), and that device (kNoDevice when none).
+struct PlacedByRule {
+  unsigned calls = 0;
+  DeviceIndex device = kNoDevice;
+};
+
 /// Wraps every operator call a rule matches (the last matching rule wins) in
 /// `on_device(call, virtual_device=D)`, D the rule's device in `m`'s table
 /// (appended when absent). Calls already under an on_device, device
 /// annotations themselves and the bodies of primitive functions are left
 /// alone. Warns about a rule that matches no call and about a matched call
-/// annotated for another device. Idempotent and deterministic.
-void placeCalls(Module &m, llvm::ArrayRef<PlaceRule> rules, DiagEngine &diags);
+/// annotated for another device. Idempotent and deterministic. Returns what
+/// each rule placed.
+std::vector<PlacedByRule> placeCalls(Module &m, llvm::ArrayRef<PlaceRule> rules, DiagEngine &diags);
 
 } // namespace hx
 

@@ -118,9 +118,10 @@ public:
   }
 
   bool run(Module &m, PassContext &ctx) override {
+    std::vector<PlacedByRule> placed;
     if (!options.place.empty()) {
       TimeScope t(ctx.timing, "place");
-      placeCalls(m, options.place, ctx.diags);
+      placed = placeCalls(m, options.place, ctx.diags);
     }
     CostModel costs;
     if (!options.costTable.empty()) {
@@ -136,12 +137,43 @@ public:
       return false;
     if (!placeDevices(m, ctx, options, /*plan=*/true, &costs))
       return false;
+    if (!placed.empty())
+      notePulledCalls(m, ctx, placed);
     if (options.placementReport)
       return printPlacementReport(report, m, ctx.diags);
     return true;
   }
 
 private:
+  /// A note for a --place rule that put a few calls on a device other than
+  /// the default and, with them, nearly every call of the module there:
+  /// under the default placement a value's readers follow it to its
+  /// device, so one rule can move a whole network.
+  void notePulledCalls(Module &m, PassContext &ctx, ArrayRef<PlacedByRule> placed) {
+    PlacementData data;
+    if (!collectPlacement(m, ctx.diags, data))
+      return;
+    DeviceAnalysisOptions resolved;
+    resolveDeviceOptions(m, options, resolved, /*fallback=*/false);
+    size_t total = data.calls.size();
+    for (size_t i = 0; i < placed.size(); ++i) {
+      DeviceIndex d = placed[i].device;
+      if (d == kNoDevice || d == resolved.defaultDevice || total < 10)
+        continue;
+      size_t there =
+          llvm::count_if(data.calls, [&](const PlacedCall &c) { return c.deviceIndex == d; });
+      if (there * 10 < total * 9 || placed[i].calls * 2 > there)
+        continue;
+      ctx.diags.report(Severity::Note, SMLoc(),
+                       "--place: rule '" + options.place[i].text + "' placed " +
+                           Twine(placed[i].calls) + (placed[i].calls == 1 ? " call" : " calls") +
+                           ", and with them " + Twine(there) + " of the module's " + Twine(total) +
+                           " calls run on " + m.devices[d].shortName() +
+                           ": under the default placement a value's readers follow it to its "
+                           "device (--placement=min-time places the other calls by cost)");
+    }
+  }
+
   /// The chosen strategy's copies and estimated time next to the default
   /// placement's, from two solves that leave the IR unplaced.
   bool reportStrategy(raw_ostream &os, Module &m, PassContext &ctx, const CostModel &costs) {
