@@ -6,6 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Support/Files.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -59,6 +62,34 @@ Expected<std::unique_ptr<MemoryBuffer>> readUserFile(StringRef path, const ReadF
   if (!buf)
     return failure(buf.getError().message());
   return std::move(*buf);
+}
+
+Error writeFileAtomically(StringRef path, StringRef bytes) {
+  SmallString<256> model;
+  StringRef dir = sys::path::parent_path(path);
+  if (!dir.empty())
+    model = dir;
+  sys::path::append(model, "." + sys::path::filename(path) + ".tmp-%%%%%%%%");
+  int fd = -1;
+  SmallString<256> tmpPath;
+  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmpPath))
+    return createStringError("cannot create a temporary file: " + ec.message());
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(bytes.data(), bytes.size());
+    os.close();
+    if (os.has_error()) {
+      std::string msg = os.error().message();
+      os.clear_error();
+      sys::fs::remove(tmpPath);
+      return createStringError("cannot write: " + msg);
+    }
+  }
+  if (std::error_code ec = sys::fs::rename(tmpPath, path)) {
+    sys::fs::remove(tmpPath);
+    return createStringError("cannot write: " + ec.message());
+  }
+  return Error::success();
 }
 
 } // namespace hx

@@ -517,31 +517,8 @@ std::string serializeNpy(const HostTensor &t) {
 }
 
 Error writeNpy(StringRef path, const HostTensor &t) {
-  std::string bytes = serializeNpy(t);
-  SmallString<256> model;
-  StringRef dir = sys::path::parent_path(path);
-  if (!dir.empty())
-    model = dir;
-  sys::path::append(model, "." + sys::path::filename(path) + ".tmp-%%%%%%%%");
-  int fd = -1;
-  SmallString<256> tmpPath;
-  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, tmpPath))
-    return npyError(path, "cannot create a temporary file: " + ec.message());
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(bytes.data(), bytes.size());
-    os.close();
-    if (os.has_error()) {
-      std::string msg = os.error().message();
-      os.clear_error();
-      sys::fs::remove(tmpPath);
-      return npyError(path, "cannot write: " + msg);
-    }
-  }
-  if (std::error_code ec = sys::fs::rename(tmpPath, path)) {
-    sys::fs::remove(tmpPath);
-    return npyError(path, "cannot write: " + ec.message());
-  }
+  if (Error e = writeFileAtomically(path, serializeNpy(t)))
+    return npyError(path, toString(std::move(e)));
   return Error::success();
 }
 

@@ -8,6 +8,12 @@
 // the name and the open), and anything else is an error naming the file and
 // what it is. "-" reads standard input where the caller allows it.
 //
+//
+// Every file hx writes for a user (an `.npy` output, a compiled model) is
+// written through writeFileAtomically: into a temporary file beside it,
+// renamed over the name only once it is complete, so a failure (a full disk,
+// a signal) leaves the old file or none, never half of one.
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_SUPPORT_FILES_H
 #define HX_SUPPORT_FILES_H
@@ -33,6 +39,11 @@ struct ReadFileOptions {
 /// directory", "a FIFO (hx reads regular files only)", ...).
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readUserFile(llvm::StringRef path,
                                                                  const ReadFileOptions &opts = {});
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// renamed over it. The error's message is the reason alone, as
+/// readUserFile's.
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef bytes);
 
 } // namespace hx
 
