@@ -102,15 +102,46 @@ Expected<Backend *> BackendCache::get(StringRef name, const Target &target) {
   const BackendInfo *info = lookupBackend(name);
   if (!info)
     return createStringError("no backend named '" + name + "' (there are " + backendNames() + ")");
-  std::unique_ptr<Backend> &slot = backends[{name.str(), key(*info, target)}];
+  std::pair<std::string, std::string> id{info->name.str(), key(*info, target)};
+  std::unique_ptr<Backend> &slot = backends[id];
   if (!slot) {
-    Expected<std::unique_ptr<Backend>> b = info->createBackend(target, opts);
+    BackendOptions o = opts;
+    if (auto it = preloaded.find(id); it != preloaded.end())
+      o.saved = it->second;
+    Expected<std::unique_ptr<Backend>> b = info->createBackend(target, o);
     if (!b)
       return b.takeError();
     slot = std::move(*b);
+    if (!o.saved.empty())
+      loaded[slot.get()] = slot->numKernels();
     order.push_back(slot.get());
   }
   return slot.get();
+}
+
+void BackendCache::preload(StringRef name, StringRef targetKey, StringRef saved) {
+  preloaded[{name.str(), targetKey.str()}] = saved;
+}
+
+std::optional<unsigned> BackendCache::loadedKernels(const Backend *b) const {
+  auto it = loaded.find(b);
+  if (it == loaded.end())
+    return std::nullopt;
+  return it->second;
+}
+
+Expected<std::vector<BackendCache::SavedKernels>> BackendCache::savedKernels() const {
+  std::vector<SavedKernels> out;
+  for (const auto &[id, backend] : backends) {
+    if (!backend) // its creation failed
+      continue;
+    SavedKernels &s = out.emplace_back();
+    s.backend = id.first;
+    s.targetKey = id.second;
+    if (Error e = backend->saveKernels(s.bytes))
+      return std::move(e);
+  }
+  return out;
 }
 
 Expected<Backend *> BackendCache::backendFor(const VirtualDevice &vd, const Device &device) {

@@ -149,6 +149,13 @@ public:
   /// The generated code per module, for --output-dir (cuda: one .ptx each);
   /// empty where the code lives only in memory.
   virtual std::vector<std::string> codeModules() const { return {}; }
+  /// Appends every kernel compiled so far to `out`, as bytes the backend's
+  /// registration loads back in another process without compiling them
+  /// (BackendOptions::saved, hx/Targets/Registry.h): a compiled model file.
+  /// Needs BackendOptions::keepKernels. A backend that cannot is an error.
+  virtual llvm::Error saveKernels(std::string &out) const {
+    return llvm::createStringError("the " + name() + " backend cannot save its kernels");
+  }
 };
 
 } // namespace hx

@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ namespace hx {
 struct BackendOptions {
   /// Keep the generated code for printCode (--emit=llvm).
   bool keepCode = false;
+  /// Keep what Backend::saveKernels writes (hx-compile).
+  bool keepKernels = false;
+  /// Kernels an earlier saveKernels of this backend wrote, for the same
+  /// target: the backend starts with them, compiled (a backend that cannot
+  /// load saved kernels refuses the bytes). Empty: none.
+  llvm::StringRef saved;
 };
 
 struct DeviceOptions {
@@ -129,6 +136,19 @@ public:
   /// Every backend made so far, in the order made.
   llvm::ArrayRef<Backend *> made() const { return order; }
 
+  /// Backend `name` for a target with key `targetKey` (as savedKernels
+  /// lists them), when made, starts with the kernels in `saved` (which the
+  /// caller keeps alive): a compiled model file's.
+  void preload(llvm::StringRef name, llvm::StringRef targetKey, llvm::StringRef saved);
+  struct SavedKernels {
+    std::string backend, targetKey, bytes;
+  };
+  /// How many kernels backend `b` started with from preloaded bytes;
+  /// nullopt when it was made without any.
+  std::optional<unsigned> loadedKernels(const Backend *b) const;
+  /// Every backend made so far with its saved kernels (saveKernels).
+  llvm::Expected<std::vector<SavedKernels>> savedKernels() const;
+
 private:
   /// What makes two targets compile the same for backend `b`: the kind's
   /// own name (not an alias), the options sorted, without what changes
@@ -137,6 +157,8 @@ private:
 
   BackendOptions opts;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Backend>> backends;
+  std::map<std::pair<std::string, std::string>, llvm::StringRef> preloaded;
+  std::map<const Backend *, unsigned> loaded;
   std::vector<Backend *> order;
 };
 

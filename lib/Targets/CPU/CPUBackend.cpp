@@ -161,6 +161,7 @@ public:
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return compiler->numKernels(); }
   void printCode(raw_ostream &os) const override { compiler->printLLVM(os); }
+  Error saveKernels(std::string &out) const override { return compiler->save(out); }
 
 private:
   std::unique_ptr<CPUCompiler> compiler;
@@ -188,6 +189,7 @@ Expected<std::unique_ptr<Backend>> hx::createCPUBackend(const CPUBackendOptions 
   CPUCompilerOptions opts;
   opts.parallelFor = cpuParallelFor;
   opts.keepIR = o.keepIR;
+  opts.keepObjects = o.keepObjects;
   for (const auto &[key, value] : o.target.options) {
     if (key == "mcpu")
       opts.cpu = value;
@@ -197,7 +199,13 @@ Expected<std::unique_ptr<Backend>> hx::createCPUBackend(const CPUBackendOptions 
   auto c = CPUCompiler::create(opts);
   if (!c)
     return createStringError("target '" + o.target.str() + "': " + toString(c.takeError()));
-  return std::make_unique<CPUBackend>(std::move(*c), o.name);
+  if (!o.saved.empty())
+    if (Error e = (*c)->restore(o.saved))
+      return e;
+  auto b = std::make_unique<CPUBackend>(std::move(*c), o.name);
+  if (Error e = b->finalize()) // the restored kernels' binaries
+    return e;
+  return b;
 }
 
 /// --list-devices: the host's CPU, its threads and vector features.
@@ -224,6 +232,8 @@ BackendInfo cpuBackendInfo() {
                        const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
     CPUBackendOptions o;
     o.keepIR = opts.keepCode;
+    o.keepObjects = opts.keepKernels;
+    o.saved = opts.saved;
     o.target = target;
     return createCPUBackend(o);
   };

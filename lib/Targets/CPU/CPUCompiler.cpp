@@ -11,6 +11,8 @@
 // finalize: the pending module (one ThreadSafeContext of its own) gets the
 // host's target-cpu/target-features on every function, goes to the JIT
 // (which optimizes it at O3 as a whole) and each pending kernel is looked up.
+// save/restore: the object files the JIT linked (KernelJit::keepObjects)
+// with the kernel table, linked back into a new JIT without compiling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/Ops/OpRegistry.h"
+#include "hx/Support/ByteStream.h"
 #include "hx/Targets/CPU/KernelJit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -27,6 +30,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 #include <algorithm>
 #include <unistd.h>
@@ -111,6 +115,8 @@ Expected<std::unique_ptr<CPUCompiler>> CPUCompiler::create(CPUCompilerOptions op
   c->impl->opts = opts;
   c->impl->jit = std::move(*jit);
   c->impl->machine = machineInfo(*c->impl->jit);
+  if (opts.keepObjects)
+    c->impl->jit->keepObjects();
   return c;
 }
 
@@ -201,5 +207,91 @@ StringRef CPUCompiler::kernelName(unsigned id) const {
 }
 
 void CPUCompiler::printLLVM(raw_ostream &os) const { impl->jit->printIR(os); }
+
+/// Marks what save writes, so that restore tells it from other bytes.
+static constexpr StringLiteral kSaveTag = "hx cpu kernels 1";
+
+Error CPUCompiler::save(std::string &out) const {
+  if (impl->pendingModule)
+    return createStringError("the cpu kernels are not all compiled yet");
+  if (!impl->opts.keepObjects && !impl->kernels.empty())
+    return createStringError("the cpu kernels' object code was not kept");
+  ByteWriter w(out);
+  w.bytes(kSaveTag);
+  w.bytes(impl->jit->getTargetTriple().str());
+  w.bytes(impl->jit->getCPU());
+  w.bytes(impl->jit->getFeatures());
+  w.u32(impl->kernels.size());
+  for (const KernelRecord &k : impl->kernels) {
+    w.bytes(k.symbol);
+    w.bytes(k.signature);
+  }
+  std::vector<std::string> objects = impl->jit->objects();
+  w.u32(objects.size());
+  for (const std::string &o : objects)
+    w.bytes(o);
+  return Error::success();
+}
+
+/// The `+feature`s of a target feature string that the host lacks.
+static std::string missingHostFeatures(StringRef features) {
+  StringMap<bool> host = sys::getHostCPUFeatures();
+  std::string missing;
+  SmallVector<StringRef, 64> list;
+  features.split(list, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef f : list) {
+    if (!f.consume_front("+"))
+      continue;
+    auto it = host.find(f);
+    if (it != host.end() && !it->second)
+      missing += (missing.empty() ? "" : ", ") + f.str();
+  }
+  return missing;
+}
+
+Error CPUCompiler::restore(StringRef saved) {
+  if (!impl->kernels.empty() || impl->pendingModule)
+    return createStringError("saved cpu kernels go into a compiler without kernels");
+  ByteReader r(saved);
+  auto corrupt = [] {
+    return createStringError("the saved cpu kernels are truncated or corrupted");
+  };
+  if (r.bytes() != kSaveTag)
+    return corrupt();
+  StringRef triple = r.bytes(), cpu = r.bytes(), features = r.bytes();
+  if (!r.ok())
+    return corrupt();
+  if (triple != impl->jit->getTargetTriple().str())
+    return createStringError("the cpu code is for " + triple + ", and this host is " +
+                             impl->jit->getTargetTriple().str());
+  if (std::string missing = missingHostFeatures(features); !missing.empty())
+    return createStringError("the cpu code was compiled for " + cpu +
+                             " and needs CPU features this host (" + sys::getHostCPUName() +
+                             ") lacks: " + missing);
+  std::vector<KernelRecord> kernels(r.count(16));
+  for (KernelRecord &k : kernels) {
+    k.symbol = r.bytes().str();
+    k.signature = r.bytes().str();
+  }
+  std::vector<StringRef> objects(r.count(8));
+  for (StringRef &o : objects)
+    o = r.bytes();
+  if (!r.ok() || !r.atEnd())
+    return corrupt();
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (Error e = impl->jit->addObject(objects[i], "hx_saved_kernels_" + std::to_string(i)))
+      return createStringError("cannot load the saved cpu kernels: " + toString(std::move(e)));
+  for (KernelRecord &k : kernels) {
+    Expected<void *> addr = impl->jit->lookup(k.symbol);
+    if (!addr)
+      return createStringError("cannot load the saved cpu kernels: " + toString(addr.takeError()));
+    k.fn = reinterpret_cast<KernelFn>(*addr);
+    if (!impl->cache.try_emplace(k.signature, unsigned(impl->kernels.size())).second)
+      return corrupt();
+    impl->kernels.push_back(std::move(k));
+  }
+  impl->numModules = unsigned(objects.size());
+  return Error::success();
+}
 
 } // namespace hx

@@ -8,7 +8,10 @@
 //    generation emits for float16 kernels on a CPU without F16C (LLVM 19
 //    passes half in an SSE register, as GCC and Clang pass _Float16): hx's
 //    own, so that they resolve whatever runtime library the process has.
-// 4. The IR transform: PassBuilder(TM), TargetIRAnalysis registered first,
+// 4. keepObjects: an object transform that copies each object file on its
+//    way to the linker (a compiled model file holds them; addObject links
+//    them back without running the code generator).
+// 5. The IR transform: PassBuilder(TM), TargetIRAnalysis registered first,
 //    buildPerModuleDefaultPipeline(O3); the result printed into irText when
 //    keepIR is set.
 //
@@ -24,12 +27,14 @@
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/Orc/ObjectTransformLayer.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -280,6 +285,24 @@ Expected<ThreadSafeModule> KernelJit::optimize(ThreadSafeModule tsm) {
 }
 
 Error KernelJit::addModule(ThreadSafeModule tsm) { return jit->addIRModule(std::move(tsm)); }
+
+void KernelJit::keepObjects() {
+  jit->getObjTransformLayer().setTransform(
+      [this](std::unique_ptr<MemoryBuffer> obj) -> Expected<std::unique_ptr<MemoryBuffer>> {
+        std::lock_guard<std::mutex> lock(irMutex);
+        objectFiles.push_back(obj->getBuffer().str());
+        return std::move(obj);
+      });
+}
+
+std::vector<std::string> KernelJit::objects() const {
+  std::lock_guard<std::mutex> lock(irMutex);
+  return objectFiles;
+}
+
+Error KernelJit::addObject(StringRef bytes, StringRef name) {
+  return jit->addObjectFile(MemoryBuffer::getMemBufferCopy(bytes, name));
+}
 
 Error KernelJit::defineAbsolute(StringRef name, void *addr) {
   SymbolMap symbols;

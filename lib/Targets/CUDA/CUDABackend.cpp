@@ -3,12 +3,16 @@
 // Compiles kernels to PTX with PTXCompiler and describes each as a
 // CUDAKernel (its module's PTX, symbol and grid) for the cuda device,
 // which loads each module once. printCode is the PTX; codeModules gives
-// one text per module for hx-run --emit=ptx --output-dir.
+// one text per module for hx-run --emit=ptx --output-dir. saveKernels
+// keeps the architecture, the kernel table and each module's PTX: a
+// compiled model file's cuda code, which the device loads as it would
+// freshly compiled PTX.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Targets/CUDA/CUDABackend.h"
 #include "CUDAKernel.h"
 #include "hx/IR/TargetKind.h"
+#include "hx/Support/ByteStream.h"
 #include "hx/Targets/CUDA/PTXCompiler.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/Support/Format.h"
@@ -43,6 +47,25 @@ public:
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return compiler->numKernels(); }
   void printCode(raw_ostream &os) const override { compiler->printPTX(os); }
+  Error saveKernels(std::string &out) const override {
+    ByteWriter w(out);
+    w.bytes(kSaveTag);
+    w.bytes(compiler->arch());
+    return compiler->save(out);
+  }
+  Error restoreKernels(StringRef saved) {
+    ByteReader r(saved);
+    if (r.bytes() != kSaveTag)
+      return createStringError("the saved cuda kernels are truncated or corrupted");
+    if (StringRef arch = r.bytes(); r.ok() && arch != compiler->arch())
+      return createStringError("the saved cuda kernels are for " + arch + ", not " +
+                               compiler->arch());
+    if (!compiler->restore(r) || !r.atEnd())
+      return createStringError("the saved cuda kernels are truncated or corrupted");
+    return finalize();
+  }
+  static constexpr StringLiteral kSaveTag = "hx cuda kernels 1";
+
   std::vector<std::string> codeModules() const override {
     std::vector<std::string> out;
     for (unsigned m = 0; m < compiler->numModules(); ++m)
@@ -56,14 +79,18 @@ private:
 };
 } // namespace
 
-Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch) {
+Expected<std::unique_ptr<Backend>> hx::createCUDABackend(StringRef arch, StringRef saved) {
   PTXCompilerOptions opts;
   if (!arch.empty())
     opts.arch = arch.str();
   auto c = PTXCompiler::create(opts);
   if (!c)
     return c.takeError();
-  return std::make_unique<CUDABackend>(std::move(*c));
+  auto b = std::make_unique<CUDABackend>(std::move(*c));
+  if (!saved.empty())
+    if (Error e = b->restoreKernels(saved))
+      return e;
+  return b;
 }
 
 DeviceType hx::cudaDeviceType() { return lookupTargetKind("cuda")->deviceType; }
@@ -112,8 +139,8 @@ BackendInfo cudaBackendInfo() {
   b.countDevices = countGPUs;
   b.listDevices = listGPUs;
   b.createBackend = [](const Target &target,
-                       const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
-    return createCUDABackend(cudaArchOf(target));
+                       const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
+    return createCUDABackend(cudaArchOf(target), opts.saved);
   };
   b.createDevice = [](unsigned ordinal,
                       const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {

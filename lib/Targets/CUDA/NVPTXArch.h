@@ -45,6 +45,8 @@ public:
   const GPUTuning &tuning() const override;
   void initModule(llvm::Module &m) const override;
   llvm::Error finishModule(llvm::orc::ThreadSafeModule module) override;
+  std::string savedModule(unsigned module) const override { return modules[module]; }
+  void restoreModule(llvm::StringRef saved) override { modules.push_back(saved.str()); }
   void initKernel(llvm::Function &kernel) const override;
   void finishKernel(llvm::Function &kernel, const GPUKernelBuilder &kb) const override;
   llvm::Value *specialRegister(llvm::IRBuilder<> &b, llvm::Module &m, GPURegister r) const override;

@@ -61,6 +61,7 @@ public:
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return emulator->numKernels(); }
   void printCode(raw_ostream &os) const override {}
+  Error saveKernels(std::string &out) const override { return emulator->save(out); }
 
 private:
   std::unique_ptr<SimtEmulator> emulator;
@@ -141,11 +142,19 @@ private:
 
 } // namespace
 
-Expected<std::unique_ptr<Backend>> hx::createSimtBackend() {
+Expected<std::unique_ptr<Backend>> hx::createSimtBackend(bool keepKernels, StringRef saved) {
   Expected<std::unique_ptr<SimtEmulator>> e = SimtEmulator::create();
   if (!e)
     return e.takeError();
-  return std::make_unique<SimtBackend>(std::move(*e));
+  if (keepKernels)
+    (*e)->keepObjects();
+  if (!saved.empty())
+    if (Error err = (*e)->restore(saved))
+      return err;
+  auto b = std::make_unique<SimtBackend>(std::move(*e));
+  if (Error err = b->finalize()) // the restored kernels' binaries
+    return err;
+  return b;
 }
 
 std::unique_ptr<Device> hx::createSimtDevice(unsigned ordinal, uint64_t memoryLimit) {
@@ -164,8 +173,8 @@ BackendInfo cudaEmuBackendInfo() {
   // The emulator runs the cuda code generator's kernels whatever the PTX
   // architecture: -arch selects nothing here.
   b.createBackend = [](const Target &,
-                       const BackendOptions &) -> Expected<std::unique_ptr<Backend>> {
-    return createSimtBackend();
+                       const BackendOptions &opts) -> Expected<std::unique_ptr<Backend>> {
+    return createSimtBackend(opts.keepKernels, opts.saved);
   };
   b.createDevice = [](unsigned ordinal,
                       const DeviceOptions &opts) -> Expected<std::unique_ptr<Device>> {

@@ -24,6 +24,7 @@
 
 #include "hx/Targets/CUDAEmu/SimtEmulator.h"
 #include "SimtArch.h"
+#include "hx/Support/ByteStream.h"
 #include "hx/Targets/CPU/KernelJit.h"
 #include "hx/Targets/KernelABI.h"
 #include "llvm/ADT/Twine.h"
@@ -215,6 +216,57 @@ Error SimtEmulator::finalize() {
     e.fn = reinterpret_cast<KernelFn>(*fn);
   }
   return Error::success();
+}
+
+void SimtEmulator::keepObjects() { impl->jit->keepObjects(); }
+
+static constexpr StringLiteral kSaveTag = "hx cuda-emu kernels 1";
+
+Error SimtEmulator::save(std::string &out) const {
+  // The entries are the compiler's kernels in its order (addHostKernel's
+  // test kernels aside, which no compiled model has).
+  for (unsigned i = 0; i < impl->entries.size(); ++i)
+    if (i >= impl->fromCompiler.size() || impl->fromCompiler[i] != int(i) || !impl->entries[i].fn)
+      return createStringError("the cuda-emu kernels are not all compiled from cuda kernels");
+  ByteWriter w(out);
+  w.bytes(kSaveTag);
+  w.bytes(impl->jit->getTargetTriple().str());
+  if (Error e = impl->compiler->save(out))
+    return e;
+  std::vector<std::string> objects = impl->jit->objects();
+  w.u32(objects.size());
+  for (const std::string &o : objects)
+    w.bytes(o);
+  return Error::success();
+}
+
+Error SimtEmulator::restore(StringRef saved) {
+  auto corrupt = [] {
+    return createStringError("the saved cuda-emu kernels are truncated or corrupted");
+  };
+  ByteReader r(saved);
+  if (r.bytes() != kSaveTag)
+    return corrupt();
+  if (StringRef triple = r.bytes(); r.ok() && triple != impl->jit->getTargetTriple().str())
+    return createStringError("the saved cuda-emu kernels are for " + triple +
+                             ", and this host is " + impl->jit->getTargetTriple().str());
+  if (!impl->entries.empty() || !impl->compiler->restore(r))
+    return corrupt();
+  std::vector<StringRef> objects(r.count(8));
+  for (StringRef &o : objects)
+    o = r.bytes();
+  if (!r.ok() || !r.atEnd())
+    return corrupt();
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (Error e = impl->jit->addObject(objects[i], "hx_saved_simt_" + std::to_string(i)))
+      return createStringError("cannot load the saved cuda-emu kernels: " + toString(std::move(e)));
+  for (unsigned id = 0; id < impl->compiler->numKernels(); ++id) {
+    impl->fromCompiler.push_back(int(id));
+    impl->entries.push_back({impl->compiler->kernel(id), nullptr});
+  }
+  // The modules are linked already: finalize looks the entries up.
+  impl->modulesAdded = impl->compiler->numModules();
+  return finalize();
 }
 
 bool SimtEmulator::supports(const OpDef &op) const { return impl->compiler->supports(op); }

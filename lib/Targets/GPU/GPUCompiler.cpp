@@ -10,10 +10,14 @@
 // fails, its kernels leave the cache, so that adding them again compiles
 // them again.
 //
+// save/restore: the kernel table (info and signature per kernel) and what
+// the architecture keeps of each module, for a compiled model file.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hx/Targets/GPU/GPUCompiler.h"
 #include "hx/CodeGen/KernelDefs.h"
+#include "hx/Support/ByteStream.h"
 #include "hx/Targets/GPU/GPUArch.h"
 #include "hx/Targets/GPU/GPUKernelBuilder.h"
 #include "llvm/ADT/StringMap.h"
@@ -127,6 +131,55 @@ Error GPUCompiler::finalize() {
   }
   ++impl->modules;
   return Error::success();
+}
+
+Error GPUCompiler::save(std::string &out) const {
+  if (impl->pendingModule)
+    return createStringError("the " + impl->arch->kind().name +
+                             " kernels are not all compiled yet");
+  ByteWriter w(out);
+  w.u32(impl->kernels.size());
+  for (const KernelRecord &k : impl->kernels) {
+    w.u32(k.info.module);
+    w.bytes(k.info.symbol);
+    w.u32(k.info.gridDim);
+    w.u32(k.info.usesBarrier);
+    w.u32(k.info.numBuffers);
+    w.bytes(k.signature);
+  }
+  w.u32(impl->modules);
+  for (unsigned m = 0; m < impl->modules; ++m)
+    w.bytes(impl->arch->savedModule(m));
+  return Error::success();
+}
+
+bool GPUCompiler::restore(ByteReader &r) {
+  if (!impl->kernels.empty() || impl->pendingModule)
+    return false;
+  std::vector<KernelRecord> kernels(r.count(32));
+  for (KernelRecord &k : kernels) {
+    k.info.module = r.u32();
+    k.info.symbol = r.bytes().str();
+    k.info.gridDim = r.u32();
+    k.info.usesBarrier = r.u32() != 0;
+    k.info.numBuffers = r.u32();
+    k.signature = r.bytes().str();
+  }
+  std::vector<StringRef> modules(r.count(8));
+  for (StringRef &m : modules)
+    m = r.bytes();
+  if (!r.ok())
+    return false;
+  for (KernelRecord &k : kernels) {
+    if (k.info.module >= modules.size() || k.info.gridDim == 0 ||
+        !impl->cache.try_emplace(k.signature, unsigned(impl->kernels.size())).second)
+      return false;
+    impl->kernels.push_back(std::move(k));
+  }
+  for (StringRef m : modules)
+    impl->arch->restoreModule(m);
+  impl->modules = unsigned(modules.size());
+  return true;
 }
 
 unsigned GPUCompiler::numKernels() const { return unsigned(impl->kernels.size()); }

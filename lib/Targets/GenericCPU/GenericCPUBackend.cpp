@@ -31,6 +31,8 @@ static Expected<std::unique_ptr<Backend>> createGenericCPUBackend(const Target &
                              target.str() + "'");
   CPUBackendOptions o;
   o.keepIR = opts.keepCode;
+  o.keepObjects = opts.keepKernels;
+  o.saved = opts.saved;
   o.name = "cpu-generic";
   o.target = target;
   o.target.options = {{"mcpu", "generic"}};

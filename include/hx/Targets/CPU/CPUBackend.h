@@ -25,6 +25,11 @@ struct CPUBackendOptions {
   /// The backend's registered name ("cpu"; a test backend over the same
   /// compiler registers another).
   llvm::StringRef name = "cpu";
+  /// Keep the kernels' object code for saveKernels.
+  bool keepObjects = false;
+  /// What an earlier saveKernels wrote: the backend starts with those
+  /// kernels (CPUCompiler::restore).
+  llvm::StringRef saved;
 };
 
 llvm::Expected<std::unique_ptr<Backend>> createCPUBackend(const CPUBackendOptions &opts = {});

@@ -40,6 +40,8 @@ struct CPUCompilerOptions {
   /// The CPU to compile for: "" or "native" for the host, else a CPU name
   /// (llvm -mcpu=NAME) whose features the host has.
   std::string cpu;
+  /// Keep the object code of every finalize, for save.
+  bool keepObjects = false;
 };
 
 class CPUCompiler {
@@ -70,6 +72,18 @@ public:
 
   /// The optimized LLVM IR of every finalized kernel (needs keepIR).
   void printLLVM(llvm::raw_ostream &os) const;
+
+  /// Appends the finalized kernels to `out` for restore (needs
+  /// keepObjects): the target triple, the CPU features the code was
+  /// compiled with, each kernel's symbol and signature, and the object code.
+  llvm::Error save(std::string &out) const;
+  /// Takes back what save wrote, into a compiler with no kernels yet, in
+  /// this process or another: the kernels are linked without running the
+  /// code generator, and a later call with one of their signatures gets
+  /// its id; other calls compile as usual. Refused, with a message saying
+  /// why: bytes that are not a save, another architecture, code that
+  /// needs CPU features the host lacks (naming them).
+  llvm::Error restore(llvm::StringRef saved);
 
 private:
   CPUCompiler();

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace hx {
 
@@ -44,6 +45,15 @@ public:
 
   /// Adds a module; it is optimized and compiled at its first lookup.
   llvm::Error addModule(llvm::orc::ThreadSafeModule tsm);
+  /// From now on, keeps a copy of every object file the JIT links
+  /// (compiled from a module or added), for objects(): the code a compiled
+  /// model file holds.
+  void keepObjects();
+  /// The object files kept since keepObjects, in link order.
+  std::vector<std::string> objects() const;
+  /// Adds an object file (one objects() gave, in this or another process),
+  /// linked at the first lookup of a symbol it defines.
+  llvm::Error addObject(llvm::StringRef bytes, llvm::StringRef name);
   /// Defines `name` in the JIT as the absolute address `addr` (data or a
   /// function of the process), for the modules added later.
   llvm::Error defineAbsolute(llvm::StringRef name, void *addr);
@@ -63,6 +73,7 @@ private:
   bool keepIR = false;
   mutable std::mutex irMutex;
   std::string irText;
+  std::vector<std::string> objectFiles; // guarded by irMutex
 };
 
 } // namespace hx

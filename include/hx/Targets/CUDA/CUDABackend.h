@@ -74,8 +74,11 @@ llvm::Expected<std::unique_ptr<Device>> createCUDADevice(unsigned ordinal,
                                                          const CUDADeviceOptions &opts = {});
 
 /// The cuda backend: PTX for `arch` (sm_80 when empty) from lib/Targets/GPU.
-/// It needs no GPU: the cuda device loads the PTX.
-llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch);
+/// It needs no GPU: the cuda device loads the PTX. `saved`: what an earlier
+/// saveKernels of a cuda backend for the same architecture wrote, its
+/// kernels taken back without compiling.
+llvm::Expected<std::unique_ptr<Backend>> createCUDABackend(llvm::StringRef arch,
+                                                           llvm::StringRef saved = "");
 
 /// The type of cuda devices: the target-kind table's `cuda`.
 DeviceType cudaDeviceType();

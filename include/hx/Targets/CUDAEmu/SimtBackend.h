@@ -14,8 +14,10 @@
 namespace hx {
 
 /// The cuda code generator's kernels for the SIMT emulator: the backend of
-/// a cuda-emu device.
-llvm::Expected<std::unique_ptr<Backend>> createSimtBackend();
+/// a cuda-emu device. `keepKernels`: keep the JIT's code for saveKernels;
+/// `saved`: what an earlier saveKernels wrote, taken back without compiling.
+llvm::Expected<std::unique_ptr<Backend>> createSimtBackend(bool keepKernels = false,
+                                                           llvm::StringRef saved = "");
 
 /// "cuda-emu:N": a device of type cuda without a GPU, which runs the SIMT
 /// backend's kernels on the host. Its memory is host memory that the

@@ -67,6 +67,14 @@ public:
   const GPUKernelInfo &kernel(unsigned id) const;
   unsigned numKernels() const;
 
+  /// Keep the JIT's object code for save (before any kernel is added).
+  void keepObjects();
+  /// Appends the finalized kernels (the cuda kernel table and the host
+  /// code the JIT made of them) to `out`; needs keepObjects.
+  llvm::Error save(std::string &out) const;
+  /// Takes back what save wrote, into an emulator without kernels.
+  llvm::Error restore(llvm::StringRef saved);
+
   /// Runs a finalized kernel on `buffers` (KernelABI's order: operands,
   /// then results).
   llvm::Error launch(unsigned id, void **buffers, const SimtLaunchOptions &opts = {});

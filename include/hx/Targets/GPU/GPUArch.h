@@ -104,6 +104,12 @@ public:
   /// Takes a module whose kernels are all added: compiled (PTX) or kept (the
   /// emulator's host JIT compiles it). An error says what failed.
   virtual llvm::Error finishModule(llvm::orc::ThreadSafeModule module) = 0;
+  /// What a compiled model file keeps of finished module `module` (PTX
+  /// text), and that module taken back in another process, in order; an
+  /// architecture whose modules are saved elsewhere (the emulator's JIT
+  /// objects) keeps nothing here and takes back a placeholder.
+  virtual std::string savedModule(unsigned module) const = 0;
+  virtual void restoreModule(llvm::StringRef saved) = 0;
 
   //===--- A kernel -----------------------------------------------------------===//
 

@@ -28,6 +28,7 @@
 
 namespace hx {
 
+class ByteReader;
 class GPUArch;
 
 struct GPUKernelInfo {
@@ -63,6 +64,14 @@ public:
 
   unsigned numKernels() const;
   const GPUKernelInfo &kernel(unsigned id) const;
+
+  /// Appends the finalized kernels (each one's info and signature) and the
+  /// architecture's saved modules to `out`, for restore.
+  llvm::Error save(std::string &out) const;
+  /// Takes back what save wrote (read from `r`) into a compiler without
+  /// kernels: a later call with one of their signatures gets its id, other
+  /// calls compile as usual. False: `r` failed (truncated or corrupted).
+  bool restore(ByteReader &r);
   /// The modules finished so far.
   unsigned numModules() const;
   const GPUArch &architecture() const;
