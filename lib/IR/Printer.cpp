@@ -709,7 +709,7 @@ private:
   const SourceNode *lineNode = nullptr;
 };
 
-void printConstants(raw_ostream &os, const ConstantTable &constants) {
+void printConstants(raw_ostream &os, const ConstantTable &constants, const PrintOptions &opts) {
   os << "  \"relay.Constant\": [\n";
   for (size_t i = 0; i < constants.values.size(); ++i) {
     const TensorData &t = *constants.values[i];
@@ -717,7 +717,10 @@ void printConstants(raw_ostream &os, const ConstantTable &constants) {
     for (size_t d = 0; d < t.shape.size(); ++d)
       os << (d ? ", " : "") << t.shape[d];
     os << "], ";
-    if (!t.npyPath.empty()) {
+    if (opts.constantName) {
+      os << "\"npy\": ";
+      printString(os, opts.constantName(t, unsigned(i)));
+    } else if (!t.npyPath.empty()) {
       os << "\"npy\": ";
       printString(os, t.npyPath);
     } else {
@@ -728,7 +731,8 @@ void printConstants(raw_ostream &os, const ConstantTable &constants) {
   os << "  ]";
 }
 
-void printMetadata(raw_ostream &os, const Module &m, const ConstantTable &constants) {
+void printMetadata(raw_ostream &os, const Module &m, const ConstantTable &constants,
+                   const PrintOptions &opts) {
   bool any = !m.devices.empty() || m.fallbackDeviceType || !m.passConfigExtra.empty() ||
              !m.extraMetadata.empty() || !constants.values.empty();
   if (!any)
@@ -775,7 +779,7 @@ void printMetadata(raw_ostream &os, const Module &m, const ConstantTable &consta
   }
   if (!constants.values.empty()) {
     sep();
-    printConstants(os, constants);
+    printConstants(os, constants, opts);
   }
   for (auto &[k, v] : m.extraMetadata) {
     sep();
@@ -799,7 +803,7 @@ void hx::printModule(raw_ostream &os, const Module &m, const PrintOptions &opts)
   for (size_t i = 0; i < m.defs.size(); ++i) {
     FunctionPrinter(os, opts, constants).printDef(m.defs[i].global->name, *m.defs[i].fn);
   }
-  printMetadata(os, m, constants);
+  printMetadata(os, m, constants, opts);
 }
 
 void hx::printCallAttrs(raw_ostream &os, const Call &c, bool &first) {

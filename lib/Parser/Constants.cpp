@@ -51,10 +51,12 @@ std::string typeText(const TensorData &t) {
 
 class TableReader {
 public:
-  TableReader(DiagEngine &diags, StringRef baseDir, const StringMap<HostTensor> *npyFiles)
-      : diags(diags), baseDir(baseDir), npyFiles(npyFiles) {}
+  TableReader(DiagEngine &diags, StringRef baseDir, const NpySources &held)
+      : diags(diags), baseDir(baseDir), held(held) {}
 
-  bool entry(P::JsonContext *ctx, size_t index, TensorData &t) {
+  /// Fills `t`, or sets `shared` to a held constant.
+  bool entry(P::JsonContext *ctx, size_t index, TensorData &t,
+             std::shared_ptr<const TensorData> &shared) {
     auto *obj = dynamic_cast<P::JsonObjectContext *>(ctx);
     if (!obj)
       return error(ctx,
@@ -104,7 +106,7 @@ public:
     std::optional<uint64_t> bytes = byteCount(t.shape, t.dtype);
     if (!bytes)
       return error(shape, "constant " + Twine(index) + " is too large");
-    return data ? inlineData(data, index, *bytes, t) : npyData(npy, index, t);
+    return data ? inlineData(data, index, *bytes, t) : npyData(npy, index, t, shared);
   }
 
 private:
@@ -122,15 +124,31 @@ private:
     return true;
   }
 
-  bool npyData(P::JsonContext *ctx, size_t index, TensorData &t) {
+  bool npyData(P::JsonContext *ctx, size_t index, TensorData &t,
+               std::shared_ptr<const TensorData> &shared) {
     std::optional<std::string> rel = jsonString(ctx);
     if (!rel || rel->empty())
       return error(ctx, "\"npy\" must be a file name (relative to the .ir file)");
+    if (this->held.constants)
+      if (auto it = this->held.constants->find(*rel); it != this->held.constants->end()) {
+        const TensorData &c = *it->second;
+        if (c.dtype != t.dtype || c.shape != t.shape) {
+          TensorData given;
+          given.dtype = c.dtype;
+          given.shape = c.shape;
+          return error(ctx, "constant " + Twine(index) + ": '" + *rel + "' holds " +
+                                typeText(given) + ", but the table says " + typeText(t));
+        }
+        shared = it->second;
+        return true;
+      }
     SmallString<256> path(*rel);
     const HostTensor *held = nullptr;
-    if (npyFiles)
-      if (auto it = npyFiles->find(*rel); it != npyFiles->end())
+    if (this->held.files)
+      if (auto it = this->held.files->find(*rel); it != this->held.files->end())
         held = &it->second;
+    if (!held && this->held.only)
+      return error(ctx, "constant " + Twine(index) + ": '" + *rel + "' is not held in memory");
     if (!held && !sys::path::is_absolute(path)) {
       path = baseDir;
       sys::path::append(path, *rel);
@@ -158,26 +176,27 @@ private:
 
   DiagEngine &diags;
   StringRef baseDir;
-  const StringMap<HostTensor> *npyFiles;
+  NpySources held;
 };
 
 } // namespace
 
 bool hx::readConstantTable(P::JsonContext *ctx, DiagEngine &diags, StringRef baseDir,
-                           const StringMap<HostTensor> *npyFiles,
+                           const NpySources &held,
                            std::vector<std::shared_ptr<const TensorData>> &out) {
   auto *arr = dynamic_cast<P::JsonArrayContext *>(ctx);
   if (!arr) {
     diags.error(locOf(ctx), "\"relay.Constant\" must be an array, not " + describeJson(ctx));
     return false;
   }
-  TableReader reader(diags, baseDir, npyFiles);
+  TableReader reader(diags, baseDir, held);
   out.clear();
   for (auto *e : arr->json()) {
     auto t = std::make_shared<TensorData>();
-    if (!reader.entry(e, out.size(), *t))
+    std::shared_ptr<const TensorData> shared;
+    if (!reader.entry(e, out.size(), *t, shared))
       return false;
-    out.push_back(std::move(t));
+    out.push_back(shared ? std::move(shared) : std::move(t));
   }
   return true;
 }

@@ -266,7 +266,7 @@ bool ParseTreeConverter::buildMetadata(P::JsonContext *ctx, bool fromCommandLine
       if (!readDevices(m.value))
         return false;
     } else if (key == "relay.Constant" && !fromCommandLine) {
-      if (!readConstantTable(m.value, diags, baseDir, npyFiles, constants))
+      if (!readConstantTable(m.value, diags, baseDir, held, constants))
         return false;
     } else if (key == "PassConfig") {
       auto *pc = dynamic_cast<P::JsonObjectContext *>(m.value);

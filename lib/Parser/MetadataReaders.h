@@ -34,11 +34,9 @@ inline llvm::SMLoc locOf(HxParser::JsonContext *ctx) { return locOf(ctx->getStar
 bool readVirtualDevice(HxParser::JsonContext *ctx, DiagEngine &diags, VirtualDevice &d);
 
 /// hx's `"relay.Constant": [{"dtype", "shape", "data" | "npy"}, ...]`; `.npy`
-/// paths are relative to `baseDir`, and looked up in `npyFiles` (if given)
-/// before the disk.
+/// paths are relative to `baseDir`, and looked up in `held` first.
 bool readConstantTable(HxParser::JsonContext *ctx, DiagEngine &diags, llvm::StringRef baseDir,
-                       const llvm::StringMap<HostTensor> *npyFiles,
-                       std::vector<std::shared_ptr<const TensorData>> &out);
+                       const NpySources &held, std::vector<std::shared_ptr<const TensorData>> &out);
 
 /// Whether a metadata object is TVM's object graph (`"root"` and `"nodes"`).
 bool isTVMObjectGraph(HxParser::JsonObjectContext *obj);

@@ -27,6 +27,15 @@
 
 namespace hx {
 
+/// Where a constant table's `npy` names are looked up before the disk
+/// (ParserOptions::npyFiles, heldConstants, npyFilesOnly).
+struct NpySources {
+  const llvm::StringMap<HostTensor> *files = nullptr;
+  const llvm::StringMap<std::shared_ptr<const TensorData>> *constants = nullptr;
+  /// Instead of the disk.
+  bool only = false;
+};
+
 class ParseTreeConverter {
 public:
   /// `baseDir`: the directory `.npy` paths of the constant table are
@@ -49,8 +58,8 @@ public:
     nodeComments = std::move(comments);
   }
 
-  /// `.npy` files held in memory (ParserOptions::npyFiles).
-  const llvm::StringMap<HostTensor> *npyFiles = nullptr;
+  /// `.npy` files and constants held in memory (ParserOptions).
+  NpySources held;
 
   /// Global names defined anywhere in the file (so calls may precede defs).
   llvm::StringMap<llvm::SMLoc> definedGlobals;

@@ -153,7 +153,7 @@ public:
   ModuleParser(unsigned bufferId, DiagEngine &diags, const ParserOptions &opts)
       : bufferId(bufferId), diags(diags), opts(opts),
         converter(*mod, diags, baseDirectory(diags, bufferId, opts)) {
-    converter.npyFiles = opts.npyFiles;
+    converter.held = {opts.npyFiles, opts.heldConstants, opts.npyFilesOnly};
   }
 
   std::unique_ptr<Module> run();

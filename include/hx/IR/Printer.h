@@ -3,6 +3,7 @@
 #define HX_IR_PRINTER_H
 
 #include "hx/IR/Module.h"
+#include <functional>
 #include <string>
 
 namespace llvm {
@@ -17,6 +18,11 @@ struct PrintOptions {
   /// A comment line printed under the version header, without its `// `
   /// (hx-import-onnx names the model it imported); empty for none.
   std::string headerComment;
+  /// Where given: each tensor constant's table entry names a file by what
+  /// this returns for it (its value and its index in the table) instead
+  /// of holding its value, which the caller keeps (a compiled model file
+  /// holds the values beside the text: ParserOptions::npyFiles).
+  std::function<std::string(const TensorData &, unsigned)> constantName;
 };
 
 /// Prints `m` in the canonical form of docs/ir-format.md section 4.

@@ -33,6 +33,13 @@ struct ParserOptions {
   /// `.npy` files held in memory (an imported ONNX model's weights), by the
   /// path the constant table names; looked up before the disk. Not owned.
   const llvm::StringMap<HostTensor> *npyFiles = nullptr;
+  /// Constants held in memory, by the name the constant table gives as its
+  /// `npy`: the module shares them as they are (a compiled model file's,
+  /// no copy). Looked up first. Not owned.
+  const llvm::StringMap<std::shared_ptr<const TensorData>> *heldConstants = nullptr;
+  /// A constant table's `.npy` names only npyFiles and heldConstants: no
+  /// file is read (a compiled model file's module).
+  bool npyFilesOnly = false;
 };
 
 /// Parses the buffer `bufferId` of the engine's SourceMgr. Returns null after
