@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The seed corpus of one fuzz target (utils/run-fuzzer.sh, test/Fuzz).
 
-    utils/fuzz-seeds.py parse|plan|npy|metadata|exec|onnx OUTDIR
+    utils/fuzz-seeds.py parse|plan|npy|metadata|exec|onnx|hxc OUTDIR
 
 parse, plan: every `// -----` chunk of every *.ir under test/ and examples/.
 metadata: each chunk's `#[metadata]` section, once behind each module byte of
@@ -9,12 +9,14 @@ hx-fuzz-metadata (0: a module using no metadata, 1: one using constants and a
 virtual device), and the TVM dump's. npy: every *.npy under test/. exec: 24
 choices of hx-fuzz-exec's generator (seeds 1-24, small modules). onnx: the
 models of utils/make-onnx.py, valid and bad (needs onnx under
-/usr/bin/python3).
+/usr/bin/python3). hxc: compiled models of the examples (hx-compile, from
+$HX_COMPILE or build/bin), whole and cut short at a few points.
 OUTDIR is emptied first. Deterministic: files are visited in sorted order.
 """
 import os, re, shutil, sys
-if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata", "exec", "onnx"):
-    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata|exec|onnx OUTDIR")
+if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "plan", "npy", "metadata", "exec", "onnx",
+                                             "hxc"):
+    sys.exit("usage: fuzz-seeds.py parse|plan|npy|metadata|exec|onnx|hxc OUTDIR")
 target, seed = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 shutil.rmtree(seed, ignore_errors=True)
@@ -51,6 +53,22 @@ elif target == "onnx":
             if name.endswith(".onnx"):
                 with open(os.path.join(tmp, name), "rb") as f:
                     emit(name, f.read())
+elif target == "hxc":
+    import subprocess, tempfile
+    compiler = os.environ.get("HX_COMPILE", os.path.join(root, "build", "bin", "hx-compile"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(os.listdir(os.path.join(root, "examples"))):
+            if not name.endswith(".ir"):
+                continue
+            out = os.path.join(tmp, name[:-3] + ".hxc")
+            subprocess.run([compiler, os.path.join(root, "examples", name), "-o", out,
+                            "--device=cpu", "--device=cpu:1"],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with open(out, "rb") as f:
+                data = f.read()
+            emit(name[:-3] + ".hxc", data)
+            for cut in (12, 40, len(data) // 2):
+                emit("%s-cut%d.hxc" % (name[:-3], cut), data[:cut])
 elif target == "npy":
     for path in walk(("test",), ".npy"):
         with open(path, "rb") as f:

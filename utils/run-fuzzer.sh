@@ -11,6 +11,7 @@
 #   onnx      hx-fuzz-onnx      the ONNX importer (its module must parse)
 #   exec      hx-fuzz-exec      hx-smith's modules (the input is the generator's
 #                               choices), planned, run, against the interpreter
+#   hxc       hx-fuzz-hxc       the compiled model reader (.hxc), resealed too
 #
 # 1. Configures fuzz-build/ with clang-19 (-DHX_ENABLE_FUZZER=ON) if needed
 #    and builds the target (-j1 unless HX_FUZZ_JOBS says otherwise).
@@ -44,10 +45,11 @@ case "$target" in
   metadata) exe=hx-fuzz-metadata dict=hx-fuzz.dict ;;
   onnx) exe=hx-fuzz-onnx dict= ;;
   exec) exe=hx-fuzz-exec dict= timeout=30 ;;
-  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata, onnx, exec)" >&2; exit 2 ;;
+  hxc) exe=hx-fuzz-hxc dict= ;;
+  *) echo "$0: unknown target '$target' (parse, plan, npy, metadata, onnx, exec, hxc)" >&2; exit 2 ;;
 esac
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]]; then
-  echo "usage: $0 [parse|plan|npy|metadata|onnx|exec] SECONDS [extra libFuzzer args...]" >&2
+  echo "usage: $0 [parse|plan|npy|metadata|onnx|exec|hxc] SECONDS [extra libFuzzer args...]" >&2
   exit 2
 fi
 seconds=$1
@@ -59,6 +61,11 @@ if [ ! -f "$build/build.ninja" ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 fi
 ninja -C "$build" -j"${HX_FUZZ_JOBS:-1}" "$exe"
+# The hxc seeds are compiled models: hx-compile of the same build makes them.
+if [ "$target" = hxc ]; then
+  ninja -C "$build" -j"${HX_FUZZ_JOBS:-1}" hx-compile
+  export HX_COMPILE="$build/bin/hx-compile"
+fi
 
 seed="$build/seed-$target"
 corpus="$build/corpus-$target"

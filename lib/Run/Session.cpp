@@ -6,6 +6,10 @@
 //          device (BackendCache::backendFor) — or, compile-only, the
 //          registered backend of its own device type — and
 //          Executable::build.
+// loadCompiled / saveCompiled: a compiled model file (CompiledFile.h): its
+//          module is only typed on load, and its kernels are preloaded into
+//          each compile's backend cache (BackendCache::preload), whose
+//          backends then start with them instead of compiling.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/Session.h"
@@ -15,7 +19,9 @@
 #include "hx/Import/Onnx.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
+#include "hx/Run/CompiledFile.h"
 #include "hx/Run/Inputs.h"
+#include "hx/Support/Files.h"
 #include "hx/Transforms/Passes.h"
 
 using namespace llvm;
@@ -46,6 +52,7 @@ void Session::resetCompiled() {
 
 Session::Status Session::load(std::unique_ptr<MemoryBuffer> buffer, const LoadOptions &opts) {
   resetCompiled();
+  compiled.reset();
   unsigned id = sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
   sourceBuffer = id;
   boundShapes.clear();
@@ -81,6 +88,8 @@ Session::Status Session::loadFile(StringRef path, const LoadOptions &opts) {
     diag.error(SMLoc(), toString(file.takeError()));
     return Status::UserError;
   }
+  if (isCompiledModel((*file)->getBuffer()))
+    return loadCompiled(std::move(*file), path, opts);
   LoadOptions withWeights = opts;
   if (!importedWeights.empty())
     withWeights.parser.npyFiles = &importedWeights;
@@ -90,8 +99,79 @@ Session::Status Session::loadFile(StringRef path, const LoadOptions &opts) {
   return st;
 }
 
+Session::Status Session::loadCompiled(std::unique_ptr<MemoryBuffer> buffer, StringRef name,
+                                      const LoadOptions &opts) {
+  Expected<LoadedCompiledModel> parsed = [&] {
+    TimeScope t(opts.timing, "(read compiled model)");
+    return parseCompiled(std::move(buffer), name);
+  }();
+  if (!parsed) {
+    resetCompiled();
+    compiled.reset();
+    mod.reset();
+    diag.error(SMLoc(), toString(parsed.takeError()));
+    return Status::UserError;
+  }
+  auto file = std::make_unique<LoadedCompiledModel>(std::move(*parsed));
+  // Typed again, nothing more: it was planned, simplified and fused when
+  // it was compiled.
+  LoadOptions lo;
+  lo.parser.heldConstants = &file->constants;
+  lo.parser.npyFilesOnly = true;
+  lo.plan = false;
+  lo.verifyEach = opts.verifyEach;
+  lo.timing = opts.timing;
+  Status st = load(MemoryBuffer::getMemBufferCopy(file->moduleText, name), lo);
+  if (st != Status::Ok)
+    return st;
+  file->constants.clear(); // the module holds its own copies
+  loadOptions.parser.heldConstants = nullptr;
+  compiled = std::move(file);
+  return Status::Ok;
+}
+
+void Session::noteCompiledHere(function_ref<void(const Twine &)> note) {
+  for (const Backend *b : cache->made()) {
+    std::optional<unsigned> loaded = cache->loadedKernels(b);
+    unsigned compiledNow = b->numKernels() - loaded.value_or(0);
+    if (!compiledNow)
+      continue;
+    note(Twine("note: compiled ") + Twine(compiledNow) + " " + b->name() + " kernel" +
+         (compiledNow == 1 ? "" : "s") + " that " + compiled->buffer->getBufferIdentifier() +
+         " does not hold" +
+         (loaded ? "" : " (it holds none for a device mapped to " + b->name() + ")"));
+  }
+}
+
+Error Session::saveCompiled(StringRef path) {
+  if (!mod || !cache || (!exe && !staged))
+    return createStringError("the module is not compiled");
+  CompiledModelParts parts;
+  PrintOptions po;
+  po.constantName = [&](const TensorData &t, unsigned i) {
+    if (i == parts.constants.size())
+      parts.constants.push_back(&t);
+    return compiledConstantName(i);
+  };
+  raw_string_ostream os(parts.moduleText);
+  printModule(os, *mod, po);
+  Expected<std::vector<BackendCache::SavedKernels>> kernels = cache->savedKernels();
+  if (!kernels)
+    return createStringError("cannot save the kernels: " + toString(kernels.takeError()));
+  parts.kernels = std::move(*kernels);
+  raw_string_ostream summary(parts.summary);
+  summary << physical.size() << " virtual device" << (physical.size() == 1 ? "" : "s") << ";";
+  for (size_t i = 0; i < cache->made().size(); ++i)
+    summary << (i ? "," : "") << " " << cache->made()[i]->numKernels() << " kernels for "
+            << cache->made()[i]->name();
+  if (Error e = writeFileAtomically(path, serializeCompiled(parts)))
+    return createStringError("cannot write '" + path + "': " + toString(std::move(e)));
+  return Error::success();
+}
+
 Session::Status Session::loadModule(std::unique_ptr<Module> module, const LoadOptions &opts) {
   resetCompiled();
+  compiled.reset();
   mod = std::move(module);
   sourceBuffer = 0;
   boundShapes.clear();
@@ -258,7 +338,8 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   k << opts.devices.threads << ',' << opts.devices.memoryLimit << ',';
   for (DeviceType t : opts.devices.emulate)
     k << int32_t(t) << ' ';
-  k << ',' << opts.devices.substituteNamed << ',' << opts.keepCode << ',' << opts.compileOnly;
+  k << ',' << opts.devices.substituteNamed << ',' << opts.keepCode << ',' << opts.compileOnly << ','
+    << opts.keepKernels;
   if (!compiledFor.empty() && key == compiledFor && ownedCache) {
     exe.reset();
     staged.reset();
@@ -269,11 +350,19 @@ Error Session::compile(const CompileOptions &opts, function_ref<void(const Twine
   compiledFor = key;
   BackendOptions bo;
   bo.keepCode = opts.keepCode;
+  bo.keepKernels = opts.keepKernels;
   ownedCache = std::make_unique<BackendCache>(bo);
+  if (compiled)
+    for (const LoadedCompiledModel::Kernels &k : compiled->kernels)
+      ownedCache->preload(k.backend, k.targetKey, k.bytes);
   std::vector<Device *> mapped;
   if (Error e = mapDevices(*mod, opts.devices, ownedDevices, mapped, note))
     return e;
-  return compileFor(mapped, *ownedCache, opts);
+  if (Error e = compileFor(mapped, *ownedCache, opts))
+    return e;
+  if (compiled && note)
+    noteCompiledHere(note);
+  return Error::success();
 }
 
 Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache,
@@ -296,9 +385,16 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
     // Compile-only: each virtual device's code for the default backend of
     // its own target kind (cuda code for cuda), whatever would run it.
     const BackendInfo *own = defaultBackendFor(targetKindOf(vd.target).name);
+    if (i < opts.backends.size() && !opts.backends[i].empty())
+      own = lookupBackend(opts.backends[i]);
+    // A backend of another type compiles for its own default target (as a
+    // cpu instance standing in for a missing GPU does).
+    Target target = own && own->deviceType() != vd.deviceType
+                        ? Target::defaultFor(own->deviceType())
+                        : vd.target;
     Expected<Backend *> b =
         !opts.compileOnly ? cache->backendFor(vd, *physical[i])
-        : own             ? cache->get(own->name, vd.target)
+        : own             ? cache->get(own->name, target)
                           : Expected<Backend *>(
                     createStringError("no backend compiles for target '" + vd.target.str() + "'"));
     if (!b)

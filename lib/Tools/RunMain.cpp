@@ -1,6 +1,7 @@
-//===- RunMain.cpp - The logic of hx-run ----------------------------------===//
+//===- RunMain.cpp - The logic of hx-run and hx-compile -------------------===//
 //
-// hx-run is the command line of the compile-and-run API (hx/Run/Session.h):
+// hx-run is the command line of the compile-and-run API (hx/Run/Session.h),
+// its flags read by RunFlags.cpp:
 //  1. Parse, verify, infer-type, (unless --no-fold) simplify-inference,
 //     fold-scale-axis and fold-constant, (unless --no-plan) plan-devices,
 //     and (unless --no-fuse) fuse-ops, with the pass options given as flags
@@ -24,12 +25,18 @@
 //     then all renamed, so a failure leaves none of them (nor a directory
 //     hx-run created).
 //
+// hx-compile stops after step 4's compile, which needs no device (each
+// virtual device's code for its own target, or the backend --device names),
+// and writes a compiled model (Session::saveCompiled). A compiled model as
+// hx-run's input skips step 1 and most of 4 (Session::loadCompiled).
+//
 // Every user error is a message naming the file, parameter or device, exit
 // status 1; internal errors exit 2 and write a crash reproducer
 // (CrashReproducer.h) that `hx-run --run-reproducer=FILE` replays.
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Tools/RunMain.h"
+#include "RunConfig.h"
 #include "hx/IR/Printer.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/Verifier.h"
@@ -37,6 +44,7 @@
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
+#include "hx/Run/CompiledFile.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Run/Outputs.h"
 #include "hx/Run/Session.h"
@@ -71,12 +79,7 @@
 using namespace hx;
 using namespace llvm;
 
-namespace {
-
-/// --emit: a stage, or the code of the targets that print a format (their
-/// BackendInfo::codeFormat, `llvm` or `ptx`): Code + the format's index in
-/// codeFormats().
-enum Emit : unsigned { None, IR, Schedule, Code };
+namespace hx::runtool {
 
 /// The code formats the registered targets print, in registration order.
 std::vector<StringRef> codeFormats() {
@@ -94,50 +97,6 @@ const BackendInfo *codeTarget(StringRef format) {
       return &b;
   return nullptr;
 }
-
-struct RunConfig {
-  CommonConfig common;
-  std::vector<std::string> inputs;
-  /// --params: DIR/NAME.npy for each parameter without --input, bound as
-  /// constants unless --params-as-inputs.
-  std::string paramsDir;
-  bool paramsAsInputs = false;
-  /// --random-inputs[=uniform|scaled] (RandomInputs.h).
-  std::optional<RandomInputMode> randomInputs;
-  uint64_t seed = 0;
-  std::string outputDir;
-  /// --save-inputs: DIR/NAME.npy of every input the run used.
-  std::string saveInputs;
-  std::vector<std::string> devices;
-  bool check = false;
-  /// --check-against: DIR/output_<i>.npy, reference outputs.
-  std::string checkAgainst;
-  /// --tolerance: replaces Compare.h's default for floating outputs.
-  std::optional<Tolerance> tolerance;
-  bool checkDevices = false;
-  bool interpret = false;
-  unsigned repeat = 1;
-  bool profile = false;
-  /// --time-runs: the wall time of each run(), best and median.
-  bool timeRuns = false;
-  std::string trace;
-  /// --cost-table-out: the measured cost table (hx/Transforms/CostModel.h).
-  std::string costTableOut;
-  bool noPlan = false;
-  /// --no-fold: no simplify-inference, fold-scale-axis, fold-constant.
-  bool noFold = false;
-  /// --no-fuse: no fuse-ops (one kernel per operator call).
-  bool noFuse = false;
-  unsigned threads = 0;
-  Emit emit = Emit::None;
-  uint64_t deviceMemoryLimit = 0;
-  /// --emulate-<type> (--emulate-cuda): those virtual devices run on their
-  /// emulator.
-  std::vector<DeviceType> emulate;
-  /// Hidden, for testing: a test-crash pass after planning.
-  std::string testCrash;
-  std::string crashReproducer;
-};
 
 /// The reproducer's header: the options that shape the run, with file
 /// paths made absolute so it replays from any directory. --output-dir and
@@ -196,8 +155,8 @@ std::vector<std::string> reproducerArgs(const RunConfig &c) {
   return args;
 }
 
-int userError(const Twine &msg) {
-  errs() << "hx-run: error: " << msg << "\n";
+int userError(const RunConfig &c, const Twine &msg) {
+  errs() << c.tool << ": error: " << msg << "\n";
   return kExitUserError;
 }
 
@@ -218,14 +177,14 @@ int emitCode(const RunConfig &c, Session &s) {
     if (c.outputDir.empty() || modules.empty())
       continue;
     if (std::error_code ec = sys::fs::create_directories(c.outputDir))
-      return userError("--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
+      return userError(c, "--output-dir: cannot create '" + c.outputDir + "': " + ec.message());
     for (const std::string &text : modules) {
       SmallString<128> path(c.outputDir);
       sys::path::append(path, "module_" + std::to_string(n++) + "." + format);
       std::error_code ec;
       ToolOutputFile f(path, ec, sys::fs::OF_None);
       if (ec)
-        return userError("--output-dir: cannot write '" + path + "': " + ec.message());
+        return userError(c, "--output-dir: cannot write '" + path + "': " + ec.message());
       f.os() << text;
       f.keep();
     }
@@ -248,7 +207,7 @@ int writeMeasurements(const RunConfig &c, Session &s, const RunProfile &profile)
     std::error_code ec;
     ToolOutputFile f(c.trace, ec, sys::fs::OF_None);
     if (ec)
-      return userError("--trace: cannot write '" + c.trace + "': " + ec.message());
+      return userError(c, "--trace: cannot write '" + c.trace + "': " + ec.message());
     exe.writeTrace(f.os(), profile);
     f.keep();
   }
@@ -256,7 +215,8 @@ int writeMeasurements(const RunConfig &c, Session &s, const RunProfile &profile)
     std::error_code ec;
     ToolOutputFile f(c.costTableOut, ec, sys::fs::OF_None);
     if (ec)
-      return userError("--cost-table-out: cannot write '" + c.costTableOut + "': " + ec.message());
+      return userError(c,
+                       "--cost-table-out: cannot write '" + c.costTableOut + "': " + ec.message());
     measuredCosts(exe, profile, s.module()).write(f.os());
     f.keep();
   }
@@ -305,7 +265,7 @@ int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
   if (c.check) {
     Expected<Comparison> cmp = s.check(inputs, results, opts);
     if (!cmp)
-      return userError("--check: the interpreter: " + toString(cmp.takeError()));
+      return userError(c, "--check: the interpreter: " + toString(cmp.takeError()));
     if (int status = reportComparison(c, "check", *cmp))
       return status;
   }
@@ -332,7 +292,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     }
   } printTiming{report};
   Session s;
-  s.diags().setProgramName("hx-run");
+  s.diags().setProgramName(c.tool);
   LoadOptions lo;
   lo.parser = c.common.parser;
   lo.parser.npyFiles = weights;
@@ -364,7 +324,24 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     }
     return std::nullopt;
   };
-  if (std::optional<int> rc = loadFailure(s.load(std::move(file), lo)))
+  bool fromCompiled = isCompiledModel(file->getBuffer());
+  if (fromCompiled) {
+    // What shaped the compile is fixed in the file.
+    const char *shaping = c.noPlan   ? "--no-plan"
+                          : c.noFold ? "--no-fold"
+                          : c.noFuse ? "--no-fuse"
+                          : !c.paramsDir.empty() && !c.paramsAsInputs
+                              ? "--params (without --params-as-inputs)"
+                          : !c.costTableOut.empty()       ? "--cost-table-out"
+                          : !c.common.passOptions.empty() ? "a plan-devices option"
+                                                          : nullptr;
+    if (shaping)
+      return userError(c, Twine(shaping) + " does not apply to a compiled model (" +
+                              c.common.inputFile + "): give it to hx-compile");
+  }
+  Session::Status loaded = fromCompiled ? s.loadCompiled(std::move(file), c.common.inputFile, lo)
+                                        : s.load(std::move(file), lo);
+  if (std::optional<int> rc = loadFailure(loaded))
     return *rc;
   if (c.emit == Emit::IR) {
     printModule(outs(), s.module());
@@ -372,18 +349,19 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
   }
   Function *main = s.main();
   if (!main)
-    return userError(c.common.inputFile + ": the module has no @main to run");
+    return userError(c, c.common.inputFile + ": the module has no @main to run");
 
   std::vector<HostTensor> inputs, results;
   // Read before compiling: a bad input fails fast, and no file is read twice.
   // `?` dims take their sizes from the inputs (for --emit too): the module
   // is typed, planned and fused again for them.
   bool dynamic = s.hasDynamicShapes();
-  if (c.emit == Emit::None || dynamic) {
+  bool compileOnly = !c.compileOutput.empty();
+  if ((c.emit == Emit::None && !compileOnly) || dynamic) {
     Expected<std::vector<HostTensor>> in =
         gatherInputs(*main, {c.inputs, c.paramsDir, c.randomInputs, c.seed, c.deviceMemoryLimit});
     if (!in)
-      return userError(toString(in.takeError()));
+      return userError(c, toString(in.takeError()));
     inputs = std::move(*in);
   }
   if (dynamic) {
@@ -396,16 +374,16 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
   if (!c.checkAgainst.empty()) {
     Expected<std::vector<HostTensor>> ref = readReferenceOutputs(c.checkAgainst);
     if (!ref)
-      return userError("--check-against: " + toString(ref.takeError()));
+      return userError(c, "--check-against: " + toString(ref.takeError()));
     reference = std::move(*ref);
   }
   if (!c.saveInputs.empty())
     if (Error e = writeInputs(c.saveInputs, paramNames(*main), inputs))
-      return userError("--save-inputs: " + toString(std::move(e)));
+      return userError(c, "--save-inputs: " + toString(std::move(e)));
   if (c.interpret) {
     Expected<std::vector<HostTensor>> r = s.interpret(inputs);
     if (!r)
-      return userError(toString(r.takeError()));
+      return userError(c, toString(r.takeError()));
     results = std::move(*r);
   } else {
     CompileOptions co;
@@ -417,22 +395,54 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
         c.emit >= Emit::Code ? codeTarget(codeFormats()[c.emit - Emit::Code]) : nullptr;
     co.keepCode = target && isHostType(target->deviceType());
     co.compileOnly = target && !isHostType(target->deviceType());
+    if (compileOnly) {
+      // The code of each virtual device's own target, or of the backend
+      // of the device named for it: no device needs to be at hand.
+      co.keepKernels = co.compileOnly = true;
+      co.devices.substituteNamed = true;
+      for (size_t i = 0; i < s.module().devices.size(); ++i) {
+        DeviceType type = s.module().devices[i].deviceType;
+        const BackendInfo *b = nullptr;
+        if (i < c.devices.size()) {
+          StringRef name = StringRef(c.devices[i]).split(':').first;
+          if (!(b = lookupBackend(name)))
+            return userError(c, "--device=" + c.devices[i] + ": no backend named '" + name +
+                                    "' (there are " + backendNames() + ")");
+        } else if (is_contained(c.emulate, type)) {
+          b = emulatorFor(type);
+        }
+        co.backends.push_back(b ? b->name.str() : "");
+      }
+    }
     Error e = [&] {
       TimeScope t(report, "(compile)");
-      return s.compile(co, [&](const Twine &msg) { errs() << "hx-run: " << msg << "\n"; });
+      return s.compile(co, [&](const Twine &msg) {
+        if (!compileOnly) // hx-compile needs no device: where they run is hx-run's business
+          errs() << c.tool << ": " << msg << "\n";
+      });
     }();
     if (e) {
       if (e.isA<DiagnosedError>()) {
         consumeError(std::move(e));
         return kExitUserError;
       }
-      return userError(toString(std::move(e)));
+      return userError(c, toString(std::move(e)));
     }
     if (!c.costTableOut.empty())
       for (Device *d : s.devices())
         if (d->emulated())
-          return userError("--cost-table-out: " + d->name() +
-                           " is an emulated GPU, whose times say nothing of a GPU's");
+          return userError(c, "--cost-table-out: " + d->name() +
+                                  " is an emulated GPU, whose times say nothing of a GPU's");
+    if (compileOnly) {
+      if (Error e = s.saveCompiled(c.compileOutput))
+        return userError(c, toString(std::move(e)));
+      uint64_t bytes = 0;
+      sys::fs::file_size(c.compileOutput, bytes);
+      errs() << format("hx-compile: wrote %s (%.1f %s)\n", c.compileOutput.c_str(),
+                       bytes < 1000000 ? bytes / 1e3 : bytes / 1e6,
+                       bytes < 1000000 ? (const char *)"kB" : (const char *)"MB");
+      return kExitSuccess;
+    }
     if (c.emit >= Emit::Code)
       return emitCode(c, s);
     if (c.emit == Emit::Schedule) {
@@ -449,7 +459,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       wall.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!out)
-        return userError(toString(out.takeError()));
+        return userError(c, toString(out.takeError()));
       results = std::move(*out);
     }
     if (c.timeRuns) {
@@ -468,7 +478,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     summarizeOutput(outs(), i, results[i]);
   if (!c.outputDir.empty())
     if (Error e = writeOutputs(c.outputDir, results))
-      return userError(toString(std::move(e)));
+      return userError(c, toString(std::move(e)));
   return kExitSuccess;
 }
 
@@ -503,12 +513,12 @@ Expected<std::optional<HostTensor>> givenInputValue(const RunConfig &c, StringRe
 
 int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
-    return userError("hx-run runs infer-type and plan-devices itself: give pass options as "
-                     "flags (--default-device=...), not passes");
+    return userError(c, "hx-run runs infer-type and plan-devices itself: give pass options as "
+                        "flags (--default-device=...), not passes");
   // Where the outputs go is checked before anything is read or run.
   if (!c.outputDir.empty())
     if (Error e = checkOutputDir(c.outputDir))
-      return userError(toString(std::move(e)));
+      return userError(c, toString(std::move(e)));
   // An ONNX model is imported first: its text is what runs (and what a
   // crash reproducer holds).
   StringMap<HostTensor> weights;
@@ -517,8 +527,15 @@ int run(const RunConfig &c) {
   Expected<std::unique_ptr<MemoryBuffer>> file =
       readModuleFile(c.common.inputFile, weights, importOpts);
   if (!file)
-    return userError(toString(file.takeError()));
-  CrashReproducer repro("hx-run", reproducerArgs(c), (*file)->getBuffer(), c.crashReproducer);
+    return userError(c, toString(file.takeError()));
+  // A compiled model is binary and may be large: its reproducer names it
+  // instead of holding it.
+  std::string compiledNote;
+  if (isCompiledModel((*file)->getBuffer()))
+    compiledNote = "// the input is the compiled model " + c.common.inputFile + "\n";
+  CrashReproducer repro(c.tool, reproducerArgs(c),
+                        compiledNote.empty() ? (*file)->getBuffer() : StringRef(compiledNote),
+                        c.crashReproducer);
   int status = kExitInternalError;
   std::optional<std::string> exception;
   if (!repro.runSafely([&] {
@@ -538,203 +555,4 @@ int run(const RunConfig &c) {
   return status;
 }
 
-} // namespace
-
-int hx::runMain(int argc, char **argv) {
-  PassRegistry registry;
-  registerAllPasses(registry);
-  registerInterpreterPasses(registry);
-  registerTestPasses(registry);
-  cl::OptionCategory cat("hx-run options");
-  CommonFlags common(registry, cat, /*pipelineFlags=*/false);
-  cl::list<std::string> inputs("input", cl::desc("An input for parameter NAME of @main"),
-                               cl::value_desc("NAME=file.npy"), cl::cat(cat));
-  cl::opt<std::string> params("params",
-                              cl::desc("Read each parameter NAME of @main not given with --input "
-                                       "from DIR/NAME.npy, where that file exists, as a "
-                                       "constant (see --params-as-inputs)"),
-                              cl::value_desc("DIR"), cl::cat(cat));
-  cl::opt<bool> paramsAsInputs(
-      "params-as-inputs",
-      cl::desc("Keep what --params reads as run-time inputs of @main (by default each becomes a "
-               "constant before planning, known when the executable is built)"),
-      cl::cat(cat));
-  cl::opt<std::string> randomInputs(
-      "random-inputs", cl::ValueOptional,
-      cl::desc("Fill parameters without --input with seeded random data: uniform (the default: "
-               "floats in [-1, 1), integers in [-9, 9] without 0) or scaled (weights as "
-               "frameworks initialize them, so deep networks stay finite)"),
-      cl::value_desc("uniform|scaled"), cl::cat(cat));
-  cl::opt<uint64_t> seed("seed", cl::desc("The seed of --random-inputs"), cl::init(0),
-                         cl::cat(cat));
-  cl::opt<std::string> outputDir("output-dir", cl::desc("Write DIR/output_<i>.npy"),
-                                 cl::value_desc("DIR"), cl::cat(cat));
-  cl::opt<std::string> saveInputs(
-      "save-inputs",
-      cl::desc("Write every input of @main the run uses to DIR/NAME.npy (--params DIR reads "
-               "them back)"),
-      cl::value_desc("DIR"), cl::cat(cat));
-  // The registered targets' names (cpu|cpu:N|cuda:N|cuda-emu:N), the
-  // test-only ones left out: cl keeps StringRefs.
-  std::string deviceNames;
-  for (const BackendInfo &b : allBackends())
-    if (!b.testOnly)
-      deviceNames += (deviceNames.empty() ? "" : "|") +
-                     (isHostType(b.deviceType()) ? b.name.str() + "|" : "") + b.name.str() + ":N";
-  cl::list<std::string> devices(
-      "device", cl::desc("The physical device of the next virtual device, in table order"),
-      cl::value_desc(deviceNames), cl::cat(cat));
-  cl::opt<bool> check("check",
-                      cl::desc("Run the reference interpreter on the same inputs; exit 1 when "
-                               "the results differ by more than the tolerance"),
-                      cl::cat(cat));
-  cl::opt<std::string> checkAgainst(
-      "check-against",
-      cl::desc("Compare the results with reference outputs DIR/output_<i>.npy (as --output-dir "
-               "writes them: PyTorch's or ONNX Runtime's, say) by --check's rule; exit 1 when "
-               "they differ by more than the tolerance"),
-      cl::value_desc("DIR"), cl::cat(cat));
-  cl::opt<std::string> tolerance(
-      "tolerance",
-      cl::desc("The tolerance of --check and --check-against for floating outputs: element i "
-               "of an output passes when |a_i - b_i| <= ATOL + RTOL * (the output's largest "
-               "|b|); default 1e-3,1e-5 (1e-2,1e-3 with float16)"),
-      cl::value_desc("RTOL[,ATOL]"), cl::cat(cat));
-  cl::opt<bool> checkDevices(
-      "check-devices", cl::desc("Before each kernel, check that its arguments live on its device"),
-      cl::cat(cat));
-  cl::opt<bool> interpretOnly("interpret", cl::desc("Run with the reference interpreter alone"),
-                              cl::cat(cat));
-  cl::opt<unsigned> repeat("repeat", cl::desc("Compile once, run N times"), cl::init(1),
-                           cl::cat(cat));
-  cl::opt<bool> timeRuns("time-runs",
-                         cl::desc("Print the wall time per run (best and median of --repeat "
-                                  "runs) to stderr"),
-                         cl::cat(cat));
-  cl::opt<bool> profile("profile",
-                        cl::desc("Print time per step and device, bytes copied per device "
-                                 "pair and peak memory per device to stderr"),
-                        cl::cat(cat));
-  cl::opt<std::string> trace("trace", cl::desc("Write a Chrome trace (one track per device)"),
-                             cl::value_desc("out.json"), cl::cat(cat));
-  cl::opt<std::string> costTableOut(
-      "cost-table-out",
-      cl::desc("Write the measured cost table (seconds per operator signature and device kind, "
-               "bandwidth and latency per device pair) that plan-devices --cost-table reads"),
-      cl::value_desc("costs.json"), cl::cat(cat));
-  cl::opt<bool> noFold("no-fold",
-                       cl::desc("Keep the module's arithmetic as written: no simplify-inference, "
-                                "fold-scale-axis or fold-constant before planning"),
-                       cl::cat(cat));
-  cl::opt<bool> noFuse("no-fuse",
-                       cl::desc("One kernel per operator call: no fuse-ops after planning"),
-                       cl::cat(cat));
-  cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
-                       cl::cat(cat));
-  // libLLVM registers a -threads of its own that hx-run never reads.
-  if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
-    llvmThreads->removeArgument();
-  cl::opt<unsigned> threads("threads",
-                            cl::desc("Worker threads per cpu device (default: one per core)"),
-                            cl::init(0), cl::cat(cat));
-  cl::opt<Emit> emit("emit", cl::desc("Print a compilation stage instead of running"),
-                     cl::init(Emit::None), cl::cat(cat));
-  // The stages, and each code format a target prints ("every cuda kernel's
-  // PTX"); cl keeps StringRefs.
-  std::vector<StringRef> formats = codeFormats();
-  std::vector<std::string> formatHelp;
-  for (StringRef f : formats) {
-    const BackendInfo *b = codeTarget(f);
-    formatHelp.push_back("every " + deviceTypeName(b->deviceType()).str() + " kernel's " +
-                         b->codeName.str());
-  }
-  emit.getParser().addLiteralOption("ir", Emit::IR, "the planned module");
-  for (size_t i = 0; i < formats.size(); ++i)
-    emit.getParser().addLiteralOption(formats[i], Emit(Emit::Code + i), formatHelp[i]);
-  emit.getParser().addLiteralOption("schedule", Emit::Schedule,
-                                    "the steps, and the buffers and offsets per device");
-  cl::opt<bool> list("list-devices", cl::desc("Print the physical devices found"), cl::cat(cat));
-  EmulateFlags emulate(cat, [](DeviceType t, const BackendInfo &emulator) {
-    StringRef type = deviceTypeName(t);
-    return ("Run " + type + " virtual devices on " + emulator.name + ":N (" + emulator.emulation +
-            ") unless --device maps them")
-        .str();
-  });
-  // Every device type, the host's last ("cuda or cpu"); cl keeps StringRefs.
-  std::vector<std::string> types = deviceTypeNames();
-  std::reverse(types.begin(), types.end());
-  std::string memoryLimitHelp = "The most memory hx-run allocates on each device, " +
-                                joinChoices(types) + " (bytes, or with K, M, G)";
-  cl::opt<std::string> memoryLimit("device-memory-limit", cl::desc(memoryLimitHelp),
-                                   cl::value_desc("BYTES"), cl::cat(cat));
-  ReproducerFlags reproducer(cat);
-  cl::opt<std::string> testCrash("test-crash",
-                                 cl::desc("Testing hx: run test-crash{mode=M} after planning"),
-                                 cl::value_desc("M"), cl::ReallyHidden, cl::cat(cat));
-  cl::HideUnrelatedOptions(cat);
-  const char *overview = "hx: run a module on CPU and GPU\n";
-  cl::ParseCommandLineOptions(argc, argv, overview);
-  if (!reproducer.replay("hx-run", argc, argv, overview))
-    return kExitUserError;
-  if (list) {
-    listDevices(outs());
-    return kExitSuccess;
-  }
-
-  RunConfig c;
-  if (!common.read("hx-run", c.common))
-    return kExitUserError;
-  c.inputs.assign(inputs.begin(), inputs.end());
-  if (randomInputs.getNumOccurrences()) {
-    c.randomInputs =
-        randomInputs.empty() ? RandomInputMode::Uniform : parseRandomInputMode(randomInputs);
-    if (!c.randomInputs)
-      return userError("--random-inputs=" + randomInputs + ": expected uniform or scaled");
-  }
-  c.paramsDir = params;
-  c.paramsAsInputs = paramsAsInputs;
-  c.seed = seed;
-  c.outputDir = outputDir;
-  c.saveInputs = saveInputs;
-  c.devices.assign(devices.begin(), devices.end());
-  c.check = check;
-  c.checkAgainst = checkAgainst;
-  if (tolerance.getNumOccurrences()) {
-    Expected<Tolerance> t = parseTolerance(tolerance);
-    if (!t)
-      return userError("--tolerance: " + toString(t.takeError()));
-    c.tolerance = *t;
-  }
-  c.checkDevices = checkDevices;
-  c.interpret = interpretOnly;
-  c.repeat = repeat;
-  c.profile = profile;
-  c.timeRuns = timeRuns;
-  c.trace = trace;
-  c.costTableOut = costTableOut;
-  c.noPlan = noPlan;
-  c.noFold = noFold;
-  c.noFuse = noFuse;
-  c.threads = threads;
-  c.emit = emit;
-  c.testCrash = testCrash;
-  c.emulate = emulate.given();
-  if (!reproducer.crashPath("hx-run", c.crashReproducer))
-    return kExitUserError;
-  if (!memoryLimit.empty()) {
-    StringRef text = memoryLimit;
-    uint64_t scale = 1;
-    if (text.consume_back("K") || text.consume_back("k"))
-      scale = 1ull << 10;
-    else if (text.consume_back("M"))
-      scale = 1ull << 20;
-    else if (text.consume_back("G"))
-      scale = 1ull << 30;
-    uint64_t n = 0;
-    if (text.getAsInteger(10, n) || n == 0 || n > UINT64_MAX / scale)
-      return userError("--device-memory-limit=" + memoryLimit +
-                       ": expected a positive number of bytes, optionally with K, M or G");
-    c.deviceMemoryLimit = n * scale;
-  }
-  return run(c);
-}
+} // namespace hx::runtool

@@ -55,6 +55,8 @@
 
 namespace hx {
 
+struct LoadedCompiledModel;
+
 struct LoadOptions {
   ParserOptions parser;
   /// Run plan-devices after infer-type (hx-run --no-plan: the module runs
@@ -97,6 +99,12 @@ struct CompileOptions {
   /// loaded, whatever runs it: such an executable prints, it does not run
   /// (hx-run --emit=ptx without a GPU).
   bool compileOnly = false;
+  /// With compileOnly: the registered backend that compiles each virtual
+  /// device's code, in table order (hx-compile --device=cuda-emu:0); an
+  /// empty or missing entry: its own target's default backend.
+  std::vector<std::string> backends;
+  /// Keep every backend's kernels for saveCompiled (hx-compile).
+  bool keepKernels = false;
 };
 
 /// The error compile returns when the diagnostics engine has already said
@@ -125,11 +133,28 @@ public:
   /// Parses, verifies, types and plans the module in `buffer`.
   Status load(std::unique_ptr<llvm::MemoryBuffer> buffer, const LoadOptions &opts);
   Status loadText(llvm::StringRef text, llvm::StringRef name, const LoadOptions &opts);
-  /// Loads a file: hx text, or an ONNX model (a `.onnx` name or protobuf
-  /// bytes), imported first (hx/Import/Onnx.h) with its weights held in
+  /// Loads a file: hx text, a compiled model (loadCompiled), or an ONNX
+  /// model (a `.onnx` name or protobuf bytes), imported first (hx/Import/Onnx.h) with its weights held in
   /// memory. "-" reads stdin. A file that cannot be read is a diagnostic
   /// naming it.
   Status loadFile(llvm::StringRef path, const LoadOptions &opts);
+  /// Loads a compiled model file (hx-compile's, hx/Run/CompiledFile.h):
+  /// its module, typed but not planned, simplified or fused again (it was
+  /// when it was compiled: the LoadOptions' passes do not apply), and its
+  /// kernels, which compile then takes instead of compiling them, for
+  /// every virtual device mapped to the backend they were compiled by (a
+  /// device mapped elsewhere compiles its own). An unreadable, truncated,
+  /// corrupted or foreign file is a diagnostic naming it.
+  Status loadCompiled(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::StringRef name,
+                      const LoadOptions &opts);
+  /// Writes the compiled module, with its constants and every backend's
+  /// kernels, to `path` (atomically): needs a compile with
+  /// CompileOptions::keepKernels. A module with `?` dims is written as
+  /// bound.
+  llvm::Error saveCompiled(llvm::StringRef path);
+  /// Whether the module came from a compiled model file.
+  bool isFromCompiled() const { return compiled != nullptr; }
+
   /// Types and plans a module built elsewhere (its locations, if any, must
   /// point into sourceMgr()).
   Status loadModule(std::unique_ptr<Module> module, const LoadOptions &opts);
@@ -203,6 +228,9 @@ private:
   Status plan(const LoadOptions &opts);
   /// Runs `pipeline` on `m` with the load options' pass defaults.
   Status runPipeline(Module &m, const std::string &pipeline, const LoadOptions &opts);
+  /// After a compile of a compiled model: notes each backend that had to
+  /// compile kernels the file does not hold (a device mapped elsewhere).
+  void noteCompiledHere(llvm::function_ref<void(const llvm::Twine &)> note);
   /// Drops the executable, the devices and backends compile made.
   void resetCompiled();
 
@@ -236,6 +264,9 @@ private:
     std::unique_ptr<StagedRun> staged;
   };
   std::vector<ShapeEntry> shapeCache;
+  /// The compiled model file the module came from (its kernels are
+  /// preloaded into every compile's backends).
+  std::unique_ptr<LoadedCompiledModel> compiled;
 };
 
 } // namespace hx

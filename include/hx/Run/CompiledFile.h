@@ -1,0 +1,83 @@
+//===- CompiledFile.h - A compiled model as one file (.hxc) -----*- C++ -*-===//
+//
+// What hx-compile writes and hx-run, hx.load_compiled and the compile
+// cache read: a planned, fused module with its constants and every
+// backend's compiled kernels, so that a later process builds the
+// executable without running LLVM (Session::saveCompiled and
+// Session::loadCompiled, hx/Run/Session.h). docs/compiled.md describes the
+// layout; in short:
+//
+//   magic "\x89HXC\r\n\x1a\n", u32 format version, hx's version (a byte
+//   string), the payload's byte count and its xxh3 hash, then the payload:
+//   a summary line, the module's text (its tensor constants named
+//   `hxc:<i>`), the constants (dtype, shape, bytes), and per backend its
+//   name, target key and saved kernels (Backend::saveKernels).
+//
+// Reading checks, in order: the magic, the format version, hx's version
+// (another hx's file is refused: kernels and IR change between versions),
+// the payload's size (truncated) and hash (corrupted), then every field
+// (ByteStream.h). Each refusal is an error naming the file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HX_RUN_COMPILEDFILE_H
+#define HX_RUN_COMPILEDFILE_H
+
+#include "hx/IR/Expr.h"
+#include "hx/Targets/Registry.h"
+#include "hx/Tensor/HostTensor.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hx {
+
+constexpr uint32_t kCompiledFormatVersion = 1;
+
+/// What a compiled model file holds, as written.
+struct CompiledModelParts {
+  /// One line for people and errors: the devices and backends.
+  std::string summary;
+  /// The module's text, its tensor constants named constantName(i).
+  std::string moduleText;
+  std::vector<const TensorData *> constants;
+  std::vector<BackendCache::SavedKernels> kernels;
+};
+
+/// The name a compiled file's module gives its constant `i` ("hxc:3").
+std::string compiledConstantName(unsigned i);
+
+/// The file's bytes.
+std::string serializeCompiled(const CompiledModelParts &parts);
+
+/// A compiled model file as read: everything points into `buffer`.
+struct LoadedCompiledModel {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  std::string version;
+  llvm::StringRef summary, moduleText;
+  /// The constants, by the names the module's text gives them.
+  llvm::StringMap<std::shared_ptr<const TensorData>> constants;
+  struct Kernels {
+    llvm::StringRef backend, targetKey, bytes;
+  };
+  std::vector<Kernels> kernels;
+};
+
+/// Whether `bytes` start as a compiled model file does.
+bool isCompiledModel(llvm::StringRef bytes);
+
+/// The payload of compiled model `bytes` under this hx's header (its
+/// version, the payload's size and hash), for the fuzzer, which so reaches
+/// the payload's readers with mutated fields; the bytes as they are when
+/// they have no header to reseal.
+std::string resealCompiled(llvm::StringRef bytes);
+
+/// Reads the file's bytes (`name` for messages). Errors name it.
+llvm::Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                                  llvm::StringRef name);
+
+} // namespace hx
+
+#endif
