@@ -127,6 +127,8 @@ PYBIND11_MODULE(_hx, m) {
           py::arg("devices") = py::list(), py::arg("threads") = 0, py::arg("emulate") = false,
           py::arg("check_devices") = false)
       .def_property_readonly("compile_count", &PySession::compileCount)
+      .def_property_readonly("from_compiled", &PySession::fromCompiled)
+      .def("save", &PySession::save, py::arg("path"))
       .def("notes", &PySession::lastNotes)
       .def("device_names", &PySession::deviceNames)
       .def("run", &PySession::run)

@@ -193,6 +193,7 @@ void PySession::compileNow() {
     co.devices.emulate = emulatedTypes();
   co.devices.substituteNamed = true;
   co.checkDevices = c.checkDevices;
+  co.keepKernels = c.keepKernels;
   Error e = s.compile(co, [&](const Twine &msg) { notes.push_back(pythonWording(msg.str())); });
   if (e) {
     if (e.isA<DiagnosedError>()) {
@@ -202,6 +203,18 @@ void PySession::compileNow() {
     fail("hx: error: " + pythonWording(toString(std::move(e))));
   }
   ++compiles;
+}
+
+void PySession::save(const std::string &path) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  errors.clear();
+  if (!loaded || !s.isCompiled())
+    throw HxError(isDynamic ? "hx: error: save: a module with '?' dims is compiled for the "
+                              "shapes of a run: run it first"
+                            : "hx: error: save: the module is not compiled");
+  if (Error e = s.saveCompiled(path))
+    throw HxError("hx: error: save: " + toString(std::move(e)));
 }
 
 std::vector<std::string> PySession::lastNotes() {

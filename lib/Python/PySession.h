@@ -43,6 +43,8 @@ struct DeviceConfig {
   /// Every device type that a registered target emulates runs on it.
   bool emulate = false;
   bool checkDevices = false;
+  /// Keep every backend's kernels for save (Compiled.save).
+  bool keepKernels = true;
 };
 
 /// Thrown when Ctrl-C stopped a run: the Python exception (KeyboardInterrupt)
@@ -66,6 +68,10 @@ public:
   /// Compiles (deferred to the first run for dynamic shapes); returns the
   /// notes, such as a cuda device that runs on a cpu instance.
   std::vector<std::string> compile(const DeviceConfig &c);
+  /// Writes the compiled module to `path` (Compiled.save).
+  void save(const std::string &path);
+  /// Whether the module came from a compiled model file.
+  bool fromCompiled() const { return s.isFromCompiled(); }
   /// What the last compile said.
   std::vector<std::string> lastNotes();
   /// How often an executable was built.

@@ -5,8 +5,8 @@
     (y,) = m.run(x=np.ones((5, 7), np.float32))
 """
 from ._api import (CheckResult, Compiled, Error, HxWarning, Module, Param, Profile, compile,
-                   load)
+                   load, load_compiled)
 from ._torch import from_torch
 
-__all__ = ["load", "compile", "from_torch", "Module", "Compiled", "Param", "Profile",
+__all__ = ["load", "compile", "load_compiled", "from_torch", "Module", "Compiled", "Param", "Profile",
            "CheckResult", "Error", "HxWarning"]

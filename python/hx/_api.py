@@ -219,9 +219,20 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     check_devices: before each kernel, check that its arguments live on its device.
     """
     mod = load(module)
-    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
-                                or threads < 0):
-        raise Error(f"hx: error: threads={threads!r}: expected a count >= 0 (0: one per core)")
+    _check_threads(threads)
+    if mod._session.from_compiled:
+        shaping = [k for k, v, default in (("placement", placement, "default"),
+                                            ("place", place, None),
+                                            ("default_device", default_device, None),
+                                            ("fuse", fuse, True), ("fold", fold, True))
+                   if v != default]
+        if shaping:
+            names = ", ".join(k + "=" for k in shaping)
+            raise Error(f"hx: error: {mod.name} is a compiled model: {names} "
+                        f"{'was' if len(shaping) == 1 else 'were'} fixed when it was compiled "
+                        "(hx.load_compiled runs it)")
+        return load_compiled(mod, devices=devices, threads=threads, emulate_cuda=emulate_cuda,
+                             check_devices=check_devices)
     options = [("placement", placement)]
     if default_device is not None:
         options.append(("default-device", str(default_device)))
@@ -241,6 +252,31 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
         raise _python_words(e, {"placement": ("placement", placement), "place": ("place", place),
                                 "default-device": ("default_device", default_device)}) from None
     _warn(session.compile(devices, threads or 0, emulate_cuda, check_devices))
+    return Compiled(mod, session)
+
+
+def _check_threads(threads):
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
+                                or threads < 0):
+        raise Error(f"hx: error: threads={threads!r}: expected a count >= 0 (0: one per core)")
+
+
+def load_compiled(path, *, devices=None, threads=None, emulate_cuda=False, check_devices=False):
+    """Loads a compiled model (Compiled.save, hx-compile -o FILE.hxc) and readies it to
+    run without compiling: a Compiled. devices, threads, emulate_cuda and check_devices
+    are hx.compile's: the virtual devices may map to other physical devices than they
+    were compiled for (a device whose backend the file holds no kernels for compiles
+    them, with an HxWarning). The file's planning, fusing and folding stay as compiled.
+    A file of another hx version, or one truncated or corrupted, raises hx.Error."""
+    mod = path if isinstance(path, Module) else Module(path=os.fspath(path),
+                                                       name=os.fspath(path))
+    if not mod._session.from_compiled:
+        raise Error(f"hx: error: {mod.name} is not a compiled model (hx.compile compiles it)")
+    _check_threads(threads)
+    if isinstance(devices, str):
+        devices = [devices]
+    session = mod._session
+    _warn(session.compile(list(devices or []), threads or 0, emulate_cuda, check_devices))
     return Compiled(mod, session)
 
 
@@ -357,6 +393,13 @@ class Compiled:
     def text(self):
         """The planned (and fused) module as hx text: a complete repro for hx-run."""
         return self._session.text()
+
+    def save(self, path):
+        """Writes the compiled model to `path` (a .hxc file, written whole or not at all):
+        the planned module, its constants and every device's kernels, which
+        hx.load_compiled and hx-run load without compiling. A module with `?` dims is
+        saved for the shapes of its last run."""
+        self._session.save(os.fspath(path))
 
     def __repr__(self):
         devices = self.devices
