@@ -62,6 +62,9 @@ except Exception:
 # that does not exist, and a cuda virtual device runs on a cpu instance of its
 # own with the usual note. test/GPU/lit.local.cfg gives the real driver back.
 config.environment["HX_CUDA_DRIVER"] = "/nonexistent/hx-lit-hides-the-gpu/libcuda.so.1"
+# Every test compiles what it runs: no compile cache (hx/Run/CompileCache.h),
+# except where a test turns it on with a directory of its own.
+config.environment["HX_CACHE"] = "0"
 
 # Sanitizer builds (HX_SANITIZE, .ci/run): the runtime options reach the
 # tools, and tests that cannot run under a sanitizer say `UNSUPPORTED: asan`.

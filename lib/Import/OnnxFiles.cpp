@@ -23,11 +23,18 @@ hx::readModuleFile(StringRef path, StringMap<HostTensor> &weights, const OnnxImp
   Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path, ro);
   if (!file)
     return createStringError("cannot open '" + path + "': " + toString(file.takeError()));
-  if (!isOnnxFile(path, (*file)->getBuffer()))
-    return std::move(*file);
+  return readModuleFile(std::move(*file), path, weights, given);
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(std::unique_ptr<MemoryBuffer> file,
+                                                           StringRef path,
+                                                           StringMap<HostTensor> &weights,
+                                                           const OnnxImportOptions &given) {
+  if (!isOnnxFile(path, file->getBuffer()))
+    return std::move(file);
   OnnxImportOptions opts = given;
   opts.weightsDir = (path == "-" ? std::string("model") : sys::path::stem(path).str()) + ".weights";
-  Expected<ImportedModule> imported = importOnnx((*file)->getBuffer(), path, opts);
+  Expected<ImportedModule> imported = importOnnx(file->getBuffer(), path, opts);
   if (!imported)
     return imported.takeError();
   for (auto &[name, tensor] : imported->weights)

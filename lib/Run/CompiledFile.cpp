@@ -53,6 +53,7 @@ std::string serializeCompiled(const CompiledModelParts &parts) {
   std::string payload;
   ByteWriter p(payload);
   p.bytes(parts.summary);
+  p.bytes(parts.log);
   p.bytes(parts.moduleText);
   p.u32(parts.constants.size());
   for (const TensorData *t : parts.constants) {
@@ -116,8 +117,7 @@ Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<MemoryBuffer> buffer
     return fail(payload.size() < size ? "truncated compiled model (" + Twine(payload.size()) +
                                             " of its " + Twine(size) + " bytes)"
                                       : "corrupted compiled model (" +
-                                            Twine(payload.size() - size) +
-                                            " bytes after its end)");
+                                            Twine(payload.size() - size) + " bytes after its end)");
   if (xxh3_64bits(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(payload.data()),
                                     payload.size())) != hash)
     return fail("corrupted compiled model (its checksum does not match)");
@@ -126,6 +126,7 @@ Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<MemoryBuffer> buffer
   m.version = version.str();
   ByteReader r(payload);
   m.summary = r.bytes();
+  m.log = r.bytes();
   m.moduleText = r.bytes();
   unsigned numConstants = r.count(24);
   for (unsigned i = 0; i < numConstants && r.ok(); ++i) {

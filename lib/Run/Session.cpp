@@ -112,7 +112,13 @@ Session::Status Session::loadCompiled(std::unique_ptr<MemoryBuffer> buffer, Stri
     diag.error(SMLoc(), toString(parsed.takeError()));
     return Status::UserError;
   }
-  auto file = std::make_unique<LoadedCompiledModel>(std::move(*parsed));
+  return loadCompiled(std::make_unique<LoadedCompiledModel>(std::move(*parsed)), name, opts);
+}
+
+StringRef Session::compiledLog() const { return compiled ? compiled->log : StringRef(); }
+
+Session::Status Session::loadCompiled(std::unique_ptr<LoadedCompiledModel> file, StringRef name,
+                                      const LoadOptions &opts) {
   // Typed again, nothing more: it was planned, simplified and fused when
   // it was compiled.
   LoadOptions lo;
@@ -143,10 +149,11 @@ void Session::noteCompiledHere(function_ref<void(const Twine &)> note) {
   }
 }
 
-Error Session::saveCompiled(StringRef path) {
+Error Session::saveCompiled(StringRef path, StringRef log) {
   if (!mod || !cache || (!exe && !staged))
     return createStringError("the module is not compiled");
   CompiledModelParts parts;
+  parts.log = log.str();
   PrintOptions po;
   po.constantName = [&](const TensorData &t, unsigned i) {
     if (i == parts.constants.size())

@@ -74,6 +74,8 @@ struct RunConfig {
   /// Hidden, for testing: a test-crash pass after planning.
   std::string testCrash;
   std::string crashReproducer;
+  /// --no-cache: no compile cache (hx/Run/CompileCache.h).
+  bool noCache = false;
   /// hx-compile: write the compiled model here instead of running.
   std::string compileOutput;
   /// hx-run or hx-compile, for messages.

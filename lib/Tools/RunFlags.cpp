@@ -123,6 +123,11 @@ static int toolMain(int argc, char **argv, bool compile) {
   cl::opt<bool> noFuse("no-fuse",
                        cl::desc("One kernel per operator call: no fuse-ops after planning"),
                        cl::cat(cat));
+  cl::opt<bool> noCache(
+      "no-cache",
+      cl::desc("Neither load the model from the compile cache nor add it there ($HX_CACHE_DIR, "
+               "else $XDG_CACHE_HOME/hx, else ~/.cache/hx)"),
+      cl::cat(cat));
   cl::opt<bool> noPlan("no-plan", cl::desc("Run the module as written, without plan-devices"),
                        cl::cat(cat));
   // libLLVM registers a -threads of its own that hx-run never reads.
@@ -221,6 +226,7 @@ static int toolMain(int argc, char **argv, bool compile) {
   c.noPlan = noPlan;
   c.noFold = noFold;
   c.noFuse = noFuse;
+  c.noCache = noCache;
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;

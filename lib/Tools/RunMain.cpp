@@ -44,11 +44,13 @@
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Interpreter/Interpreter.h"
 #include "hx/Run/Compare.h"
+#include "hx/Run/CompileCache.h"
 #include "hx/Run/CompiledFile.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Run/Outputs.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
+#include "hx/Support/Files.h"
 #include "hx/Targets/Registry.h"
 #include "hx/Tensor/Npy.h"
 #include "hx/Tools/CommonFlags.h"
@@ -68,6 +70,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Host.h"
 #include <algorithm>
 #include <chrono>
@@ -279,8 +282,11 @@ int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
 }
 
 /// `weights`: an imported ONNX model's (null for hx text).
+/// `cached`: the compile cache's entry for the model (`file` is then null);
+/// else, with `cacheEntry`, the entry the compile fills.
 int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
-              const StringMap<HostTensor> *weights, CrashReproducer &repro) {
+              const StringMap<HostTensor> *weights, CrashReproducer &repro,
+              std::unique_ptr<LoadedCompiledModel> cached, StringRef cacheEntry) {
   TimingReport timing;
   TimingReport *report = c.common.timePasses ? &timing : nullptr;
   // Printed however the run ends.
@@ -324,7 +330,19 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     }
     return std::nullopt;
   };
-  bool fromCompiled = isCompiledModel(file->getBuffer());
+  // The diagnostics of a compile that fills the cache are kept with it, and
+  // a hit prints them again.
+  std::string log;
+  bool fillCache = !cached && !cacheEntry.empty();
+  if (fillCache)
+    s.diags().setHandler([&](const Diagnostic &d) {
+      std::string text;
+      raw_string_ostream os(text);
+      s.diags().print(os, d);
+      errs() << text;
+      log += text;
+    });
+  bool fromCompiled = !cached && isCompiledModel(file->getBuffer());
   if (fromCompiled) {
     // What shaped the compile is fixed in the file.
     const char *shaping = c.noPlan   ? "--no-plan"
@@ -339,8 +357,11 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       return userError(c, Twine(shaping) + " does not apply to a compiled model (" +
                               c.common.inputFile + "): give it to hx-compile");
   }
-  Session::Status loaded = fromCompiled ? s.loadCompiled(std::move(file), c.common.inputFile, lo)
-                                        : s.load(std::move(file), lo);
+  if (cached)
+    errs() << cached->log;
+  Session::Status loaded = cached         ? s.loadCompiled(std::move(cached), cacheEntry, lo)
+                           : fromCompiled ? s.loadCompiled(std::move(file), c.common.inputFile, lo)
+                                          : s.load(std::move(file), lo);
   if (std::optional<int> rc = loadFailure(loaded))
     return *rc;
   if (c.emit == Emit::IR) {
@@ -395,6 +416,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
         c.emit >= Emit::Code ? codeTarget(codeFormats()[c.emit - Emit::Code]) : nullptr;
     co.keepCode = target && isHostType(target->deviceType());
     co.compileOnly = target && !isHostType(target->deviceType());
+    co.keepKernels = fillCache && !dynamic;
     if (compileOnly) {
       // The code of each virtual device's own target, or of the backend
       // of the device named for it: no device needs to be at hand.
@@ -433,6 +455,9 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
         if (d->emulated())
           return userError(c, "--cost-table-out: " + d->name() +
                                   " is an emulated GPU, whose times say nothing of a GPU's");
+    if (co.keepKernels && !compileOnly)
+      if (Error e = writeCompileCacheEntry(s, cacheEntry, log))
+        errs() << c.tool << ": warning: the compile cache: " << toString(std::move(e)) << "\n";
     if (compileOnly) {
       if (Error e = s.saveCompiled(c.compileOutput))
         return userError(c, toString(std::move(e)));
@@ -511,6 +536,54 @@ Expected<std::optional<HostTensor>> givenInputValue(const RunConfig &c, StringRe
   return std::nullopt;
 }
 
+/// The compile cache's entry for the run `c` asks for, or "" where the
+/// cache does not apply: off, no directory, a compiled model, stdin, or a
+/// run that prints or measures what a compile does (--emit, reports,
+/// cost tables) or whose module depends on files the key does not cover
+/// (--params bound as constants, --cost-table).
+std::string cacheEntryFor(const RunConfig &c, StringRef bytes) {
+  if (c.noCache || !c.compileOutput.empty() || c.emit != Emit::None || c.interpret ||
+      !c.costTableOut.empty() || !c.testCrash.empty() || c.common.printIRAfterAll ||
+      c.common.inputFile == "-" || (!c.paramsDir.empty() && !c.paramsAsInputs))
+    return "";
+  for (const auto &[name, value] : c.common.passOptions)
+    if (name == "placement-report" || name == "cost-table" || name == "verify-optimal-placement")
+      return "";
+  std::string dir = compileCacheDir();
+  if (dir.empty())
+    return "";
+  ReadFileOptions ro;
+  ro.nullTerminated = false;
+  if (isCompiledModel(bytes))
+    return "";
+  std::string options;
+  raw_string_ostream os(options);
+  os << "hx-run\nplan=" << !c.noPlan << " fold=" << !c.noFold << " fuse=" << !c.noFuse << "\n";
+  for (const auto &[name, value] : c.common.passOptions)
+    os << name << "=" << value << "\n";
+  os << "virtual-devices=" << c.common.parser.virtualDevices.value_or("") << "\ndevices=";
+  for (const std::string &d : c.devices)
+    os << d << ",";
+  os << "\nemulate=";
+  for (DeviceType t : c.emulate)
+    os << deviceTypeName(t) << ",";
+  // The importer may read an input's value (Reshape's shape): the inputs
+  // are part of an ONNX model's key.
+  if (isOnnxFile(c.common.inputFile, bytes))
+    for (const std::string &spec : c.inputs) {
+      auto [name, path] = StringRef(spec).split('=');
+      Expected<std::unique_ptr<MemoryBuffer>> in = readUserFile(path, ro);
+      if (!in) {
+        consumeError(in.takeError());
+        return "";
+      }
+      os << "\ninput " << name << "=" << (*in)->getBuffer().size() << ":"
+         << xxh3_64bits(ArrayRef<uint8_t>((*in)->getBuffer().bytes_begin(),
+                                          (*in)->getBuffer().bytes_end()));
+    }
+  return compileCacheEntry(dir, bytes, options);
+}
+
 int run(const RunConfig &c) {
   if (!c.common.pipeline.empty())
     return userError(c, "hx-run runs infer-type and plan-devices itself: give pass options as "
@@ -519,28 +592,52 @@ int run(const RunConfig &c) {
   if (!c.outputDir.empty())
     if (Error e = checkOutputDir(c.outputDir))
       return userError(c, toString(std::move(e)));
+  // The model is read once, here.
+  ReadFileOptions ro;
+  ro.allowStdin = true;
+  Expected<std::unique_ptr<MemoryBuffer>> raw = readUserFile(c.common.inputFile, ro);
+  if (!raw)
+    return userError(c, "cannot open '" + c.common.inputFile + "': " + toString(raw.takeError()));
+  // A model compiled before with the same options comes from the cache.
+  std::string cacheEntry = cacheEntryFor(c, (*raw)->getBuffer());
+  std::unique_ptr<LoadedCompiledModel> cached;
+  if (!cacheEntry.empty()) {
+    Expected<std::optional<LoadedCompiledModel>> hit = readCompileCacheEntry(cacheEntry);
+    if (!hit)
+      errs() << c.tool << ": warning: the compile cache: " << toString(hit.takeError())
+             << ": compiling again\n";
+    else if (*hit)
+      cached = std::make_unique<LoadedCompiledModel>(std::move(**hit));
+  }
   // An ONNX model is imported first: its text is what runs (and what a
   // crash reproducer holds).
   StringMap<HostTensor> weights;
-  OnnxImportOptions importOpts;
-  importOpts.inputValue = [&c](StringRef name) { return givenInputValue(c, name); };
-  Expected<std::unique_ptr<MemoryBuffer>> file =
-      readModuleFile(c.common.inputFile, weights, importOpts);
-  if (!file)
-    return userError(c, toString(file.takeError()));
+  std::unique_ptr<MemoryBuffer> buffer;
+  if (!cached) {
+    OnnxImportOptions importOpts;
+    importOpts.inputValue = [&c](StringRef name) { return givenInputValue(c, name); };
+    Expected<std::unique_ptr<MemoryBuffer>> file =
+        readModuleFile(std::move(*raw), c.common.inputFile, weights, importOpts);
+    if (!file)
+      return userError(c, toString(file.takeError()));
+    buffer = std::move(*file);
+  }
   // A compiled model is binary and may be large: its reproducer names it
   // instead of holding it.
   std::string compiledNote;
-  if (isCompiledModel((*file)->getBuffer()))
+  if (cached)
+    compiledNote = "// the input is " + c.common.inputFile + ", compiled in " + cacheEntry + "\n";
+  else if (isCompiledModel(buffer->getBuffer()))
     compiledNote = "// the input is the compiled model " + c.common.inputFile + "\n";
   CrashReproducer repro(c.tool, reproducerArgs(c),
-                        compiledNote.empty() ? (*file)->getBuffer() : StringRef(compiledNote),
+                        compiledNote.empty() ? buffer->getBuffer() : StringRef(compiledNote),
                         c.crashReproducer);
   int status = kExitInternalError;
   std::optional<std::string> exception;
   if (!repro.runSafely([&] {
         try {
-          status = runLoaded(c, std::move(*file), weights.empty() ? nullptr : &weights, repro);
+          status = runLoaded(c, std::move(buffer), weights.empty() ? nullptr : &weights, repro,
+                             std::move(cached), cacheEntry);
         } catch (std::exception &e) {
           exception = std::string("an exception: ") + e.what();
         } catch (...) {

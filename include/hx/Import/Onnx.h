@@ -96,6 +96,10 @@ bool isOnnxFile(llvm::StringRef path, llvm::StringRef bytes);
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readModuleFile(llvm::StringRef path, llvm::StringMap<HostTensor> &weights,
                const OnnxImportOptions &opts = {});
+/// The same for a file already read (`file`, read from `path`).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readModuleFile(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef path,
+               llvm::StringMap<HostTensor> &weights, const OnnxImportOptions &opts = {});
 
 /// The ONNX op types importOnnx converts, sorted.
 std::vector<std::string> supportedOnnxOps();

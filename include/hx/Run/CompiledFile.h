@@ -9,7 +9,8 @@
 //
 //   magic "\x89HXC\r\n\x1a\n", u32 format version, hx's version (a byte
 //   string), the payload's byte count and its xxh3 hash, then the payload:
-//   a summary line, the module's text (its tensor constants named
+//   a summary line, the compile's log (compile cache entries), the module's
+//   text (its tensor constants named
 //   `hxc:<i>`), the constants (dtype, shape, bytes), and per backend its
 //   name, target key and saved kernels (Backend::saveKernels).
 //
@@ -40,6 +41,9 @@ constexpr uint32_t kCompiledFormatVersion = 1;
 struct CompiledModelParts {
   /// One line for people and errors: the devices and backends.
   std::string summary;
+  /// What the compile reported (warnings and notes, rendered), which the
+  /// compile cache replays when it serves the file; empty otherwise.
+  std::string log;
   /// The module's text, its tensor constants named constantName(i).
   std::string moduleText;
   std::vector<const TensorData *> constants;
@@ -56,7 +60,7 @@ std::string serializeCompiled(const CompiledModelParts &parts);
 struct LoadedCompiledModel {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   std::string version;
-  llvm::StringRef summary, moduleText;
+  llvm::StringRef summary, log, moduleText;
   /// The constants, by the names the module's text gives them.
   llvm::StringMap<std::shared_ptr<const TensorData>> constants;
   struct Kernels {

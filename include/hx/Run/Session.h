@@ -147,13 +147,18 @@ public:
   /// corrupted or foreign file is a diagnostic naming it.
   Status loadCompiled(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::StringRef name,
                       const LoadOptions &opts);
+  /// The same for a file already read (the compile cache's).
+  Status loadCompiled(std::unique_ptr<LoadedCompiledModel> file, llvm::StringRef name,
+                      const LoadOptions &opts);
   /// Writes the compiled module, with its constants and every backend's
   /// kernels, to `path` (atomically): needs a compile with
   /// CompileOptions::keepKernels. A module with `?` dims is written as
   /// bound.
-  llvm::Error saveCompiled(llvm::StringRef path);
+  llvm::Error saveCompiled(llvm::StringRef path, llvm::StringRef log = "");
   /// Whether the module came from a compiled model file.
   bool isFromCompiled() const { return compiled != nullptr; }
+  /// The log the compiled model file holds (a compile cache entry's).
+  llvm::StringRef compiledLog() const;
 
   /// Types and plans a module built elsewhere (its locations, if any, must
   /// point into sourceMgr()).

@@ -1,0 +1,98 @@
+//===- CompileCache.cpp - Compiled models kept between processes ----------===//
+//
+// See CompileCache.h. The key is xxh3-128 over length-prefixed fields, so
+// that no two different field lists give the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "hx/Run/CompileCache.h"
+#include "hx/Run/Session.h"
+#include "hx/Support/ByteStream.h"
+#include "hx/Support/Files.h"
+#include "hx/Support/Version.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/TargetParser/Host.h"
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+using namespace llvm;
+
+namespace hx {
+
+std::string compileCacheDir() {
+  auto env = [](const char *name) -> std::string {
+    const char *v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (env("HX_CACHE") == "0")
+    return "";
+  if (std::string dir = env("HX_CACHE_DIR"); !dir.empty())
+    return dir;
+  SmallString<256> dir;
+  if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty())
+    dir = xdg;
+  else if (std::string home = env("HOME"); !home.empty())
+    sys::path::append(dir, home, ".cache");
+  else
+    return "";
+  sys::path::append(dir, "hx");
+  return dir.str().str();
+}
+
+/// The host's CPU and its features, sorted: code compiled here runs where
+/// they are the same.
+static std::string hostCPU() {
+  std::vector<std::string> features;
+  for (const auto &[name, on] : sys::getHostCPUFeatures())
+    features.push_back((on ? "+" : "-") + name.str());
+  std::sort(features.begin(), features.end());
+  std::string out = sys::getHostCPUName().str() + ";" + sys::getProcessTriple();
+  for (const std::string &f : features)
+    out += "," + f;
+  return out;
+}
+
+std::string compileCacheEntry(StringRef dir, StringRef model, StringRef options) {
+  std::string fields;
+  ByteWriter w(fields);
+  w.bytes(hxVersion());
+  w.bytes(hostCPU());
+  w.bytes(options);
+  w.u64(xxh3_64bits(ArrayRef<uint8_t>(model.bytes_begin(), model.bytes_end())));
+  w.u64(model.size());
+  XXH128_hash_t h =
+      xxh3_128bits(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(fields.data()),
+                                     fields.size()));
+  SmallString<256> path(dir);
+  sys::path::append(path, formatv("{0:x-16}{1:x-16}.hxc", h.high64, h.low64).str());
+  return path.str().str();
+}
+
+Expected<std::optional<LoadedCompiledModel>> readCompileCacheEntry(StringRef entry) {
+  if (!sys::fs::exists(entry))
+    return std::nullopt;
+  ReadFileOptions ro;
+  ro.nullTerminated = false;
+  Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(entry, ro);
+  if (!file)
+    return createStringError(entry + ": " + toString(file.takeError()));
+  Expected<LoadedCompiledModel> m = parseCompiled(std::move(*file), entry);
+  if (!m)
+    return m.takeError();
+  return std::optional<LoadedCompiledModel>(std::move(*m));
+}
+
+Error writeCompileCacheEntry(Session &s, StringRef entry, StringRef log) {
+  if (std::error_code ec = sys::fs::create_directories(sys::path::parent_path(entry)))
+    return createStringError("cannot create the compile cache '" +
+                             sys::path::parent_path(entry) + "': " + ec.message());
+  return s.saveCompiled(entry, log);
+}
+
+} // namespace hx
