@@ -9,6 +9,8 @@
 #include "PySession.h"
 #include "hx/IR/TargetKind.h"
 #include "hx/IR/VirtualDevice.h"
+#include "hx/Run/CompileCache.h"
+#include "hx/Support/Files.h"
 #include "hx/Targets/Registry.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -60,6 +62,28 @@ static std::string deviceTable(const std::vector<std::string> &devices,
   return out;
 }
 
+/// The compile cache's entry for a model (a file, or text) and the options
+/// text of hx.compile, or None where there is no cache directory (HX_CACHE=0)
+/// or the file cannot be read (the load reports it).
+static std::optional<std::string> compileCacheEntryFor(const std::string &source, bool isPath,
+                                                       const std::string &options) {
+  std::string dir = compileCacheDir();
+  if (dir.empty())
+    return std::nullopt;
+  if (!isPath)
+    return compileCacheEntry(dir, source, options);
+  ReadFileOptions ro;
+  ro.nullTerminated = false;
+  Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(source, ro);
+  if (!file) {
+    consumeError(file.takeError());
+    return std::nullopt;
+  }
+  if (isCompiledModel((*file)->getBuffer()))
+    return std::nullopt;
+  return compileCacheEntry(dir, (*file)->getBuffer(), options);
+}
+
 static LoadConfig loadConfig(bool plan, bool simplify, bool fuse,
                              std::vector<std::pair<std::string, std::string>> passOptions,
                              std::optional<std::string> virtualDevices) {
@@ -83,6 +107,8 @@ PYBIND11_MODULE(_hx, m) {
   m.def("device_table", &deviceTable, py::arg("devices"), py::arg("default_device") = py::none(),
         "The virtual-device table (JSON) for a module without one, for a device list");
   m.def("backend_names", &backendNames, "The registered backends: 'cpu, ...'");
+  m.def("compile_cache_entry", &compileCacheEntryFor, py::arg("source"), py::arg("is_path"),
+        py::arg("options"), "The compile cache's entry for a model and hx.compile's options");
 
   py::class_<PySession>(m, "Session")
       .def(py::init<>())
@@ -129,6 +155,8 @@ PYBIND11_MODULE(_hx, m) {
       .def_property_readonly("compile_count", &PySession::compileCount)
       .def_property_readonly("from_compiled", &PySession::fromCompiled)
       .def("save", &PySession::save, py::arg("path"))
+      .def("load_cached", &PySession::loadCached, py::arg("entry"))
+      .def("save_cached", &PySession::saveCached, py::arg("entry"), py::arg("log"))
       .def("notes", &PySession::lastNotes)
       .def("device_names", &PySession::deviceNames)
       .def("run", &PySession::run)

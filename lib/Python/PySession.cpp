@@ -19,6 +19,7 @@
 #include "hx/IR/Printer.h"
 #include "hx/Interpreter/FoldConstant.h"
 #include "hx/Run/Compare.h"
+#include "hx/Run/CompileCache.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Targets/Registry.h"
 #include "hx/Transforms/DeviceReport.h"
@@ -215,6 +216,36 @@ void PySession::save(const std::string &path) {
                             : "hx: error: save: the module is not compiled");
   if (Error e = s.saveCompiled(path))
     throw HxError("hx: error: save: " + toString(std::move(e)));
+}
+
+std::optional<std::string> PySession::loadCached(const std::string &entry) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  errors.clear();
+  Expected<std::optional<LoadedCompiledModel>> hit = readCompileCacheEntry(entry);
+  if (!hit) {
+    warnings.push_back("hx: warning: the compile cache: " + toString(hit.takeError()) +
+                       ": compiling again");
+    return std::nullopt;
+  }
+  if (!*hit)
+    return std::nullopt;
+  std::string log = (*hit)->log.str();
+  loaded = false;
+  failOn(s.loadCompiled(std::make_unique<LoadedCompiledModel>(std::move(**hit)), entry,
+                        LoadOptions()));
+  loaded = true;
+  checkLoaded();
+  return log;
+}
+
+void PySession::saveCached(const std::string &entry, const std::string &log) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!loaded || !s.isCompiled())
+    return;
+  if (Error e = writeCompileCacheEntry(s, entry, log))
+    warnings.push_back("hx: warning: the compile cache: " + toString(std::move(e)));
 }
 
 std::vector<std::string> PySession::lastNotes() {

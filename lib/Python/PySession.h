@@ -70,6 +70,13 @@ public:
   std::vector<std::string> compile(const DeviceConfig &c);
   /// Writes the compiled module to `path` (Compiled.save).
   void save(const std::string &path);
+  /// Loads the compile cache's `entry` (CompileCache.h) if it is there:
+  /// its log, else None (a missing entry, or one that cannot be read:
+  /// that is a warning).
+  std::optional<std::string> loadCached(const std::string &entry);
+  /// Adds the compiled module to the cache as `entry`, with `log`; a
+  /// failure is a warning.
+  void saveCached(const std::string &entry, const std::string &log);
   /// Whether the module came from a compiled model file.
   bool fromCompiled() const { return s.isFromCompiled(); }
   /// What the last compile said.

@@ -7,6 +7,7 @@ chosen passes and devices (plan-devices, fold, fuse-ops, as hx-run does)
 and compiles it; a Compiled runs it on NumPy arrays, as often as you like.
 """
 import dataclasses
+import hashlib
 import os
 import sys
 import warnings
@@ -114,20 +115,26 @@ _MISSING = object()
 class Module:
     """A parsed, verified and typed hx module (hx.load); hx.compile compiles it."""
 
-    def __init__(self, *, text=None, path=None, name, values=None):
+    def __init__(self, *, text=None, path=None, name, values=None, session=None):
         self._text, self._path, self._name = text, path, name
         self._values = dict(values or {})
-        self._session = _hx.Session()
-        self._load(self._session)
+        if session is None:  # else already loaded (the compile cache's)
+            session = _hx.Session()
+            self._session = session
+            self._load(session)
+        self._session = session
         self._params = [Param(*p) for p in self._session.params()]
         self._has_table = bool(self._session.device_table())
 
     def _load(self, session, **options):
+        """Loads into `session`; returns the warnings it gave (and warned)."""
         if self._path is not None:
             session.load_file(self._path, values=self._values, **options)
         else:
             session.load_text(self._text, self._name, **options)
-        _warn(session.take_warnings())
+        warnings_given = session.take_warnings()
+        _warn(warnings_given)
+        return warnings_given
 
     @property
     def name(self):
@@ -201,8 +208,36 @@ def _python_words(e, keywords):
     return Error(msg)
 
 
+# Separates the warnings a compile cache entry replays (one may span lines).
+_LOG_SEPARATOR = "\x1e"
+
+
+def _source(module):
+    """What a model comes from: (source, is_path, values); None for other objects."""
+    if isinstance(module, Module):
+        return (module._path, True, module._values) if module._path is not None \
+            else (module._text, False, {})
+    if isinstance(module, os.PathLike):
+        return os.fspath(module), True, {}
+    if isinstance(module, str):
+        return module, os.path.isfile(module) or _looks_like_path(module), {}
+    return None
+
+
+def _cache_entry(source, options):
+    """The compile cache's entry for a model and hx.compile's options, or None."""
+    text, is_path, values = source
+    digest = hashlib.sha256()
+    for name in sorted(values):
+        v = np.ascontiguousarray(values[name])
+        digest.update(f"{name}:{v.dtype.str}:{v.shape}:".encode())
+        digest.update(v.tobytes())
+    return _hx.compile_cache_entry(text, is_path, repr(("hx.compile", options, digest.hexdigest())))
+
+
 def compile(module, *, devices=None, placement="default", place=None, default_device=None,
-            fuse=True, fold=True, threads=None, emulate_cuda=False, check_devices=False):
+            fuse=True, fold=True, threads=None, emulate_cuda=False, check_devices=False,
+            cache=True):
     """Plans, fuses and compiles a module (a Module, or what hx.load takes) for devices.
 
     devices: the physical devices, in virtual-device order ("cpu", "cpu:1", "cuda:0",
@@ -217,9 +252,36 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     threads: worker threads per cpu device (default: one per core).
     emulate_cuda: cuda devices run on the SIMT emulator (cuda-emu).
     check_devices: before each kernel, check that its arguments live on its device.
+    cache: keep the compiled model in the compile cache, and load it from there when
+      the same model was compiled with the same options before ($HX_CACHE_DIR, else
+      $XDG_CACHE_HOME/hx, else ~/.cache/hx; HX_CACHE=0 turns it off everywhere).
     """
-    mod = load(module)
     _check_threads(threads)
+    if isinstance(devices, str):
+        devices = [devices]
+    devices = list(devices or [])
+    options = [("placement", placement)]
+    if default_device is not None:
+        options.append(("default-device", str(default_device)))
+    if place:
+        options.append(("place", _place_option(place)))
+    # The compile cache, for a model given by its source (not a compiled one).
+    entry, source = None, _source(module)
+    if cache and source and not (isinstance(module, Module) and module._session.from_compiled):
+        entry = _cache_entry(source, (options, fuse, fold, devices, bool(emulate_cuda)))
+    if entry is not None:
+        session = _hx.Session()
+        log = session.load_cached(entry)
+        _warn(session.take_warnings())  # an entry that cannot be used
+        if log is not None:
+            _warn([w for w in log.split(_LOG_SEPARATOR) if w])
+            text, is_path, _ = source
+            mod = module if isinstance(module, Module) else \
+                Module(path=text, name=text, session=session) if is_path else \
+                Module(text=text, name="<string>", session=session)
+            _warn(session.compile(devices, threads or 0, emulate_cuda, check_devices))
+            return Compiled(mod, session)
+    mod = load(module)
     if mod._session.from_compiled:
         shaping = [k for k, v, default in (("placement", placement, "default"),
                                             ("place", place, None),
@@ -233,25 +295,20 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
                         "(hx.load_compiled runs it)")
         return load_compiled(mod, devices=devices, threads=threads, emulate_cuda=emulate_cuda,
                              check_devices=check_devices)
-    options = [("placement", placement)]
-    if default_device is not None:
-        options.append(("default-device", str(default_device)))
-    if place:
-        options.append(("place", _place_option(place)))
     table = None
-    if isinstance(devices, str):
-        devices = [devices]
-    devices = list(devices or [])
     if devices and not mod._has_table:
         table = _hx.device_table(devices, default_device)
     session = _hx.Session()
     try:
-        mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
-                  virtual_devices=table)
+        log = mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
+                        virtual_devices=table)
     except Error as e:
         raise _python_words(e, {"placement": ("placement", placement), "place": ("place", place),
                                 "default-device": ("default_device", default_device)}) from None
     _warn(session.compile(devices, threads or 0, emulate_cuda, check_devices))
+    if entry is not None and not session.dynamic:
+        session.save_cached(entry, _LOG_SEPARATOR.join(log))
+        _warn(session.take_warnings())
     return Compiled(mod, session)
 
 

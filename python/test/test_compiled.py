@@ -110,3 +110,64 @@ def test_save_writes_nothing_where_it_cannot(tmp_path):
     with pytest.raises(hx.Error, match=r"save: cannot write '.*missing/x.hxc'"):
         m.save(tmp_path / "missing" / "x.hxc")
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A compile cache of the test's own (the suite runs with HX_CACHE=0)."""
+    monkeypatch.setenv("HX_CACHE", "1")
+    monkeypatch.setenv("HX_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_the_compile_cache_serves_a_second_compile(cache_dir):
+    x = seed_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        first = hx.compile(SEED)
+        assert not first._session.from_compiled
+        assert len(list(cache_dir.glob("*.hxc"))) == 1
+        second = hx.compile(SEED)
+    assert second._session.from_compiled
+    assert second.module.name == str(SEED)
+    np.testing.assert_array_equal(first.run(**x)[0], second.run(**x)[0])
+    # Its options are in the key: another fuse, devices or placement is another entry.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        assert not hx.compile(SEED, fuse=False)._session.from_compiled
+        assert not hx.compile(SEED, emulate_cuda=True)._session.from_compiled
+        assert not hx.compile(SEED, placement="min-copy")._session.from_compiled
+    assert len(list(cache_dir.glob("*.hxc"))) == 4
+
+
+def test_a_hit_warns_as_the_compile_did(cache_dir):
+    for _ in range(2):
+        with pytest.warns(hx.HxWarning, match="rule 'nn.dense=cpu' matches no operator call"):
+            m = hx.compile(SEED, place={"nn.dense": "cpu"})
+    assert m._session.from_compiled
+
+
+def test_cache_false_and_hx_cache_0_leave_it_alone(cache_dir, monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        hx.compile(SEED, cache=False)
+        monkeypatch.setenv("HX_CACHE", "0")
+        hx.compile(SEED)
+    assert not cache_dir.exists()
+
+
+def test_an_entry_that_cannot_be_read_is_compiled_again(cache_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        hx.compile(SEED)
+    (entry,) = cache_dir.glob("*.hxc")
+    entry.write_bytes(entry.read_bytes()[:-5])
+    with pytest.warns(hx.HxWarning, match=r"the compile cache: .*truncated compiled model.*: "
+                      r"compiling again"):
+        m = hx.compile(SEED)
+    assert not m._session.from_compiled
+    x = seed_inputs()
+    np.testing.assert_allclose(m.run(**x)[0], expected(**x), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        assert hx.compile(SEED)._session.from_compiled  # replaced
