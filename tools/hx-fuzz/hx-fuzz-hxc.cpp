@@ -34,8 +34,7 @@ static void check(StringRef bytes, StringRef name) {
   bool reported = false;
   s.diags().setHandler([&](const Diagnostic &) { reported = true; });
   Session::Status st = s.loadCompiled(MemoryBuffer::getMemBufferCopy(bytes, name), name, {});
-  if (st == Session::Status::InternalError ||
-      (st == Session::Status::UserError && !reported)) {
+  if (st == Session::Status::InternalError || (st == Session::Status::UserError && !reported)) {
     errs() << "hx-fuzz-hxc: the module of a readable file failed without a diagnostic\n";
     std::abort();
   }

@@ -121,8 +121,8 @@ TEST(SavedKernelsTest, CPURestoreRefusesTruncatedAndForeignBytes) {
 }
 
 TEST(SavedKernelsTest, CUDAKernelsComeBackAsTheSamePTX) {
-  auto call = TypedCall::parse("%a: Tensor[(300), float32], %b: Tensor[(300), float32]",
-                               "add(%a, %b)");
+  auto call =
+      TypedCall::parse("%a: Tensor[(300), float32], %b: Tensor[(300), float32]", "add(%a, %b)");
   llvm::Expected<std::unique_ptr<Backend>> first = createCUDABackend("sm_80");
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   ASSERT_TRUE(bool((*first)->addKernel(call->call())));
