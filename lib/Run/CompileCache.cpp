@@ -66,9 +66,8 @@ std::string compileCacheEntry(StringRef dir, StringRef model, StringRef options)
   w.bytes(options);
   w.u64(xxh3_64bits(ArrayRef<uint8_t>(model.bytes_begin(), model.bytes_end())));
   w.u64(model.size());
-  XXH128_hash_t h =
-      xxh3_128bits(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(fields.data()),
-                                     fields.size()));
+  XXH128_hash_t h = xxh3_128bits(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(fields.data()), fields.size()));
   SmallString<256> path(dir);
   sys::path::append(path, formatv("{0:x-16}{1:x-16}.hxc", h.high64, h.low64).str());
   return path.str().str();
@@ -90,8 +89,8 @@ Expected<std::optional<LoadedCompiledModel>> readCompileCacheEntry(StringRef ent
 
 Error writeCompileCacheEntry(Session &s, StringRef entry, StringRef log) {
   if (std::error_code ec = sys::fs::create_directories(sys::path::parent_path(entry)))
-    return createStringError("cannot create the compile cache '" +
-                             sys::path::parent_path(entry) + "': " + ec.message());
+    return createStringError("cannot create the compile cache '" + sys::path::parent_path(entry) +
+                             "': " + ec.message());
   return s.saveCompiled(entry, log);
 }
 
