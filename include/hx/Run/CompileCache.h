@@ -39,8 +39,7 @@ class Session;
 std::string compileCacheDir();
 
 /// The entry of a model in `dir`: `<dir>/<key>.hxc`.
-std::string compileCacheEntry(llvm::StringRef dir, llvm::StringRef model,
-                              llvm::StringRef options);
+std::string compileCacheEntry(llvm::StringRef dir, llvm::StringRef model, llvm::StringRef options);
 
 /// The entry as read, or nullopt when there is none; an error says why an
 /// existing entry cannot be used (the caller warns, and compiles).
