@@ -308,6 +308,12 @@ Error Importer::importGraph(const onnx::GraphProto &g) {
       results.size() == 1 ? results[0] : ExprRef(make<Tuple>(std::move(results), Loc()));
   auto main = make<Function>(std::move(params), result, nullptr, Loc());
   module.addDef("main", main);
+  // The graph outputs' names, which Compiled.run(as_dict=True) gives the
+  // results.
+  json::Array names;
+  for (const onnx::ValueInfoProto &vi : g.output())
+    names.push_back(vi.name());
+  module.extraMetadata.emplace_back("OutputNames", std::move(names));
 
   // The files of the constants the module uses (a node whose outputs no
   // output needs is converted, and checked, but not printed).

@@ -206,6 +206,12 @@ void PySession::compileNow() {
   ++compiles;
 }
 
+std::vector<std::string> PySession::outputNames() {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  return loaded ? s.outputNames() : std::vector<std::string>();
+}
+
 void PySession::save(const std::string &path) {
   py::gil_scoped_release nogil;
   std::lock_guard<std::mutex> lock(mutex);

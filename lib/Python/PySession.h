@@ -68,6 +68,8 @@ public:
   /// Compiles (deferred to the first run for dynamic shapes); returns the
   /// notes, such as a cuda device that runs on a cpu instance.
   std::vector<std::string> compile(const DeviceConfig &c);
+  /// The names of the results (Session::outputNames).
+  std::vector<std::string> outputNames();
   /// Writes the compiled module to `path` (Compiled.save).
   void save(const std::string &path);
   /// Loads the compile cache's `entry` (CompileCache.h) if it is there:

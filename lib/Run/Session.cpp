@@ -37,6 +37,37 @@ Session::~Session() = default;
 
 Function *Session::main() { return mod ? mod->lookup("main") : nullptr; }
 
+std::vector<std::string> Session::outputNames() {
+  Function *m = main();
+  if (!m)
+    return {};
+  // The leaves of the result type, depth first (no recursion on depth).
+  size_t count = 0;
+  std::vector<const Type *> work = {m->body->checkedType.get()};
+  while (!work.empty()) {
+    const Type *t = work.back();
+    work.pop_back();
+    if (auto *tuple = dyn_cast_or_null<TupleType>(t))
+      for (const TypeRef &f : tuple->fields)
+        work.push_back(f.get());
+    else
+      ++count;
+  }
+  std::vector<std::string> names;
+  for (const auto &[key, value] : mod->extraMetadata)
+    if (key == "OutputNames")
+      if (const json::Array *list = value.getAsArray(); list && list->size() == count)
+        for (const json::Value &v : *list)
+          if (std::optional<StringRef> s = v.getAsString())
+            names.push_back(s->str());
+  if (names.size() == count)
+    return names;
+  names.clear();
+  for (size_t i = 0; i < count; ++i)
+    names.push_back("output_" + std::to_string(i));
+  return names;
+}
+
 void Session::resetCompiled() {
   // The executables first: they free their memory on the devices and hold
   // the backends' code.

@@ -398,9 +398,17 @@ class Compiled:
                 _warn(self._session.notes())
             _warn(self._session.take_warnings())
 
-    def run(self, /, *args, **inputs):
-        """Runs on the inputs; returns the results, flattened depth first."""
-        return self._compiled(lambda: self._session.run(self._arrays(args, inputs)))
+    @property
+    def outputs(self):
+        """The results' names, in run's order: an ONNX model's graph outputs, else
+        output_0, output_1, ... (as hx-run --output-dir names the files)."""
+        return self._session.output_names()
+
+    def run(self, /, *args, as_dict=False, **inputs):
+        """Runs on the inputs; returns the results, flattened depth first: a list, or
+        with as_dict=True a dict by the names in `outputs`."""
+        results = self._compiled(lambda: self._session.run(self._arrays(args, inputs)))
+        return dict(zip(self.outputs, results)) if as_dict else results
 
     __call__ = run
 

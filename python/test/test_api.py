@@ -470,3 +470,20 @@ def test_bfloat16_takes_and_gives_float32():
     (y,) = m.run(np.array([1.0, 0.1, 3.0, -1.00390625], np.float32))
     assert y.dtype == np.float32
     np.testing.assert_array_equal(y, np.array([2.0, 0.2001953125, 6.0, -2.0], np.float32))
+
+
+def test_results_by_name():
+    two = HEADER + """def @main(%x: Tensor[(2), float32]) {
+  (negative(%x), (exp(%x), abs(%x)))
+}
+"""
+    x = np.array([1, -2], np.float32)
+    m = hx.compile(two)
+    assert m.outputs == ["output_0", "output_1", "output_2"]
+    out = m.run(x, as_dict=True)
+    np.testing.assert_array_equal(out["output_2"], np.abs(x))
+    named = hx.compile(two + '#[metadata]\n{"OutputNames": ["neg", "e", "a"]}\n')
+    assert list(named.run(x=x, as_dict=True)) == ["neg", "e", "a"]
+    # A list that does not name every result is ignored.
+    partial = hx.compile(two + '#[metadata]\n{"OutputNames": ["neg"]}\n')
+    assert partial.outputs == ["output_0", "output_1", "output_2"]

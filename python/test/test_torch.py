@@ -114,3 +114,20 @@ def test_exporter_failures_are_hx_errors():
     # The submodule that calls the operator the exporter cannot write.
     assert msg.startswith("PyTorch's ONNX exporter failed on Sequential in 1 (_NoExport): ")
     assert "svd" in msg and "opset=17" in msg
+
+
+class TwoHeads(torch.nn.Module):
+    def forward(self, x):
+        return x.relu(), x.sum(dim=1)
+
+
+def test_results_by_the_graph_outputs_names():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4)
+    m = hx.compile(hx.from_torch(TwoHeads(), x, output_names=["positive", "total"]))
+    assert m.outputs == ["positive", "total"]
+    out = m.run(x.numpy(), as_dict=True)
+    assert list(out) == ["positive", "total"]
+    np.testing.assert_allclose(out["positive"], x.relu().numpy())
+    np.testing.assert_allclose(out["total"], x.sum(dim=1).numpy(), rtol=1e-5, atol=1e-6)
+    assert len(m.run(x.numpy())) == 2

@@ -167,6 +167,10 @@ public:
   /// The loaded (typed, planned) module, and its @main (null if none).
   Module &module() { return *mod; }
   Function *main();
+  /// The names of @main's results, flattened as run returns them: the
+  /// module's "OutputNames" metadata (an ONNX model's graph outputs) where
+  /// it names each one, else output_0, output_1, ... (hx-run's files).
+  std::vector<std::string> outputNames();
 
   /// Whether a parameter of @main has a shape with `?` dims (TVM's Any):
   /// bindShapes must then give them sizes before compile.
