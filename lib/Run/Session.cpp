@@ -443,6 +443,7 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
   ExecutableOptions eo;
   eo.checkDevices = opts.checkDevices;
   eo.compileOnly = opts.compileOnly;
+  eo.progress = opts.progress;
   staged.reset();
   if (StagedRun::needed(*mod)) {
     // Later stages are typed and fused as the module was, and built for

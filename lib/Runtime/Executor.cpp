@@ -178,11 +178,15 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
   for (Backend *b : i.backends)
     if (b && llvm::find(distinct, b) == distinct.end())
       distinct.push_back(b);
-  for (Backend *b : distinct)
+  for (Backend *b : distinct) {
+    if (unsigned n = b->numPending(); opts.progress && n)
+      opts.progress("compiling " + std::to_string(n) + (n == 1 ? " kernel for " : " kernels for ") +
+                    b->name().str());
     if (Error e = b->finalize()) {
       diags.error(SMLoc(), "compiling the kernels: " + toString(std::move(e)));
       return nullptr;
     }
+  }
   if (opts.compileOnly)
     return x;
   if (Error e = i.bind()) {

@@ -74,6 +74,10 @@ struct RunConfig {
   /// Hidden, for testing: a test-crash pass after planning.
   std::string testCrash;
   std::string crashReproducer;
+  /// --quiet: no progress lines for a long compile (hx/Run/Progress.h).
+  bool quiet = false;
+  /// Hidden, for testing: print the progress after this many seconds.
+  double progressAfter = 2.0;
   /// --no-cache: no compile cache (hx/Run/CompileCache.h).
   bool noCache = false;
   /// hx-compile: write the compiled model here instead of running.

@@ -123,6 +123,15 @@ static int toolMain(int argc, char **argv, bool compile) {
   cl::opt<bool> noFuse("no-fuse",
                        cl::desc("One kernel per operator call: no fuse-ops after planning"),
                        cl::cat(cat));
+  cl::opt<bool> quiet("quiet",
+                      cl::desc("Print nothing about a compile that takes long (by default its "
+                               "stages are printed once it has taken 2 s)"),
+                      cl::cat(cat));
+  cl::opt<double> progressAfter("progress-after",
+                                cl::desc("Testing hx: print a compile's stages once it has "
+                                         "taken this long"),
+                                cl::value_desc("SECONDS"), cl::init(2.0), cl::ReallyHidden,
+                                cl::cat(cat));
   cl::opt<bool> noCache(
       "no-cache",
       cl::desc("Neither load the model from the compile cache nor add it there ($HX_CACHE_DIR, "
@@ -227,6 +236,8 @@ static int toolMain(int argc, char **argv, bool compile) {
   c.noFold = noFold;
   c.noFuse = noFuse;
   c.noCache = noCache;
+  c.quiet = quiet;
+  c.progressAfter = progressAfter;
   c.threads = threads;
   c.emit = emit;
   c.testCrash = testCrash;

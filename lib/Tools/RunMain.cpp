@@ -48,6 +48,7 @@
 #include "hx/Run/CompiledFile.h"
 #include "hx/Run/Inputs.h"
 #include "hx/Run/Outputs.h"
+#include "hx/Run/Progress.h"
 #include "hx/Run/Session.h"
 #include "hx/Runtime/Executable.h"
 #include "hx/Support/Files.h"
@@ -286,7 +287,12 @@ int checkResults(const RunConfig &c, Session &s, ArrayRef<HostTensor> inputs,
 /// else, with `cacheEntry`, the entry the compile fills.
 int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
               const StringMap<HostTensor> *weights, CrashReproducer &repro,
-              std::unique_ptr<LoadedCompiledModel> cached, StringRef cacheEntry) {
+              std::unique_ptr<LoadedCompiledModel> cached, StringRef cacheEntry,
+              CompileProgress *progress) {
+  auto stage = [&](const std::string &text) {
+    if (progress)
+      progress->stage(text);
+  };
   TimingReport timing;
   TimingReport *report = c.common.timePasses ? &timing : nullptr;
   // Printed however the run ends.
@@ -359,6 +365,9 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
   }
   if (cached)
     errs() << cached->log;
+  stage(cached || fromCompiled ? "loading the compiled model"
+        : c.noPlan             ? "type-checking"
+                               : "planning");
   Session::Status loaded = cached         ? s.loadCompiled(std::move(cached), cacheEntry, lo)
                            : fromCompiled ? s.loadCompiled(std::move(file), c.common.inputFile, lo)
                                           : s.load(std::move(file), lo);
@@ -417,6 +426,7 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     co.keepCode = target && isHostType(target->deviceType());
     co.compileOnly = target && !isHostType(target->deviceType());
     co.keepKernels = fillCache && !dynamic;
+    co.progress = stage;
     if (compileOnly) {
       // The code of each virtual device's own target, or of the backend
       // of the device named for it: no device needs to be at hand.
@@ -450,22 +460,30 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       }
       return userError(c, toString(std::move(e)));
     }
+    if (progress && !compileOnly)
+      progress->done();
     if (!c.costTableOut.empty())
       for (Device *d : s.devices())
         if (d->emulated())
           return userError(c, "--cost-table-out: " + d->name() +
                                   " is an emulated GPU, whose times say nothing of a GPU's");
-    if (co.keepKernels && !compileOnly)
+    if (co.keepKernels && !compileOnly) {
+      stage("adding the compiled model to the cache");
       if (Error e = writeCompileCacheEntry(s, cacheEntry, log))
         errs() << c.tool << ": warning: the compile cache: " << toString(std::move(e)) << "\n";
+    }
     if (compileOnly) {
+      stage("writing " + c.compileOutput);
       if (Error e = s.saveCompiled(c.compileOutput))
         return userError(c, toString(std::move(e)));
+      if (progress)
+        progress->done();
       uint64_t bytes = 0;
       sys::fs::file_size(c.compileOutput, bytes);
-      errs() << format("hx-compile: wrote %s (%.1f %s)\n", c.compileOutput.c_str(),
-                       bytes < 1000000 ? bytes / 1e3 : bytes / 1e6,
-                       bytes < 1000000 ? (const char *)"kB" : (const char *)"MB");
+      if (!c.quiet)
+        errs() << format("hx-compile: wrote %s (%.1f %s)\n", c.compileOutput.c_str(),
+                         bytes < 1000000 ? bytes / 1e3 : bytes / 1e6,
+                         bytes < 1000000 ? (const char *)"kB" : (const char *)"MB");
       return kExitSuccess;
     }
     if (c.emit >= Emit::Code)
@@ -611,9 +629,15 @@ int run(const RunConfig &c) {
   }
   // An ONNX model is imported first: its text is what runs (and what a
   // crash reproducer holds).
+  // A compile that takes long says what it is doing (not --quiet).
+  std::optional<CompileProgress> progress;
+  if (!c.quiet && !c.interpret && c.emit == Emit::None)
+    progress.emplace(errs(), c.tool, c.progressAfter);
   StringMap<HostTensor> weights;
   std::unique_ptr<MemoryBuffer> buffer;
   if (!cached) {
+    if (progress && isOnnxFile(c.common.inputFile, (*raw)->getBuffer()))
+      progress->stage("importing " + c.common.inputFile);
     OnnxImportOptions importOpts;
     importOpts.inputValue = [&c](StringRef name) { return givenInputValue(c, name); };
     Expected<std::unique_ptr<MemoryBuffer>> file =
@@ -637,7 +661,7 @@ int run(const RunConfig &c) {
   if (!repro.runSafely([&] {
         try {
           status = runLoaded(c, std::move(buffer), weights.empty() ? nullptr : &weights, repro,
-                             std::move(cached), cacheEntry);
+                             std::move(cached), cacheEntry, progress ? &*progress : nullptr);
         } catch (std::exception &e) {
           exception = std::string("an exception: ") + e.what();
         } catch (...) {

@@ -48,6 +48,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -105,6 +106,10 @@ struct CompileOptions {
   std::vector<std::string> backends;
   /// Keep every backend's kernels for saveCompiled (hx-compile).
   bool keepKernels = false;
+  /// Hears each backend's compile as it starts (ExecutableOptions); a
+  /// module with value-dependent shapes calls it from its runs too, so it
+  /// must outlive them.
+  std::function<void(const std::string &)> progress;
 };
 
 /// The error compile returns when the diagnostics engine has already said

@@ -141,6 +141,8 @@ public:
   virtual llvm::Expected<unsigned> addKernel(const Call &call) = 0;
   /// Compiles every kernel added so far.
   virtual llvm::Error finalize() = 0;
+  /// How many kernels the next finalize compiles (progress reports).
+  virtual unsigned numPending() const { return 0; }
   /// A finalized kernel.
   virtual const KernelBinary &binary(unsigned id) const = 0;
   virtual unsigned numKernels() const = 0;

@@ -23,6 +23,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct ExecutableOptions {
   /// Before each kernel, check that every argument lives in the memory of
   /// the kernel's device (--check-devices).
   bool checkDevices = false;
+  /// Hears each backend's compile as it starts: "compiling 58 kernels for
+  /// cpu" (hx/Run/Progress.h).
+  std::function<void(const std::string &)> progress;
   /// Build the schedule and compile the kernels, but allocate nothing and
   /// load no kernel on a device (--emit=ptx without a GPU): such an
   /// executable can be printed, not run.

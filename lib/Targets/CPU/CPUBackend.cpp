@@ -183,6 +183,7 @@ public:
   }
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return compiler->numKernels(); }
+  unsigned numPending() const override { return compiler->numPending(); }
   void printCode(raw_ostream &os) const override { compiler->printLLVM(os); }
   Error saveKernels(std::string &out) const override { return compiler->save(out); }
 

@@ -201,6 +201,7 @@ KernelFn CPUCompiler::lookup(unsigned id) const {
 }
 
 unsigned CPUCompiler::numKernels() const { return unsigned(impl->kernels.size()); }
+unsigned CPUCompiler::numPending() const { return unsigned(impl->pendingIds.size()); }
 
 StringRef CPUCompiler::kernelName(unsigned id) const {
   return id < impl->kernels.size() ? StringRef(impl->kernels[id].symbol) : StringRef();

@@ -46,6 +46,7 @@ public:
   }
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return compiler->numKernels(); }
+  unsigned numPending() const override { return compiler->numPending(); }
   void printCode(raw_ostream &os) const override { compiler->printPTX(os); }
   Error saveKernels(std::string &out) const override {
     ByteWriter w(out);

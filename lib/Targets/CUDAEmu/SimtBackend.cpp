@@ -60,6 +60,7 @@ public:
   }
   const KernelBinary &binary(unsigned id) const override { return binaries[id]; }
   unsigned numKernels() const override { return emulator->numKernels(); }
+  unsigned numPending() const override { return emulator->numPending(); }
   void printCode(raw_ostream &os) const override {}
   Error saveKernels(std::string &out) const override { return emulator->save(out); }
 

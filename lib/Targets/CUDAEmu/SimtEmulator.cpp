@@ -272,6 +272,7 @@ Error SimtEmulator::restore(StringRef saved) {
 bool SimtEmulator::supports(const OpDef &op) const { return impl->compiler->supports(op); }
 const GPUKernelInfo &SimtEmulator::kernel(unsigned id) const { return impl->entries[id].info; }
 unsigned SimtEmulator::numKernels() const { return unsigned(impl->entries.size()); }
+unsigned SimtEmulator::numPending() const { return impl->compiler->numPending(); }
 
 Error SimtEmulator::Impl::reserveStacks() {
   if (stacks)

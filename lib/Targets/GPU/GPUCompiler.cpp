@@ -183,6 +183,7 @@ bool GPUCompiler::restore(ByteReader &r) {
 }
 
 unsigned GPUCompiler::numKernels() const { return unsigned(impl->kernels.size()); }
+unsigned GPUCompiler::numPending() const { return unsigned(impl->pendingIds.size()); }
 const GPUKernelInfo &GPUCompiler::kernel(unsigned id) const { return impl->kernels[id].info; }
 unsigned GPUCompiler::numModules() const { return impl->modules; }
 

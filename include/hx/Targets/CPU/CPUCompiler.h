@@ -66,6 +66,8 @@ public:
   /// The entry point of a finalized kernel.
   KernelFn lookup(unsigned id) const;
   unsigned numKernels() const;
+  /// Kernels added since the last finalize.
+  unsigned numPending() const;
   /// The symbol of kernel `id` in the JIT and in printLLVM's output
   /// (`hx_k<id>_<operator>`).
   llvm::StringRef kernelName(unsigned id) const;

@@ -66,6 +66,8 @@ public:
   llvm::Error finalize();
   const GPUKernelInfo &kernel(unsigned id) const;
   unsigned numKernels() const;
+  /// Kernels added since the last finalize.
+  unsigned numPending() const;
 
   /// Keep the JIT's object code for save (before any kernel is added).
   void keepObjects();

@@ -63,6 +63,8 @@ public:
   llvm::Error finalize();
 
   unsigned numKernels() const;
+  /// Kernels added since the last finalize.
+  unsigned numPending() const;
   const GPUKernelInfo &kernel(unsigned id) const;
 
   /// Appends the finalized kernels (each one's info and signature) and the
