@@ -227,10 +227,7 @@ Error CPUCompiler::save(std::string &out) const {
     w.bytes(k.symbol);
     w.bytes(k.signature);
   }
-  std::vector<std::string> objects = impl->jit->objects();
-  w.u32(objects.size());
-  for (const std::string &o : objects)
-    w.bytes(o);
+  impl->jit->writeObjects(out);
   return Error::success();
 }
 
@@ -274,14 +271,10 @@ Error CPUCompiler::restore(StringRef saved) {
     k.symbol = r.bytes().str();
     k.signature = r.bytes().str();
   }
-  std::vector<StringRef> objects(r.count(8));
-  for (StringRef &o : objects)
-    o = r.bytes();
-  if (!r.ok() || !r.atEnd())
+  if (!r.ok())
     return corrupt();
-  for (size_t i = 0; i < objects.size(); ++i)
-    if (Error e = impl->jit->addObject(objects[i], "hx_saved_kernels_" + std::to_string(i)))
-      return createStringError("cannot load the saved cpu kernels: " + toString(std::move(e)));
+  if (Error e = impl->jit->addObjects(r, "cpu"))
+    return e;
   for (KernelRecord &k : kernels) {
     Expected<void *> addr = impl->jit->lookup(k.symbol);
     if (!addr)
@@ -291,7 +284,6 @@ Error CPUCompiler::restore(StringRef saved) {
       return corrupt();
     impl->kernels.push_back(std::move(k));
   }
-  impl->numModules = unsigned(objects.size());
   return Error::success();
 }
 

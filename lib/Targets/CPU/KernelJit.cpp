@@ -19,6 +19,7 @@
 
 #include "hx/Targets/CPU/KernelJit.h"
 #include "hx/CodeGen/Optimize.h"
+#include "hx/Support/ByteStream.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -302,6 +303,27 @@ std::vector<std::string> KernelJit::objects() const {
 
 Error KernelJit::addObject(StringRef bytes, StringRef name) {
   return jit->addObjectFile(MemoryBuffer::getMemBufferCopy(bytes, name));
+}
+
+void KernelJit::writeObjects(std::string &out) const {
+  std::vector<std::string> files = objects();
+  ByteWriter w(out);
+  w.u32(files.size());
+  for (const std::string &o : files)
+    w.bytes(o);
+}
+
+Error KernelJit::addObjects(ByteReader &r, StringRef what) {
+  std::vector<StringRef> files(r.count(8));
+  for (StringRef &o : files)
+    o = r.bytes();
+  if (!r.ok() || !r.atEnd())
+    return createStringError("the saved " + what + " kernels are truncated or corrupted");
+  for (size_t i = 0; i < files.size(); ++i)
+    if (Error e = addObject(files[i], ("hx_saved_" + what + "_" + Twine(i)).str()))
+      return createStringError("cannot load the saved " + what +
+                               " kernels: " + toString(std::move(e)));
+  return Error::success();
 }
 
 Error KernelJit::defineAbsolute(StringRef name, void *addr) {

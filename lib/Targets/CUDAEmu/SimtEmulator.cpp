@@ -233,10 +233,7 @@ Error SimtEmulator::save(std::string &out) const {
   w.bytes(impl->jit->getTargetTriple().str());
   if (Error e = impl->compiler->save(out))
     return e;
-  std::vector<std::string> objects = impl->jit->objects();
-  w.u32(objects.size());
-  for (const std::string &o : objects)
-    w.bytes(o);
+  impl->jit->writeObjects(out);
   return Error::success();
 }
 
@@ -252,14 +249,8 @@ Error SimtEmulator::restore(StringRef saved) {
                              ", and this host is " + impl->jit->getTargetTriple().str());
   if (!impl->entries.empty() || !impl->compiler->restore(r))
     return corrupt();
-  std::vector<StringRef> objects(r.count(8));
-  for (StringRef &o : objects)
-    o = r.bytes();
-  if (!r.ok() || !r.atEnd())
-    return corrupt();
-  for (size_t i = 0; i < objects.size(); ++i)
-    if (Error e = impl->jit->addObject(objects[i], "hx_saved_simt_" + std::to_string(i)))
-      return createStringError("cannot load the saved cuda-emu kernels: " + toString(std::move(e)));
+  if (Error e = impl->jit->addObjects(r, "cuda-emu"))
+    return e;
   for (unsigned id = 0; id < impl->compiler->numKernels(); ++id) {
     impl->fromCompiler.push_back(int(id));
     impl->entries.push_back({impl->compiler->kernel(id), nullptr});

@@ -25,6 +25,8 @@
 
 namespace hx {
 
+class ByteReader;
+
 class KernelJit {
 public:
   /// Code for `cpu` ("" or "native": the host; else a CPU name of the host's
@@ -54,6 +56,12 @@ public:
   /// Adds an object file (one objects() gave, in this or another process),
   /// linked at the first lookup of a symbol it defines.
   llvm::Error addObject(llvm::StringRef bytes, llvm::StringRef name);
+  /// Appends objects() to `out` as a saved backend holds them (a count,
+  /// then each file), last in its bytes.
+  void writeObjects(std::string &out) const;
+  /// Reads what writeObjects wrote, which must end `r`, and adds each file;
+  /// `what` names the saved kernels in errors ("cpu").
+  llvm::Error addObjects(ByteReader &r, llvm::StringRef what);
   /// Defines `name` in the JIT as the absolute address `addr` (data or a
   /// function of the process), for the modules added later.
   llvm::Error defineAbsolute(llvm::StringRef name, void *addr);
