@@ -47,7 +47,9 @@ void CompileProgress::waitOutDelay(double delaySeconds) {
 void CompileProgress::stage(const std::string &text) {
   std::lock_guard<std::mutex> lock(mutex);
   current = text;
-  if (shown && !finished) {
+  // After done() too: a module with value-dependent shapes compiles its
+  // later stages while it runs.
+  if (shown) {
     os << tool << ": " << text << "\n";
     os.flush();
   }

@@ -467,11 +467,6 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
         if (d->emulated())
           return userError(c, "--cost-table-out: " + d->name() +
                                   " is an emulated GPU, whose times say nothing of a GPU's");
-    if (co.keepKernels && !compileOnly) {
-      stage("adding the compiled model to the cache");
-      if (Error e = writeCompileCacheEntry(s, cacheEntry, log))
-        errs() << c.tool << ": warning: the compile cache: " << toString(std::move(e)) << "\n";
-    }
     if (compileOnly) {
       stage("writing " + c.compileOutput);
       if (Error e = s.saveCompiled(c.compileOutput))
@@ -512,6 +507,11 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
     }
     if (int status = writeMeasurements(c, s, profile))
       return status;
+    // After the runs: a module with value-dependent shapes compiled its
+    // later stages' kernels in them, and the entry keeps those too.
+    if (co.keepKernels)
+      if (Error e = writeCompileCacheEntry(s, cacheEntry, log))
+        errs() << c.tool << ": warning: the compile cache: " << toString(std::move(e)) << "\n";
   }
 
   if (c.check || !c.checkAgainst.empty())

@@ -34,7 +34,9 @@ public:
   CompileProgress(const CompileProgress &) = delete;
   CompileProgress &operator=(const CompileProgress &) = delete;
 
-  /// The stage now starting ("compiling 58 kernels for cpu"). Thread-safe.
+  /// The stage now starting ("compiling 58 kernels for cpu"); printed
+  /// after done() too once the progress is shown (a later stage of a
+  /// module with value-dependent shapes compiles as it runs). Thread-safe.
   void stage(const std::string &text);
   /// The compile is over: the total time, if anything was printed.
   void done();
