@@ -203,7 +203,7 @@ Error Session::saveCompiled(StringRef path, StringRef log) {
     summary << (i ? "," : "") << " " << cache->made()[i]->numKernels() << " kernels for "
             << cache->made()[i]->name();
   if (Error e = writeFileAtomically(path, serializeCompiled(parts)))
-    return createStringError("cannot write '" + path + "': " + toString(std::move(e)));
+    return createStringError(path + ": " + toString(std::move(e)));
   return Error::success();
 }
 

@@ -107,7 +107,7 @@ def test_save_of_a_dynamic_module_needs_a_run(tmp_path):
 
 def test_save_writes_nothing_where_it_cannot(tmp_path):
     m = hx.compile(DYNAMIC.replace("?", "2"))
-    with pytest.raises(hx.Error, match=r"save: cannot write '.*missing/x.hxc'"):
+    with pytest.raises(hx.Error, match=r"save: .*missing/x.hxc: cannot create a temporary file"):
         m.save(tmp_path / "missing" / "x.hxc")
     assert not (tmp_path / "missing").exists()
 
