@@ -176,7 +176,14 @@ int emitCode(const RunConfig &c, Session &s) {
     if (!info || info->codeFormat != format)
       continue;
     any = true;
-    b->printCode(outs());
+    std::string code;
+    raw_string_ostream os(code);
+    b->printCode(os);
+    outs() << code;
+    if (code.empty() && s.isFromCompiled())
+      errs() << c.tool << ": note: --emit=" << format << ": the " << b->name() << " kernels of "
+             << c.common.inputFile << " were compiled before it was written: it holds their "
+             << "machine code, not their " << info->codeName << " (run the model itself)\n";
     std::vector<std::string> modules = b->codeModules();
     if (c.outputDir.empty() || modules.empty())
       continue;
