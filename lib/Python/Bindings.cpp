@@ -156,6 +156,7 @@ PYBIND11_MODULE(_hx, m) {
       .def_property_readonly("from_compiled", &PySession::fromCompiled)
       .def("save", &PySession::save, py::arg("path"))
       .def("output_names", &PySession::outputNames)
+      .def("begin_progress", &PySession::beginProgress, py::arg("stage"), py::arg("delay"))
       .def("load_cached", &PySession::loadCached, py::arg("entry"))
       .def("save_cached", &PySession::saveCached, py::arg("entry"), py::arg("log"))
       .def("notes", &PySession::lastNotes)

@@ -195,6 +195,8 @@ void PySession::compileNow() {
   co.devices.substituteNamed = true;
   co.checkDevices = c.checkDevices;
   co.keepKernels = c.keepKernels;
+  if (progress)
+    co.progress = [p = progress.get()](const std::string &stage) { p->stage(stage); };
   Error e = s.compile(co, [&](const Twine &msg) { notes.push_back(pythonWording(msg.str())); });
   if (e) {
     if (e.isA<DiagnosedError>()) {
@@ -203,6 +205,8 @@ void PySession::compileNow() {
     }
     fail("hx: error: " + pythonWording(toString(std::move(e))));
   }
+  if (progress)
+    progress->done();
   ++compiles;
 }
 
@@ -210,6 +214,13 @@ std::vector<std::string> PySession::outputNames() {
   py::gil_scoped_release nogil;
   std::lock_guard<std::mutex> lock(mutex);
   return loaded ? s.outputNames() : std::vector<std::string>();
+}
+
+void PySession::beginProgress(const std::string &stage, double delaySeconds) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mutex);
+  progress = std::make_unique<CompileProgress>(errs(), "hx", delaySeconds);
+  progress->stage(stage);
 }
 
 void PySession::save(const std::string &path) {

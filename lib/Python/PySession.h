@@ -15,6 +15,7 @@
 #define HX_LIB_PYTHON_PYSESSION_H
 
 #include "Arrays.h"
+#include "hx/Run/Progress.h"
 #include "hx/Run/Session.h"
 #include <mutex>
 #include <optional>
@@ -70,6 +71,10 @@ public:
   std::vector<std::string> compile(const DeviceConfig &c);
   /// The names of the results (Session::outputNames).
   std::vector<std::string> outputNames();
+  /// From now until the next compile ends: a compile that takes long
+  /// prints its stages on stderr (hx.compile without quiet=True;
+  /// hx/Run/Progress.h), starting with `stage`.
+  void beginProgress(const std::string &stage, double delaySeconds);
   /// Writes the compiled module to `path` (Compiled.save).
   void save(const std::string &path);
   /// Loads the compile cache's `entry` (CompileCache.h) if it is there:
@@ -122,6 +127,9 @@ private:
   std::vector<HostTensor> runNow(llvm::ArrayRef<HostTensor> inputs, RunProfile *profile);
 
   std::mutex mutex;
+  /// beginProgress's, until the compile ends (declared before the session,
+  /// whose later stages may report to it: destroyed after it).
+  std::unique_ptr<CompileProgress> progress;
   Session s;
   std::vector<std::string> errors, warnings;
   bool loaded = false;

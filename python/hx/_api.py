@@ -208,6 +208,9 @@ def _python_words(e, keywords):
     return Error(msg)
 
 
+# How long a compile runs before it prints its stages (tests set 0).
+_PROGRESS_AFTER = 2.0
+
 # Separates the warnings a compile cache entry replays (one may span lines).
 _LOG_SEPARATOR = "\x1e"
 
@@ -237,7 +240,7 @@ def _cache_entry(source, options):
 
 def compile(module, *, devices=None, placement="default", place=None, default_device=None,
             fuse=True, fold=True, threads=None, emulate_cuda=False, check_devices=False,
-            cache=True):
+            cache=True, quiet=False):
     """Plans, fuses and compiles a module (a Module, or what hx.load takes) for devices.
 
     devices: the physical devices, in virtual-device order ("cpu", "cpu:1", "cuda:0",
@@ -255,6 +258,8 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     cache: keep the compiled model in the compile cache, and load it from there when
       the same model was compiled with the same options before ($HX_CACHE_DIR, else
       $XDG_CACHE_HOME/hx, else ~/.cache/hx; HX_CACHE=0 turns it off everywhere).
+    quiet: print nothing about a long compile (by default, one still going after 2 s
+      prints its stages on stderr, as hx-run does).
     """
     _check_threads(threads)
     if isinstance(devices, str):
@@ -299,6 +304,8 @@ def compile(module, *, devices=None, placement="default", place=None, default_de
     if devices and not mod._has_table:
         table = _hx.device_table(devices, default_device)
     session = _hx.Session()
+    if not quiet:
+        session.begin_progress(f"planning {mod.name}", _PROGRESS_AFTER)
     try:
         log = mod._load(session, plan=True, simplify=fold, fuse=fuse, pass_options=options,
                         virtual_devices=table)

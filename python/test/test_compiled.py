@@ -171,3 +171,18 @@ def test_an_entry_that_cannot_be_read_is_compiled_again(cache_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hx.HxWarning)
         assert hx.compile(SEED)._session.from_compiled  # replaced
+
+
+def test_a_long_compile_prints_its_stages(capfd, monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        hx.compile(SEED)  # quick: nothing
+        assert "hx: compil" not in capfd.readouterr().err
+        monkeypatch.setattr(hx._api, "_PROGRESS_AFTER", 0.0)  # as if it took long
+        hx.compile(SEED, quiet=True)
+        assert "hx: compil" not in capfd.readouterr().err
+        hx.compile(SEED)
+    err = capfd.readouterr().err
+    assert f"hx: planning {SEED}" in err
+    assert "hx: compiling 2 kernels for cpu" in err
+    assert "hx: compiled in" in err
