@@ -52,7 +52,6 @@ std::string resealCompiled(StringRef bytes) {
 std::string serializeCompiled(const CompiledModelParts &parts) {
   std::string payload;
   ByteWriter p(payload);
-  p.bytes(parts.summary);
   p.bytes(parts.log);
   p.bytes(parts.moduleText);
   p.u32(parts.constants.size());
@@ -125,7 +124,6 @@ Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<MemoryBuffer> buffer
   LoadedCompiledModel m;
   m.version = version.str();
   ByteReader r(payload);
-  m.summary = r.bytes();
   m.log = r.bytes();
   m.moduleText = r.bytes();
   unsigned numConstants = r.count(24);

@@ -204,3 +204,22 @@ Error hx::mapDevices(const Module &m, const DeviceMapOptions &c,
   }
   return Error::success();
 }
+
+Expected<std::vector<std::string>> hx::compileBackends(const Module &m,
+                                                       const DeviceMapOptions &opts) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < m.devices.size(); ++i) {
+    DeviceType type = m.devices[i].deviceType;
+    const BackendInfo *b = nullptr;
+    if (i < opts.devices.size()) {
+      StringRef name = StringRef(opts.devices[i]).split(':').first;
+      if (!(b = lookupBackend(name)))
+        return createStringError("--device=" + opts.devices[i] + ": no backend named '" + name +
+                                 "' (there are " + backendNames() + ")");
+    } else if (llvm::is_contained(opts.emulate, type)) {
+      b = emulatorFor(type);
+    }
+    out.push_back(b ? b->name.str() : "");
+  }
+  return out;
+}

@@ -146,8 +146,6 @@ Session::Status Session::loadCompiled(std::unique_ptr<MemoryBuffer> buffer, Stri
   return loadCompiled(std::make_unique<LoadedCompiledModel>(std::move(*parsed)), name, opts);
 }
 
-StringRef Session::compiledLog() const { return compiled ? compiled->log : StringRef(); }
-
 Session::Status Session::loadCompiled(std::unique_ptr<LoadedCompiledModel> file, StringRef name,
                                       const LoadOptions &opts) {
   // Typed again, nothing more: it was planned, simplified and fused when
@@ -197,11 +195,6 @@ Error Session::saveCompiled(StringRef path, StringRef log) {
   if (!kernels)
     return createStringError("cannot save the kernels: " + toString(kernels.takeError()));
   parts.kernels = std::move(*kernels);
-  raw_string_ostream summary(parts.summary);
-  summary << physical.size() << " virtual device" << (physical.size() == 1 ? "" : "s") << ";";
-  for (size_t i = 0; i < cache->made().size(); ++i)
-    summary << (i ? "," : "") << " " << cache->made()[i]->numKernels() << " kernels for "
-            << cache->made()[i]->name();
   if (Error e = writeFileAtomically(path, serializeCompiled(parts)))
     return createStringError(path + ": " + toString(std::move(e)));
   return Error::success();

@@ -439,19 +439,10 @@ int runLoaded(const RunConfig &c, std::unique_ptr<MemoryBuffer> file,
       // of the device named for it: no device needs to be at hand.
       co.keepKernels = co.compileOnly = true;
       co.devices.substituteNamed = true;
-      for (size_t i = 0; i < s.module().devices.size(); ++i) {
-        DeviceType type = s.module().devices[i].deviceType;
-        const BackendInfo *b = nullptr;
-        if (i < c.devices.size()) {
-          StringRef name = StringRef(c.devices[i]).split(':').first;
-          if (!(b = lookupBackend(name)))
-            return userError(c, "--device=" + c.devices[i] + ": no backend named '" + name +
-                                    "' (there are " + backendNames() + ")");
-        } else if (is_contained(c.emulate, type)) {
-          b = emulatorFor(type);
-        }
-        co.backends.push_back(b ? b->name.str() : "");
-      }
+      Expected<std::vector<std::string>> backends = compileBackends(s.module(), co.devices);
+      if (!backends)
+        return userError(c, toString(backends.takeError()));
+      co.backends = std::move(*backends);
     }
     Error e = [&] {
       TimeScope t(report, "(compile)");

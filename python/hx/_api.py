@@ -118,11 +118,9 @@ class Module:
     def __init__(self, *, text=None, path=None, name, values=None, session=None):
         self._text, self._path, self._name = text, path, name
         self._values = dict(values or {})
+        self._session = session or _hx.Session()
         if session is None:  # else already loaded (the compile cache's)
-            session = _hx.Session()
-            self._session = session
-            self._load(session)
-        self._session = session
+            self._load(self._session)
         self._params = [Param(*p) for p in self._session.params()]
         self._has_table = bool(self._session.device_table())
 
@@ -178,16 +176,15 @@ def load(source, *, name=None, values=None):
     {"shape": np.array([3, 2])}); the module is built for those values."""
     if isinstance(source, Module):
         return source
-    if isinstance(source, os.PathLike):
-        path = os.fspath(source)
-        return Module(path=path, name=name or path, values=values)
-    if not isinstance(source, str):
+    found = _source(source)
+    if found is None:
         raise TypeError(f"hx.load: expected a path or hx text, got {type(source).__name__}")
-    if os.path.isfile(source) or _looks_like_path(source):
-        return Module(path=source, name=name or source, values=values)
+    text, is_path, _ = found
+    if is_path:
+        return Module(path=text, name=name or text, values=values)
     if values:
         raise TypeError("hx.load: values= applies to an ONNX model file, not to hx text")
-    return Module(text=source, name=name or "<string>")
+    return Module(text=text, name=name or "<string>")
 
 
 def _place_option(place):

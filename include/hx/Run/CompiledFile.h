@@ -9,7 +9,7 @@
 //
 //   magic "\x89HXC\r\n\x1a\n", u32 format version, hx's version (a byte
 //   string), the payload's byte count and its xxh3 hash, then the payload:
-//   a summary line, the compile's log (compile cache entries), the module's
+//   the compile's log (compile cache entries), the module's
 //   text (its tensor constants named
 //   `hxc:<i>`), the constants (dtype, shape, bytes), and per backend its
 //   name, target key and saved kernels (Backend::saveKernels).
@@ -39,8 +39,6 @@ constexpr uint32_t kCompiledFormatVersion = 1;
 
 /// What a compiled model file holds, as written.
 struct CompiledModelParts {
-  /// One line for people and errors: the devices and backends.
-  std::string summary;
   /// What the compile reported (warnings and notes, rendered), which the
   /// compile cache replays when it serves the file; empty otherwise.
   std::string log;
@@ -60,7 +58,7 @@ std::string serializeCompiled(const CompiledModelParts &parts);
 struct LoadedCompiledModel {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   std::string version;
-  llvm::StringRef summary, log, moduleText;
+  llvm::StringRef log, moduleText;
   /// The constants, by the names the module's text gives them.
   llvm::StringMap<std::shared_ptr<const TensorData>> constants;
   struct Kernels {

@@ -62,6 +62,14 @@ llvm::Error mapDevices(const Module &m, const DeviceMapOptions &opts,
                        std::vector<std::unique_ptr<Device>> &owned, std::vector<Device *> &out,
                        llvm::function_ref<void(const llvm::Twine &)> note = nullptr);
 
+/// The registered backend that compiles each virtual device's code when no
+/// device needs to be at hand (hx-compile; CompileOptions::backends): the
+/// backend of the device `opts.devices` names for it, else its type's
+/// emulator where `opts.emulate` asks, else "" (its own target's default).
+/// A name no backend has is an error naming it.
+llvm::Expected<std::vector<std::string>> compileBackends(const Module &m,
+                                                         const DeviceMapOptions &opts);
+
 } // namespace hx
 
 #endif

@@ -162,8 +162,6 @@ public:
   llvm::Error saveCompiled(llvm::StringRef path, llvm::StringRef log = "");
   /// Whether the module came from a compiled model file.
   bool isFromCompiled() const { return compiled != nullptr; }
-  /// The log the compiled model file holds (a compile cache entry's).
-  llvm::StringRef compiledLog() const;
 
   /// Types and plans a module built elsewhere (its locations, if any, must
   /// point into sourceMgr()).
