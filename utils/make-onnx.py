@@ -895,6 +895,36 @@ def _():
     return nodes, {"x": x, "n": n}, inits, [np.array(limit, np.float32), v, np.array(k, np.float32)]
 
 
+@case("loop-while-scan")
+def _():
+    # A while loop with scan outputs, whose length only the run knows: v
+    # grows as in loop-while until its size passes a limit; each iteration
+    # gives relu(v) and its count.
+    x = rand(3, 4)
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+    body = body_graph("body", [node("Mul", ["v", "half"], ["v1"]), node("Add", ["v1", "x"], ["v2"]),
+                               node("Abs", ["v2"], ["a"]), node("ReduceSum", ["a"], ["size"], keepdims=0),
+                               node("Less", ["size", "limit"], ["c2"]), node("Relu", ["v2"], ["r"]),
+                               node("Cast", ["i"], ["k"], to=F32)],
+                      [("i", I64, []), ("c", B, []), ("v", F32, [3, 4])],
+                      [("c2", B, []), ("v2", F32, [3, 4]), ("r", F32, [3, 4]), ("k", F32, [])])
+    nodes = [node("Abs", ["x"], ["ax"]), node("ReduceSum", ["ax"], ["sx"], keepdims=0),
+             helper.make_node("Mul", ["sx", "eight"], ["limit"], name="/limit/Mul"),
+             helper.make_node("Loop", ["n", "", "x"], ["y", "rs", "ks"], name="/loop/Loop", body=body)]
+    inits = [init("half", np.float32(1.5)), init("eight", np.float32(8))]
+    n = np.array(50, np.int64)
+    v, limit = x.astype(np.float32), np.abs(x).sum(dtype=np.float32) * np.float32(8)
+    rs, ks = [], []
+    for i in range(int(n)):
+        v = v * np.float32(1.5) + x
+        rs.append(np.maximum(v, 0))
+        ks.append(np.float32(i))
+        if not np.abs(v).sum(dtype=np.float32) < limit:
+            break
+    return nodes, {"x": x, "n": n}, inits, [np.array(limit, np.float32), v, np.stack(rs),
+                                            np.array(ks, np.float32)]
+
+
 @case("scan-unrolled", opset=16)
 def _():
     # A running sum over the rows of x (a state), and per step the state
@@ -1250,22 +1280,17 @@ def write_bad(outdir):
                               initializer=[init("n", np.array(trips, np.int64)), init("yes", np.array(True)),
                                            init("limit", np.array(100, np.float32))])
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
-    # While loops hx refuses: one with a scan output, one whose carried
-    # value changes shape (a Concat grows it).
-    wbody = body_graph("body", [node("Add", ["vi", "vi"], ["vo"]), node("ReduceSum", ["vo"], ["t"], keepdims=0),
-                                node("Less", ["t", "limit"], ["co"]), node("Relu", ["vo"], ["so"])],
-                       [("ii", TensorProto.INT64, []), ("ci", TensorProto.BOOL, []), ("vi", F32, [3, 4])],
-                       [("co", TensorProto.BOOL, []), ("vo", F32, [3, 4]), ("so", F32, [3, 4])])
+    # A while loop hx refuses: its carried value changes shape (a Concat
+    # grows it).
     gbody = body_graph("body", [node("Concat", ["vi", "vi"], ["vo"], axis=0), node("ReduceSum", ["vo"], ["t"], keepdims=0),
                                 node("Less", ["t", "limit"], ["co"])],
                        [("ii", TensorProto.INT64, []), ("ci", TensorProto.BOOL, []), ("vi", F32, [3, 4])],
                        [("co", TensorProto.BOOL, []), ("vo", F32, [6, 4])])
-    for name, b, outs in (("loop-while-scan", wbody, ["y", "ys"]), ("loop-while-grows", gbody, ["y"])):
-        g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], outs, name="/loop/Loop", body=b)],
-                              "loop", [xc], [helper.make_tensor_value_info(o, F32, [3, 4] if o == "y" else [3, 3, 4]) for o in outs],
-                              initializer=[init("n", np.array(3, np.int64)), init("yes", np.array(True)),
-                                           init("limit", np.array(100, np.float32))])
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, name + ".onnx"))
+    g = helper.make_graph([helper.make_node("Loop", ["n", "yes", "x"], ["y"], name="/loop/Loop", body=gbody)],
+                          "loop", [xc], [helper.make_tensor_value_info("y", F32, [3, 4])],
+                          initializer=[init("n", np.array(3, np.int64)), init("yes", np.array(True)),
+                                       init("limit", np.array(100, np.float32))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(outdir, "loop-while-grows.onnx"))
     # A Scan whose two scan inputs differ in length.
     sbody = body_graph("body", [node("Add", ["a", "b"], ["c"])], [("a", F32, [4]), ("b", F32, [4])],
                        [("c", F32, [4])])

@@ -18,7 +18,9 @@
 // there. Each iteration imports the body once more, its inputs bound to the
 // iteration number, the condition and the carried values, and its names
 // forgotten after (Importer::importSubgraph); the scan outputs of the
-// iterations are stacked along a new first axis.
+// iterations are stacked along a new first axis. A Loop of no iteration
+// with scan outputs is imported as a while loop (below): its body, imported
+// once, gives their shapes, and the run gives them empty.
 //
 // A Loop whose count or condition only the run knows (a while loop) becomes
 // a recursive global, as Relay writes loops, which the executor runs as a
@@ -40,7 +42,14 @@
 // the body reads by name are parameters too (%capture*), passed through
 // unchanged; those known at import stay constants. The carried values and
 // the captured ones need shapes known at import, the same on every
-// iteration; scan outputs (whose length only the run knows) are refused.
+// iteration. A scan output, whose length only the run knows, is an
+// accumulator after the captures, as TVM's frontend builds one:
+//
+//   %scan0: Tensor[(?, d...), T], empty (0, d...) at the call,
+//   concatenate((%scan0, expand_dims(<the iteration's slice>, axis=0)))
+//
+// returned after the carried values (the executor builds the loop for each
+// length it reaches, hx/Run/Stages.h).
 //
 // Scan: unrolled at import as well, one iteration per element of the scan
 // inputs' axis (their common length, known at import time, at most
@@ -219,9 +228,6 @@ ExprRef scalarOf(NodeCtx &ctx, OnnxValue &v) {
 /// A Loop whose iterations only the run knows, as a recursive global (see
 /// the file comment).
 Error whileLoop(NodeCtx &ctx, const onnx::GraphProto &body, size_t carried, size_t scans) {
-  if (scans)
-    return ctx.error("a Loop whose iteration count only the run knows (a while loop) with scan "
-                     "outputs is not supported: their length is known only after the loop");
   Importer &imp = ctx.imp;
   std::string name = "loop" + std::to_string(imp.whileLoops++);
   auto typeOf = [&](const OnnxValue &v, const Twine &what) -> Expected<TypeRef> {
@@ -304,6 +310,26 @@ Error whileLoop(NodeCtx &ctx, const onnx::GraphProto &body, size_t carried, size
     again.push_back(ctx.use(o));
   }
   again.append(captures.begin(), captures.end());
+  // Scan outputs: accumulators of a `?` first dim, empty at first, each
+  // iteration's slice concatenated at the end.
+  for (size_t k = 0; k < scans; ++k) {
+    OnnxValue &o = (*outs)[1 + carried + k];
+    if (!o.isStatic())
+      return ctx.error("the body's scan output " + Twine(k) + " ('" +
+                       body.output(int(1 + carried + k)).name() +
+                       "') has a shape not known at import; a while loop's values need one");
+    Dims empty{0};
+    empty.insert(empty.end(), o.dims->begin(), o.dims->end());
+    Dims grown{TensorType::kDynamic};
+    grown.insert(grown.end(), o.dims->begin(), o.dims->end());
+    TypeRef t = makeTensorType(grown, o.dtype);
+    Ref<Var> acc = param("scan" + std::to_string(k), t, ctx.constant(HostTensor(o.dtype, empty)));
+    stateTypes.push_back(t);
+    state.push_back(acc);
+    ExprRef slice = ctx.call("expand_dims", {ctx.use(o)}, {{"axis", attrs::integer(0)}});
+    again.push_back(
+        ctx.call("concatenate", {ctx.tuple({acc, slice})}, {{"axis", attrs::integer(0)}}));
+  }
   ExprRef go = cond;
   if (max)
     go = ctx.call("logical_and", {ctx.call("less", {iter, max}), cond});
@@ -311,7 +337,7 @@ Error whileLoop(NodeCtx &ctx, const onnx::GraphProto &body, size_t carried, size
   imp.module.addDef(name, make<Function>(std::move(params), fnBody,
                                          make<TupleType>(std::move(stateTypes)), Loc()));
   ExprRef r = ctx.callGlobal(name, args);
-  for (size_t i = 0; i < carried; ++i)
+  for (size_t i = 0; i < carried + scans; ++i)
     ctx.setOutput(i, ctx.getItem(r, unsigned(i)));
   return Error::success();
 }
@@ -369,13 +395,14 @@ Error loop(NodeCtx &ctx) {
     for (size_t k = 0; k < scans; ++k)
       stacked[k].push_back(ctx.use(outs[1 + carried + k]));
   }
+  // No iteration: only the body knows its scan outputs' shapes, and the
+  // while loop's empty accumulators give them.
+  if (scans && stacked[0].empty())
+    return whileLoop(ctx, *body, carried, scans);
   for (size_t i = 0; i < carried; ++i)
     ctx.alias(i, state[i]);
-  for (size_t k = 0; k < scans; ++k) {
-    if (stacked[k].empty())
-      return ctx.error("a Loop of no iteration has scan outputs of unknown shape");
+  for (size_t k = 0; k < scans; ++k)
     ctx.setOutput(carried + k, ctx.call("stack", {ctx.tuple(stacked[k])}));
-  }
   return Error::success();
 }
 

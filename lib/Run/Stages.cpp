@@ -226,6 +226,14 @@ StringSet<> dynamicGlobals(const Module &m, StringSet<> recursive) {
   return dynamic;
 }
 
+/// "int64, Tensor[(3, 4), float32]", for messages.
+std::string typesOf(ArrayRef<HostTensor> values) {
+  std::string s;
+  for (const HostTensor &t : values)
+    s += (s.empty() ? "" : ", ") + t.typeString();
+  return s;
+}
+
 /// "nonzero at 3:8", for messages.
 std::string describe(DiagEngine &diags, const Expr *e) {
   std::string what = "value";
@@ -460,20 +468,22 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
   for (const Ref<Var> &p : params)
     names.insert(p->name);
   unsigned counter = 0;
-  auto newParam = [&](const Type *type, DeviceIndex device, const Loc &loc) {
+  auto newParam = [&](TypeRef type, DeviceIndex device, const Loc &loc) {
     std::string name;
     do
       name = "stage" + std::to_string(counter++);
     while (names.count(name));
     names.insert(name);
-    Ref<Var> v = make<Var>(name, TypeRef(const_cast<Type *>(type)), loc);
+    Ref<Var> v = make<Var>(name, std::move(type), loc);
     v->device = device;
     params.push_back(v);
     return v;
   };
   // A value of type `t` whose tensors are the next parameters (one per
-  // leaf, each on the device `deviceOf(leaf)` gives).
-  auto valueOf = [&](const Type *t, const Loc &loc, function_ref<DeviceIndex(unsigned)> deviceOf) {
+  // leaf, each on the device `deviceOf(leaf)` gives; of the type
+  // `leafType(leaf)` gives where it gives one).
+  auto valueOf = [&](const Type *t, const Loc &loc, function_ref<DeviceIndex(unsigned)> deviceOf,
+                     function_ref<TypeRef(unsigned)> leafType = nullptr) {
     unsigned leaf = 0;
     // Tuples of tuples: an explicit stack of (type, fields built so far).
     struct Level {
@@ -509,7 +519,8 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
           todo.push_back(it->get());
         continue;
       }
-      finish(ExprRef(newParam(cur, deviceOf(leaf), loc)));
+      TypeRef type = leafType ? leafType(leaf) : TypeRef(const_cast<Type *>(cur));
+      finish(ExprRef(newParam(std::move(type), deviceOf(leaf), loc)));
       ++leaf;
     }
     return done;
@@ -527,8 +538,12 @@ std::unique_ptr<Module> nextModule(const StagedRun::Stage &st, ArrayRef<HostTens
   size_t r = 0;
   for (const Call *c : st.calls) {
     DeviceIndex d = devices.deviceOf(c);
-    if (!c->getOp()) { // a recursive global's: its type is static
-      replace[c] = valueOf(c->checkedType.get(), c->loc, [&](unsigned) { return d; });
+    if (!c->getOp()) { // a recursive global's, of the types its run gave
+      replace[c] = valueOf(
+          c->checkedType.get(), c->loc, [&](unsigned) { return d; },
+          [&](unsigned leaf) {
+            return makeTensorType(results[r + leaf].shape(), results[r + leaf].dtype());
+          });
       r += leafCount(c->checkedType.get());
       continue;
     }
@@ -585,17 +600,27 @@ Expected<std::vector<HostTensor>> StagedRun::callGlobal(const Call &c,
                                       "a call of itself as the result, a loop, runs)");
   std::unique_ptr<StagedRun> &callee = callees[name.str()];
   if (!callee) {
+    const Module *rootModule = root ? root->mod : ownModule.get();
     if (nesting + 1 >= kMaxNesting)
       return fail(describe(diags, &c) + ": recursive functions nested more than " +
                   Twine(kMaxNesting) + " deep");
     // A module whose @main is the global, its other functions as they are.
-    const Function *fn = root->mod->lookup(name);
+    const Function *fn = rootModule->lookup(name);
     auto main = make<Function>(fn->params, fn->body, fn->retType, fn->loc);
     main->attrs = fn->attrs;
     main->resultDevice = fn->resultDevice;
-    std::unique_ptr<Module> m = moduleWithMain(*root->mod, main);
-    if (!hooks.prepare(*m) || !(callee = create(*m, diags, hooks, opts)))
+    std::unique_ptr<Module> m = moduleWithMain(*rootModule, main);
+    bool byShapes = !llvm::all_of(fn->params, [](const Ref<Var> &p) {
+      return isStaticType(p->checkedType ? p->checkedType.get() : p->annotation.get());
+    });
+    if (byShapes) { // its first stages are built for the arguments' shapes
+      if (!checkRecursion(*m, diags))
+        return fail("building the run of " + describe(diags, &c) + ": the errors reported above");
+      callee.reset(new StagedRun(diags, hooks, opts));
+      callee->byShapes = true;
+    } else if (!hooks.prepare(*m) || !(callee = create(*m, diags, hooks, opts))) {
       return fail("building the run of " + describe(diags, &c) + ": the errors reported above");
+    }
     callee->ownModule = std::move(m);
     callee->self = name.str();
     callee->nesting = nesting + 1;
@@ -606,9 +631,58 @@ Expected<std::vector<HostTensor>> StagedRun::callGlobal(const Call &c,
   return callee->run(in, nullptr, interrupted);
 }
 
+StagedRun::Stage *StagedRun::rootFor(ArrayRef<HostTensor> inputs) {
+  if (!byShapes)
+    return root.get();
+  std::string key;
+  for (const HostTensor &t : inputs)
+    key += t.typeString() + ";";
+  std::unique_ptr<Stage> &st = shaped[key];
+  if (st)
+    return st.get();
+  if (count >= kMaxStages) { // no stage is in use between iterations
+    shaped.clear();
+    count = 0;
+    return rootFor(inputs);
+  }
+  // @main (the global) with parameters of the inputs' types, typed anew.
+  Function *generic = ownModule->lookup("main");
+  if (inputs.size() != generic->params.size()) {
+    diags.error(generic->loc, "@" + self + " takes " + Twine(generic->params.size()) +
+                                  " arguments, given " + Twine(inputs.size()));
+    return nullptr;
+  }
+  DenseMap<const Expr *, ExprRef> replace;
+  std::vector<Ref<Var>> params;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Var &p = *generic->params[i];
+    Ref<Var> v = make<Var>(p.name, makeTensorType(inputs[i].shape(), inputs[i].dtype()), p.loc);
+    v->device = p.device;
+    replace[&p] = v;
+    params.push_back(v);
+  }
+  ExprRef body = rewritePostOrder(generic->body.get(), [&](Expr *old, ArrayRef<ExprRef> ops) {
+    if (auto it = replace.find(old); it != replace.end())
+      return it->second;
+    return withOperands(old, ops);
+  });
+  auto main = make<Function>(std::move(params), body, nullptr, generic->loc);
+  main->attrs = generic->attrs;
+  main->resultDevice = generic->resultDevice;
+  auto s = std::make_unique<Stage>();
+  s->own = moduleWithMain(*ownModule, main);
+  s->mod = s->own.get();
+  if (!hooks.prepare(*s->mod) || !inlineLets(*s->mod->lookup("main"), diags) ||
+      !planStage(*s, diags, hooks, opts))
+    return nullptr;
+  st = std::move(s);
+  ++count;
+  return st.get();
+}
+
 Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, RunProfile *profile,
                                                  InterruptCheck interrupted) {
-  if (count >= kMaxStages) { // keep the first stage only
+  if (count >= kMaxStages && root) { // keep the first stage only
     root->next.clear();
     count = 1;
   }
@@ -617,9 +691,12 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
   ArrayRef<HostTensor> in = inputs;
   bool firstPass = true;
   size_t iterations = 0;
-  for (Stage *st = root.get();;) {
+  Stage *first = rootFor(in);
+  if (!first)
+    return fail("building the run of @" + self + ": the errors reported above");
+  for (Stage *st = first;;) {
     Expected<std::vector<HostTensor>> out =
-        st->exe->run(in, st == root.get() && firstPass ? profile : nullptr, interrupted);
+        st->exe->run(in, st == first && firstPass ? profile : nullptr, interrupted);
     if (!out || st->final)
       return out;
     auto result = [&](const Expr *e) -> HostTensor & {
@@ -641,7 +718,9 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
       }
       carried = std::move(next);
       in = carried;
-      st = root.get();
+      if (!(st = first = rootFor(in)))
+        return fail("building the run of @" + self + " for the arguments " + Twine(typesOf(in)) +
+                    ": the errors reported above");
       depth = 0;
       firstPass = false;
       continue;
@@ -702,7 +781,7 @@ Expected<std::vector<HostTensor>> StagedRun::run(ArrayRef<HostTensor> inputs, Ru
     std::vector<HostTensor> nextIn;
     for (unsigned i : next->takes) {
       // The caller's inputs are copied (one may be taken twice); the rest moved.
-      bool callers = st == root.get() && i < in.size();
+      bool callers = st == first && i < in.size();
       nextIn.push_back(callers ? offered[i]->clone() : std::move(*offered[i]));
     }
     carried = std::move(nextIn);

@@ -23,6 +23,14 @@
 // parameter memory, allocated when that stage is built; a stage's
 // parameters are only the values it or a later stage reads.
 //
+// A recursive global runs as a loop: a run of its own whose first stage is
+// run again with each call of itself's arguments. When its parameters have
+// `?` dims (an accumulator that grows by one slice per iteration, as a
+// while loop's scan outputs do), its stages are built for each list of
+// argument shapes a run meets, and kept like later stages: a loop whose
+// accumulator grows compiles each iteration's stages (only the kernels
+// whose shapes changed; the backends keep the rest).
+//
 //===----------------------------------------------------------------------===//
 #ifndef HX_RUN_STAGES_H
 #define HX_RUN_STAGES_H
@@ -90,6 +98,13 @@ private:
   std::string self;
   unsigned nesting = 0;
   std::unique_ptr<Stage> root;
+  /// The run of a recursive global whose parameters have `?` dims: its
+  /// first stages by argument types (`root` is then null).
+  bool byShapes = false;
+  std::map<std::string, std::unique_ptr<Stage>> shaped;
+  /// The first stage for `inputs`: `root`, or the one built for their
+  /// types (null after located diagnostics).
+  Stage *rootFor(llvm::ArrayRef<HostTensor> inputs);
   size_t count = 0;
   std::map<std::string, std::unique_ptr<StagedRun>> callees;
 };
