@@ -68,6 +68,12 @@ std::string serializeCompiled(const CompiledModelParts &parts) {
     p.bytes(k.targetKey);
     p.bytes(k.bytes);
   }
+  p.bytes(parts.schedule);
+  p.u32(parts.scheduleBackends.size());
+  for (const auto &[backend, targetKey] : parts.scheduleBackends) {
+    p.bytes(backend);
+    p.bytes(targetKey);
+  }
   return header(payload) + payload;
 }
 
@@ -131,6 +137,7 @@ Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<MemoryBuffer> buffer
     auto t = std::make_shared<TensorData>();
     if (!readConstant(r, *t))
       return fail("corrupted compiled model (constant " + Twine(i) + ")");
+    m.constantList.push_back(t);
     m.constants[compiledConstantName(i)] = std::move(t);
   }
   unsigned numKernels = r.count(24);
@@ -139,6 +146,12 @@ Expected<LoadedCompiledModel> parseCompiled(std::unique_ptr<MemoryBuffer> buffer
     k.backend = r.bytes();
     k.targetKey = r.bytes();
     k.bytes = r.bytes();
+  }
+  m.schedule = r.bytes();
+  unsigned numScheduleBackends = r.count(16);
+  for (unsigned i = 0; i < numScheduleBackends && r.ok(); ++i) {
+    StringRef backend = r.bytes(), targetKey = r.bytes();
+    m.scheduleBackends.push_back({backend, targetKey});
   }
   if (!r.ok() || !r.atEnd())
     return fail("corrupted compiled model (its fields do not add up)");

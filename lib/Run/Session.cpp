@@ -178,6 +178,20 @@ void Session::noteCompiledHere(function_ref<void(const Twine &)> note) {
   }
 }
 
+bool Session::canRestoreSchedule(ArrayRef<Backend *> backends) const {
+  if (!compiled || compiled->schedule.empty() || !boundShapes.empty() ||
+      compiled->scheduleBackends.size() != backends.size())
+    return false;
+  for (size_t i = 0; i < backends.size(); ++i) {
+    std::optional<std::pair<std::string, std::string>> id =
+        backends[i] ? cache->idOf(backends[i]) : std::nullopt;
+    auto [name, key] = compiled->scheduleBackends[i];
+    if (!id || id->first != name || id->second != key || !cache->loadedKernels(backends[i]))
+      return false;
+  }
+  return true;
+}
+
 Error Session::saveCompiled(StringRef path, StringRef log) {
   if (!mod || !cache || (!exe && !staged))
     return createStringError("the module is not compiled");
@@ -195,6 +209,27 @@ Error Session::saveCompiled(StringRef path, StringRef log) {
   if (!kernels)
     return createStringError("cannot save the kernels: " + toString(kernels.takeError()));
   parts.kernels = std::move(*kernels);
+  // The schedule, unless the module runs in stages (built at load) or the
+  // shapes were bound at run time (the file's module is the unbound one).
+  if (exe && !staged) {
+    DenseMap<const TensorData *, unsigned> constantIndex;
+    for (unsigned i = 0; i < parts.constants.size(); ++i)
+      constantIndex[parts.constants[i]] = i;
+    if (Error e = exe->save(parts.schedule, [&](const TensorData &t) -> std::optional<unsigned> {
+          auto it = constantIndex.find(&t);
+          return it == constantIndex.end() ? std::nullopt : std::optional<unsigned>(it->second);
+        }))
+      return createStringError("cannot save the schedule: " + toString(std::move(e)));
+    for (Backend *b : backendsUsed) {
+      std::optional<std::pair<std::string, std::string>> id = b ? cache->idOf(b) : std::nullopt;
+      if (!id) { // a backend the cache did not make: no schedule
+        parts.schedule.clear();
+        parts.scheduleBackends.clear();
+        break;
+      }
+      parts.scheduleBackends.push_back(*id);
+    }
+  }
   if (Error e = writeFileAtomically(path, serializeCompiled(parts)))
     return createStringError(path + ": " + toString(std::move(e)));
   return Error::success();
@@ -452,6 +487,16 @@ Error Session::compileFor(ArrayRef<Device *> devices, BackendCache &backendCache
     staged = StagedRun::create(*mod, diag, std::move(hooks), eo);
     if (!staged)
       return make_error<DiagnosedError>();
+    return Error::success();
+  }
+  backendsUsed = backends;
+  if (canRestoreSchedule(backends)) {
+    Expected<std::unique_ptr<Executable>> x = Executable::restore(
+        compiled->schedule, *mod, physical, backends, compiled->constantList, eo);
+    if (!x)
+      return createStringError(compiled->buffer->getBufferIdentifier() + ": " +
+                               toString(x.takeError()));
+    exe = std::move(*x);
     return Error::success();
   }
   exe = Executable::build(*mod, physical, backends, diag, eo);

@@ -21,14 +21,17 @@ struct Executable::Impl {
   /// Buffers of the result, flattened.
   std::vector<unsigned> outputs;
   unsigned numParams = 0;
+  /// Read with its plan from a compiled model (SavedSchedule.cpp).
+  bool restored = false;
   ExecutableOptions opts;
   /// Per virtual device: the backend that compiles its kernels.
   std::vector<Backend *> backends;
 
-  // Bound at build time.
+  // Planned at build time (or read with the schedule: SavedSchedule.cpp).
   MemoryPlan plan;
-  std::vector<uint64_t> offsets; // Intermediate buffers: offset in the arena
-  std::vector<void *> arenas;    // per device
+  std::vector<uint64_t> offsets; // per buffer: an Intermediate's offset in its arena
+  // Bound at build time.
+  std::vector<void *> arenas;                              // per device
   std::vector<std::pair<unsigned, void *>> ownAllocations; // device, pointer
   std::vector<void *> pointers;                            // per buffer
   std::vector<const void *> kernels;                       // per step: loaded kernels
@@ -63,7 +66,10 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<Event>> startEvent, endEvent;
 
   ~Impl();
-  /// Plans memory, allocates, fills constants, binds kernel arguments.
+  /// Plans memory: `plan` and `offsets` from the buffers' lifetimes.
+  void planOffsets();
+  /// Allocates (by `plan` and `offsets`), fills constants, binds kernel
+  /// arguments.
   llvm::Error bind();
   /// Assigns steps to queues, derives the waits between queues from the
   /// buffers steps read and write, pins host memory that async copies use.

@@ -35,14 +35,17 @@ Executable::Impl::~Impl() {
     devices[d]->deallocate(p);
 }
 
-Error Executable::Impl::bind() {
+/// The buffer an alias's chain ends at (aliases point to earlier buffers).
+static unsigned rootOf(ArrayRef<Buffer> buffers, unsigned b) {
+  while (buffers[b].kind == Buffer::Kind::Alias)
+    b = buffers[b].index;
+  return b;
+}
+
+void Executable::Impl::planOffsets() {
   unsigned numDevices = devices.size();
   // Liveness over the linear schedule; an alias's uses are its root's.
-  auto rootOf = [&](unsigned b) {
-    while (buffers[b].kind == Buffer::Kind::Alias)
-      b = buffers[b].index;
-    return b;
-  };
+  auto rootOf = [&](unsigned b) { return ::rootOf(buffers, b); };
   std::vector<PlannedBuffer> planned;
   std::vector<int> plannedIndex(buffers.size(), -1);
   for (unsigned b = 0; b < buffers.size(); ++b)
@@ -70,7 +73,15 @@ Error Executable::Impl::bind() {
     if (p.firstStep == ~0u)
       p.firstStep = p.lastStep = 0;
   plan = planMemory(planned, numDevices);
+  offsets.assign(buffers.size(), 0);
+  for (unsigned b = 0; b < buffers.size(); ++b)
+    if (plannedIndex[b] >= 0)
+      offsets[b] = planned[plannedIndex[b]].offset;
+}
 
+Error Executable::Impl::bind() {
+  unsigned numDevices = devices.size();
+  auto rootOf = [&](unsigned b) { return ::rootOf(buffers, b); };
   // An allocation that fails names what the plan needs on that device.
   auto outOfMemory = [&](unsigned d, Error e) {
     uint64_t own = 0;
@@ -98,7 +109,7 @@ Error Executable::Impl::bind() {
     Buffer &buf = buffers[b];
     switch (buf.kind) {
     case Buffer::Kind::Intermediate:
-      pointers[b] = static_cast<char *>(arenas[buf.device]) + planned[plannedIndex[b]].offset;
+      pointers[b] = static_cast<char *>(arenas[buf.device]) + offsets[b];
       break;
     case Buffer::Kind::Alias:
       break;
@@ -187,6 +198,7 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
       return nullptr;
     }
   }
+  i.planOffsets();
   if (opts.compileOnly)
     return x;
   if (Error e = i.bind()) {
@@ -409,7 +421,8 @@ void Executable::printSchedule(raw_ostream &os) const {
   auto shapeOf = [](const Buffer &b) {
     return typeToString(makeTensorType(b.shape, b.dtype).get());
   };
-  os << "// ---- schedule: " << x.steps.size() << " steps ----\n";
+  os << "// ---- schedule: " << x.steps.size() << " steps"
+     << (x.restored ? ", read from the compiled model" : "") << " ----\n";
   for (unsigned s = 0; s < x.steps.size(); ++s) {
     const Step &st = x.steps[s];
     os << format("%4u  ", s);
@@ -472,8 +485,7 @@ void Executable::printSchedule(raw_ostream &os) const {
         os << "alias of b" << buf.index;
         break;
       case Buffer::Kind::Intermediate:
-        os << "arena offset "
-           << static_cast<char *>(x.pointers[b]) - static_cast<char *>(x.arenas[d]);
+        os << "arena offset " << x.offsets[b];
         break;
       }
       os << " (" << buf.name << ")\n";

@@ -130,6 +130,13 @@ std::optional<unsigned> BackendCache::loadedKernels(const Backend *b) const {
   return it->second;
 }
 
+std::optional<std::pair<std::string, std::string>> BackendCache::idOf(const Backend *b) const {
+  for (const auto &[id, backend] : backends)
+    if (backend.get() == b)
+      return id;
+  return std::nullopt;
+}
+
 Expected<std::vector<BackendCache::SavedKernels>> BackendCache::savedKernels() const {
   std::vector<SavedKernels> out;
   for (const auto &[id, backend] : backends) {

@@ -11,8 +11,11 @@
 //   string), the payload's byte count and its xxh3 hash, then the payload:
 //   the compile's log (compile cache entries), the module's
 //   text (its tensor constants named
-//   `hxc:<i>`), the constants (dtype, shape, bytes), and per backend its
-//   name, target key and saved kernels (Backend::saveKernels).
+//   `hxc:<i>`), the constants (dtype, shape, bytes), per backend its
+//   name, target key and saved kernels (Backend::saveKernels), and the
+//   executable's schedule and memory plan (Executable::save) with, per
+//   virtual device, the backend and target key whose kernel ids it names
+//   (no schedule for a module that runs in stages: hx/Run/Stages.h).
 //
 // Reading checks, in order: the magic, the format version, hx's version
 // (another hx's file is refused: kernels and IR change between versions),
@@ -35,7 +38,7 @@
 
 namespace hx {
 
-constexpr uint32_t kCompiledFormatVersion = 1;
+constexpr uint32_t kCompiledFormatVersion = 2;
 
 /// What a compiled model file holds, as written.
 struct CompiledModelParts {
@@ -46,6 +49,10 @@ struct CompiledModelParts {
   std::string moduleText;
   std::vector<const TensorData *> constants;
   std::vector<BackendCache::SavedKernels> kernels;
+  /// Executable::save's bytes, and per virtual device its backend's name
+  /// and target key; both empty when there is no schedule to keep.
+  std::string schedule;
+  std::vector<std::pair<std::string, std::string>> scheduleBackends;
 };
 
 /// The name a compiled file's module gives its constant `i` ("hxc:3").
@@ -59,12 +66,16 @@ struct LoadedCompiledModel {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   std::string version;
   llvm::StringRef log, moduleText;
-  /// The constants, by the names the module's text gives them.
+  /// The constants, by the names the module's text gives them, and in
+  /// order (the numbers the schedule gives them).
   llvm::StringMap<std::shared_ptr<const TensorData>> constants;
+  std::vector<std::shared_ptr<const TensorData>> constantList;
   struct Kernels {
     llvm::StringRef backend, targetKey, bytes;
   };
   std::vector<Kernels> kernels;
+  llvm::StringRef schedule;
+  std::vector<std::pair<llvm::StringRef, llvm::StringRef>> scheduleBackends;
 };
 
 /// Whether `bytes` start as a compiled model file does.

@@ -245,6 +245,11 @@ private:
   void noteCompiledHere(llvm::function_ref<void(const llvm::Twine &)> note);
   /// Drops the executable, the devices and backends compile made.
   void resetCompiled();
+  /// Whether the compiled model file's schedule can be restored for these
+  /// backends: the module is the file's, and each virtual device's backend
+  /// is the one whose kernel ids the schedule names, holding the file's
+  /// kernels.
+  bool canRestoreSchedule(llvm::ArrayRef<Backend *> backends) const;
 
   llvm::SourceMgr sm;
   DiagEngine diag{sm};
@@ -264,6 +269,8 @@ private:
   std::vector<Device *> physical;
   std::unique_ptr<BackendCache> ownedCache;
   BackendCache *cache = nullptr;
+  /// Per virtual device, the backend compileFor chose.
+  std::vector<Backend *> backendsUsed;
   std::unique_ptr<Executable> exe;
   /// Instead of exe, for a module with value-dependent shapes.
   std::unique_ptr<StagedRun> staged;

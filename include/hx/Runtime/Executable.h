@@ -132,6 +132,25 @@ public:
                                            llvm::ArrayRef<Backend *> backends, DiagEngine &diags,
                                            const ExecutableOptions &opts = {});
 
+  /// The schedule and memory plan as bytes, which a compiled model file
+  /// keeps (hx/Run/CompiledFile.h): buffers, steps, outputs and offsets,
+  /// each tensor constant by the number `constantIndex` gives it (an error
+  /// where it gives none). Kernels are named by their ids in the backends.
+  llvm::Error
+  save(std::string &out,
+       llvm::function_ref<std::optional<unsigned>(const TensorData &)> constantIndex) const;
+  /// The executable of save's bytes for `m` (the module it was built from,
+  /// read back), bound as build binds it, without planning or scheduling:
+  /// `constants[i]` is constant i, and `backends[i]` must hold the kernels
+  /// of the ids the schedule names (the ones the file's kernels restored).
+  /// Bytes that do not fit the module, the devices or the kernels are an
+  /// error saying what.
+  static llvm::Expected<std::unique_ptr<Executable>>
+  restore(llvm::StringRef saved, const Module &m, llvm::ArrayRef<Device *> devices,
+          llvm::ArrayRef<Backend *> backends,
+          llvm::ArrayRef<std::shared_ptr<const TensorData>> constants,
+          const ExecutableOptions &opts = {});
+
   /// Runs on `inputs` (one per parameter of @main, already checked against
   /// the parameter types); returns the result flattened depth first.
   /// `interrupted`, when given, is asked before each step.

@@ -148,6 +148,9 @@ public:
   std::optional<unsigned> loadedKernels(const Backend *b) const;
   /// Every backend made so far with its saved kernels (saveKernels).
   llvm::Expected<std::vector<SavedKernels>> savedKernels() const;
+  /// The backend name and target key that made `b` here (as savedKernels
+  /// lists them); nullopt for a backend this cache did not make.
+  std::optional<std::pair<std::string, std::string>> idOf(const Backend *b) const;
 
 private:
   /// What makes two targets compile the same for backend `b`: the kind's
