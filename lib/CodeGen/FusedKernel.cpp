@@ -404,6 +404,12 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
       kb.setConstantLanes(1);
       return r;
     };
+    int64_t rank = int64_t(out->rank()), width = rank ? out->shape.back() : 1;
+    epi.vectorSpansRows = rank >= 2 && llvm::all_of(reads, [&](const auto &r) {
+                            ArrayRef<int64_t> s = r.second;
+                            return (s[rank - 1] == 0 && s[rank - 2] == 0) ||
+                                   (s[rank - 1] == 1 && s[rank - 2] == width);
+                          });
   }
   std::optional<PointEvaluator> pro;
   if (fromPrologue) {

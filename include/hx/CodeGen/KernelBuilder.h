@@ -282,6 +282,11 @@ public:
     /// has no vector form (another dtype, a parameter read with a stride
     /// other than 0 or 1 along that dim).
     std::function<Value *(Value *offset, llvm::ArrayRef<Value *> coords, Value *v)> applyVector;
+    /// applyVector also holds for consecutive elements that run on from
+    /// the end of one row into the next (the result's last two dims read
+    /// as one, `coords` still the first element's): every parameter reads
+    /// those two dims jointly contiguous, as the result lies, or not at all.
+    bool vectorSpansRows = false;
   };
   void setEpilogue(Epilogue e) { epilogue = std::move(e); }
   /// A fused kernel's prologue (a reduction's, FusedKernel.cpp): a load of
@@ -297,6 +302,11 @@ public:
   bool hasEpilogue(unsigned buffer) const { return epilogue.apply && epilogue.buffer == buffer; }
   bool hasVectorEpilogue(unsigned buffer) const {
     return hasEpilogue(buffer) && epilogue.applyVector;
+  }
+  /// Whether a vector store into `buffer` may run on across its rows (in
+  /// a contiguous result): no epilogue, or a vector form that spans rows.
+  bool vectorStoreSpansRows(unsigned buffer) const {
+    return !hasEpilogue(buffer) || (epilogue.applyVector && epilogue.vectorSpansRows);
   }
   /// A vector store's values through the epilogue's vector form (for a
   /// target's own vector stores into `buffer`, hasVectorEpilogue).

@@ -274,6 +274,64 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
   });
 }
 
+/// A depthwise float32 convolution of stride 1 whose output rows are as
+/// wide as its input rows, as a `same` padding makes them (EfficientNet's
+/// 14x14 and 7x7 maps), where rows narrower than a vector waste its lanes:
+/// each plane (n, oc) of the result is one run of oh*ow floats, and so is
+/// its input plane, so that output element e and tap (r, s) read input
+/// element e + (r*dh - top)*w + s*dw - left. The plane is cut into vectors
+/// of `lanes` consecutive elements across its rows (then power-of-two
+/// pieces); every lane's row and column are known when the code is
+/// generated, so each tap is one load, masked where the tap falls in the
+/// padding, and one multiply-add, in the direct loop's order. The vectors
+/// go through the epilogue's vector form, which must read rows as one run
+/// (KernelBuilder::vectorStoreSpansRows).
+static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                                const LayoutView &wv, const LayoutView &ov, const Window2d &win,
+                                int64_t ocg, unsigned lanes) {
+  auto [top, left, bottom, right, sh, sw, dh, dw] = win;
+  auto [n, c, h, w] = dv.size;
+  auto [o, icg, kh, kw] = wv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  const DType f32 = DType::Float32;
+  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, oh * ow, lanes);
+  kb.parallelFor(n * o, 2 * kh * kw * oh * ow, [&](Value *p) {
+    Value *img = kb.idiv(p, o), *oc = kb.irem(p, o);
+    Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
+    Value *plane = kb.linearOffset({img, kb.idiv(oc, ocg)}, {dv.stride[0], dv.stride[1]});
+    Value *wBase = kb.imul(oc, wv.stride[0]);
+    Value *outBase = kb.linearOffset({img, oc}, {ov.stride[0], ov.stride[1]});
+    SmallVector<Value *, 49> wt;
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t s = 0; s < kw; ++s)
+        wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
+    for (auto [first, width] : pieces) {
+      Value *acc = kb.splat(kb.constant(f32, 0), width);
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s) {
+          SmallVector<bool, 32> valid;
+          for (unsigned j = 0; j < width; ++j) {
+            int64_t e = first + j, iy = e / ow + r * dh - top, ix = e % ow + s * dw - left;
+            valid.push_back(iy >= 0 && iy < h && ix >= 0 && ix < w);
+          }
+          if (llvm::none_of(valid, [](bool v) { return v; }))
+            continue;
+          int64_t delta = (r * dh - top) * w + s * dw - left;
+          Value *v = kb.loadVectorMasked(in, kb.iadd(plane, first + delta), valid);
+          Value *sum = kb.add(f32, acc, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
+          acc =
+              llvm::all_of(valid, [](bool v) { return v; }) ? sum : kb.selectLanes(valid, sum, acc);
+        }
+      Value *at = kb.iadd(outBase, first);
+      SmallVector<Value *, 4> coords{img, oc, kb.index(first / ow), kb.index(first % ow)};
+      if (width == 1)
+        kb.storeResult(f32, spec.outputBuffer(0), at, coords, kb.extractLane(acc, 0));
+      else
+        kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
+    }
+  });
+}
+
 /// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
 static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spatial) {
   const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
@@ -410,14 +468,24 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   }
 
   // A depthwise float32 convolution on a target with vectors: each output
-  // row in chunks of vector width held in registers across the taps.
+  // row, or where rows are narrow each whole plane, in chunks of vector
+  // width held in registers across the taps.
   unsigned lanes = kb.vectorLanes(DType::Float32);
   if (lanes > 1 && icg == 1 && t == DType::Float32 && outT->dtype == DType::Float32 &&
       kb.productAccumulatorType(t) == DType::Float32 && outT->rank() == 4 && nchwResult &&
-      dv.stride[3] == 1 && kb.canStoreVectorResult(spec.outputBuffer(0)) &&
-      int64_t(rowPieces(0, ow, lanes).size()) * kh * kw <= 1024) { // the code's size
-    emitDepthwiseRows(kb, spec, dv, wv, ov, *window, ocg, lanes);
-    return Error::success();
+      dv.stride[3] == 1 && kb.canStoreVectorResult(spec.outputBuffer(0))) {
+    int64_t byRows = int64_t(rowPieces(0, ow, lanes).size()) * oh;
+    int64_t byPlanes = int64_t(rowPieces(0, oh * ow, lanes).size());
+    if (sh == 1 && sw == 1 && ow == w && dv.stride[2] == w &&
+        kb.vectorStoreSpansRows(spec.outputBuffer(0)) && byPlanes < byRows &&
+        byPlanes * kh * kw <= 1024) { // the code's size
+      emitDepthwisePlanes(kb, spec, dv, wv, ov, *window, ocg, lanes);
+      return Error::success();
+    }
+    if (int64_t(rowPieces(0, ow, lanes).size()) * kh * kw <= 1024) {
+      emitDepthwiseRows(kb, spec, dv, wv, ov, *window, ocg, lanes);
+      return Error::success();
+    }
   }
 
   // The direct loop: one output row per iteration, summed in a row of

@@ -313,9 +313,18 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                 if (w.resultBuffer == ~0u || w.resultStride[3] != 1 ||
                     (hasEpilogue(w.resultBuffer) && !nchw))
                   return byLane();
-                Value *whole = logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
-                                                     icmp(CmpOp::LT, y, index(w.outH))),
-                                          icmp(CmpOp::GE, j0, firstCol));
+                // Where the grid is the result's pixels in order (no
+                // columns dropped: a kernel one column wide) and the result
+                // and the epilogue read rows as one run, a vector may run on
+                // into the next row: every vector inside the map is whole.
+                bool flat = grid.wq == w.outW && w.resultStride[2] == w.outW &&
+                            vectorStoreSpansRows(w.resultBuffer);
+                Value *whole =
+                    flat ? logicalAnd(icmp(CmpOp::LE, iadd(j0, L), index(grid.cols)),
+                                      icmp(CmpOp::GE, j0, firstCol))
+                         : logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
+                                                 icmp(CmpOp::LT, y, index(w.outH))),
+                                      icmp(CmpOp::GE, j0, firstCol));
                 ifThen(whole, [&] {
                   Value *ch = iadd(imul(gIn, c.n), o);
                   Value *off =
