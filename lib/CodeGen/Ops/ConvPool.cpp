@@ -198,6 +198,34 @@ getPoolLayouts(const KernelBuilder &kb, const KernelSpec &spec, bool hasOutLayou
 
 static bool anyZero(ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); }
 
+/// Lane j < width of a window tap over an input row at `rowBase` (float32,
+/// unit-stride columns): input column (first + j) * sw + colOffset, read
+/// as one masked load (of width * sw lanes, every sw-th kept), the lanes
+/// whose column is outside [0, w) not read and 0; `valid` gets which lanes
+/// are inside. Null where none is.
+static Value *loadTapLanes(KernelBuilder &kb, Value *in, Value *rowBase, int64_t first,
+                           unsigned width, int64_t sw, int64_t colOffset, int64_t w,
+                           SmallVectorImpl<bool> &valid) {
+  int64_t start = first * sw + colOffset;
+  SmallVector<bool, 32> read(size_t(int64_t(width) * sw), false);
+  valid.clear();
+  for (unsigned j = 0; j < width; ++j) {
+    int64_t col = start + int64_t(j) * sw;
+    valid.push_back(col >= 0 && col < w);
+    read[size_t(j) * sw] = valid.back();
+  }
+  if (llvm::none_of(valid, [](bool v) { return v; }))
+    return nullptr;
+  Value *v = kb.loadVectorMasked(in, kb.iadd(rowBase, start), read);
+  if (sw > 1) {
+    SmallVector<int, 16> every;
+    for (unsigned j = 0; j < width; ++j)
+      every.push_back(int(j * sw));
+    v = kb.shuffleLanes(v, every);
+  }
+  return v;
+}
+
 /// A depthwise float32 convolution (one input channel per group), NCHW
 /// result, unit-stride input columns: per output row (n, oc, y), chunks of
 /// `lanes` columns (then power-of-two pieces), each summed in registers
@@ -241,23 +269,10 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
       for (int64_t r = 0; r < kh; ++r) {
         Value *a = acc;
         for (int64_t s = 0; s < kw; ++s) {
-          // Lane j reads input column (first + j) * sw + s * dw - left.
-          int64_t start = first * sw + s * dw - left;
-          SmallVector<bool, 32> valid, read(size_t(int64_t(width) * sw), false);
-          for (unsigned j = 0; j < width; ++j) {
-            int64_t col = start + int64_t(j) * sw;
-            valid.push_back(col >= 0 && col < w);
-            read[size_t(j) * sw] = valid.back();
-          }
-          if (llvm::none_of(valid, [](bool v) { return v; }))
+          SmallVector<bool, 32> valid;
+          Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
+          if (!v)
             continue;
-          Value *v = kb.loadVectorMasked(in, kb.iadd(rowBase[r], start), read);
-          if (sw > 1) {
-            SmallVector<int, 16> every;
-            for (unsigned j = 0; j < width; ++j)
-              every.push_back(int(j * sw));
-            v = kb.shuffleLanes(v, every);
-          }
           Value *sum = kb.add(f32, a, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
           a = llvm::all_of(valid, [](bool v) { return v; }) ? sum : kb.selectLanes(valid, sum, a);
         }
@@ -689,11 +704,79 @@ static void emitMaxPoolRows(KernelBuilder &kb, const KernelSpec &spec, const Poo
   });
 }
 
+/// nn.max_pool2d of float32 with unit-stride columns on a target with
+/// vectors, as emitDepthwiseRows sums: per output row, chunks of `lanes`
+/// columns (then power-of-two pieces) held in registers across the taps,
+/// each tap one masked load (strided columns: every sw-th lane of a wider
+/// one) whose lanes outside the input keep the running max, and the chunk
+/// stored once (through the epilogue's vector form). The taps in
+/// emitPool's order.
+static void emitMaxPoolVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool,
+                               unsigned lanes) {
+  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
+  const LayoutView &dv = pool.data, &ov = pool.out;
+  auto [n, c, h, w] = dv.size;
+  int64_t oh = ov.size[2], ow = ov.size[3];
+  const DType f32 = DType::Float32;
+  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, ow, lanes);
+  kb.parallelFor(n * c * oh, std::max<int64_t>(pool.ph * pool.pw, 1) * ow, [&](Value *p) {
+    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
+    Value *in = kb.buffer(spec.inputBuffer(0));
+    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
+    SmallVector<Value *, 8> rowBase, inside;
+    for (int64_t r = 0; r < pool.ph; ++r) {
+      Value *ih = kb.iadd(kb.imul(idx[2], sh), r * dh - top);
+      inside.push_back(
+          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)), kb.icmp(CmpOp::LT, ih, kb.index(h))));
+      Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
+      rowBase.push_back(kb.iadd(planeBase, kb.imul(clamped, dv.stride[2])));
+    }
+    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
+    for (auto [first, width] : pieces) {
+      Value *acc = kb.splat(kb.lowest(f32), width);
+      for (int64_t r = 0; r < pool.ph; ++r) {
+        Value *a = acc;
+        for (int64_t s = 0; s < pool.pw; ++s) {
+          SmallVector<bool, 32> valid;
+          Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
+          if (!v)
+            continue;
+          Value *m = kb.max(f32, a, v);
+          a = llvm::all_of(valid, [](bool v) { return v; }) ? m : kb.selectLanes(valid, m, a);
+        }
+        acc = kb.select(inside[r], a, acc);
+      }
+      Value *x = kb.index(first);
+      if (width == 1)
+        kb.storeResult(f32, spec.outputBuffer(0), kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x},
+                       kb.extractLane(acc, 0));
+      else
+        kb.storeVectorResult(spec.outputBuffer(0), kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x},
+                             acc);
+    }
+  });
+}
+
 static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
   Expected<Pool2d> pool = getPool(kb, spec);
   if (!pool)
     return pool.takeError();
   DType t = spec.inputs[0]->dtype;
+  unsigned lanes = kb.vectorLanes(DType::Float32);
+  const LayoutView &ov = pool->out;
+  // An epilogue's vector form runs along the result's last dim: W only in
+  // an NCHW result.
+  int64_t oc = ov.size[1], oh = ov.size[2], ow = ov.size[3];
+  bool nchwResult = ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{oc * oh * ow, oh * ow, ow, 1};
+  if (lanes > 1 && t == DType::Float32 && spec.outputs[0]->dtype == DType::Float32 &&
+      pool->data.stride[3] == 1 && ov.stride[3] == 1 && pool->window.sw <= 2 &&
+      (nchwResult || !kb.hasEpilogue(spec.outputBuffer(0))) &&
+      kb.canStoreVectorResult(spec.outputBuffer(0)) && !anyZero(spec.outputs[0]->shape) &&
+      !anyZero(spec.inputs[0]->shape) &&
+      int64_t(rowPieces(0, ov.size[3], lanes).size()) * pool->ph * pool->pw <= 1024) {
+    emitMaxPoolVectors(kb, spec, *pool, lanes);
+    return Error::success();
+  }
   // Unit-stride columns and a window of a few taps (each tap is a loop).
   if (pool->data.stride[3] == 1 && pool->out.stride[3] == 1 && pool->ph * pool->pw <= 64 &&
       !anyZero(spec.outputs[0]->shape) && !anyZero(spec.inputs[0]->shape)) {
