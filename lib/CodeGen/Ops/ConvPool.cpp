@@ -51,6 +51,7 @@
 #include "../LoopNest.h"
 #include "OpKernels.h"
 #include <array>
+#include <limits>
 
 using namespace llvm;
 
@@ -289,39 +290,56 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
   });
 }
 
-/// A depthwise float32 convolution of stride 1 whose output rows are as
-/// wide as its input rows, as a `same` padding makes them (EfficientNet's
-/// 14x14 and 7x7 maps), where rows narrower than a vector waste its lanes:
-/// each plane (n, oc) of the result is one run of oh*ow floats, and so is
-/// its input plane, so that output element e and tap (r, s) read input
-/// element e + (r*dh - top)*w + s*dw - left. The plane is cut into vectors
-/// of `lanes` consecutive elements across its rows (then power-of-two
-/// pieces); every lane's row and column are known when the code is
-/// generated, so each tap is one load, masked where the tap falls in the
-/// padding, and one multiply-add, in the direct loop's order. The vectors
-/// go through the epilogue's vector form, which must read rows as one run
+/// A window over planes (a depthwise float32 convolution, a float32 max
+/// pool) of stride 1 whose output rows are as wide as its input rows, as a
+/// `same` padding makes them (EfficientNet's 14x14 and 7x7 maps, an
+/// inception branch's 3x3 pool), where rows narrower than a vector waste
+/// its lanes: each plane (n, oc) of the result is one run of oh*ow floats,
+/// and so is its input plane (n, oc / ocg), so that output element e and
+/// tap (r, s) read input element e + (r*dh - top)*w + s*dw - left. The
+/// plane is cut into vectors of `lanes` consecutive elements across its
+/// rows (then power-of-two pieces); every lane's row and column are known
+/// when the code is generated, so each tap is one load, masked where the
+/// tap falls in the padding, and one `combine` (the lanes outside keep
+/// their value), in the direct loop's order from `init`. `begin` runs once
+/// per plane (a convolution's weights). The vectors go through the
+/// epilogue's vector form, which must read rows as one run
 /// (KernelBuilder::vectorStoreSpansRows).
-static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
-                                const LayoutView &wv, const LayoutView &ov, const Window2d &win,
-                                int64_t ocg, unsigned lanes) {
+struct PlaneTaps {
+  double init;
+  function_ref<void(Value *oc)> begin;
+  function_ref<Value *(Value *acc, Value *v, int64_t r, int64_t s, unsigned width)> combine;
+};
+
+static bool planesPay(const KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                      const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
+                      unsigned lanes) {
+  int64_t oh = ov.size[2], ow = ov.size[3], w = dv.size[3];
+  int64_t byRows = int64_t(rowPieces(0, ow, lanes).size()) * oh;
+  int64_t byPlanes = int64_t(rowPieces(0, oh * ow, lanes).size());
+  return lanes > 1 && win.sh == 1 && win.sw == 1 && ow == w && dv.stride[2] == w &&
+         dv.stride[3] == 1 && ov.stride[3] == 1 && ov.stride[2] == ow &&
+         kb.vectorStoreSpansRows(spec.outputBuffer(0)) && byPlanes < byRows &&
+         byPlanes * kh * kw <= 1024; // the code's size
+}
+
+static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                       const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
+                       int64_t ocg, unsigned lanes, const PlaneTaps &taps) {
   auto [top, left, bottom, right, sh, sw, dh, dw] = win;
-  auto [n, c, h, w] = dv.size;
-  auto [o, icg, kh, kw] = wv.size;
-  int64_t oh = ov.size[2], ow = ov.size[3];
+  int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
+  int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
   const DType f32 = DType::Float32;
   std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, oh * ow, lanes);
   kb.parallelFor(n * o, 2 * kh * kw * oh * ow, [&](Value *p) {
     Value *img = kb.idiv(p, o), *oc = kb.irem(p, o);
-    Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
+    Value *in = kb.buffer(spec.inputBuffer(0));
     Value *plane = kb.linearOffset({img, kb.idiv(oc, ocg)}, {dv.stride[0], dv.stride[1]});
-    Value *wBase = kb.imul(oc, wv.stride[0]);
     Value *outBase = kb.linearOffset({img, oc}, {ov.stride[0], ov.stride[1]});
-    SmallVector<Value *, 49> wt;
-    for (int64_t r = 0; r < kh; ++r)
-      for (int64_t s = 0; s < kw; ++s)
-        wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
+    if (taps.begin)
+      taps.begin(oc);
     for (auto [first, width] : pieces) {
-      Value *acc = kb.splat(kb.constant(f32, 0), width);
+      Value *acc = kb.splat(kb.constant(f32, taps.init), width);
       for (int64_t r = 0; r < kh; ++r)
         for (int64_t s = 0; s < kw; ++s) {
           SmallVector<bool, 32> valid;
@@ -333,9 +351,9 @@ static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const
             continue;
           int64_t delta = (r * dh - top) * w + s * dw - left;
           Value *v = kb.loadVectorMasked(in, kb.iadd(plane, first + delta), valid);
-          Value *sum = kb.add(f32, acc, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
-          acc =
-              llvm::all_of(valid, [](bool v) { return v; }) ? sum : kb.selectLanes(valid, sum, acc);
+          Value *next = taps.combine(acc, v, r, s, width);
+          acc = llvm::all_of(valid, [](bool v) { return v; }) ? next
+                                                              : kb.selectLanes(valid, next, acc);
         }
       Value *at = kb.iadd(outBase, first);
       SmallVector<Value *, 4> coords{img, oc, kb.index(first / ow), kb.index(first % ow)};
@@ -345,6 +363,27 @@ static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const
         kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
     }
   });
+}
+
+/// A depthwise float32 convolution over planes (emitPlanes): each tap a
+/// multiply-add with its weight.
+static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                                const LayoutView &wv, const LayoutView &ov, const Window2d &win,
+                                int64_t ocg, unsigned lanes) {
+  int64_t kh = wv.size[2], kw = wv.size[3];
+  const DType f32 = DType::Float32;
+  SmallVector<Value *, 49> wt;
+  auto begin = [&](Value *oc) {
+    Value *wts = kb.buffer(spec.inputBuffer(1)), *wBase = kb.imul(oc, wv.stride[0]);
+    wt.clear();
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t s = 0; s < kw; ++s)
+        wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
+  };
+  auto combine = [&](Value *acc, Value *v, int64_t r, int64_t s, unsigned width) {
+    return kb.add(f32, acc, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
+  };
+  emitPlanes(kb, spec, dv, ov, win, kh, kw, ocg, lanes, {0, begin, combine});
 }
 
 /// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
@@ -489,11 +528,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   if (lanes > 1 && icg == 1 && t == DType::Float32 && outT->dtype == DType::Float32 &&
       kb.productAccumulatorType(t) == DType::Float32 && outT->rank() == 4 && nchwResult &&
       dv.stride[3] == 1 && kb.canStoreVectorResult(spec.outputBuffer(0))) {
-    int64_t byRows = int64_t(rowPieces(0, ow, lanes).size()) * oh;
-    int64_t byPlanes = int64_t(rowPieces(0, oh * ow, lanes).size());
-    if (sh == 1 && sw == 1 && ow == w && dv.stride[2] == w &&
-        kb.vectorStoreSpansRows(spec.outputBuffer(0)) && byPlanes < byRows &&
-        byPlanes * kh * kw <= 1024) { // the code's size
+    if (planesPay(kb, spec, dv, ov, *window, kh, kw, lanes)) {
       emitDepthwisePlanes(kb, spec, dv, wv, ov, *window, ocg, lanes);
       return Error::success();
     }
@@ -774,6 +809,15 @@ static Error maxPool2dKernel(KernelBuilder &kb, const KernelSpec &spec) {
       kb.canStoreVectorResult(spec.outputBuffer(0)) && !anyZero(spec.outputs[0]->shape) &&
       !anyZero(spec.inputs[0]->shape) &&
       int64_t(rowPieces(0, ov.size[3], lanes).size()) * pool->ph * pool->pw <= 1024) {
+    if (nchwResult &&
+        planesPay(kb, spec, pool->data, ov, pool->window, pool->ph, pool->pw, lanes)) {
+      auto combine = [&](Value *acc, Value *v, int64_t, int64_t, unsigned) {
+        return kb.max(DType::Float32, acc, v);
+      };
+      emitPlanes(kb, spec, pool->data, ov, pool->window, pool->ph, pool->pw, 1, lanes,
+                 {-std::numeric_limits<double>::infinity(), nullptr, combine});
+      return Error::success();
+    }
     emitMaxPoolVectors(kb, spec, *pool, lanes);
     return Error::success();
   }
