@@ -107,8 +107,9 @@ namespace {
 struct KernelTable {
   StringMap<KernelGenerator> index;
   KernelTable() {
-    for (ArrayRef<KernelEntry> family : {elementwiseKernels(), reduceKernels(), transformKernels(),
-                                         nnKernels(), convPoolKernels(), sortKernels()})
+    for (ArrayRef<KernelEntry> family :
+         {elementwiseKernels(), reduceKernels(), transformKernels(), nnKernels(), convPoolKernels(),
+          resizeKernels(), sortKernels()})
       for (const KernelEntry &e : family)
         index[e.opName] = e.generate;
   }

@@ -1,7 +1,7 @@
 //===- OpKernels.h - The kernel tables of the operator families -*- C++ -*-===//
 //
 // Private to lib/CodeGen. Each family file (Elementwise.cpp, Reduce.cpp,
-// Transform.cpp, Nn.cpp, ConvPool.cpp, Sort.cpp, mirroring lib/Ops) defines
+// Transform.cpp, Nn.cpp, ConvPool.cpp, Resize.cpp, Sort.cpp, mirroring lib/Ops) defines
 // one generator per operator and returns its table here; KernelDefs.cpp
 // indexes the tables by operator name.
 //
@@ -26,6 +26,7 @@ llvm::ArrayRef<KernelEntry> reduceKernels();
 llvm::ArrayRef<KernelEntry> transformKernels();
 llvm::ArrayRef<KernelEntry> nnKernels();
 llvm::ArrayRef<KernelEntry> convPoolKernels();
+llvm::ArrayRef<KernelEntry> resizeKernels();
 llvm::ArrayRef<KernelEntry> sortKernels();
 
 /// The kernel of a call of a `Primitive=1` function (FusedKernel.cpp):
