@@ -39,7 +39,9 @@
 //
 // The parameters are the group's operands from outside in order of first
 // use; scalar literals (`2f`) stay in the body, where a kernel can
-// specialize on them. In a planned module (the defs have result devices)
+// specialize on them, and so do rank-0 tensor constants of float32,
+// float64, the signed integers and bool (ONNX's scalar initializers), as
+// the literals of their value: `power(%x, 3f)` is then x*x*x. In a planned module (the defs have result devices)
 // the new function and its parameters get the group's device, so that
 // plan-devices leaves the fused module unchanged; it does not look into a
 // primitive function's body. The pass needs types (infer-type first) and
@@ -55,6 +57,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/SourceMgr.h"
 #include <algorithm>
+#include <cstring>
 
 using namespace hx;
 using namespace llvm;
@@ -66,6 +69,41 @@ namespace {
 constexpr size_t kMaxGroupSize = 256;
 
 enum class Role : uint8_t { None, Elementwise, Anchor };
+
+/// A rank-0 tensor constant as the scalar literal of its value (typed as
+/// it), for the dtypes a literal holds exactly; null for anything else.
+ExprRef scalarLiteralOf(const Expr *e) {
+  auto *k = dyn_cast<Constant>(e);
+  if (!k || !k->isTensor() || !k->tensor->shape.empty())
+    return nullptr;
+  const std::vector<uint8_t> &bytes = k->tensor->bytes;
+  auto read = [&](auto v) {
+    std::memcpy(&v, bytes.data(), sizeof(v));
+    return v;
+  };
+  auto lit = make<Constant>(k->dtype, k->loc);
+  switch (k->dtype) {
+  case DType::Float32:
+    lit->floatValue = read(float());
+    break;
+  case DType::Float64:
+    lit->floatValue = read(double());
+    break;
+  case DType::Int32:
+    lit->intValue = read(int32_t());
+    break;
+  case DType::Int64:
+    lit->intValue = read(int64_t());
+    break;
+  case DType::Bool:
+    lit->intValue = read(uint8_t()) != 0;
+    break;
+  default:
+    return nullptr;
+  }
+  lit->checkedType = k->checkedType;
+  return lit;
+}
 
 const TensorType *staticTensor(const Expr *e) {
   const auto *t = dyn_cast_or_null<TensorType>(e->checkedType.get());
@@ -343,6 +381,10 @@ void FuseOpsPass::fuseDef(Function &fn, const PlannedDevices *devices) {
           }
           if (auto *k = dyn_cast<Constant>(ae); k && !k->isTensor()) {
             xs.push_back(a);
+            continue;
+          }
+          if (ExprRef lit = scalarLiteralOf(ae)) {
+            xs.push_back(lit);
             continue;
           }
           auto [pit, fresh] = inside.try_emplace(ae);
