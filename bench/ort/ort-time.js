@@ -27,6 +27,9 @@ function readNpy(file) {
   return {dims, data};
 }
 
+module.exports = {readNpy};
+
+if (require.main === module)
 (async () => {
   const [ortDir, model, input, threads, repeat] = process.argv.slice(2);
   if (!repeat) {
