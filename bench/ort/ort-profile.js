@@ -13,7 +13,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const {readNpy} = require('./ort-time.js');
+const {openSession, bestRun} = require('./ort-time.js');
 
 (async () => {
   const [ortDir, model, input, threads, repeat, top] = process.argv.slice(2);
@@ -23,22 +23,9 @@ const {readNpy} = require('./ort-time.js');
   }
   const ort = require(path.resolve(ortDir, 'node_modules', 'onnxruntime-node'));
   const prefix = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ort-profile-')), 'profile');
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: Number(threads),
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-    enableProfiling: true,
-    profileFilePrefix: prefix,
-  });
-  const x = readNpy(input);
-  const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims)};
-  await session.run(feeds);
-  let best = Infinity;
-  for (let i = 0; i < Number(repeat); ++i) {
-    const t = process.hrtime.bigint();
-    await session.run(feeds);
-    best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6);
-  }
+  const {session, feeds} = await openSession(ort, model, input, threads,
+                                             {enableProfiling: true, profileFilePrefix: prefix});
+  const best = await bestRun(session, feeds, repeat);
   session.endProfiling();
   const dir = path.dirname(prefix);
   const file = fs.readdirSync(dir).find(f => f.endsWith('.json'));

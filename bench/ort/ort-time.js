@@ -27,7 +27,32 @@ function readNpy(file) {
   return {dims, data};
 }
 
-module.exports = {readNpy};
+// A session of `model` on `threads` intra-op threads, all graph
+// optimizations on (`extra`: more session options), and its feeds: the
+// model's one input from `input`.
+async function openSession(ort, model, input, threads, extra = {}) {
+  const session = await ort.InferenceSession.create(model, Object.assign({
+    intraOpNumThreads: Number(threads),
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  }, extra));
+  const x = readNpy(input);
+  return {session, feeds: {[session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims)}};
+}
+
+// The best of `repeat` runs after a warm-up run, in ms.
+async function bestRun(session, feeds, repeat) {
+  await session.run(feeds);
+  let best = Infinity;
+  for (let i = 0; i < Number(repeat); ++i) {
+    const t = process.hrtime.bigint();
+    await session.run(feeds);
+    best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return best;
+}
+
+module.exports = {readNpy, openSession, bestRun};
 
 if (require.main === module)
 (async () => {
@@ -37,20 +62,8 @@ if (require.main === module)
     process.exit(2);
   }
   const ort = require(path.resolve(ortDir, 'node_modules', 'onnxruntime-node'));
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: Number(threads),
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
-  const x = readNpy(input);
-  const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims)};
-  await session.run(feeds);
-  let best = Infinity;
-  for (let i = 0; i < Number(repeat); ++i) {
-    const t = process.hrtime.bigint();
-    await session.run(feeds);
-    best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6);
-  }
+  const {session, feeds} = await openSession(ort, model, input, threads);
+  const best = await bestRun(session, feeds, repeat);
   console.log(`best ${best.toFixed(3)} ms`);
 })().catch(e => {
   console.error('ort-time: ' + (e && e.message ? e.message : e));

@@ -459,18 +459,7 @@ static Expected<OpResults> globalAvgPool2dOp(OpContext &ctx) {
 
 namespace {
 /// image.resize2d's sampling (see ShapeUtils.h and the file comment).
-struct Sampling {
-  ResizeMethod method;
-  ResizeCoord coord;
-  ResizeRounding rounding;
-  float alpha;  // cubic_alpha
-  bool exclude; // cubic_exclude
-  /// roi (start_h, start_w, end_h, end_w), for tf_crop_and_resize.
-  std::array<double, 4> roi;
-  float extrapolation;
-  /// The output/input scales (H, W) coordinates map by; 0: the sizes'.
-  std::array<double, 2> scales = {0, 0};
-};
+using Sampling = ResizeSampling;
 
 /// The taps of one output index along one dim: input indices (clamped into
 /// the input) and weights; `outside` when tf_crop_and_resize extrapolates.
@@ -694,9 +683,7 @@ static Expected<OpResults> upsamplingOp(OpContext &ctx) {
   std::optional<ResizeMethod> m = parseUpsamplingMethod(method);
   if (!m)
     return ctx.error("unsupported method '" + method + "'");
-  ResizeCoord coord =
-      ctx.getBool("align_corners") ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
-  Sampling s{*m, coord, *parseResizeRounding("", coord), -0.5f, false, {0, 0, 0, 0}, 0};
+  Sampling s = upsamplingSampling(*m, ctx.getBool("align_corners"));
   auto size = [&](int64_t h, int64_t w) -> Expected<std::pair<int64_t, int64_t>> {
     std::optional<int64_t> oh = upsampledDim(h, ctx.getFloat("scale_h"));
     std::optional<int64_t> ow = upsampledDim(w, ctx.getFloat("scale_w"));

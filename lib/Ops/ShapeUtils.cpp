@@ -452,6 +452,12 @@ std::optional<ResizeMethod> parseUpsamplingMethod(StringRef method) {
   return parseResizeMethod(method);
 }
 
+ResizeSampling upsamplingSampling(ResizeMethod method, bool alignCorners) {
+  ResizeCoord coord = alignCorners ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
+  return ResizeSampling{method,       coord, *parseResizeRounding("", coord), -0.5f, false,
+                        {0, 0, 0, 0}, 0};
+}
+
 std::optional<int64_t> upsampledDim(int64_t in, double scale) {
   double out = std::nearbyint(double(in) * scale);
   // 2^62 keeps later products of dims from overflowing.

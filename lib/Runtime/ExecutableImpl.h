@@ -66,6 +66,11 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<Event>> startEvent, endEvent;
 
   ~Impl();
+  /// The devices, backends (one per device, null past those given),
+  /// options and the module's virtual device names: what build and restore
+  /// start from.
+  void init(const Module &m, llvm::ArrayRef<Device *> devices, llvm::ArrayRef<Backend *> backends,
+            const ExecutableOptions &opts);
   /// Plans memory: `plan` and `offsets` from the buffers' lifetimes.
   void planOffsets();
   /// Allocates (by `plan` and `offsets`), fills constants, binds kernel

@@ -79,6 +79,17 @@ void Executable::Impl::planOffsets() {
       offsets[b] = planned[plannedIndex[b]].offset;
 }
 
+void Executable::Impl::init(const Module &m, ArrayRef<Device *> devs, ArrayRef<Backend *> bes,
+                            const ExecutableOptions &o) {
+  devices.assign(devs.begin(), devs.end());
+  backends.assign(bes.begin(), bes.end());
+  backends.resize(devs.size(), nullptr);
+  opts = o;
+  virtualNames.clear();
+  for (const VirtualDevice &d : m.devices)
+    virtualNames.push_back(d.shortName());
+}
+
 Error Executable::Impl::bind() {
   unsigned numDevices = devices.size();
   auto rootOf = [&](unsigned b) { return ::rootOf(buffers, b); };
@@ -172,10 +183,7 @@ std::unique_ptr<Executable> Executable::build(Module &m, ArrayRef<Device *> devi
                                               const ExecutableOptions &opts) {
   std::unique_ptr<Executable> x(new Executable());
   Impl &i = *x->impl;
-  i.devices.assign(devices.begin(), devices.end());
-  i.backends.assign(backends.begin(), backends.end());
-  i.backends.resize(devices.size(), nullptr);
-  i.opts = opts;
+  i.init(m, devices, backends, opts);
   if (!buildSchedule(m, i, diags))
     return nullptr;
   for (const Buffer &b : i.buffers)

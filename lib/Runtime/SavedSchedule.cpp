@@ -267,12 +267,7 @@ Expected<std::unique_ptr<Executable>> Executable::restore(
     ArrayRef<std::shared_ptr<const TensorData>> constants, const ExecutableOptions &opts) {
   std::unique_ptr<Executable> x(new Executable());
   Impl &i = *x->impl;
-  i.devices.assign(devices.begin(), devices.end());
-  i.backends.assign(backends.begin(), backends.end());
-  i.backends.resize(devices.size(), nullptr);
-  i.opts = opts;
-  for (const VirtualDevice &d : m.devices)
-    i.virtualNames.push_back(d.shortName());
+  i.init(m, devices, backends, opts);
   if (Error e = ScheduleReader(saved, i, m, constants).read())
     return fail("the saved schedule does not fit: " + toString(std::move(e)));
   i.restored = true;

@@ -107,8 +107,6 @@ public:
     }
     if (!readPlannedDevices(m, diags, devices, "the executor"))
       return false;
-    for (const VirtualDevice &d : m.devices)
-      x.virtualNames.push_back(d.shortName());
     Frame &top = newFrame(nullptr);
     x.numParams = main->params.size();
     for (unsigned i = 0; i < main->params.size(); ++i) {

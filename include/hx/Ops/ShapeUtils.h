@@ -156,6 +156,23 @@ std::optional<ResizeCoord> parseResizeCoord(llvm::StringRef mode);
 /// "" is TVM's default for `coord`: round for align_corners, else floor.
 std::optional<ResizeRounding> parseResizeRounding(llvm::StringRef rounding, ResizeCoord coord);
 
+/// How image.resize2d samples (the interpreter and the kernels alike).
+struct ResizeSampling {
+  ResizeMethod method;
+  ResizeCoord coord;
+  ResizeRounding rounding;
+  float alpha;  // cubic_alpha
+  bool exclude; // cubic_exclude
+  /// roi (start_h, start_w, end_h, end_w), for tf_crop_and_resize.
+  std::array<double, 4> roi;
+  float extrapolation;
+  /// The output/input scales (H, W) coordinates map by; 0: the sizes'.
+  std::array<double, 2> scales = {0, 0};
+};
+/// nn.upsampling's sampling: TVM's topi upsampling, align_corners or
+/// asymmetric coordinates and the default rounding.
+ResizeSampling upsamplingSampling(ResizeMethod method, bool alignCorners);
+
 /// nn.upsampling's method as TVM maps it to resize2d's: a leading "bi" is
 /// dropped (bilinear is linear, bicubic is cubic).
 std::optional<ResizeMethod> parseUpsamplingMethod(llvm::StringRef method);

@@ -18,17 +18,7 @@ namespace hx {
 
 namespace {
 /// image.resize2d's sampling (see ShapeUtils.h and the interpreter).
-struct Sampling {
-  ResizeMethod method;
-  ResizeCoord coord;
-  ResizeRounding rounding;
-  float alpha;  // cubic_alpha
-  bool exclude; // cubic_exclude
-  std::array<double, 4> roi;
-  float extrapolation;
-  /// The output/input scales (H, W) coordinates map by; 0: the sizes'.
-  std::array<double, 2> scales = {0, 0};
-};
+using Sampling = ResizeSampling;
 
 /// The taps of one output index along one dim: input indices (clamped into
 /// the input) and float32 weights; `outside` (a bool, or null) when
@@ -238,9 +228,7 @@ static Error upsamplingKernel(KernelBuilder &kb, const KernelSpec &spec) {
   std::optional<ResizeMethod> method = parseUpsamplingMethod(spec.getString("method"));
   if (!method)
     return unsupported(kb, spec, "method " + spec.getString("method"));
-  ResizeCoord coord =
-      spec.getBool("align_corners") ? ResizeCoord::AlignCorners : ResizeCoord::Asymmetric;
-  Sampling s{*method, coord, *parseResizeRounding("", coord), -0.5f, false, {0, 0, 0, 0}, 0};
+  Sampling s = upsamplingSampling(*method, spec.getBool("align_corners"));
   return emitResize(kb, spec, s);
 }
 
