@@ -107,16 +107,20 @@ public:
   }
   bool owns(const void *p) const override { return blocks.contains(p); }
 
+  // An empty tensor's pointer may be null, which memcpy may not be given.
   Error copyFromHost(void *dst, const void *src, size_t bytes, Stream *) override {
-    std::memcpy(dst, src, bytes);
+    if (bytes)
+      std::memcpy(dst, src, bytes);
     return Error::success();
   }
   Error copyToHost(void *dst, const void *src, size_t bytes, Stream *) override {
-    std::memcpy(dst, src, bytes);
+    if (bytes)
+      std::memcpy(dst, src, bytes);
     return Error::success();
   }
   Error copyWithin(void *dst, const void *src, size_t bytes, Stream *) override {
-    std::memmove(dst, src, bytes);
+    if (bytes)
+      std::memmove(dst, src, bytes);
     return Error::success();
   }
   std::unique_ptr<Stream> createStream() override { return std::make_unique<CPUStream>(); }
