@@ -3,7 +3,7 @@
 // float32 windows whose sums or maxima stay in vector registers across the
 // taps, each tap one masked load, on a target with vectors (the cpu):
 //
-//  - by rows (emitDepthwiseRows, the max pool's rows): each output row in
+//  - by rows (emitRows): each output row in
 //    chunks of vector width, then power-of-two pieces; strided columns read
 //    every sw-th lane of a wider load (loadTapLanes);
 //  - by planes (emitPlanes), for stride 1 where output rows keep the
@@ -11,8 +11,10 @@
 //    that run across its rows, every lane's row and column known when the
 //    code is generated.
 //
-// ConvPool.cpp chooses these for nn.conv2d (one input channel per group)
-// and nn.max_pool2d, and falls back to its loop nests where they do not
+// One mechanism serves both operators; they differ only in their taps
+// (WindowTaps: a multiply-add with a weight, or a max). ConvPool.cpp asks
+// for these for nn.conv2d (one input channel per group) and nn.max_pool2d
+// with an NCHW result, and falls back to its loop nests where they do not
 // apply.
 //
 //===----------------------------------------------------------------------===//
@@ -52,34 +54,50 @@ static Value *loadTapLanes(KernelBuilder &kb, Value *in, Value *rowBase, int64_t
   return v;
 }
 
-/// A depthwise float32 convolution (one input channel per group), NCHW
-/// result, unit-stride input columns: per output row (n, oc, y), chunks of
-/// `lanes` columns (then power-of-two pieces), each summed in registers
-/// over the taps (r, s) in the direct loop's order. A tap row outside the
-/// input is skipped (a select: its row is read clamped inside), a tap
-/// column outside it is masked lane by lane (known at generation), so that
-/// nothing outside the input is read or added, and the chunk is stored
-/// once through the epilogue's vector form. The row-in-memory loop reads
-/// and writes its row once per tap; this reads each input element once per
-/// tap and keeps the sums where the adds are.
-static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
-                              const LayoutView &wv, const LayoutView &ov, const Window2d &win,
-                              int64_t ocg, unsigned lanes) {
+/// What a window sums or takes the max of, for emitRows and emitPlanes:
+/// the value a chunk starts from, what runs once per output plane (n, oc)
+/// (a convolution's weights), and how a tap's vector joins the chunk.
+struct WindowTaps {
+  double init;
+  function_ref<void(Value *oc)> begin;
+  function_ref<Value *(Value *acc, Value *v, int64_t r, int64_t s, unsigned width)> combine;
+};
+
+/// Stores a chunk of `width` lanes at element `at` of the result (through
+/// the epilogue's vector form), `coords` its first element's.
+static void storeChunk(KernelBuilder &kb, const KernelSpec &spec, Value *at,
+                       ArrayRef<Value *> coords, unsigned width, Value *acc) {
+  if (width == 1)
+    kb.storeResult(DType::Float32, spec.outputBuffer(0), at, coords, kb.extractLane(acc, 0));
+  else
+    kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
+}
+
+/// By rows: per output row (n, oc, y) of an NCHW result over unit-stride
+/// input columns, chunks of `lanes` columns (then power-of-two pieces),
+/// each held in registers over the taps (r, s) in the direct loop's order.
+/// A tap row outside the input is skipped (a select: its row is read
+/// clamped inside), a tap column outside it is masked lane by lane (known
+/// at generation, loadTapLanes), so that nothing outside the input is read
+/// or joined, and the chunk is stored once through the epilogue's vector
+/// form. The row-in-memory loop reads and writes its row once per tap; this
+/// reads each input element once per tap and keeps the sums where the adds
+/// are. Input plane (n, oc / ocg).
+static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                     const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw, int64_t ocg,
+                     unsigned lanes, const WindowTaps &taps) {
   auto [top, left, bottom, right, sh, sw, dh, dw] = win;
-  auto [n, c, h, w] = dv.size;
-  auto [o, icg, kh, kw] = wv.size;
-  int64_t oh = ov.size[2], ow = ov.size[3];
+  int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
+  int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
   const DType f32 = DType::Float32;
   std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, ow, lanes);
   kb.parallelFor(n * o * oh, 2 * kh * kw * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
-    Value *in = kb.buffer(spec.inputBuffer(0)), *wts = kb.buffer(spec.inputBuffer(1));
-    Value *ci = kb.idiv(idx[1], ocg);
-    Value *plane = kb.linearOffset({idx[0], ci}, {dv.stride[0], dv.stride[1]});
-    Value *wBase = kb.imul(idx[1], wv.stride[0]);
+    Value *in = kb.buffer(spec.inputBuffer(0));
+    Value *plane = kb.linearOffset({idx[0], kb.idiv(idx[1], ocg)}, {dv.stride[0], dv.stride[1]});
     Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
-    // The taps' weights and rows, shared by the chunks.
-    SmallVector<Value *, 49> wt;
+    if (taps.begin)
+      taps.begin(idx[1]);
     SmallVector<Value *, 7> rowBase, inside;
     for (int64_t r = 0; r < kh; ++r) {
       Value *ih = kb.iadd(kb.imul(idx[2], sh), r * dh - top);
@@ -87,11 +105,9 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
           kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)), kb.icmp(CmpOp::LT, ih, kb.index(h))));
       Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
       rowBase.push_back(kb.iadd(plane, kb.imul(clamped, dv.stride[2])));
-      for (int64_t s = 0; s < kw; ++s)
-        wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
     }
     for (auto [first, width] : pieces) {
-      Value *acc = kb.splat(kb.constant(f32, 0), width);
+      Value *acc = kb.splat(kb.constant(f32, taps.init), width);
       for (int64_t r = 0; r < kh; ++r) {
         Value *a = acc;
         for (int64_t s = 0; s < kw; ++s) {
@@ -99,58 +115,44 @@ static void emitDepthwiseRows(KernelBuilder &kb, const KernelSpec &spec, const L
           Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
           if (!v)
             continue;
-          Value *sum = kb.add(f32, a, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
-          a = llvm::all_of(valid, [](bool v) { return v; }) ? sum : kb.selectLanes(valid, sum, a);
+          Value *next = taps.combine(a, v, r, s, width);
+          a = llvm::all_of(valid, [](bool v) { return v; }) ? next : kb.selectLanes(valid, next, a);
         }
         acc = kb.select(inside[r], a, acc);
       }
       Value *x = kb.index(first);
-      Value *at = kb.iadd(outBase, x);
-      if (width == 1)
-        kb.storeResult(f32, spec.outputBuffer(0), at, {idx[0], idx[1], idx[2], x},
-                       kb.extractLane(acc, 0));
-      else
-        kb.storeVectorResult(spec.outputBuffer(0), at, {idx[0], idx[1], idx[2], x}, acc);
+      storeChunk(kb, spec, kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x}, width, acc);
     }
   });
 }
 
-/// A window over planes (a depthwise float32 convolution, a float32 max
-/// pool) of stride 1 whose output rows are as wide as its input rows, as a
-/// `same` padding makes them (EfficientNet's 14x14 and 7x7 maps, an
-/// inception branch's 3x3 pool), where rows narrower than a vector waste
-/// its lanes: each plane (n, oc) of the result is one run of oh*ow floats,
-/// and so is its input plane (n, oc / ocg), so that output element e and
-/// tap (r, s) read input element e + (r*dh - top)*w + s*dw - left. The
-/// plane is cut into vectors of `lanes` consecutive elements across its
+/// By planes, for a window of stride 1 whose output rows are as wide as its
+/// input rows, as a `same` padding makes them (EfficientNet's 14x14 and 7x7
+/// maps, an inception branch's 3x3 pool), where rows narrower than a vector
+/// waste its lanes: each plane (n, oc) of the result is one run of oh*ow
+/// floats, and so is its input plane (n, oc / ocg), so that output element
+/// e and tap (r, s) read input element e + (r*dh - top)*w + s*dw - left.
+/// The plane is cut into vectors of `lanes` consecutive elements across its
 /// rows (then power-of-two pieces); every lane's row and column are known
 /// when the code is generated, so each tap is one load, masked where the
 /// tap falls in the padding, and one `combine` (the lanes outside keep
-/// their value), in the direct loop's order from `init`. `begin` runs once
-/// per plane (a convolution's weights). The vectors go through the
+/// their value), in the direct loop's order. The vectors go through the
 /// epilogue's vector form, which must read rows as one run
-/// (KernelBuilder::vectorStoreSpansRows).
-struct PlaneTaps {
-  double init;
-  function_ref<void(Value *oc)> begin;
-  function_ref<Value *(Value *acc, Value *v, int64_t r, int64_t s, unsigned width)> combine;
-};
-
+/// (KernelBuilder::vectorStoreSpansRows; planesPay checks).
 static bool planesPay(const KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
                       const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
                       unsigned lanes) {
   int64_t oh = ov.size[2], ow = ov.size[3], w = dv.size[3];
   int64_t byRows = int64_t(rowPieces(0, ow, lanes).size()) * oh;
   int64_t byPlanes = int64_t(rowPieces(0, oh * ow, lanes).size());
-  return lanes > 1 && win.sh == 1 && win.sw == 1 && ow == w && dv.stride[2] == w &&
-         dv.stride[3] == 1 && ov.stride[3] == 1 && ov.stride[2] == ow &&
-         kb.vectorStoreSpansRows(spec.outputBuffer(0)) && byPlanes < byRows &&
-         byPlanes * kh * kw <= 1024; // the code's size
+  return win.sh == 1 && win.sw == 1 && ow == w && dv.stride[2] == w && dv.stride[3] == 1 &&
+         ov.stride[3] == 1 && ov.stride[2] == ow && kb.vectorStoreSpansRows(spec.outputBuffer(0)) &&
+         byPlanes < byRows && byPlanes * kh * kw <= 1024; // the code's size
 }
 
 static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
                        const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
-                       int64_t ocg, unsigned lanes, const PlaneTaps &taps) {
+                       int64_t ocg, unsigned lanes, const WindowTaps &taps) {
   auto [top, left, bottom, right, sh, sw, dh, dw] = win;
   int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
   int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
@@ -180,21 +182,35 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
           acc = llvm::all_of(valid, [](bool v) { return v; }) ? next
                                                               : kb.selectLanes(valid, next, acc);
         }
-      Value *at = kb.iadd(outBase, first);
-      SmallVector<Value *, 4> coords{img, oc, kb.index(first / ow), kb.index(first % ow)};
-      if (width == 1)
-        kb.storeResult(f32, spec.outputBuffer(0), at, coords, kb.extractLane(acc, 0));
-      else
-        kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
+      storeChunk(kb, spec, kb.iadd(outBase, first),
+                 {img, oc, kb.index(first / ow), kb.index(first % ow)}, width, acc);
     }
   });
 }
 
-/// A depthwise float32 convolution over planes (emitPlanes): each tap a
-/// multiply-add with its weight.
-static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
-                                const LayoutView &wv, const LayoutView &ov, const Window2d &win,
-                                int64_t ocg, unsigned lanes) {
+/// A window over an NCHW result on a target with vectors: by planes where
+/// they pay, else by rows where the code stays small; false (nothing
+/// emitted) otherwise.
+static bool emitWindow(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                       const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
+                       int64_t ocg, const WindowTaps &taps) {
+  unsigned lanes = kb.vectorLanes(DType::Float32);
+  if (lanes <= 1 || dv.stride[3] != 1 || !kb.canStoreVectorResult(spec.outputBuffer(0)))
+    return false;
+  if (planesPay(kb, spec, dv, ov, win, kh, kw, lanes)) {
+    emitPlanes(kb, spec, dv, ov, win, kh, kw, ocg, lanes, taps);
+    return true;
+  }
+  if (int64_t(rowPieces(0, ov.size[3], lanes).size()) * kh * kw > 1024) // the code's size
+    return false;
+  emitRows(kb, spec, dv, ov, win, kh, kw, ocg, lanes, taps);
+  return true;
+}
+
+bool emitDepthwiseVectors(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
+                          const LayoutView &wv, const LayoutView &ov, const Window2d &win,
+                          int64_t ocg) {
+  // Each tap a multiply-add with its weight, the weights loaded per plane.
   int64_t kh = wv.size[2], kw = wv.size[3];
   const DType f32 = DType::Float32;
   SmallVector<Value *, 49> wt;
@@ -208,103 +224,24 @@ static void emitDepthwisePlanes(KernelBuilder &kb, const KernelSpec &spec, const
   auto combine = [&](Value *acc, Value *v, int64_t r, int64_t s, unsigned width) {
     return kb.add(f32, acc, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
   };
-  emitPlanes(kb, spec, dv, ov, win, kh, kw, ocg, lanes, {0, begin, combine});
-}
-
-/// nn.max_pool2d of float32 with unit-stride columns on a target with
-/// vectors, as emitDepthwiseRows sums: per output row, chunks of `lanes`
-/// columns (then power-of-two pieces) held in registers across the taps,
-/// each tap one masked load (strided columns: every sw-th lane of a wider
-/// one) whose lanes outside the input keep the running max, and the chunk
-/// stored once (through the epilogue's vector form). The taps in
-/// emitPool's order.
-static void emitMaxPoolRowVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool,
-                                  unsigned lanes) {
-  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
-  const LayoutView &dv = pool.data, &ov = pool.out;
-  auto [n, c, h, w] = dv.size;
-  int64_t oh = ov.size[2], ow = ov.size[3];
-  const DType f32 = DType::Float32;
-  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, ow, lanes);
-  kb.parallelFor(n * c * oh, std::max<int64_t>(pool.ph * pool.pw, 1) * ow, [&](Value *p) {
-    SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
-    Value *in = kb.buffer(spec.inputBuffer(0));
-    Value *planeBase = kb.linearOffset({idx[0], idx[1]}, {dv.stride[0], dv.stride[1]});
-    SmallVector<Value *, 8> rowBase, inside;
-    for (int64_t r = 0; r < pool.ph; ++r) {
-      Value *ih = kb.iadd(kb.imul(idx[2], sh), r * dh - top);
-      inside.push_back(
-          kb.logicalAnd(kb.icmp(CmpOp::GE, ih, kb.index(0)), kb.icmp(CmpOp::LT, ih, kb.index(h))));
-      Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
-      rowBase.push_back(kb.iadd(planeBase, kb.imul(clamped, dv.stride[2])));
-    }
-    Value *outBase = kb.linearOffset(idx, {ov.stride[0], ov.stride[1], ov.stride[2]});
-    for (auto [first, width] : pieces) {
-      Value *acc = kb.splat(kb.lowest(f32), width);
-      for (int64_t r = 0; r < pool.ph; ++r) {
-        Value *a = acc;
-        for (int64_t s = 0; s < pool.pw; ++s) {
-          SmallVector<bool, 32> valid;
-          Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
-          if (!v)
-            continue;
-          Value *m = kb.max(f32, a, v);
-          a = llvm::all_of(valid, [](bool v) { return v; }) ? m : kb.selectLanes(valid, m, a);
-        }
-        acc = kb.select(inside[r], a, acc);
-      }
-      Value *x = kb.index(first);
-      if (width == 1)
-        kb.storeResult(f32, spec.outputBuffer(0), kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x},
-                       kb.extractLane(acc, 0));
-      else
-        kb.storeVectorResult(spec.outputBuffer(0), kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x},
-                             acc);
-    }
-  });
-}
-
-bool emitDepthwiseVectors(KernelBuilder &kb, const KernelSpec &spec, const LayoutView &dv,
-                          const LayoutView &wv, const LayoutView &ov, const Window2d &win,
-                          int64_t ocg) {
-  unsigned lanes = kb.vectorLanes(DType::Float32);
-  if (lanes <= 1 || dv.stride[3] != 1 || !kb.canStoreVectorResult(spec.outputBuffer(0)))
-    return false;
-  int64_t kh = wv.size[2], kw = wv.size[3];
-  if (planesPay(kb, spec, dv, ov, win, kh, kw, lanes)) {
-    emitDepthwisePlanes(kb, spec, dv, wv, ov, win, ocg, lanes);
-    return true;
-  }
-  if (int64_t(rowPieces(0, ov.size[3], lanes).size()) * kh * kw > 1024) // the code's size
-    return false;
-  emitDepthwiseRows(kb, spec, dv, wv, ov, win, ocg, lanes);
-  return true;
+  return emitWindow(kb, spec, dv, ov, win, kh, kw, ocg, {0, begin, combine});
 }
 
 bool emitMaxPoolVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool) {
-  unsigned lanes = kb.vectorLanes(DType::Float32);
   const LayoutView &ov = pool.out;
   // An epilogue's vector form runs along the result's last dim: W only in
-  // an NCHW result.
+  // an NCHW result; a pool of another result layout stores lane by lane.
   int64_t oc = ov.size[1], oh = ov.size[2], ow = ov.size[3];
   bool nchwResult = ArrayRef<int64_t>(ov.stride) == ArrayRef<int64_t>{oc * oh * ow, oh * ow, ow, 1};
-  if (lanes <= 1 || spec.inputs[0]->dtype != DType::Float32 ||
-      spec.outputs[0]->dtype != DType::Float32 || pool.data.stride[3] != 1 || ov.stride[3] != 1 ||
-      pool.window.sw > 2 || (!nchwResult && kb.hasEpilogue(spec.outputBuffer(0))) ||
-      !kb.canStoreVectorResult(spec.outputBuffer(0)) || anyZero(spec.outputs[0]->shape) ||
-      anyZero(spec.inputs[0]->shape) ||
-      int64_t(rowPieces(0, ow, lanes).size()) * pool.ph * pool.pw > 1024)
+  if (!nchwResult || spec.inputs[0]->dtype != DType::Float32 ||
+      spec.outputs[0]->dtype != DType::Float32 || pool.window.sw > 2 ||
+      anyZero(spec.outputs[0]->shape) || anyZero(spec.inputs[0]->shape))
     return false;
-  if (nchwResult && planesPay(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, lanes)) {
-    auto combine = [&](Value *acc, Value *v, int64_t, int64_t, unsigned) {
-      return kb.max(DType::Float32, acc, v);
-    };
-    emitPlanes(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, 1, lanes,
-               {-std::numeric_limits<double>::infinity(), nullptr, combine});
-    return true;
-  }
-  emitMaxPoolRowVectors(kb, spec, pool, lanes);
-  return true;
+  auto combine = [&](Value *acc, Value *v, int64_t, int64_t, unsigned) {
+    return kb.max(DType::Float32, acc, v);
+  };
+  return emitWindow(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, 1,
+                    {-std::numeric_limits<double>::infinity(), nullptr, combine});
 }
 
 } // namespace hx
