@@ -209,8 +209,8 @@ Error Session::saveCompiled(StringRef path, StringRef log) {
   if (!kernels)
     return createStringError("cannot save the kernels: " + toString(kernels.takeError()));
   parts.kernels = std::move(*kernels);
-  // The schedule, unless the module runs in stages (built at load) or the
-  // shapes were bound at run time (the file's module is the unbound one).
+  // The schedule of the module as printed (bound to its shapes where they
+  // were bound), unless it runs in stages (built as the run reaches them).
   if (exe && !staged) {
     DenseMap<const TensorData *, unsigned> constantIndex;
     for (unsigned i = 0; i < parts.constants.size(); ++i)
