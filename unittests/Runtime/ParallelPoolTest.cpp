@@ -1,7 +1,8 @@
 //===- ParallelPoolTest.cpp - The cpu device's parallel loops -------------===//
 //
 // ParallelPool (lib/Targets/CPU): every iteration runs exactly once, for
-// every range length and thread count; loops follow each other without a
+// every range length and thread count; chunks are n / (4 * threads)
+// iterations; loops follow each other without a
 // pause (workers spinning) and after one (workers asleep); two host
 // threads may run loops on one pool at once; a pool is destroyed cleanly
 // with its workers asleep.
@@ -44,6 +45,26 @@ TEST(ParallelPoolTest, EveryIterationOnce) {
       pool.run(Counts::body, &c, n);
       EXPECT_TRUE(c.eachOnce()) << threads << " threads, " << n << " iterations";
     }
+  }
+}
+
+// Chunks are n / (4 * threads) iterations, at least one: a few uneven
+// iterations (a GEMM's 10 tiles on 2 threads) are handed out one by one.
+TEST(ParallelPoolTest, ChunkSizes) {
+  struct Largest {
+    std::atomic<int64_t> chunk{0};
+    static void body(void *closure, int64_t begin, int64_t end) {
+      auto *l = static_cast<Largest *>(closure);
+      int64_t seen = l->chunk.load();
+      while (end - begin > seen && !l->chunk.compare_exchange_weak(seen, end - begin)) {
+      }
+    }
+  };
+  ParallelPool pool(2);
+  for (auto [n, chunk] : {std::pair<int64_t, int64_t>{10, 1}, {7, 1}, {17, 2}, {1000, 125}}) {
+    Largest l;
+    pool.run(Largest::body, &l, n);
+    EXPECT_EQ(l.chunk.load(), chunk) << n << " iterations";
   }
 }
 

@@ -95,8 +95,7 @@ void ParallelPool::run(ParallelBodyFn fn, void *cl, int64_t count) {
   j.body = fn;
   j.closure = cl;
   j.n = count;
-  j.numChunks = std::min<int64_t>(count, 4 * int64_t(threads()));
-  j.chunkSize = (count + j.numChunks - 1) / j.numChunks;
+  j.chunkSize = std::max<int64_t>(1, count / (4 * int64_t(threads())));
   j.numChunks = (count + j.chunkSize - 1) / j.chunkSize;
   {
     std::lock_guard<std::mutex> lock(jobMutex);
