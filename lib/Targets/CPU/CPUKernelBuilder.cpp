@@ -10,7 +10,9 @@
 
 #include "CPUKernelBuilder.h"
 #include "hx/Targets/KernelABI.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
 
 using namespace llvm;
 
@@ -116,6 +118,60 @@ void CPUKernelBuilder::parallelForCaptured(int64_t extent, int64_t workPerIterat
   auto *pfTy = FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, ptr, i64}, false);
   FunctionCallee pf = module.getOrInsertFunction(kParallelForSymbol, pfTy);
   b.CreateCall(pf, {kernel->getArg(1), outlined, closure, index(extent)});
+}
+
+void CPUKernelBuilder::outlined(StringRef suffix, function_ref<void()> emit) {
+  // Emit in place between two fresh blocks, then let LLVM's code extractor
+  // move the blocks in between into a function and find its parameters
+  // (the region has one entry and one exit, and defines nothing used after
+  // it).
+  Function *fn = cur.fn;
+  LLVMContext &ctx = module.getContext();
+  BasicBlock *begin = BasicBlock::Create(ctx, "outlined", fn);
+  b.CreateBr(begin);
+  b.SetInsertPoint(begin);
+  emit();
+  BasicBlock *after = BasicBlock::Create(ctx, "outlined.end", fn);
+  b.CreateBr(after);
+  SmallVector<BasicBlock *, 32> region;
+  bool inside = false;
+  for (BasicBlock &bb : *fn) {
+    inside |= &bb == begin;
+    if (inside && &bb != after)
+      region.push_back(&bb);
+  }
+  b.SetInsertPoint(after);
+  // A light store (a bias, a relu, a residual add) stays inline: the call
+  // and reading the tile back would cost more than the registers it frees.
+  // A heavy one multiplies, divides or calls (a sigmoid's exp, an erf).
+  int64_t heavyOps = 0;
+  for (BasicBlock *bb : region)
+    for (Instruction &inst : *bb) {
+      if (!inst.getType()->isFPOrFPVectorTy())
+        continue;
+      if (auto *call = dyn_cast<IntrinsicInst>(&inst))
+        heavyOps += !is_contained({Intrinsic::minnum, Intrinsic::maxnum, Intrinsic::minimum,
+                                   Intrinsic::maximum, Intrinsic::fabs, Intrinsic::copysign},
+                                  call->getIntrinsicID());
+      else
+        heavyOps += isa<CallInst>(inst) || inst.getOpcode() == Instruction::FMul ||
+                    inst.getOpcode() == Instruction::FDiv || inst.getOpcode() == Instruction::FRem;
+    }
+  if (heavyOps < minOutlinedHeavyOps)
+    return;
+  CodeExtractorAnalysisCache cache(*fn);
+  CodeExtractor extractor(region, /*DT=*/nullptr, /*AggregateArgs=*/false, nullptr, nullptr,
+                          nullptr, /*AllowVarArgs=*/false, /*AllowAlloca=*/false, nullptr,
+                          (suffix + Twine(fns.size())).str());
+  Function *body = extractor.isEligible() ? extractor.extractCodeRegion(cache) : nullptr;
+  if (!body) // the code stays where it was emitted
+    return;
+  // Named in the linked code like the parallel bodies (KernelJit's perf map).
+  body->setLinkage(GlobalValue::ExternalLinkage);
+  body->setVisibility(GlobalValue::HiddenVisibility);
+  body->addFnAttr(Attribute::NoInline);
+  body->setDoesNotThrow();
+  fns.push_back(body);
 }
 
 void CPUKernelBuilder::contraction(const Contraction &c) {

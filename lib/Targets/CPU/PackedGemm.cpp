@@ -236,7 +236,7 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
     for (size_t x = 0; x < sums.size(); ++x)
       b.CreateAlignedStore(
           sums[x], b.CreateConstInBoundsGEP1_64(f32, tile, uint64_t(int64_t(x) * L)), Align(4));
-    io.store(q, p, tile);
+    outlined("store", [&] { io.store(q, p, tile); });
   };
   Value *q0 = imul(idiv(t, numNb), qPerMb);
   Value *q1 = imin(iadd(q0, qPerMb), index(numQ));
