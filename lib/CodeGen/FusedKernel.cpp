@@ -391,6 +391,8 @@ Error emitFusedKernel(KernelBuilder &kb, const KernelSpec &spec) {
   KernelBuilder::Epilogue epi;
   epi.buffer = result;
   epi.storeType = out->dtype;
+  for (unsigned n = 0; n < g.nodes.size(); ++n)
+    epi.math |= epiMembers[n] && int(n) != g.anchor && elementwiseIsMath(g.nodes[n].spec);
   epi.apply = [&](Value *offset, ArrayRef<Value *> coords, Value *v) {
     return eval.evaluate(loadReads(kb, spec, reads, out->shape, offset, coords), v);
   };

@@ -131,6 +131,12 @@ public:
   /// pointer valid inside `body` only). Its contents start undefined.
   virtual void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) = 0;
 
+  /// Emits `emit`'s code where it stands, or where a target finds it heavy,
+  /// in a function of its own called there (the cpu: the store of sums
+  /// held in registers, whose epilogue would otherwise take them). `emit`
+  /// may use any value of the calling code; it defines none used after it.
+  virtual void outlined(llvm::StringRef suffix, llvm::function_ref<void()> emit) { emit(); }
+
   /// The dtype in which sums of `t` accumulate (the dtype itself by default).
   virtual DType accumulatorType(DType t) const { return t; }
   /// The dtype in which an operator's own loops over products of `t` sum
@@ -287,6 +293,10 @@ public:
     /// as one, `coords` still the first element's): every parameter reads
     /// those two dims jointly contiguous, as the result lies, or not at all.
     bool vectorSpansRows = false;
+    /// The epilogue computes a math function (a sigmoid, an erf): its
+    /// constants and temporaries are many, so that an operator may keep its
+    /// code away from loops that hold values in registers (outlined).
+    bool math = false;
   };
   void setEpilogue(Epilogue e) { epilogue = std::move(e); }
   /// A fused kernel's prologue (a reduction's, FusedKernel.cpp): a load of
@@ -303,6 +313,7 @@ public:
   bool hasVectorEpilogue(unsigned buffer) const {
     return hasEpilogue(buffer) && epilogue.applyVector;
   }
+  bool hasMathEpilogue(unsigned buffer) const { return hasEpilogue(buffer) && epilogue.math; }
   /// Whether a vector store into `buffer` may run on across its rows (in
   /// a contiguous result): no epilogue, or a vector form that spans rows.
   bool vectorStoreSpansRows(unsigned buffer) const {

@@ -418,6 +418,14 @@ Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec) {
   return Error::success();
 }
 
+bool elementwiseIsMath(const KernelSpec &spec) {
+  std::optional<ElementwiseOp> op = elementwiseOp(spec.opName());
+  if (!op)
+    return false;
+  return (op->kind == ElementwiseOp::UnaryOp && isTranscendental(op->unary)) ||
+         (op->kind == ElementwiseOp::BinaryOp && op->binary == Binary::Pow && !smallPower(spec));
+}
+
 Value *elementwiseValue(KernelBuilder &kb, const KernelSpec &spec, ArrayRef<Value *> x) {
   ElementwiseOp op = *elementwiseOp(spec.opName());
   switch (op.kind) {
@@ -446,9 +454,7 @@ static Error elementwiseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   std::optional<double> k = op.kind == ElementwiseOp::BinaryOp && op.binary == Binary::Pow
                                 ? smallPower(spec)
                                 : std::nullopt;
-  bool math = (op.kind == ElementwiseOp::UnaryOp && isTranscendental(op.unary)) ||
-              (op.kind == ElementwiseOp::BinaryOp && op.binary == Binary::Pow && !k);
-  int64_t work = math                                                             ? kMathWork
+  int64_t work = elementwiseIsMath(spec)                                          ? kMathWork
                  : op.kind == ElementwiseOp::BinaryOp && op.binary == Binary::Div ? 4
                                                                                   : 1;
   emitStridedLoops(kb, out->shape, views, work, [&](ArrayRef<Value *> off) {

@@ -45,6 +45,9 @@ llvm::Error checkElementwiseValue(KernelBuilder &kb, const KernelSpec &spec);
 /// exponent, may be null).
 llvm::Value *elementwiseValue(KernelBuilder &kb, const KernelSpec &spec,
                               llvm::ArrayRef<llvm::Value *> operands);
+/// Whether such an element costs a math function (a transcendental one, a
+/// power other than a small integral literal), not a few instructions.
+bool elementwiseIsMath(const KernelSpec &spec);
 
 } // namespace hx
 

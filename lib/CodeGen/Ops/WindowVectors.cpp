@@ -73,6 +73,31 @@ static void storeChunk(KernelBuilder &kb, const KernelSpec &spec, Value *at,
     kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
 }
 
+/// Computes each piece's chunk (`chunk`) and stores it (`store`). Where
+/// the result's epilogue computes a math function (a sigmoid), the chunks
+/// go through scratch and are stored once the last is computed, the stores
+/// in a function of their own where the target outlines them
+/// (KernelBuilder::outlined): the epilogue's constants then do not take the
+/// registers of the taps' weights and sums.
+using Pieces = ArrayRef<std::pair<int64_t, unsigned>>;
+static void computeAndStore(KernelBuilder &kb, const KernelSpec &spec, Pieces pieces,
+                            int64_t extent, function_ref<Value *(int64_t, unsigned)> chunk,
+                            function_ref<void(int64_t, unsigned, Value *)> store) {
+  if (!kb.hasVectorEpilogue(spec.outputBuffer(0)) || !kb.hasMathEpilogue(spec.outputBuffer(0))) {
+    for (auto [first, width] : pieces)
+      store(first, width, chunk(first, width));
+    return;
+  }
+  kb.withScratch(DType::Float32, extent, [&](Value *sums) {
+    for (auto [first, width] : pieces)
+      kb.storeVector(sums, kb.index(first), chunk(first, width));
+    kb.outlined("store", [&] {
+      for (auto [first, width] : pieces)
+        store(first, width, kb.loadVector(DType::Float32, sums, kb.index(first), width));
+    });
+  });
+}
+
 /// By rows: per output row (n, oc, y) of an NCHW result over unit-stride
 /// input columns, chunks of `lanes` columns (then power-of-two pieces),
 /// each held in registers over the taps (r, s) in the direct loop's order.
@@ -106,7 +131,7 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
       Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
       rowBase.push_back(kb.iadd(plane, kb.imul(clamped, dv.stride[2])));
     }
-    for (auto [first, width] : pieces) {
+    auto chunk = [&](int64_t first, unsigned width) {
       Value *acc = kb.splat(kb.constant(f32, taps.init), width);
       for (int64_t r = 0; r < kh; ++r) {
         Value *a = acc;
@@ -120,9 +145,13 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
         }
         acc = kb.select(inside[r], a, acc);
       }
+      return acc;
+    };
+    auto store = [&](int64_t first, unsigned width, Value *acc) {
       Value *x = kb.index(first);
       storeChunk(kb, spec, kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x}, width, acc);
-    }
+    };
+    computeAndStore(kb, spec, pieces, ow, chunk, store);
   });
 }
 
@@ -165,7 +194,7 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
     Value *outBase = kb.linearOffset({img, oc}, {ov.stride[0], ov.stride[1]});
     if (taps.begin)
       taps.begin(oc);
-    for (auto [first, width] : pieces) {
+    auto chunk = [&](int64_t first, unsigned width) {
       Value *acc = kb.splat(kb.constant(f32, taps.init), width);
       for (int64_t r = 0; r < kh; ++r)
         for (int64_t s = 0; s < kw; ++s) {
@@ -182,9 +211,13 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
           acc = llvm::all_of(valid, [](bool v) { return v; }) ? next
                                                               : kb.selectLanes(valid, next, acc);
         }
+      return acc;
+    };
+    auto store = [&](int64_t first, unsigned width, Value *acc) {
       storeChunk(kb, spec, kb.iadd(outBase, first),
                  {img, oc, kb.index(first / ow), kb.index(first % ow)}, width, acc);
-    }
+    };
+    computeAndStore(kb, spec, pieces, oh * ow, chunk, store);
   });
 }
 

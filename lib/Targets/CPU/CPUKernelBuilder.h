@@ -69,6 +69,15 @@ public:
   void parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) override;
   Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
+  /// Emits `emit`'s code, and where it has at least minOutlinedHeavyOps
+  /// floating-point multiplies, divides or calls, moves it into a function
+  /// of its own, called where it stands (`name`.`suffix`N, never inlined),
+  /// whose parameters are the values of the calling function it uses. A
+  /// GEMM's store of a finished tile goes there when its epilogue is heavy
+  /// (a sigmoid, an erf): the epilogue's constants and temporaries then do
+  /// not compete for the registers of the micro-kernel's loop around it.
+  void outlined(llvm::StringRef suffix, llvm::function_ref<void()> emit) override;
+  static constexpr int64_t minOutlinedHeavyOps = 8;
   DType accumulatorType(DType t) const override;
   DType productAccumulatorType(DType t) const override;
   void contraction(const Contraction &c) override;
@@ -90,15 +99,6 @@ private:
   using CapturedBody = llvm::function_ref<void(Value *i, llvm::ArrayRef<Value *> captured)>;
   void parallelForCaptured(int64_t extent, int64_t workPerIteration,
                            llvm::ArrayRef<Value *> captured, CapturedBody body);
-  /// Emits `emit`'s code, and where it has at least minOutlinedHeavyOps
-  /// floating-point multiplies, divides or calls, moves it into a function of
-  /// its own, called where it stands (`name`.`suffix`N, never inlined),
-  /// whose parameters are the values of the calling function it uses. A
-  /// GEMM's store of a finished tile goes there when its epilogue is heavy
-  /// (a sigmoid, an erf): the epilogue's constants and temporaries then do
-  /// not compete for the registers of the micro-kernel's loop around it.
-  void outlined(llvm::StringRef suffix, llvm::function_ref<void()> emit);
-  static constexpr int64_t minOutlinedHeavyOps = 8;
   /// PackedGemm.cpp: the BLIS structure shared by both GEMMs.
   struct GemmBlocking {
     /// Vector lanes, rows and columns of the micro-tile (NR a multiple of
