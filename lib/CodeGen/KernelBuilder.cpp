@@ -445,6 +445,15 @@ Value *KernelBuilder::mul(DType t, Value *a, Value *c) {
   return isFloat(t) ? b.CreateFMul(a, c) : b.CreateMul(a, c);
 }
 
+Value *KernelBuilder::sigmoid(DType t, Value *x) {
+  // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e)
+  // below (down to the denormals).
+  Value *neg = compare(CmpOp::LT, t, x, constant(t, 0));
+  Value *e = math(MathFn::Exp, t, {select(neg, x, this->neg(t, x))});
+  Value *num = select(neg, e, constant(t, 1));
+  return div(t, num, add(t, constant(t, 1), e));
+}
+
 Value *KernelBuilder::div(DType t, Value *a, Value *c) {
   if (isFloat(t))
     return b.CreateFDiv(a, c);

@@ -1,7 +1,7 @@
 //===- VectorMathTest.cpp - exp, log, tanh, erf, sigmoid against libm -----===//
 //
-// The cpu's float32 exp, log, tanh and erf (VectorMath.cpp) and sigmoid (through
-// exp), run as kernels over a sweep of float32 bit patterns (every 251st,
+// The cpu's float32 exp, log, tanh, erf and sigmoid (VectorMath.cpp), run
+// as kernels over a sweep of float32 bit patterns (every 251st,
 // both signs: 17 million values) and the special values, against
 // double-precision libm rounded to float32. The error is counted in ulp
 // from that correctly rounded result (the distance between the two as

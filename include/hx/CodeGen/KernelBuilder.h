@@ -126,6 +126,8 @@ public:
 
   /// Calls `fn(args...)` on values of dtype `t` (a float dtype).
   virtual Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) = 0;
+  /// 1 / (1 + exp(-x)) of a float dtype, from exp by default.
+  virtual Value *sigmoid(DType t, Value *x);
 
   /// Runs `body` with a private array of `count` elements of dtype `t` (a
   /// pointer valid inside `body` only). Its contents start undefined.

@@ -270,14 +270,8 @@ static Value *unaryValue(KernelBuilder &kb, Unary op, const KernelSpec &spec, Va
     return kb.div(t, kb.constant(t, 1), kb.math(MathFn::Sqrt, t, {x}));
   case Unary::Tanh:
     return kb.math(MathFn::Tanh, t, {x});
-  case Unary::Sigmoid: {
-    // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e)
-    // below (down to the denormals).
-    Value *neg = kb.compare(CmpOp::LT, t, x, kb.constant(t, 0));
-    Value *e = kb.math(MathFn::Exp, t, {kb.select(neg, x, kb.neg(t, x))});
-    Value *num = kb.select(neg, e, kb.constant(t, 1));
-    return kb.div(t, num, kb.add(t, kb.constant(t, 1), e));
-  }
+  case Unary::Sigmoid:
+    return kb.sigmoid(t, x);
   case Unary::Relu:
     return kb.max(t, x, kb.constant(t, 0));
   case Unary::Clip:

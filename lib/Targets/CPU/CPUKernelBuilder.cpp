@@ -186,6 +186,10 @@ void CPUKernelBuilder::contraction(const Contraction &c) {
   contractionLoop(c, productAccumulatorType(c.type));
 }
 
+Value *CPUKernelBuilder::sigmoid(DType t, Value *x) {
+  return valueDType(t) == DType::Float32 ? sigmoidF32(x) : KernelBuilder::sigmoid(t, x);
+}
+
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   if (valueDType(t) == DType::Float32) { // float16 computes in float32
     if (fn == MathFn::Exp)

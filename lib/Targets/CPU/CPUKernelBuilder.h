@@ -68,6 +68,7 @@ public:
   llvm::StringRef targetName() const override { return "CPU"; }
   void parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) override;
   Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
+  Value *sigmoid(DType t, Value *x) override;
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   /// Emits `emit`'s code, and where it has at least minOutlinedHeavyOps
   /// floating-point multiplies, divides or calls, moves it into a function
@@ -150,12 +151,13 @@ private:
   void freeBuffer(Value *p);
   bool packedGemmPays(const Contraction &c) const;
   void packedGemm(const Contraction &c);
-  /// VectorMath.cpp: float32 exp, log, tanh and erf as straight-line code over
+  /// VectorMath.cpp: float32 exp, log, tanh, erf and sigmoid as straight-line code over
   /// scalars or vectors (no calls, so loops over them vectorize).
   Value *expF32(Value *x);
   Value *logF32(Value *x);
   Value *tanhF32(Value *x);
   Value *erfF32(Value *x);
+  Value *sigmoidF32(Value *x);
   /// WindowGemm.cpp: a convolution with its output channels as the rows.
   bool windowGemmPays(const Contraction &c) const;
   void windowGemm(const Contraction &c);

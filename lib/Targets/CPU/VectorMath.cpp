@@ -5,8 +5,7 @@
 // with selects instead of branches and no calls, so that the loop
 // vectorizer turns an elementwise loop over them into vector code (a libm
 // call per element stops it). Everything works on scalars and vectors
-// alike. sigmoid and softmax reach exp through their definitions, GELU
-// erf.
+// alike. softmax reaches exp through its definition, GELU erf.
 //
 //   exp(x):  n = round(x / ln 2), r = x - n ln 2 (in two parts, Cody and
 //            Waite), e^r by a degree-7 polynomial (Cephes' expf
@@ -23,6 +22,10 @@
 //   erf(x):  |x| < 1: x P(x^2), P of degree 7 (3e-11); 1 <= |x| < 4:
 //            1 - e^(-x^2) Q(1/|x| - 0.625), Q of degree 10 (2e-9); beyond,
 //            1; with x's sign.
+//   sigmoid(x): e = exp(-|x|) by exp's steps for arguments <= 0 only (n
+//            rounded by adding 1.5 * 2^23, whose low bits then hold it; no
+//            overflow or infinity to handle), then 1 / (1 + e) for x >= 0
+//            and e / (1 + e) below.
 //
 // The coefficients of P and Q were fitted (Lawson's iteration over
 // Chebyshev nodes, against mpmath) for this file. NaN gives NaN, -0 gives
@@ -157,6 +160,40 @@ Value *CPUKernelBuilder::erfF32(Value *x) {
   big = b.CreateBinaryIntrinsic(Intrinsic::copysign, big, x);
   Value *r = b.CreateSelect(b.CreateFCmpOLT(a, fconst(x, 1)), small, big);
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, r);
+}
+
+Value *CPUKernelBuilder::sigmoidF32(Value *x) {
+  llvm::Type *ty = x->getType(), *intTy = b.getInt32Ty();
+  if (auto *vt = dyn_cast<VectorType>(ty))
+    intTy = VectorType::get(intTy, vt->getElementCount());
+  // e = exp(z) for z = -|x| <= 0, exp's steps without those for z > 0.
+  const double lo = -103.97208404541015625, shifter = 0x1.8p23;
+  Value *z = b.CreateFNeg(b.CreateUnaryIntrinsic(Intrinsic::fabs, x));
+  Value *under = b.CreateFCmpOLT(z, fconst(x, lo)); // e rounds to 0 (NaN: false)
+  Value *zc = b.CreateSelect(under, fconst(x, lo), z);
+  // n = z / ln 2 rounded, in the low bits of t (z * log2 e is within 150
+  // of 0, so t stays in [2^23, 2^24), where the floats are the integers).
+  Value *t = b.CreateIntrinsic(Intrinsic::fmuladd, {ty},
+                               {zc, fconst(x, 1.44269504088896341), fconst(x, shifter)});
+  Value *n = b.CreateFSub(t, fconst(x, shifter));
+  Value *r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, -0.693359375), zc});
+  r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, 2.12194440e-4), r});
+  Value *p = polynomial(b, r,
+                        {1.0, 1.0, 5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2,
+                         8.3334519073E-3, 1.3981999507E-3, 1.9875691500E-4});
+  // 2^n (n in [-150, 0]) as 2^n1 * 2^n2, each a normal float.
+  Value *ni = b.CreateSub(b.CreateBitCast(t, intTy), b.CreateBitCast(fconst(x, shifter), intTy));
+  Value *n1 = b.CreateAShr(ni, ConstantInt::get(intTy, 1));
+  Value *n2 = b.CreateSub(ni, n1);
+  auto pow2 = [&](Value *k) {
+    return b.CreateBitCast(
+        b.CreateShl(b.CreateAdd(k, ConstantInt::get(intTy, 127)), ConstantInt::get(intTy, 23)), ty);
+  };
+  Value *e = b.CreateFMul(b.CreateFMul(p, pow2(n1)), pow2(n2));
+  e = b.CreateSelect(under, fconst(x, 0), e);
+  // 1 / (1 + e) for x >= 0, e / (1 + e) below; NaN stays NaN through e.
+  Value *num = b.CreateSelect(b.CreateFCmpOLT(x, fconst(x, 0)), e, fconst(x, 1));
+  return b.CreateFDiv(num, b.CreateFAdd(fconst(x, 1), e));
 }
 
 } // namespace hx
