@@ -4,8 +4,9 @@
 // taps, each tap one masked load, on a target with vectors (the cpu):
 //
 //  - by rows (emitRows): each output row in
-//    chunks of vector width, then power-of-two pieces; strided columns read
-//    every sw-th lane of a wider load (loadTapLanes);
+//    chunks of vector width, then power-of-two pieces (without an
+//    epilogue, whole vectors only, the last moved back: chunksOf); strided
+//    columns read every sw-th lane of a wider load (loadTapLanes);
 //  - by planes (emitPlanes), for stride 1 where output rows keep the
 //    input's width and are narrow (14 or 7 wide): a whole plane in vectors
 //    that run across its rows, every lane's row and column known when the
@@ -73,6 +74,22 @@ static void storeChunk(KernelBuilder &kb, const KernelSpec &spec, Value *at,
     kb.storeVectorResult(spec.outputBuffer(0), at, coords, acc);
 }
 
+/// The chunks of a run of n outputs: whole vectors, then power-of-two
+/// pieces (rowPieces); where the result has no epilogue and n is wider
+/// than a vector, whole vectors only, the last moved back to end at n (its
+/// first lanes computed and stored twice, to the same values: nothing
+/// reads the result in between), so that a 55-wide row is 4 vectors, not
+/// 3 and pieces of 4, 2 and 1.
+static std::vector<std::pair<int64_t, unsigned>>
+chunksOf(const KernelBuilder &kb, const KernelSpec &spec, int64_t n, unsigned lanes) {
+  if (kb.hasEpilogue(spec.outputBuffer(0)) || n <= int64_t(lanes))
+    return rowPieces(0, n, lanes);
+  std::vector<std::pair<int64_t, unsigned>> chunks;
+  for (int64_t first = 0; first < n; first += lanes)
+    chunks.push_back({std::min(first, n - int64_t(lanes)), lanes});
+  return chunks;
+}
+
 /// Computes each piece's chunk (`chunk`) and stores it (`store`). Where
 /// the result's epilogue computes a math function (a sigmoid), the chunks
 /// go through scratch and are stored once the last is computed, the stores
@@ -115,7 +132,7 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
   int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
   int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
   const DType f32 = DType::Float32;
-  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, ow, lanes);
+  std::vector<std::pair<int64_t, unsigned>> pieces = chunksOf(kb, spec, ow, lanes);
   kb.parallelFor(n * o * oh, 2 * kh * kw * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
     Value *in = kb.buffer(spec.inputBuffer(0));
@@ -172,8 +189,8 @@ static bool planesPay(const KernelBuilder &kb, const KernelSpec &spec, const Lay
                       const LayoutView &ov, const Window2d &win, int64_t kh, int64_t kw,
                       unsigned lanes) {
   int64_t oh = ov.size[2], ow = ov.size[3], w = dv.size[3];
-  int64_t byRows = int64_t(rowPieces(0, ow, lanes).size()) * oh;
-  int64_t byPlanes = int64_t(rowPieces(0, oh * ow, lanes).size());
+  int64_t byRows = int64_t(chunksOf(kb, spec, ow, lanes).size()) * oh;
+  int64_t byPlanes = int64_t(chunksOf(kb, spec, oh * ow, lanes).size());
   return win.sh == 1 && win.sw == 1 && ow == w && dv.stride[2] == w && dv.stride[3] == 1 &&
          ov.stride[3] == 1 && ov.stride[2] == ow && kb.vectorStoreSpansRows(spec.outputBuffer(0)) &&
          byPlanes < byRows && byPlanes * kh * kw <= 1024; // the code's size
@@ -186,7 +203,7 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
   int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
   int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
   const DType f32 = DType::Float32;
-  std::vector<std::pair<int64_t, unsigned>> pieces = rowPieces(0, oh * ow, lanes);
+  std::vector<std::pair<int64_t, unsigned>> pieces = chunksOf(kb, spec, oh * ow, lanes);
   kb.parallelFor(n * o, 2 * kh * kw * oh * ow, [&](Value *p) {
     Value *img = kb.idiv(p, o), *oc = kb.irem(p, o);
     Value *in = kb.buffer(spec.inputBuffer(0));
@@ -234,7 +251,7 @@ static bool emitWindow(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
     emitPlanes(kb, spec, dv, ov, win, kh, kw, ocg, lanes, taps);
     return true;
   }
-  if (int64_t(rowPieces(0, ov.size[3], lanes).size()) * kh * kw > 1024) // the code's size
+  if (int64_t(chunksOf(kb, spec, ov.size[3], lanes).size()) * kh * kw > 1024) // the code's size
     return false;
   emitRows(kb, spec, dv, ov, win, kh, kw, ocg, lanes, taps);
   return true;
