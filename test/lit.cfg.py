@@ -47,6 +47,14 @@ if python_imports("onnx, numpy"):
     config.available_features.add("onnx")
     if python_imports("torch, torchvision"):
         config.available_features.add("torch")
+# `avx512`: the host's cpu has AVX-512 (its kernels then take 16-lane
+# vectors and the code that needs them).
+try:
+    with open("/proc/cpuinfo") as f:
+        if " avx512f" in f.read():
+            config.available_features.add("avx512")
+except OSError:
+    pass
 # The GPU: `cuda` when hx-run itself finds a CUDA device (the same driver
 # loading the tests use), not merely when nvidia-smi exists.
 try:

@@ -11,6 +11,7 @@
 #include "CPUKernelBuilder.h"
 #include "hx/Targets/KernelABI.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 
@@ -144,15 +145,18 @@ void CPUKernelBuilder::outlined(StringRef suffix, function_ref<void()> emit) {
   // A light store (a bias, a relu, a residual add) stays inline: the call
   // and reading the tile back would cost more than the registers it frees.
   // A heavy one multiplies, divides or calls (a sigmoid's exp, an erf).
+  static constexpr Intrinsic::ID cheapIntrinsics[] = {
+      Intrinsic::minnum,      Intrinsic::maxnum,
+      Intrinsic::minimum,     Intrinsic::maximum,
+      Intrinsic::fabs,        Intrinsic::copysign,
+      Intrinsic::masked_load, Intrinsic::x86_avx512_mask_compress};
   int64_t heavyOps = 0;
   for (BasicBlock *bb : region)
     for (Instruction &inst : *bb) {
       if (!inst.getType()->isFPOrFPVectorTy())
         continue;
       if (auto *call = dyn_cast<IntrinsicInst>(&inst))
-        heavyOps += !is_contained({Intrinsic::minnum, Intrinsic::maxnum, Intrinsic::minimum,
-                                   Intrinsic::maximum, Intrinsic::fabs, Intrinsic::copysign},
-                                  call->getIntrinsicID());
+        heavyOps += !is_contained(cheapIntrinsics, call->getIntrinsicID());
       else
         heavyOps += isa<CallInst>(inst) || inst.getOpcode() == Instruction::FMul ||
                     inst.getOpcode() == Instruction::FDiv || inst.getOpcode() == Instruction::FRem;

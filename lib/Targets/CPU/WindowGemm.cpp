@@ -30,7 +30,10 @@
 // are computed and dropped: what the kernel reads there is in the copy (or
 // its zeroed tail), and the store skips them. A vector of sums within one
 // output row is stored as a vector when the operator's result is float32
-// (Window::resultBuffer); the others lane by lane through the operator's
+// (Window::resultBuffer); one that rows' ends cut, with AVX-512 and an
+// epilogue that reads rows as one run, as its lanes inside the result
+// packed together (vcompressps) and one masked store, else in power-of-two
+// pieces of each row; the others lane by lane through the operator's
 // store.
 //
 // Blocking is the packed GEMM's (gemmBlocking), with MR chosen for the
@@ -46,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUKernelBuilder.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 #include <algorithm>
 
@@ -142,6 +146,12 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
   // planes; zeroed once.
   const int64_t tailFloats = g.nPad - grid.cols + grid.maxSx + L;
   const int64_t tileFloats = g.mc * g.nct;
+  // Vectors that the rows' ends cut are packed and stored at once (see
+  // storeTile) where the target compresses lanes in one instruction
+  // (AVX-512), the result is float32 with its rows contiguous and its
+  // epilogue reads rows as one run.
+  const bool packCutVectors = L == 16 && w.resultBuffer != ~0u && w.resultStride[3] == 1 &&
+                              w.resultStride[2] == w.outW && vectorStoreSpansRows(w.resultBuffer);
   const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
   LLVMContext &ctx = module.getContext();
   llvm::Type *f32 = b.getFloatTy(), *i32 = b.getInt32Ty(), *ptrTy = b.getPtrTy();
@@ -377,7 +387,62 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
                       });
                   }
                 };
-                ifThen(logicalNot(whole), bySegments);
+                // With AVX-512, a vector that rows cut whose lanes stay
+                // inside the channel's plane: its lanes inside the result
+                // packed together (vcompressps), which lie in one run of
+                // the result when the epilogue reads rows as one run, then
+                // one epilogue and one masked store.
+                if (!packCutVectors)
+                  return ifThen(logicalNot(whole), bySegments);
+                ifThen(logicalNot(whole), [&] {
+                  // Each lane's grid column and row (int32; no division:
+                  // the column wraps at most (L - 1) / wq + 1 times).
+                  auto *i32v = FixedVectorType::get(b.getInt32Ty(), unsigned(L));
+                  SmallVector<Constant *, 16> iota;
+                  for (int64_t l = 0; l < L; ++l)
+                    iota.push_back(b.getInt32(uint32_t(l)));
+                  auto splat32 = [&](Value *v) {
+                    return b.CreateVectorSplat(unsigned(L), b.CreateTrunc(v, b.getInt32Ty()));
+                  };
+                  Value *lanes = ConstantVector::get(iota);
+                  Value *xv = b.CreateAdd(splat32(x0), lanes), *yv = splat32(y);
+                  Value *wqv = ConstantInt::get(i32v, uint64_t(grid.wq));
+                  for (int64_t k = 0; k <= (L - 1) / grid.wq; ++k) {
+                    Value *wraps = b.CreateICmpSGE(xv, wqv);
+                    xv = b.CreateSelect(wraps, b.CreateSub(xv, wqv), xv);
+                    yv = b.CreateAdd(yv, b.CreateZExt(wraps, i32v));
+                  }
+                  Value *jv = b.CreateAdd(splat32(j0), lanes);
+                  Value *in = b.CreateAnd(
+                      b.CreateAnd(b.CreateICmpSLT(xv, ConstantInt::get(i32v, uint64_t(w.outW))),
+                                  b.CreateICmpSLT(yv, ConstantInt::get(i32v, uint64_t(w.outH)))),
+                      b.CreateICmpSGE(jv, splat32(firstCol)));
+                  Value *bits =
+                      b.CreateZExt(b.CreateBitCast(in, b.getIntNTy(unsigned(L))), b.getInt64Ty());
+                  Value *count = b.CreateUnaryIntrinsic(Intrinsic::ctpop, bits);
+                  // The first lane inside, and its pixel.
+                  Value *jf = iadd(j0, b.CreateBinaryIntrinsic(Intrinsic::cttz, bits, b.getTrue()));
+                  Value *yf = idiv(jf, grid.wq);
+                  Value *xf = isub(jf, imul(yf, grid.wq));
+                  Value *pixel = iadd(imul(yf, w.outW), xf);
+                  Value *fits = icmp(CmpOp::LE, iadd(pixel, L), index(w.outH * w.outW));
+                  ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), logicalNot(fits)),
+                         bySegments);
+                  ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), fits), [&] {
+                    Value *packed = b.CreateIntrinsic(Intrinsic::x86_avx512_mask_compress, {vecTy},
+                                                      {sum, PoisonValue::get(vecTy), in});
+                    Value *ch = iadd(imul(gIn, c.n), o);
+                    Value *off =
+                        linearOffset({imgIn, ch, yf, xf},
+                                     {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                    if (hasEpilogue(w.resultBuffer))
+                      packed = applyVectorEpilogue(off, {imgIn, ch, yf, xf}, packed);
+                    Value *first = b.CreateICmpULT(lanes, splat32(count));
+                    b.CreateMaskedStore(packed,
+                                        b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                                        Align(4), first);
+                  });
+                });
               });
             });
           };
