@@ -167,6 +167,8 @@ struct PoolCase {
   bool ceil = false;
   std::string layout = "NCHW";
   int64_t dh = 1, dw = 1;
+  /// Some inputs NaN, +inf and -inf: a window with a NaN gives NaN.
+  bool specials = false;
 };
 
 int64_t poolDim(int64_t in, int64_t padA, int64_t padB, int64_t k, int64_t d, int64_t s,
@@ -192,6 +194,10 @@ void checkMaxPool(const PoolCase &c) {
   Buffer x(F32, ds);
   std::mt19937 rng(8);
   fillRandom(x, rng, -1, 1);
+  if (c.specials)
+    for (int64_t i = 0; i < x.size(); ++i)
+      if (i % 37 == 5 || i % 41 == 3 || i % 53 == 7)
+        x.set(i, i % 37 == 5 ? NAN : i % 41 == 3 ? -INFINITY : INFINITY);
   std::vector<Buffer> out = runKernel(*compiler, tc->call(), {&x});
   ASSERT_EQ(out.size(), 1u);
   auto [n, ch, h, w] = c.data;
@@ -207,12 +213,20 @@ void checkMaxPool(const PoolCase &c) {
           for (int64_t r = 0; r < c.ph; ++r)
             for (int64_t q = 0; q < c.pw; ++q) {
               int64_t iy = y * c.sh + r * c.dh - c.pad[0], ix = xo * c.sw + q * c.dw - c.pad[1];
-              if (iy >= 0 && iy < h && ix >= 0 && ix < w)
-                m = std::max(m, x.get(at(x, {b, k, iy, ix}, c.layout, "NCHW")));
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
+                double v = x.get(at(x, {b, k, iy, ix}, c.layout, "NCHW"));
+                m = std::isnan(m) || std::isnan(v) ? NAN : std::max(m, v);
+              }
             }
           expected[size_t(at(out[0], {b, k, y, xo}, c.layout, "NCHW"))] = m;
         }
-  expectNear(out[0], expected, 0, what);
+  if (!c.specials)
+    return expectNear(out[0], expected, 0, what);
+  for (int64_t i = 0; i < out[0].size(); ++i) {
+    double got = out[0].get(i), want = expected[size_t(i)];
+    EXPECT_TRUE(std::isnan(want) ? std::isnan(got) : got == want)
+        << what << " element " << i << ": " << got << ", expected " << want;
+  }
 }
 
 TEST(ConvPoolTest, MaxPool2d) {
@@ -223,6 +237,18 @@ TEST(ConvPoolTest, MaxPool2d) {
   checkMaxPool({{1, 8, 8, 3}, 2, 2, 2, 2, {0, 0, 0, 0}, "", false, "NHWC"});
   checkMaxPool({{1, 2, 9, 9}, 2, 2, 1, 1, {0, 0, 0, 0}, "", false, "NCHW", 2, 3});
   checkMaxPool({{1, 64, 56, 56}, 3, 3, 2, 2, {1, 1, 1, 1}, "1"}); // parallel path
+}
+
+// NaN in a window gives NaN whatever tap it is, infinities are ordered, on
+// rows of whole vectors, pieces and planes (stride 1, same padding).
+TEST(ConvPoolTest, MaxPool2dNaNAndInfinities) {
+  PoolCase strided{{1, 3, 9, 79}, 3, 3, 2, 2, {0, 0, 0, 0}, "", true};
+  PoolCase planes{{1, 3, 14, 14}, 3, 3, 1, 1, {1, 1, 1, 1}, "[1, 1]"};
+  PoolCase rows{{2, 2, 5, 37}, 2, 3, 1, 1, {0, 1, 0, 1}, "[0, 1, 0, 1]"};
+  for (PoolCase c : {strided, planes, rows}) {
+    c.specials = true;
+    checkMaxPool(c);
+  }
 }
 
 TEST(ConvPoolTest, GlobalAvgPool2d) {

@@ -262,6 +262,47 @@ TEST(ElementwiseTest, RoundingSignAndTests) {
   }
 }
 
+/// max and min with NaN in either operand (at every lane of a vector and
+/// its tail) give NaN; relu and clip keep NaN; the infinities are ordered.
+TEST(ElementwiseTest, MaxMinPropagateNaN) {
+  auto compiler = makeCompiler();
+  ASSERT_TRUE(compiler);
+  constexpr int64_t n = 43;
+  Buffer a(DType::Float32, {n}), c(DType::Float32, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    a.set(i, i % 5 == 1 ? NAN : i % 7 == 2 ? INFINITY : i % 11 == 3 ? -INFINITY : i * 0.5 - 9);
+    c.set(i, i % 6 == 4 ? NAN : i % 13 == 0 ? -INFINITY : 5 - i * 0.25);
+  }
+  struct {
+    std::string call;
+    std::function<double(double, double)> ref;
+  } cases[] = {
+      {"maximum(%a, %c)", [](double x, double y) { return std::max(x, y); }},
+      {"minimum(%a, %c)", [](double x, double y) { return std::min(x, y); }},
+      {"maximum(%c, %a)", [](double x, double y) { return std::max(x, y); }},
+      {"nn.relu(%a)", [](double x, double) { return std::max(x, 0.0); }},
+      {"clip(%a, a_min=-2f, a_max=3f)",
+       [](double x, double) { return std::min(std::max(x, -2.0), 3.0); }},
+  };
+  for (const auto &k : cases) {
+    bool binary = k.call.find("%c") != std::string::npos;
+    auto tc = TypedCall::parse(binary ? "%a: Tensor[(43), float32], %c: Tensor[(43), float32]"
+                                      : "%a: Tensor[(43), float32]",
+                               k.call);
+    ASSERT_TRUE(tc) << k.call;
+    std::vector<Buffer> out = runKernel(
+        *compiler, tc->call(), binary ? std::vector<Buffer *>{&a, &c} : std::vector<Buffer *>{&a});
+    ASSERT_EQ(out.size(), 1u);
+    for (int64_t i = 0; i < n; ++i) {
+      double x = a.get(i), y = c.get(i), got = out[0].get(i);
+      bool nan = std::isnan(x) || (binary && std::isnan(y));
+      double want = nan ? NAN : k.ref(x, y);
+      EXPECT_TRUE(nan ? std::isnan(got) : got == want)
+          << k.call << " element " << i << ": " << got << ", expected " << want;
+    }
+  }
+}
+
 TEST(ElementwiseTest, SigmoidSaturatesWithoutNaN) {
   checkUnary(
       "sigmoid", "", DType::Float32, [](double x) { return 1 / (1 + std::exp(-x)); },

@@ -390,9 +390,10 @@ public:
   /// for signed dtypes (the sign's fill) and 0 for unsigned ones.
   Value *shiftLeft(DType t, Value *a, Value *n);
   Value *shiftRight(DType t, Value *a, Value *n);
-  /// The larger (smaller) operand; for floats NaN in either gives NaN.
-  Value *max(DType t, Value *a, Value *b);
-  Value *min(DType t, Value *a, Value *b);
+  /// The larger (smaller) operand; for floats NaN in either gives NaN (of
+  /// -0 and +0 either: llvm.maximum's +0 here, a target may differ).
+  virtual Value *max(DType t, Value *a, Value *b);
+  virtual Value *min(DType t, Value *a, Value *b);
   /// Whether a float is NaN (false for other dtypes), as a bool.
   Value *isNaN(DType t, Value *a);
   Value *neg(DType t, Value *a);

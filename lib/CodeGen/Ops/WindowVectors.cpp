@@ -28,28 +28,31 @@ using namespace llvm;
 namespace hx {
 
 /// Lane j < width of a window tap over an input row at `rowBase` (float32,
-/// unit-stride columns): input column (first + j) * sw + colOffset, read
-/// as one masked load (of width * sw lanes, every sw-th kept), the lanes
-/// whose column is outside [0, w) not read and 0; `valid` gets which lanes
-/// are inside. Null where none is.
+/// unit-stride columns): input column (first + j) * sw + colOffset, the
+/// lanes whose column is outside [0, w) not read and 0; `valid` gets which
+/// lanes are inside. Null where none is. The row is read as one masked
+/// load of width * sw lanes from the tap's column rounded down to a
+/// multiple of sw, and every sw-th lane kept from the tap's phase, so that
+/// the taps of one stride's phases (s = 0 and 1 of a 3x3/2 window) read
+/// the same load (one instruction once the kernel is optimized).
 static Value *loadTapLanes(KernelBuilder &kb, Value *in, Value *rowBase, int64_t first,
                            unsigned width, int64_t sw, int64_t colOffset, int64_t w,
                            SmallVectorImpl<bool> &valid) {
-  int64_t start = first * sw + colOffset;
-  SmallVector<bool, 32> read(size_t(int64_t(width) * sw), false);
+  int64_t phase = ((colOffset % sw) + sw) % sw;
+  int64_t start = first * sw + colOffset - phase;
+  SmallVector<bool, 32> read;
+  for (int64_t l = 0; l < int64_t(width) * sw; ++l)
+    read.push_back(start + l >= 0 && start + l < w);
   valid.clear();
-  for (unsigned j = 0; j < width; ++j) {
-    int64_t col = start + int64_t(j) * sw;
-    valid.push_back(col >= 0 && col < w);
-    read[size_t(j) * sw] = valid.back();
-  }
+  for (unsigned j = 0; j < width; ++j)
+    valid.push_back(read[size_t(phase + int64_t(j) * sw)]);
   if (llvm::none_of(valid, [](bool v) { return v; }))
     return nullptr;
   Value *v = kb.loadVectorMasked(in, kb.iadd(rowBase, start), read);
   if (sw > 1) {
     SmallVector<int, 16> every;
     for (unsigned j = 0; j < width; ++j)
-      every.push_back(int(j * sw));
+      every.push_back(int(phase + int64_t(j) * sw));
     v = kb.shuffleLanes(v, every);
   }
   return v;

@@ -194,6 +194,44 @@ Value *CPUKernelBuilder::sigmoid(DType t, Value *x) {
   return valueDType(t) == DType::Float32 ? sigmoidF32(x) : KernelBuilder::sigmoid(t, x);
 }
 
+/// A float32 max or min of 16-lane vectors (AVX-512) as maxps/minps,
+/// which give their second operand where either is NaN: one instruction
+/// where an operand is a constant that is not NaN (a relu's 0, a clip's
+/// bounds: the constant first, so that the other's NaN comes out), else
+/// three (the first operand's NaN selected after). llvm.maximum and
+/// minimum lower to six on x86 (they also order -0 below +0, which these
+/// leave to the operands' order). Null where this does not apply.
+static Value *x86MaxMin(IRBuilderBase &b, Value *a, Value *c, bool isMax) {
+  auto *vt = dyn_cast<FixedVectorType>(a->getType());
+  if (!vt || vt->getNumElements() != 16 || !vt->getElementType()->isFloatTy())
+    return nullptr;
+  auto notNaNConstant = [](Value *v) {
+    auto *k = dyn_cast<Constant>(v);
+    if (k && k->getSplatValue())
+      k = k->getSplatValue();
+    auto *fp = dyn_cast_or_null<ConstantFP>(k);
+    return fp && !fp->isNaN();
+  };
+  Intrinsic::ID id = isMax ? Intrinsic::x86_avx512_max_ps_512 : Intrinsic::x86_avx512_min_ps_512;
+  Value *current = b.getInt32(4); // the current rounding mode
+  if (notNaNConstant(a))
+    std::swap(a, c);
+  if (notNaNConstant(c))
+    return b.CreateIntrinsic(id, {}, {c, a, current});
+  Value *r = b.CreateIntrinsic(id, {}, {a, c, current});
+  return b.CreateSelect(b.CreateFCmpUNO(a, a), a, r);
+}
+
+Value *CPUKernelBuilder::max(DType t, Value *a, Value *c) {
+  Value *v = t == DType::Float32 && machine.lanes == 16 ? x86MaxMin(b, a, c, true) : nullptr;
+  return v ? v : KernelBuilder::max(t, a, c);
+}
+
+Value *CPUKernelBuilder::min(DType t, Value *a, Value *c) {
+  Value *v = t == DType::Float32 && machine.lanes == 16 ? x86MaxMin(b, a, c, false) : nullptr;
+  return v ? v : KernelBuilder::min(t, a, c);
+}
+
 Value *CPUKernelBuilder::math(MathFn fn, DType t, ArrayRef<Value *> args) {
   if (valueDType(t) == DType::Float32) { // float16 computes in float32
     if (fn == MathFn::Exp)

@@ -69,6 +69,8 @@ public:
   void parallelFor(int64_t extent, int64_t workPerIteration, LoopBody body) override;
   Value *math(MathFn fn, DType t, llvm::ArrayRef<Value *> args) override;
   Value *sigmoid(DType t, Value *x) override;
+  Value *max(DType t, Value *a, Value *c) override;
+  Value *min(DType t, Value *a, Value *c) override;
   void withScratch(DType t, int64_t count, llvm::function_ref<void(Value *ptr)> body) override;
   /// Emits `emit`'s code, and where it has at least minOutlinedHeavyOps
   /// floating-point multiplies, divides or calls, moves it into a function
