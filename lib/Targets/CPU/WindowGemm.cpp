@@ -24,7 +24,12 @@
 //   B(column y*wq + x, k) = copy[offsets[k] + y*wq + x]
 // with offsets[k] = plane(k) * hq*wq + (r*dh/sh)*wq + s*dw/sw, a constant
 // table in the module. Stride 1 has one plane per channel (the padded
-// input); a 1x1 stride-2 convolution reads one phase of four.
+// input); a 1x1 stride-2 convolution reads one phase of four. A stride-1
+// convolution whose padded grid would take more panels of NR columns than
+// its output pixels (13x13: 195 columns, 7 panels of 32, for 169 in 6) has
+// instead one plane per (channel, kernel column s), the input shifted by
+// s*dw: copy[yq, x] = input[c, yq - top, x + s*dw - left], so that wq = outW
+// and the grid is the result's pixels in order (Grid::shifted).
 //
 // The grid's columns x >= outW (wq - outW of each row: 2 for a padded 3x3)
 // are computed and dropped: what the kernel reads there is in the copy (or
@@ -65,8 +70,11 @@ struct Grid {
   int64_t hq = 0, wq = 0, plane = 0;      // rows and columns of a plane
   int64_t cols = 0;                       // outH * wq
   int64_t maxSx = 0;                      // how far a row's reads reach past wq
+  /// One plane per (channel, kernel column) instead, each shifted by its
+  /// column's offset, so that a grid row is the output row (wq = outW).
+  bool shifted = false;
   int64_t planes(const KernelBuilder::Window &w) const {
-    return int64_t(phaseY.size() * phaseX.size()) * w.channels;
+    return shifted ? w.channels * w.kernelW : int64_t(phaseY.size() * phaseX.size()) * w.channels;
   }
 };
 
@@ -85,6 +93,24 @@ Grid gridFor(const KernelBuilder::Window &w) {
   g.hq = w.outH + (w.kernelH - 1) * w.dilationH / w.strideH;
   g.maxSx = (w.kernelW - 1) * w.dilationW / w.strideW;
   g.wq = w.outW + g.maxSx;
+  g.plane = g.hq * g.wq;
+  g.cols = w.outH * g.wq;
+  return g;
+}
+
+/// The grid with shifted planes (Grid::shifted) for a convolution of stride
+/// 1 whose padded grid takes more panels of `nr` columns than the output's
+/// pixels do (13x13: 195 columns in 7 panels of 32, 169 in 6), else the
+/// padded one: kernelW copies of the input cost less than the columns.
+Grid gridFor(const KernelBuilder::Window &w, int64_t nr) {
+  Grid g = gridFor(w);
+  auto panels = [&](int64_t cols) { return (cols + nr - 1) / nr; };
+  if (w.strideH != 1 || w.strideW != 1 || w.kernelW == 1 ||
+      panels(w.outH * w.outW) >= panels(g.cols))
+    return g;
+  g.shifted = true;
+  g.maxSx = 0;
+  g.wq = w.outW;
   g.plane = g.hq * g.wq;
   g.cols = w.outH * g.wq;
   return g;
@@ -112,8 +138,10 @@ bool CPUKernelBuilder::windowGemmPays(const Contraction &c) const {
   if (w.channels == 1)
     return false;
   Grid g = gridFor(w);
-  // The offsets table is int32.
-  if (g.planes(w) * g.plane + g.cols + 4 * int64_t(machine.lanes) >= (int64_t(1) << 31))
+  // The offsets table is int32 (either grid).
+  int64_t shiftedFloats = w.channels * w.kernelW * g.hq * w.outW;
+  if (std::max(g.planes(w) * g.plane, shiftedFloats) + g.cols + 4 * int64_t(machine.lanes) >=
+      (int64_t(1) << 31))
     return false;
   return g.cols >= 2 * int64_t(machine.lanes) && c.depth >= 4 &&
          c.m * c.n * c.depth >= (int64_t(1) << 15);
@@ -121,9 +149,9 @@ bool CPUKernelBuilder::windowGemmPays(const Contraction &c) const {
 
 void CPUKernelBuilder::windowGemm(const Contraction &c) {
   const Window &w = *c.window;
-  const Grid grid = gridFor(w);
   const int64_t K = c.depth, L = machine.lanes;
   const auto [MR, NR] = windowTile(machine, c.n);
+  const Grid grid = gridFor(w, NR);
   const GemmBlocking g = gemmBlocking(c.n, grid.cols, K, MR, NR);
   const int64_t planes = grid.planes(w), numPx = int64_t(grid.phaseX.size());
   // A 1x1 stride-1 convolution without padding over whole planes reads
@@ -166,10 +194,12 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
         int64_t py = phaseIndex(grid.phaseY, r * w.dilationH % w.strideH);
         int64_t px = phaseIndex(grid.phaseX, s * w.dilationW % w.strideW);
         int64_t plane = (py * numPx + px) * w.channels + ch;
+        if (grid.shifted)
+          plane = ch * w.kernelW + s;
         offsets[size_t((ch * w.kernelH + r) * w.kernelW + s)] =
             direct ? int32_t(ch * w.stride[1])
                    : int32_t(plane * grid.plane + r * w.dilationH / w.strideH * grid.wq +
-                             s * w.dilationW / w.strideW);
+                             (grid.shifted ? 0 : s * w.dilationW / w.strideW));
       }
   auto *tableTy = ArrayType::get(i32, uint64_t(K));
   auto *table = new GlobalVariable(
@@ -219,9 +249,19 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
         planes * grid.hq, 2 * grid.wq, {inBuf, grp, img}, [&](Value *row, ArrayRef<Value *> cap) {
           Value *dstBuf = cap[0], *gIn = cap[1], *imgIn = cap[2];
           Value *in = buffer(w.buffer);
-          SmallVector<Value *, 4> at = unflatten(row, {planes / w.channels, w.channels, grid.hq});
-          Value *py = phaseOf(grid.phaseY, idiv(at[0], numPx));
-          Value *px = phaseOf(grid.phaseX, irem(at[0], numPx));
+          // Plane (phase, channel), or shifted (channel, kernel column s):
+          // stride 1, the column read s*dw to the right, as a phase would.
+          SmallVector<Value *, 4> at;
+          Value *ch, *py, *px;
+          if (grid.shifted) {
+            at = unflatten(row, {w.channels, w.kernelW, grid.hq});
+            ch = at[0], py = index(0), px = imul(at[1], w.dilationW);
+          } else {
+            at = unflatten(row, {planes / w.channels, w.channels, grid.hq});
+            ch = at[1];
+            py = phaseOf(grid.phaseY, idiv(at[0], numPx));
+            px = phaseOf(grid.phaseX, irem(at[0], numPx));
+          }
           Value *dst = imul(row, grid.wq);
           Value *srcY = iadd(iadd(imul(at[2], w.strideH), py), -w.top);
           Value *rowOk = b.CreateICmpULT(srcY, index(w.height));
@@ -236,7 +276,7 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
           Value *zero = constant(F32, 0);
           forRange(index(0), lo, [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
           Value *srcBase = linearOffset(
-              {imgIn, iadd(imul(gIn, w.channels), at[1]), imin(srcY, index(w.height - 1))},
+              {imgIn, iadd(imul(gIn, w.channels), ch), imin(srcY, index(w.height - 1))},
               {w.stride[0], w.stride[1], w.stride[2]});
           Value *x0 = isub(px, index(w.left));
           forRange(lo, hi, [&](Value *xq) {
