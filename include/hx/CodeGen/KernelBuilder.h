@@ -312,6 +312,9 @@ public:
   };
   void setPrologue(Prologue p) { prologue = std::move(p); }
   bool hasEpilogue(unsigned buffer) const { return epilogue.apply && epilogue.buffer == buffer; }
+  /// Whether loads through `buffer`'s pointer are a prologue's values (read
+  /// it only through load()).
+  bool hasPrologue(unsigned buffer) const { return prologue.apply && prologue.buffer == buffer; }
   bool hasVectorEpilogue(unsigned buffer) const {
     return hasEpilogue(buffer) && epilogue.applyVector;
   }

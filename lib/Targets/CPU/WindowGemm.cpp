@@ -243,7 +243,11 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
   };
 
   // 1. The copy of image `img`'s channels of group `grp`, one plane row per
-  // iteration: zeros, the row's valid run, zeros.
+  // iteration: zeros, the row's valid run, zeros. A float32 input of
+  // unit-stride columns, read only through its pointer (no prologue),
+  // copies its run in vectors.
+  const bool vectorCopy = c.type == DType::Float32 && w.stride[3] == 1 && L > 1 && w.strideW <= 4 &&
+                          !hasPrologue(w.buffer);
   auto copyInput = [&](Value *inBuf, Value *grp, Value *img) {
     parallelForCaptured(
         planes * grid.hq, 2 * grid.wq, {inBuf, grp, img}, [&](Value *row, ArrayRef<Value *> cap) {
@@ -279,11 +283,38 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
               {imgIn, iadd(imul(gIn, w.channels), ch), imin(srcY, index(w.height - 1))},
               {w.stride[0], w.stride[1], w.stride[2]});
           Value *x0 = isub(px, index(w.left));
-          forRange(lo, hi, [&](Value *xq) {
+          auto copyScalars = [&](Value *from) {
+            forRange(from, hi, [&](Value *xq) {
+              Value *srcX = iadd(imul(xq, w.strideW), x0);
+              Value *v = load(c.type, in, iadd(srcBase, imul(srcX, w.stride[3])));
+              store(F32, dstBuf, iadd(dst, xq), cast(v, c.type, F32));
+            });
+          };
+          // L columns at a time: L * sw consecutive floats of the row, every
+          // sw-th kept, while such a read stays inside the row (its last
+          // column read, (xq + L - 1) * sw + x0 + sw - 1, below width).
+          // (Index divisions are unsigned: their operands clamped at 0
+          // first; a numerator below 0 leaves no whole chunk.)
+          Value *room = isub(index(w.width - w.strideW), x0);
+          Value *end = select(icmp(CmpOp::LT, room, index(0)), index(0),
+                              imin(hi, iadd(idiv(imax(room, index(0)), w.strideW), 1)));
+          Value *chunks = vectorCopy ? idiv(imax(isub(end, lo), index(0)), L) : index(0);
+          auto *wide = FixedVectorType::get(f32, unsigned(L * w.strideW));
+          SmallVector<int, 16> every;
+          for (int64_t l = 0; l < L; ++l)
+            every.push_back(int(l * w.strideW));
+          forRange(index(0), chunks, [&](Value *i) {
+            if (!vectorCopy)
+              return;
+            Value *xq = iadd(lo, imul(i, L));
             Value *srcX = iadd(imul(xq, w.strideW), x0);
-            Value *v = load(c.type, in, iadd(srcBase, imul(srcX, w.stride[3])));
-            store(F32, dstBuf, iadd(dst, xq), cast(v, c.type, F32));
+            Value *v = b.CreateAlignedLoad(wide, b.CreateInBoundsGEP(f32, in, iadd(srcBase, srcX)),
+                                           Align(4));
+            if (w.strideW > 1)
+              v = b.CreateShuffleVector(v, every);
+            b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, dstBuf, iadd(dst, xq)), Align(4));
           });
+          copyScalars(iadd(lo, imul(chunks, L)));
           forRange(hi, index(grid.wq), [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
         });
   };
