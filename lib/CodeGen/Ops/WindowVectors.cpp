@@ -78,18 +78,21 @@ static void storeChunk(KernelBuilder &kb, const KernelSpec &spec, Value *at,
 }
 
 /// The chunks of a run of n outputs: whole vectors, then power-of-two
-/// pieces (rowPieces); where the result has no epilogue and n is wider
-/// than a vector, whole vectors only, the last moved back to end at n (its
-/// first lanes computed and stored twice, to the same values: nothing
-/// reads the result in between), so that a 55-wide row is 4 vectors, not
-/// 3 and pieces of 4, 2 and 1.
+/// pieces (rowPieces); where the result has no epilogue, chunks of the
+/// widest power of two up to the vector that n holds, the last moved back
+/// to end at n (its first lanes computed and stored twice, to the same
+/// values: nothing reads the result in between), so that a 55-wide row is
+/// 4 vectors, not 3 and pieces of 4, 2 and 1, and a 13-wide one 2 of 8.
 static std::vector<std::pair<int64_t, unsigned>>
 chunksOf(const KernelBuilder &kb, const KernelSpec &spec, int64_t n, unsigned lanes) {
-  if (kb.hasEpilogue(spec.outputBuffer(0)) || n <= int64_t(lanes))
+  int64_t width = 1;
+  while (width * 2 <= std::min<int64_t>(n, lanes))
+    width *= 2;
+  if (kb.hasEpilogue(spec.outputBuffer(0)) || width == n || n == 0)
     return rowPieces(0, n, lanes);
   std::vector<std::pair<int64_t, unsigned>> chunks;
-  for (int64_t first = 0; first < n; first += lanes)
-    chunks.push_back({std::min(first, n - int64_t(lanes)), lanes});
+  for (int64_t first = 0; first < n; first += width)
+    chunks.push_back({std::min(first, n - width), unsigned(width)});
   return chunks;
 }
 
