@@ -57,6 +57,26 @@ Value *polynomial(IRBuilderBase &b, Value *x, ArrayRef<double> c) {
 
 Value *fconst(Value *like, double v) { return ConstantFP::get(like->getType(), v); }
 
+/// e^x for x (clamped to exp's range) = n ln 2 + r, n an integral float
+/// and `ni` the same as int32 (`intTy`): r by Cody and Waite's two parts,
+/// e^r by Cephes' polynomial, times 2^n as 2^n1 * 2^n2, each within the
+/// normal exponents (results down to the denormals).
+Value *reducedExp(IRBuilderBase &b, Value *x, Value *n, Value *ni, llvm::Type *intTy) {
+  llvm::Type *ty = x->getType();
+  Value *r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, -0.693359375), x});
+  r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, 2.12194440e-4), r});
+  Value *p = polynomial(b, r,
+                        {1.0, 1.0, 5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2,
+                         8.3334519073E-3, 1.3981999507E-3, 1.9875691500E-4});
+  Value *n1 = b.CreateAShr(ni, ConstantInt::get(intTy, 1));
+  Value *n2 = b.CreateSub(ni, n1);
+  auto pow2 = [&](Value *k) {
+    return b.CreateBitCast(
+        b.CreateShl(b.CreateAdd(k, ConstantInt::get(intTy, 127)), ConstantInt::get(intTy, 23)), ty);
+  };
+  return b.CreateFMul(b.CreateFMul(p, pow2(n1)), pow2(n2));
+}
+
 } // namespace
 
 Value *CPUKernelBuilder::expF32(Value *x) {
@@ -72,20 +92,7 @@ Value *CPUKernelBuilder::expF32(Value *x) {
       Intrinsic::floor, b.CreateIntrinsic(Intrinsic::fmuladd, {ty},
                                           {xc, fconst(x, 1.44269504088896341), fconst(x, 0.5)}));
   n = b.CreateSelect(isNan, fconst(x, 0), n);
-  Value *r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, -0.693359375), xc});
-  r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, 2.12194440e-4), r});
-  Value *p = polynomial(b, r,
-                        {1.0, 1.0, 5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2,
-                         8.3334519073E-3, 1.3981999507E-3, 1.9875691500E-4});
-  // 2^n = 2^n1 * 2^n2, each within the normal exponents.
-  Value *ni = b.CreateFPToSI(n, intTy);
-  Value *n1 = b.CreateAShr(ni, ConstantInt::get(intTy, 1));
-  Value *n2 = b.CreateSub(ni, n1);
-  auto pow2 = [&](Value *k) {
-    return b.CreateBitCast(
-        b.CreateShl(b.CreateAdd(k, ConstantInt::get(intTy, 127)), ConstantInt::get(intTy, 23)), ty);
-  };
-  Value *e = b.CreateFMul(b.CreateFMul(p, pow2(n1)), pow2(n2));
+  Value *e = reducedExp(b, xc, n, b.CreateFPToSI(n, intTy), intTy);
   e = b.CreateSelect(b.CreateFCmpOGT(x, fconst(x, hi)), fconst(x, HUGE_VAL), e);
   e = b.CreateSelect(b.CreateFCmpOLT(x, fconst(x, lo)), fconst(x, 0), e);
   return b.CreateSelect(isNan, x, e);
@@ -176,21 +183,9 @@ Value *CPUKernelBuilder::sigmoidF32(Value *x) {
   Value *t = b.CreateIntrinsic(Intrinsic::fmuladd, {ty},
                                {zc, fconst(x, 1.44269504088896341), fconst(x, shifter)});
   Value *n = b.CreateFSub(t, fconst(x, shifter));
-  Value *r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, -0.693359375), zc});
-  r = b.CreateIntrinsic(Intrinsic::fmuladd, {ty}, {n, fconst(x, 2.12194440e-4), r});
-  Value *p = polynomial(b, r,
-                        {1.0, 1.0, 5.0000001201E-1, 1.6666665459E-1, 4.1665795894E-2,
-                         8.3334519073E-3, 1.3981999507E-3, 1.9875691500E-4});
-  // 2^n (n in [-150, 0]) as 2^n1 * 2^n2, each a normal float.
+  // n (in [-150, 0]) as an int32: t's bits less the shifter's.
   Value *ni = b.CreateSub(b.CreateBitCast(t, intTy), b.CreateBitCast(fconst(x, shifter), intTy));
-  Value *n1 = b.CreateAShr(ni, ConstantInt::get(intTy, 1));
-  Value *n2 = b.CreateSub(ni, n1);
-  auto pow2 = [&](Value *k) {
-    return b.CreateBitCast(
-        b.CreateShl(b.CreateAdd(k, ConstantInt::get(intTy, 127)), ConstantInt::get(intTy, 23)), ty);
-  };
-  Value *e = b.CreateFMul(b.CreateFMul(p, pow2(n1)), pow2(n2));
-  e = b.CreateSelect(under, fconst(x, 0), e);
+  Value *e = b.CreateSelect(under, fconst(x, 0), reducedExp(b, zc, n, ni, intTy));
   // 1 / (1 + e) for x >= 0, e / (1 + e) below; NaN stays NaN through e.
   Value *num = b.CreateSelect(b.CreateFCmpOLT(x, fconst(x, 0)), e, fconst(x, 1));
   return b.CreateFDiv(num, b.CreateFAdd(fconst(x, 1), e));
