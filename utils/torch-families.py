@@ -3,7 +3,7 @@
 torch.onnx.export and run by hx, against PyTorch's own outputs:
 
     torch-families.py OUTDIR --check HX_RUN [--full] [--only a,b] [--opset 17]
-    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R] [--ort DIR]
+    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R] [--ort DIR] [--rounds N]
 
 The families: alexnet, vgg, resnet, wide_resnet, squeezenet, densenet,
 inception_v3, googlenet, shufflenet_v2, mobilenet_v2, mobilenet_v3, mnasnet,
@@ -21,7 +21,9 @@ importer refuses it; `NAME: FAIL ...` otherwise (exit 1 on a FAIL).
 --bench prints each model's best time on hx (hx-run --repeat) beside
 PyTorch eager's, and with --ort DIR ONNX Runtime's (bench/ort/setup.sh
 installs it; bench/ort/ort-time.js times it), on the same number of
-threads, and the geomeans of the ratios.
+threads, and the geomeans of the ratios; --rounds N times hx and ONNX
+Runtime in turn N times and keeps the best of each (a shared machine's busy
+spells then fall on both sides).
 Needs Debian's /usr/bin/python3 (torch, torchvision, onnx).
 """
 import argparse
@@ -257,8 +259,9 @@ def bench(a, names, table):
     torch.set_num_threads(a.threads)
     os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
     ort_cols = f" {'ORT ms':>10} {'ORT/hx':>7}" if a.ort else ""
+    rounds = f" in each of {a.rounds} rounds" if a.rounds > 1 else ""
     print(f"{'model':22} {'hx ms':>10}{ort_cols} {'PyTorch ms':>11} {'PyTorch/hx':>10}   "
-          f"({a.threads} threads each side, best of {a.repeat}; >1: hx faster)")
+          f"({a.threads} threads each side, best of {a.repeat}{rounds}; >1: hx faster)")
     vs_torch, vs_ort = [], []
     for name in names:
         make, shape = table[name]
@@ -275,18 +278,28 @@ def bench(a, names, table):
                 model(x)
                 best = min(best, time.perf_counter() - t)
         stem = os.path.join(a.outdir, name)
-        p = subprocess.run([a.hx_run, stem + ".onnx", f"--input=input={stem}.input.npy", f"--threads={a.threads}",
-                            f"--repeat={a.repeat}", "--time-runs"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        m = re.search(r"best ([0-9.]+) ms", p.stderr)
-        if p.returncode != 0 or not m:
-            print(f"{name:22} refused: {first_error(p.stderr)}")
+        # --rounds: hx and ONNX Runtime in turn, the best of each over the
+        # rounds, so that both sides meet the same quiet and busy spells of
+        # a shared machine.
+        hx_ms, o, refused = math.inf, math.inf, None
+        for _ in range(a.rounds):
+            p = subprocess.run([a.hx_run, stem + ".onnx", f"--input=input={stem}.input.npy",
+                                f"--threads={a.threads}", f"--repeat={a.repeat}", "--time-runs"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            m = re.search(r"best ([0-9.]+) ms", p.stderr)
+            if p.returncode != 0 or not m:
+                refused = first_error(p.stderr)
+                break
+            hx_ms = min(hx_ms, float(m.group(1)))
+            if a.ort:
+                t = ort_time(a, stem)
+                o = min(o, t) if isinstance(t, float) and isinstance(o, float) else t
+        if refused:
+            print(f"{name:22} refused: {refused}")
             continue
-        hx_ms = float(m.group(1))
         vs_torch.append(best * 1e3 / hx_ms)
         ort = ""
         if a.ort:
-            o = ort_time(a, stem)
             if isinstance(o, float):
                 vs_ort.append(o / hx_ms)
                 ort = f" {o:10.2f} {o / hx_ms:6.2f}x"
@@ -311,6 +324,8 @@ def main():
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="--bench: time hx and ONNX Runtime in turn this many times, the best of each")
     ap.add_argument("--ort", default=os.environ.get("HX_ORT_DIR"),
                     help="--bench: also time ONNX Runtime, installed in this directory by "
                          "bench/ort/setup.sh (default: $HX_ORT_DIR)")
