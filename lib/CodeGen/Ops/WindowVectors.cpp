@@ -3,10 +3,10 @@
 // float32 windows whose sums or maxima stay in vector registers across the
 // taps, each tap one masked load, on a target with vectors (the cpu):
 //
-//  - by rows (emitRows): each output row in
-//    chunks of vector width, then power-of-two pieces (without an
-//    epilogue, whole vectors only, the last moved back: chunksOf); strided
-//    columns read every sw-th lane of a wider load (loadTapLanes);
+//  - by rows (emitRows): each output row in chunks of vector width, then
+//    power-of-two pieces (without an epilogue, chunks of one power of two,
+//    the last moved back: chunksOf); strided columns read every sw-th lane
+//    of a wider load shared by the stride's phases (loadTapLanes);
 //  - by planes (emitPlanes), for stride 1 where output rows keep the
 //    input's width and are narrow (14 or 7 wide): a whole plane in vectors
 //    that run across its rows, every lane's row and column known when the
@@ -106,7 +106,8 @@ using Pieces = ArrayRef<std::pair<int64_t, unsigned>>;
 static void computeAndStore(KernelBuilder &kb, const KernelSpec &spec, Pieces pieces,
                             int64_t extent, function_ref<Value *(int64_t, unsigned)> chunk,
                             function_ref<void(int64_t, unsigned, Value *)> store) {
-  if (!kb.hasVectorEpilogue(spec.outputBuffer(0)) || !kb.hasMathEpilogue(spec.outputBuffer(0))) {
+  unsigned result = spec.outputBuffer(0);
+  if (!kb.hasVectorEpilogue(result) || !kb.hasMathEpilogue(result)) {
     for (auto [first, width] : pieces)
       store(first, width, chunk(first, width));
     return;
@@ -122,7 +123,7 @@ static void computeAndStore(KernelBuilder &kb, const KernelSpec &spec, Pieces pi
 }
 
 /// By rows: per output row (n, oc, y) of an NCHW result over unit-stride
-/// input columns, chunks of `lanes` columns (then power-of-two pieces),
+/// input columns, the row's chunks (chunksOf),
 /// each held in registers over the taps (r, s) in the direct loop's order.
 /// A tap row outside the input is skipped (a select: its row is read
 /// clamped inside), a tap column outside it is masked lane by lane (known

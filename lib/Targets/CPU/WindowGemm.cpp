@@ -137,11 +137,9 @@ bool CPUKernelBuilder::windowGemmPays(const Contraction &c) const {
   // Depthwise convolutions keep their direct loop (one channel, 9 terms).
   if (w.channels == 1)
     return false;
-  Grid g = gridFor(w);
-  // The offsets table is int32 (either grid).
-  int64_t shiftedFloats = w.channels * w.kernelW * g.hq * w.outW;
-  if (std::max(g.planes(w) * g.plane, shiftedFloats) + g.cols + 4 * int64_t(machine.lanes) >=
-      (int64_t(1) << 31))
+  Grid g = gridFor(w), used = gridFor(w, windowTile(machine, c.n).second);
+  // The offsets table is int32.
+  if (used.planes(w) * used.plane + used.cols + 4 * int64_t(machine.lanes) >= (int64_t(1) << 31))
     return false;
   return g.cols >= 2 * int64_t(machine.lanes) && c.depth >= 4 &&
          c.m * c.n * c.depth >= (int64_t(1) << 15);
@@ -283,38 +281,37 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
               {imgIn, iadd(imul(gIn, w.channels), ch), imin(srcY, index(w.height - 1))},
               {w.stride[0], w.stride[1], w.stride[2]});
           Value *x0 = isub(px, index(w.left));
-          auto copyScalars = [&](Value *from) {
-            forRange(from, hi, [&](Value *xq) {
-              Value *srcX = iadd(imul(xq, w.strideW), x0);
-              Value *v = load(c.type, in, iadd(srcBase, imul(srcX, w.stride[3])));
-              store(F32, dstBuf, iadd(dst, xq), cast(v, c.type, F32));
-            });
-          };
           // L columns at a time: L * sw consecutive floats of the row, every
           // sw-th kept, while such a read stays inside the row (its last
-          // column read, (xq + L - 1) * sw + x0 + sw - 1, below width).
-          // (Index divisions are unsigned: their operands clamped at 0
-          // first; a numerator below 0 leaves no whole chunk.)
-          Value *room = isub(index(w.width - w.strideW), x0);
-          Value *end = select(icmp(CmpOp::LT, room, index(0)), index(0),
-                              imin(hi, iadd(idiv(imax(room, index(0)), w.strideW), 1)));
-          Value *chunks = vectorCopy ? idiv(imax(isub(end, lo), index(0)), L) : index(0);
-          auto *wide = FixedVectorType::get(f32, unsigned(L * w.strideW));
-          SmallVector<int, 16> every;
-          for (int64_t l = 0; l < L; ++l)
-            every.push_back(int(l * w.strideW));
-          forRange(index(0), chunks, [&](Value *i) {
-            if (!vectorCopy)
-              return;
-            Value *xq = iadd(lo, imul(i, L));
+          // column read, (xq + L - 1) * sw + x0 + sw - 1, below width); then
+          // column by column. (Index divisions are unsigned: their operands
+          // clamped at 0 first; a numerator below 0 leaves no whole chunk.)
+          Value *scalarFrom = lo;
+          if (vectorCopy) {
+            Value *room = isub(index(w.width - w.strideW), x0);
+            Value *end = select(icmp(CmpOp::LT, room, index(0)), index(0),
+                                imin(hi, iadd(idiv(imax(room, index(0)), w.strideW), 1)));
+            Value *chunks = idiv(imax(isub(end, lo), index(0)), L);
+            auto *wide = FixedVectorType::get(f32, unsigned(L * w.strideW));
+            SmallVector<int, 16> every;
+            for (int64_t l = 0; l < L; ++l)
+              every.push_back(int(l * w.strideW));
+            forRange(index(0), chunks, [&](Value *i) {
+              Value *xq = iadd(lo, imul(i, L));
+              Value *srcX = iadd(imul(xq, w.strideW), x0);
+              Value *v = b.CreateAlignedLoad(
+                  wide, b.CreateInBoundsGEP(f32, in, iadd(srcBase, srcX)), Align(4));
+              if (w.strideW > 1)
+                v = b.CreateShuffleVector(v, every);
+              b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, dstBuf, iadd(dst, xq)), Align(4));
+            });
+            scalarFrom = iadd(lo, imul(chunks, L));
+          }
+          forRange(scalarFrom, hi, [&](Value *xq) {
             Value *srcX = iadd(imul(xq, w.strideW), x0);
-            Value *v = b.CreateAlignedLoad(wide, b.CreateInBoundsGEP(f32, in, iadd(srcBase, srcX)),
-                                           Align(4));
-            if (w.strideW > 1)
-              v = b.CreateShuffleVector(v, every);
-            b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, dstBuf, iadd(dst, xq)), Align(4));
+            Value *v = load(c.type, in, iadd(srcBase, imul(srcX, w.stride[3])));
+            store(F32, dstBuf, iadd(dst, xq), cast(v, c.type, F32));
           });
-          copyScalars(iadd(lo, imul(chunks, L)));
           forRange(hi, index(grid.wq), [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
         });
   };
