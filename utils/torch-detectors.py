@@ -4,6 +4,7 @@ their detections compared with PyTorch's, or timed beside PyTorch eager:
 
     torch-detectors.py OUTDIR --check HX_RUN [--only a,b] [hx-run flags...]
     torch-detectors.py OUTDIR --bench HX_RUN [--only a,b] [--threads N] [--repeat R]
+                       [--also "FLAGS"]... [--torch-device cuda]
     torch-detectors.py OUTDIR --conditioning [--only a,b]
 
 Each model takes one 3x320x320 image and is exported at opset 13. Its
@@ -16,7 +17,11 @@ scales. --check prints `NAME: ok (N detections, max score difference D)`
 when hx's boxes, labels and scores are PyTorch's: the same detections
 (matched one to one by label, a score within 1e-3, box corners within
 BOX_TOLERANCE pixels), whatever their order, and the largest differences.
---conditioning shows that a draw is fit to compare with: PyTorch's own
+--bench times hx-run (best of R runs after a first, --time-runs) and
+PyTorch eager on the cpu, both on N threads; each --also times hx-run again
+with those flags added (say, the backbone on a GPU and the tail on the
+cpu), and --torch-device=cuda times PyTorch's model on that device too
+(warmed up, each run ended by a synchronize). --conditioning shows that a draw is fit to compare with: PyTorch's own
 detections at one thread, at two and in float64 (`NAME: conditioned` when
 they match one another by the same rule). A draw whose decisions (a
 proposal kept or suppressed, a score beside a threshold) turn on float
@@ -25,6 +30,7 @@ below pass. Needs Debian's /usr/bin/python3 (torch, torchvision, onnx,
 numpy).
 """
 import argparse
+import inspect
 import os
 import subprocess
 import sys
@@ -89,7 +95,10 @@ def export(name, out):
     path = os.path.join(out, name + ".onnx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(m, ([x],), path, opset_version=13, input_names=["image"])
+        # PyTorch 2.9 and later export through dynamo by default, which
+        # cannot trace the detectors' data-dependent tails.
+        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+        torch.onnx.export(m, ([x],), path, opset_version=13, input_names=["image"], **legacy)
     np.save(os.path.join(out, name + ".image.npy"), x.numpy())
     return m, x, path
 
@@ -112,6 +121,27 @@ def compare(want, got):
         worst = max(worst, float(abs(got["scores"][j] - want["scores"][i])))
         box = max(box, float(corner[j]))
     return unmatched + int((~used).sum()), worst, box
+
+
+def torch_best(m, x, repeat, device):
+    """PyTorch eager's best time of REPEAT runs, in ms, on DEVICE (None: as
+    built, on the cpu); on a GPU after warm-up runs, each run synchronized."""
+    import torch
+    sync = lambda: None
+    if device:
+        m, x = m.to(device), x.to(device)
+        sync = lambda: torch.cuda.synchronize() if device.startswith("cuda") else None
+    times = []
+    with torch.no_grad():
+        for i in range(repeat + (3 if device else 0)):
+            sync()
+            t = time.perf_counter()
+            m([x])
+            sync()
+            times.append(time.perf_counter() - t)
+    if device:
+        m.to("cpu")
+    return min(times[3 if device else 0:]) * 1e3
 
 
 def conditioning(name):
@@ -137,6 +167,9 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--also", action="append", default=[], metavar="FLAGS",
+                    help="--bench: time hx-run again with these flags added")
+    ap.add_argument("--torch-device", help="--bench: time PyTorch on this device too (cuda)")
     args, rest = ap.parse_known_args()
     import torch
     os.makedirs(args.out, exist_ok=True)
@@ -151,43 +184,47 @@ def main():
             status |= int(any(bad))
             continue
         m, x, path = export(name, args.out)
-        outdir = os.path.join(args.out, name + ".out")
         hx = args.check or args.bench
-        cmd = [hx, path, "--input", "image=" + os.path.join(args.out, name + ".image.npy"),
-               "--output-dir=" + outdir]
+        cmd = [hx, path, "--input", "image=" + os.path.join(args.out, name + ".image.npy")]
         if args.bench:
             cmd += ["--threads=%d" % args.threads, "--repeat=%d" % args.repeat, "--time-runs"]
-        r = subprocess.run(cmd + rest, capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"{name}: FAIL (hx-run exit {r.returncode})\n{r.stderr[-2000:]}")
-            status = 1
-            continue
         torch.set_num_threads(args.threads)
         with torch.no_grad():
             want = {k: v.numpy() for k, v in m([x])[0].items()}
-        # The outputs in the order of the result's keys (the exporter's).
-        got = {k: np.load(os.path.join(outdir, f"output_{i}.npy")) for i, k in enumerate(want)}
-        bad, worst, box = compare(want, got)
-        if bad:
-            print(f"{name}: FAIL ({bad} detections unmatched of {len(want['scores'])} and "
-                  f"{len(got['scores'])})")
-            status = 1
-            continue
-        line = (f"{name}: ok ({len(want['scores'])} detections; largest differences: score "
-                f"{worst:.1e}, box corner {box:.2f} px)")
-        if args.bench:
-            times = []
-            with torch.no_grad():
-                for _ in range(args.repeat):
-                    t = time.perf_counter()
-                    m([x])
-                    times.append(time.perf_counter() - t)
+        line, timed = None, []
+        for label, flags in [("hx", [])] + [("hx " + f, f.split()) for f in args.also]:
+            outdir = os.path.join(args.out, "%s.out%d" % (name, len(timed)))
+            r = subprocess.run(cmd + ["--output-dir=" + outdir] + rest + flags, capture_output=True,
+                               text=True)
+            if r.returncode != 0:
+                print(f"{name}: FAIL ({label}: hx-run exit {r.returncode})\n{r.stderr[-2000:]}")
+                break
+            # The outputs in the order of the result's keys (the exporter's).
+            got = {k: np.load(os.path.join(outdir, f"output_{i}.npy")) for i, k in enumerate(want)}
+            bad, worst, box = compare(want, got)
+            if bad:
+                print(f"{name}: FAIL ({label}: {bad} detections unmatched of {len(want['scores'])} "
+                      f"and {len(got['scores'])})")
+                break
+            if line is None:
+                line = (f"{name}: ok ({len(want['scores'])} detections; largest differences: score "
+                        f"{worst:.1e}, box corner {box:.2f} px)")
+            else:
+                line += f"; {label}: ok (score {worst:.1e}, box {box:.2f} px)"
             hx_ms = [l for l in r.stderr.splitlines() if "wall time per run" in l]
-            hx_best = float(hx_ms[0].split("best ")[1].split(" ms")[0]) if hx_ms else float("nan")
-            line += (f"; hx {hx_best:.1f} ms, PyTorch eager {min(times) * 1e3:.1f} ms "
-                     f"(best of {args.repeat}, {args.threads} threads): "
-                     f"{min(times) * 1e3 / hx_best:.2f}x")
-        print(line, flush=True)
+            timed.append((label, float(hx_ms[0].split("best ")[1].split(" ms")[0]) if hx_ms
+                          else float("nan")))
+        else:
+            if args.bench:
+                refs = [("PyTorch eager", torch_best(m, x, args.repeat, None))]
+                if args.torch_device:
+                    refs.append((f"PyTorch eager on {args.torch_device}",
+                                 torch_best(m, x, args.repeat, args.torch_device)))
+                line += "; " + ", ".join(f"{l} {t:.1f} ms" for l, t in timed + refs)
+                line += f" (best of {args.repeat}, {args.threads} threads)"
+            print(line, flush=True)
+            continue
+        status = 1
     return status
 
 
