@@ -52,10 +52,10 @@ models() {
 }
 
 echo "== phase 1 (correctness, limit ${L_CHECK:-170} s) at $((SECONDS-T0)) s"
-HX_LIT_ARGS="--filter GPU/" suite gpu-lit "${L_CHECK:-170}" info lit &
-HX_LIT_ARGS="--filter-out GPU/ -j 6" nice -n 10 bash -c "$(declare -f suite); suite lit-rest ${L_CHECK:-170} lit" &
-cmd models "${L_CHECK:-170}" nice -n 10 bash -c "$(declare -f models); models" &
-wait; save
+HX_LIT_ARGS="--filter GPU/" suite gpu-lit "${L_CHECK:-170}" info lit & pids=$!
+HX_LIT_ARGS="--filter-out GPU/ -j 6" nice -n 10 bash -c "$(declare -f suite); suite lit-rest ${L_CHECK:-170} lit" & pids+=" $!"
+cmd models "${L_CHECK:-170}" nice -n 10 bash -c "$(declare -f models); models" & pids+=" $!"
+wait $pids; save  # not a bare wait: that would wait for the tee too
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,pstate,temperature.gpu --format=csv >"$R/smi.txt" 2>&1
 
 echo "== phase 2 (timings) at $((SECONDS-T0)) s"
@@ -64,7 +64,7 @@ cmd runtime-gtests "${L_GTEST:-40}" bash -c "cd $R && $HX_BIN/hx-runtime-tests -
 cmd networks "${L_NETS:-80}" python3 bench/run_gpu_networks.py --hx-run "$HXRUN" --repeat 30 \
   --nets resnet,resnet50,mobilenetv2,gpt2block; save
 det=(python3 utils/torch-detectors.py /tmp/hx-det --bench "$HXRUN" --threads "$(nproc)" --torch-device cuda
-  --also "--default-device=cuda --placement=min-time" --also "--default-device=cuda")
+  "--also=--default-device=cuda --placement=min-time" "--also=--default-device=cuda")
 cmd detectors "${L_DET:-150}" bash -c "$(printf '%q ' "${det[@]}") --repeat 10 \
   --only ssdlite320_mobilenet_v3_large,fasterrcnn_mobilenet_v3_large_320_fpn &&
   $(printf '%q ' "${det[@]}") --repeat 3 --only retinanet_resnet50_fpn"
