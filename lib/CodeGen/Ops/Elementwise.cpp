@@ -114,10 +114,18 @@ static Value *applyBinary(KernelBuilder &kb, Binary op, DType t, Value *x, Value
   case Binary::Min:
     return kb.min(t, x, y);
   case Binary::Pow:
-    if (!isFloat(t)) // in float64, truncated and wrapped as the interpreter's
-      return kb.cast(kb.math(MathFn::Pow, DType::Float64,
-                             {kb.cast(x, t, DType::Float64), kb.cast(y, t, DType::Float64)}),
-                     DType::Float64, t);
+    if (!isFloat(t)) { // in float64, truncated and wrapped as the interpreter's
+      const DType f = DType::Float64;
+      Value *p = kb.math(MathFn::Pow, f, {kb.cast(x, t, f), kb.cast(y, t, f)});
+      // An exact integer power below 2^53 is exact in a correctly rounded
+      // pow (the host's), but CUDA's libdevice pow is within 2 ulp and may
+      // give 3^1 as 2.9999999999999996, truncated to 2: a result within a
+      // few ulp of an integer is that integer.
+      Value *n = kb.math(MathFn::RoundEven, f, {p});
+      Value *near = kb.compare(CmpOp::LE, f, kb.abs(f, kb.sub(f, p, n)),
+                               kb.mul(f, kb.abs(f, n), kb.constant(f, 0x1p-50)));
+      return kb.cast(kb.select(near, n, p), f, t);
+    }
     return kb.math(MathFn::Pow, t, {x, y});
   case Binary::Equal:
     return kb.compare(CmpOp::EQ, t, x, y);
