@@ -18,7 +18,7 @@
 # the backbone on cuda and the tail on the cpu beside all on the cpu and
 # beside PyTorch eager on the cpu and on the GPU (utils/torch-detectors.py).
 # Each stage runs under its own limit in seconds (L_CHECK, L_BENCH,
-# L_GTEST, L_NETS, L_DET); results are packed into $OUT after every stage,
+# L_GTEST, L_NETS, L_DET; 0 skips the stage); results are packed into $OUT after every stage,
 # so a late kill loses nothing: summary.txt, lease.log and
 # gpu-results.tar.gz (every log).
 set -u
@@ -35,13 +35,15 @@ save() {
   { cat "$R"/*/summary.txt; for f in "$R"/*.out; do echo "== $(basename "$f")"; tail -n 40 "$f"; done; } \
     >"$OUT/summary.txt" 2>/dev/null
 }
-suite() { # name limit parts... (utils/gpu-bundle/run-gpu-suite.sh)
+suite() { # name limit parts... (utils/gpu-bundle/run-gpu-suite.sh); limit 0 skips it
   local name=$1 lim=$2; shift 2
+  [ "$lim" = 0 ] && return
   timeout -k 5 "$lim" bash /tmp/hx/run-gpu-suite.sh "$R/$name" "$@" >"$R/$name.log" 2>&1
   echo "$name: rc $? after $((SECONDS-T0)) s"
 }
-cmd() { # name limit command...: output in $R/name.out
+cmd() { # name limit command...: output in $R/name.out; limit 0 skips it
   local name=$1 lim=$2; shift 2
+  [ "$lim" = 0 ] && return
   timeout -k 5 "$lim" "$@" >"$R/$name.out" 2>&1
   echo "$name: rc $? after $((SECONDS-T0)) s"
 }

@@ -1172,7 +1172,7 @@ def write_bad(outdir):
     g = helper.make_graph([helper.make_node("Relu", ["x", "x"], ["y"], name="/bad/Relu")], "invalid", [x], [x])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     open(os.path.join(outdir, "invalid.onnx"), "wb").write(m.SerializeToString())
-    # Weights kept in an external file.
+    # Weights kept in an external file that is not there.
     w = numpy_helper.from_array(rand(4, 3, 3, 3), "w")
     w.data_location = TensorProto.EXTERNAL
     w.ClearField("raw_data")

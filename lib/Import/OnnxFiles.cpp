@@ -16,6 +16,13 @@ bool hx::isOnnxFile(StringRef path, StringRef bytes) {
   return path.ends_with_insensitive(".onnx") || (!bytes.empty() && bytes[0] == '\x08');
 }
 
+std::string hx::modelDirOf(StringRef path) {
+  if (path == "-")
+    return "";
+  StringRef dir = sys::path::parent_path(path);
+  return dir.empty() ? "." : dir.str();
+}
+
 Expected<std::unique_ptr<MemoryBuffer>>
 hx::readModuleFile(StringRef path, StringMap<HostTensor> &weights, const OnnxImportOptions &given) {
   ReadFileOptions ro;
@@ -34,6 +41,7 @@ Expected<std::unique_ptr<MemoryBuffer>> hx::readModuleFile(std::unique_ptr<Memor
     return std::move(file);
   OnnxImportOptions opts = given;
   opts.weightsDir = (path == "-" ? std::string("model") : sys::path::stem(path).str()) + ".weights";
+  opts.modelDir = modelDirOf(path);
   Expected<ImportedModule> imported = importOnnx(file->getBuffer(), path, opts);
   if (!imported)
     return imported.takeError();

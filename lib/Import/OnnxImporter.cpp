@@ -355,6 +355,8 @@ Expected<ImportedModule> Importer::run(StringRef bytes) {
                                         "file is truncated or corrupted)");
   if (!model.has_graph())
     return createStringError(fileName + ": not an ONNX model (no graph)");
+  if (Error e = loadExternalData(model, opts.modelDir, fileName))
+    return e;
   int64_t opset = modelOpset(model);
   if (opset == 0) {
     // No opset of the default domain: the model's operators are all of

@@ -183,6 +183,12 @@ llvm::Error checkWithOnnx(onnx::ModelProto &model, llvm::StringRef fileName);
 /// The newest opset of the default domain the installed onnx has schemas
 /// for (17 for onnx 1.12).
 int64_t newestOnnxSchemaOpset();
+/// Gives every tensor that keeps its data in another file (ONNX's external
+/// data) its bytes as raw_data, from files inside `modelDir`; an empty
+/// `modelDir` (a model read from standard input) refuses such tensors
+/// (OnnxExternalData.cpp).
+llvm::Error loadExternalData(onnx::ModelProto &model, llvm::StringRef modelDir,
+                             llvm::StringRef fileName);
 /// The opset of the default domain (0 if the model imports none).
 int64_t modelOpset(const onnx::ModelProto &model);
 

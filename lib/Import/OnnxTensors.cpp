@@ -85,8 +85,8 @@ Expected<int64_t> onnximport::checkTensorProto(const onnx::TensorProto &t) {
     return createStringError(what + " is a " + onnxTypeName(t.data_type()) +
                              " tensor, which hx has no dtype for");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    return createStringError(what + " keeps its data in an external file, which hx does not "
-                                    "read (save the model with its data inside)");
+    return createStringError(what + " keeps its data in an external file, which only a model "
+                                    "read from its file can find");
   Dims shape(t.dims().begin(), t.dims().end());
   for (int64_t d : shape)
     if (d < 0)

@@ -81,7 +81,10 @@ static std::optional<std::string> compileCacheEntryFor(const std::string &source
   }
   if (isCompiledModel((*file)->getBuffer()))
     return std::nullopt;
-  return compileCacheEntry(dir, (*file)->getBuffer(), options);
+  std::optional<std::string> external = externalDataKey(source, (*file)->getBuffer());
+  if (!external)
+    return std::nullopt;
+  return compileCacheEntry(dir, (*file)->getBuffer(), options + *external);
 }
 
 static LoadConfig loadConfig(bool plan, bool simplify, bool fuse,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "hx/Run/CompileCache.h"
+#include "hx/Import/Onnx.h"
 #include "hx/Run/Session.h"
 #include "hx/Support/ByteStream.h"
 #include "hx/Support/Files.h"
@@ -71,6 +72,26 @@ std::string compileCacheEntry(StringRef dir, StringRef model, StringRef options)
   SmallString<256> path(dir);
   sys::path::append(path, formatv("{0:x-16}{1:x-16}.hxc", h.high64, h.low64).str());
   return path.str().str();
+}
+
+std::optional<std::string> externalDataKey(StringRef path, StringRef bytes) {
+  std::string out;
+  if (!isOnnxFile(path, bytes))
+    return out;
+  ReadFileOptions ro;
+  ro.nullTerminated = false;
+  for (const std::string &f : onnxExternalDataFiles(bytes, path)) {
+    Expected<std::unique_ptr<MemoryBuffer>> data = readUserFile(f, ro);
+    if (!data) {
+      consumeError(data.takeError());
+      return std::nullopt;
+    }
+    StringRef b = (*data)->getBuffer();
+    out += formatv("\nexternal {0}={1}:{2:x-16}", f, b.size(),
+                   xxh3_64bits(ArrayRef<uint8_t>(b.bytes_begin(), b.bytes_end())))
+               .str();
+  }
+  return out;
 }
 
 Expected<std::optional<LoadedCompiledModel>> readCompileCacheEntry(StringRef entry) {

@@ -107,6 +107,7 @@ int hx::importMain(int argc, char **argv) {
   std::string stem = out == "-" ? std::string("model") : sys::path::stem(out).str();
   OnnxImportOptions opts;
   opts.weightsDir = stem + ".weights";
+  opts.modelDir = modelDirOf(input);
   if (out == "-") // no file beside standard output: every weight inline
     opts.inlineElements = INT64_MAX;
   auto start = std::chrono::steady_clock::now();

@@ -583,6 +583,10 @@ std::string cacheEntryFor(const RunConfig &c, StringRef bytes) {
   os << "\nemulate=";
   for (DeviceType t : c.emulate)
     os << deviceTypeName(t) << ",";
+  std::optional<std::string> external = externalDataKey(c.common.inputFile, bytes);
+  if (!external)
+    return "";
+  os << *external;
   // The importer may read an input's value (Reshape's shape): the inputs
   // are part of an ONNX model's key.
   if (isOnnxFile(c.common.inputFile, bytes))

@@ -46,6 +46,11 @@ struct OnnxImportOptions {
   /// The directory, relative to the text, that the table's `.npy` paths
   /// name: "model.weights".
   std::string weightsDir = "weights";
+  /// The directory of the model file, where tensors that keep their data
+  /// in another file (ONNX's external data: PyTorch's exporter writes
+  /// `model.onnx.data` beside `model.onnx`) are found. Empty: the model has
+  /// no file (standard input), and such tensors are refused.
+  std::string modelDir;
   /// Constants of at most this many elements are written inline (base64).
   int64_t inlineElements = 16;
   /// The value a run will give a graph input, asked for only where a
@@ -89,6 +94,9 @@ llvm::Expected<ImportedModule> importOnnx(llvm::StringRef bytes, llvm::StringRef
 /// 0x08, which no hx text starts with).
 bool isOnnxFile(llvm::StringRef path, llvm::StringRef bytes);
 
+/// OnnxImportOptions::modelDir for a model read from `path` ("-": none).
+std::string modelDirOf(llvm::StringRef path);
+
 /// Reads a model file for hx-opt, hx-run and Session::loadFile ("-" is
 /// stdin): hx text as it is, or an ONNX model imported, its text in the
 /// buffer (named `path`) and its weights moved into `weights` for the
@@ -100,6 +108,12 @@ readModuleFile(llvm::StringRef path, llvm::StringMap<HostTensor> &weights,
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readModuleFile(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef path,
                llvm::StringMap<HostTensor> &weights, const OnnxImportOptions &opts = {});
+
+/// The files the model `bytes`, read from `path`, keeps tensors' data in
+/// (ONNX's external data), as paths beside `path`: what a compile cache's
+/// key must cover besides the model's own bytes. Empty for a model that
+/// keeps none, or that does not parse.
+std::vector<std::string> onnxExternalDataFiles(llvm::StringRef bytes, llvm::StringRef path);
 
 /// The ONNX op types importOnnx converts, sorted.
 std::vector<std::string> supportedOnnxOps();
