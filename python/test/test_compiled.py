@@ -186,3 +186,24 @@ def test_a_long_compile_prints_its_stages(capfd, monkeypatch):
     assert f"hx: planning {SEED}" in err
     assert "hx: compiling 2 kernels for cpu" in err
     assert "hx: compiled in" in err
+
+
+def test_external_data_is_part_of_the_key(cache_dir, tmp_path):
+    """An ONNX model whose weights are in model.onnx.data: new weights in
+    that file are a new compile, not a stale hit."""
+    pytest.importorskip("onnx")
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, str(ROOT / "utils" / "make-onnx-external.py"), str(tmp_path / "m")],
+                   check=True)
+    model, x = tmp_path / "m" / "ext.onnx", np.load(tmp_path / "m" / "x.npy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hx.HxWarning)
+        first = hx.compile(model)
+        want = hx.compile(tmp_path / "m" / "inline.onnx", cache=False).run(x=x)[0]
+        np.testing.assert_array_equal(first.run(x=x)[0], want)
+        assert hx.compile(model)._session.from_compiled
+        (tmp_path / "m" / "ext.onnx.data").write_bytes(bytes(464))
+        zeros = hx.compile(model)
+    assert not zeros._session.from_compiled
+    np.testing.assert_array_equal(zeros.run(x=x)[0], np.zeros_like(want))
