@@ -40,11 +40,14 @@ NONE     : 'None' ;
 // ---- names and literals ---------------------------------------------------
 GLOBAL : '@' NAME ;
 LOCAL  : '%' ( NAME | DIGIT+ ) ;
+// Integers and floats with an optional sign and a dtype suffix:
+// 3, -1, 3i64, 1f, 1.5f, 1e-3f, 2.5f64; infinities and NaN with a float
+// suffix: inff, -inff, nanf, inff64 (before IDENT, which would take
+// `inff` too).
+NUMBER : '-'? DIGIT+ ( '.' DIGIT+ )? ( [eE] [+-]? DIGIT+ )? SUFFIX?
+       | '-'? ( 'inf' | 'nan' ) FLOAT_SUFFIX ;
 // Dotted names are one token: operators `nn.relu`, metadata kinds `relay.Constant`.
 IDENT  : NAME ( '.' NAME )* ;
-// Integers and floats with an optional sign and a dtype suffix:
-// 3, -1, 3i64, 1f, 1.5f, 1e-3f, 2.5f64.
-NUMBER : '-'? DIGIT+ ( '.' DIGIT+ )? ( [eE] [+-]? DIGIT+ )? SUFFIX? ;
 STRING : '"' ( ESC | ~["\\\r\n] )* '"' ;
 
 // ---- skipped --------------------------------------------------------------
@@ -55,6 +58,7 @@ BLOCK_COMMENT : '/*' ( BLOCK_COMMENT | . )*? '*/' -> skip ;
 fragment NAME   : [a-zA-Z_] [a-zA-Z0-9_]* ;
 fragment DIGIT  : [0-9] ;
 fragment SUFFIX : [a-z] [a-z0-9]* ;
+fragment FLOAT_SUFFIX : 'f' ( '16' | '32' | '64' )? | 'bf16' ;
 fragment ESC    : '\\' ( ["\\/bfnrt] | 'u' HEX HEX HEX HEX ) ;
 fragment HEX    : [0-9a-fA-F] ;
 

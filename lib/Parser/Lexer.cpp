@@ -235,9 +235,27 @@ bool Lexer::lexString(const char *start) {
   }
 }
 
+/// Whether `word` is an infinity or a NaN with a float suffix (`inff`,
+/// `nanf64`): a NUMBER, as the printer writes non-finite floats.
+static bool isNonFiniteLiteral(StringRef word) {
+  if (!word.consume_front("inf") && !word.consume_front("nan"))
+    return false;
+  return word == "f" || word == "f16" || word == "f32" || word == "f64" || word == "bf16";
+}
+
 bool Lexer::lexNumber(const char *start, bool json) {
   if (*cur == '-')
     ++cur;
+  if (!json && cur < end && isNameStart(*cur)) { // -inff
+    const char *p = cur;
+    while (p < end && isNameChar(*p))
+      ++p;
+    if (isNonFiniteLiteral(StringRef(cur, p - cur))) {
+      cur = p;
+      push(HxLexer::NUMBER, start);
+      return true;
+    }
+  }
   if (cur >= end || !isDigit(*cur))
     return error(start, "expected a digit after '-'");
   if (json && *cur == '0' && cur + 1 < end && isDigit(cur[1]))
@@ -408,6 +426,10 @@ bool Lexer::lexIR() {
         break;
       }
       StringRef word(start, cur - start);
+      if (isNonFiniteLiteral(word)) {
+        push(HxLexer::NUMBER, start);
+        continue;
+      }
       size_t type = StringSwitch<size_t>(word)
                         .Case("def", HxLexer::DEF)
                         .Case("let", HxLexer::LET)

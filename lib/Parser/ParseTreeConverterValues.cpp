@@ -22,6 +22,7 @@ struct NumberText {
   StringRef digits; // the number without suffix
   StringRef suffix;
   bool isFloatSyntax = false;
+  bool nonFinite = false; // inf or nan
 };
 
 NumberText splitNumber(StringRef s) {
@@ -29,6 +30,12 @@ NumberText splitNumber(StringRef s) {
   size_t i = 0;
   if (i < s.size() && s[i] == '-')
     ++i;
+  if (s.substr(i).starts_with("inf") || s.substr(i).starts_with("nan")) { // inff, -inff, nanf
+    r.isFloatSyntax = r.nonFinite = true;
+    r.digits = s.take_front(i + 3);
+    r.suffix = s.drop_front(i + 3);
+    return r;
+  }
   while (i < s.size() && isdigit(static_cast<unsigned char>(s[i])))
     ++i;
   if (i < s.size() && s[i] == '.') {
@@ -109,6 +116,8 @@ static bool parseNumberToken(HxToken *t, DiagEngine &diags, DType &type, double 
     std::string s = n.digits.str();
     errno = 0;
     f = std::strtod(s.c_str(), nullptr);
+    if (n.nonFinite) // inff, -inff, nanf: in every float dtype
+      return true;
     if (errno == ERANGE && std::isinf(f)) {
       diags.error(locOf(t), "float literal '" + t->text() + "' is out of range").range(rangeOf(t));
       return false;

@@ -59,6 +59,8 @@ def @main(%a: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]
 }
 )",
     "free_var %x: float32; @f(%x, None, 1e-3f, 2.5f64, \"s\\\"\\u00e9\")",
+    // Non-finite floats are numbers; names that only start like them are not.
+    "@f(inff, -inff, nanf, -nanf64, inff16, infbf16, inf, nan, info, inff8, nanf32x, %inff)",
 };
 
 TEST(LexerTest, AgreesWithTheGrammar) {
