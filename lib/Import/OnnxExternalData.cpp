@@ -87,8 +87,9 @@ Expected<std::string> resolve(StringRef dir, StringRef location, const Twine &wh
   auto refuse = [&](const Twine &why) {
     return createStringError(what + ": its external data '" + location + "' " + why);
   };
-  if (sys::path::is_absolute(location) || sys::path::is_absolute(location, sys::path::Style::windows) ||
-      location.starts_with("/") || location.starts_with("\\"))
+  if (sys::path::is_absolute(location) ||
+      sys::path::is_absolute(location, sys::path::Style::windows) || location.starts_with("/") ||
+      location.starts_with("\\"))
     return refuse("is an absolute path; hx reads external data from the model's directory only");
   for (StringRef part : make_range(sys::path::begin(location), sys::path::end(location)))
     if (part == "..")
@@ -154,9 +155,9 @@ Error onnximport::loadExternalData(onnx::ModelProto &model, StringRef modelDir,
                                " bytes at offset " + Twine(w->offset) + ") runs past the end of '" +
                                *path + "' (" + Twine(size) + " bytes)");
     if (length != need)
-      return createStringError(what + ": its external data in '" + *path + "' is " +
-                               Twine(length) + " bytes; " + Twine(need) + " bytes of " +
-                               dtypeName(*dt) + " fill its dims");
+      return createStringError(what + ": its external data in '" + *path + "' is " + Twine(length) +
+                               " bytes; " + Twine(need) + " bytes of " + dtypeName(*dt) +
+                               " fill its dims");
     std::string bytes;
     if (length) {
       ErrorOr<std::unique_ptr<MemoryBuffer>> slice =

@@ -13,6 +13,7 @@
 // one line that ends with the node's comment.
 //
 // OnnxImporter.cpp drives the import and prints the module;
+// OnnxExternalData.cpp reads the tensors a model keeps in other files;
 // OnnxValidate.cpp checks the model first; OnnxTensors.cpp reads tensors;
 // OnnxAttributes.cpp a node's attributes; OnnxNode.cpp is what a converter
 // sees of its node; OnnxConverter.h is the table of converters by op type
