@@ -27,6 +27,15 @@ struct Executable::Impl {
   /// Per virtual device: the backend that compiles its kernels.
   std::vector<Backend *> backends;
 
+  /// A concatenate's part that lives in its slice of the result (`whole`),
+  /// `offset` bytes in: planOffsets places it there, and its uses count
+  /// as the whole's (Schedule.cpp).
+  struct View {
+    unsigned part, whole;
+    uint64_t offset;
+  };
+  std::vector<View> views;
+
   // Planned at build time (or read with the schedule: SavedSchedule.cpp).
   MemoryPlan plan;
   std::vector<uint64_t> offsets; // per buffer: an Intermediate's offset in its arena

@@ -44,12 +44,24 @@ static unsigned rootOf(ArrayRef<Buffer> buffers, unsigned b) {
 
 void Executable::Impl::planOffsets() {
   unsigned numDevices = devices.size();
-  // Liveness over the linear schedule; an alias's uses are its root's.
-  auto rootOf = [&](unsigned b) { return ::rootOf(buffers, b); };
+  // Liveness over the linear schedule; an alias's uses are its root's, and
+  // a view's are its whole's (views of views too).
+  std::vector<int> wholeOf(buffers.size(), -1);
+  std::vector<uint64_t> viewOffset(buffers.size(), 0);
+  for (const View &v : views) {
+    wholeOf[v.part] = v.whole;
+    viewOffset[v.part] = v.offset;
+  }
+  auto rootOf = [&](unsigned b) {
+    b = ::rootOf(buffers, b);
+    while (wholeOf[b] >= 0)
+      b = wholeOf[b];
+    return b;
+  };
   std::vector<PlannedBuffer> planned;
   std::vector<int> plannedIndex(buffers.size(), -1);
   for (unsigned b = 0; b < buffers.size(); ++b)
-    if (buffers[b].kind == Buffer::Kind::Intermediate) {
+    if (buffers[b].kind == Buffer::Kind::Intermediate && wholeOf[b] < 0) {
       plannedIndex[b] = planned.size();
       PlannedBuffer p;
       p.device = buffers[b].device;
@@ -77,6 +89,14 @@ void Executable::Impl::planOffsets() {
   for (unsigned b = 0; b < buffers.size(); ++b)
     if (plannedIndex[b] >= 0)
       offsets[b] = planned[plannedIndex[b]].offset;
+  for (unsigned b = 0; b < buffers.size(); ++b) {
+    uint64_t at = 0;
+    unsigned w = b;
+    for (; wholeOf[w] >= 0; w = wholeOf[w])
+      at += viewOffset[w];
+    if (w != b)
+      offsets[b] = offsets[w] + at;
+  }
 }
 
 void Executable::Impl::init(const Module &m, ArrayRef<Device *> devs, ArrayRef<Backend *> bes,

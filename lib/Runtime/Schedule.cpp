@@ -20,6 +20,10 @@
 //     fields); on_device is transparent; device_copy copies each field.
 //  3. reshape, squeeze and expand_dims of a contiguous buffer are aliases:
 //     the result is the same memory, and the step does nothing at run time.
+//     A concatenate whose parts are consecutive slices of its result (every
+//     dim before the axis is 1, as a channel concat at batch 1) has no step
+//     either: each part is a view of its slice (Impl::views), so the steps
+//     that make the parts write into the result.
 //  4. Calls of functions known at compile time (globals, fn literals,
 //     let-bound fns, also through tuples and projections of them) are
 //     inlined: their parameters are bound to the argument values and the
@@ -478,6 +482,10 @@ private:
     for (unsigned i = 0; i < c->args.size(); ++i)
       arg(i).flatten(ins);
     result.flatten(outs);
+    if (c->isOp("concatenate") && concatInPlace(*c, ins, outs)) {
+      done = result;
+      return true;
+    }
     if (isAlias(*c) && ins.size() == 1 && outs.size() == 1) {
       Buffer &b = x.buffers[outs[0]];
       b.kind = Buffer::Kind::Alias;
@@ -498,6 +506,46 @@ private:
     }
     addStepOver(std::move(s), ins, outs);
     done = result;
+    return true;
+  }
+
+  /// Makes the parts `ins` of a concatenate views of their slices of its
+  /// result `outs[0]`, when they are consecutive slices of it (every dim
+  /// before the axis is 1), each starts at an aligned offset, and each part
+  /// is an intermediate of the result's device and dtype that no other view
+  /// holds. Returns false (a kernel copies them) otherwise.
+  bool concatInPlace(const Call &c, ArrayRef<unsigned> ins, ArrayRef<unsigned> outs) {
+    if (outs.size() != 1 || ins.empty())
+      return false;
+    const Buffer &whole = x.buffers[outs[0]];
+    if (whole.kind != Buffer::Kind::Intermediate)
+      return false;
+    const AttrValue *a = c.attrs.get("axis");
+    int64_t rank = whole.shape.size(),
+            axis = a && a->kind == AttrValue::Kind::Int ? a->intValue : 0;
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank ||
+        !llvm::all_of(ArrayRef(whole.shape).take_front(axis), [](int64_t d) { return d == 1; }))
+      return false;
+    uint64_t at = 0;
+    for (unsigned k = 0; k < ins.size(); ++k) {
+      const Buffer &p = x.buffers[ins[k]];
+      if (p.kind != Buffer::Kind::Intermediate || p.device != whole.device ||
+          p.dtype != whole.dtype || at % kBufferAlignment || inViews.count(ins[k]) ||
+          llvm::is_contained(ins.take_front(k), ins[k]))
+        return false;
+      at += p.bytes;
+    }
+    if (at != whole.bytes)
+      return false;
+    at = 0;
+    for (unsigned b : ins) {
+      x.views.push_back({b, outs[0], at});
+      inViews.insert(b);
+      at += x.buffers[b].bytes;
+    }
+    inViews.insert(outs[0]);
     return true;
   }
 
@@ -597,7 +645,8 @@ private:
     DenseSet<unsigned> seen;
     for (unsigned b : outs) {
       Buffer &buf = x.buffers[b];
-      if (buf.kind == Buffer::Kind::Intermediate && seen.insert(b).second) {
+      // A view or a view's whole lives in the arena: copied out.
+      if (buf.kind == Buffer::Kind::Intermediate && !inViews.count(b) && seen.insert(b).second) {
         buf.kind = Buffer::Kind::Output;
         x.outputs.push_back(b);
         continue;
@@ -626,6 +675,8 @@ private:
   /// One buffer per tensor constant and device.
   DenseMap<std::pair<const TensorData *, DeviceIndex>, Value> tensorConstants;
   DenseSet<const Function *> active;
+  /// The buffers of Impl::views, parts and wholes.
+  DenseSet<unsigned> inViews;
 };
 
 } // namespace
