@@ -512,8 +512,9 @@ private:
   /// Makes the parts `ins` of a concatenate views of their slices of its
   /// result `outs[0]`, when they are consecutive slices of it (every dim
   /// before the axis is 1), each starts at an aligned offset, and each part
-  /// is an intermediate of the result's device and dtype that no other view
-  /// holds. Returns false (a kernel copies them) otherwise.
+  /// is an intermediate of the result's device and dtype, or a reshape of
+  /// one, that no other view holds (the view is then the reshaped buffer's).
+  /// Returns false (a kernel copies them) otherwise.
   bool concatInPlace(const Call &c, ArrayRef<unsigned> ins, ArrayRef<unsigned> outs) {
     if (outs.size() != 1 || ins.empty())
       return false;
@@ -529,21 +530,24 @@ private:
         !llvm::all_of(ArrayRef(whole.shape).take_front(axis), [](int64_t d) { return d == 1; }))
       return false;
     uint64_t at = 0;
-    for (unsigned k = 0; k < ins.size(); ++k) {
-      const Buffer &p = x.buffers[ins[k]];
+    SmallVector<unsigned, 8> parts;
+    for (unsigned b : ins) {
+      unsigned r = rootOf(b);
+      const Buffer &p = x.buffers[r];
       if (p.kind != Buffer::Kind::Intermediate || p.device != whole.device ||
-          p.dtype != whole.dtype || at % kBufferAlignment || inViews.count(ins[k]) ||
-          llvm::is_contained(ins.take_front(k), ins[k]))
+          p.dtype != whole.dtype || p.bytes != x.buffers[b].bytes || at % kBufferAlignment ||
+          inViews.count(r) || llvm::is_contained(parts, r))
         return false;
+      parts.push_back(r);
       at += p.bytes;
     }
     if (at != whole.bytes)
       return false;
     at = 0;
-    for (unsigned b : ins) {
-      x.views.push_back({b, outs[0], at});
-      inViews.insert(b);
-      at += x.buffers[b].bytes;
+    for (unsigned r : parts) {
+      x.views.push_back({r, outs[0], at});
+      inViews.insert(r);
+      at += x.buffers[r].bytes;
     }
     inViews.insert(outs[0]);
     return true;
