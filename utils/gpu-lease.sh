@@ -12,13 +12,14 @@
 # the ONNX cases on cuda against the interpreter (utils/gpu-models.sh) and
 # PyTorch models exported there by the machine's own PyTorch at opset 20
 # (its default exporter), the body on cuda and the head on the cpu, against
-# PyTorch's output. Phase 2, timings, one at a time: hx-gpu-bench, the
+# PyTorch's output, and the families whose branches meet in a concatenate
+# (utils/torch-families.py --check, on cuda). Phase 2, timings, one at a time: hx-gpu-bench, the
 # gtests that skip without a GPU, whole networks beside PyTorch eager on
 # the same GPU (bench/run_gpu_networks.py), and torchvision's detectors with
 # the backbone on cuda and the tail on the cpu beside all on the cpu and
 # beside PyTorch eager on the cpu and on the GPU (utils/torch-detectors.py).
-# Each stage runs under its own limit in seconds (L_CHECK, L_BENCH,
-# L_GTEST, L_NETS, L_DET; 0 skips the stage); results are packed into $OUT after every stage,
+# Each stage runs under its own limit in seconds (L_CHECK, L_LITREST,
+# L_BENCH, L_GTEST, L_NETS, L_DET; 0 skips the stage); results are packed into $OUT after every stage,
 # so a late kill loses nothing: summary.txt, lease.log and
 # gpu-results.tar.gz (every log).
 set -u
@@ -51,11 +52,14 @@ models() {
   OUT=/tmp/hx-models bash utils/gpu-models.sh .gpu/onnx
   python3 utils/export-torch-models.py /tmp/hx-m20 --models resnet18,mobilenet_v2,gpt2block,bertblock \
     --opsets 20 --check "$HXRUN" --split-head
+  # Families whose branches meet in a concatenate, on cuda (FAMILIES="" skips them).
+  [ -z "${FAMILIES-x}" ] || python3 utils/torch-families.py /tmp/hx-fam --check "$HXRUN" \
+    --only "${FAMILIES:-squeezenet,googlenet,densenet,inception_v3}" --default-device=cuda --check-devices
 }
 
 echo "== phase 1 (correctness, limit ${L_CHECK:-170} s) at $((SECONDS-T0)) s"
 HX_LIT_ARGS="--filter GPU/" suite gpu-lit "${L_CHECK:-170}" info lit & pids=$!
-HX_LIT_ARGS="--filter-out GPU/ -j 6" nice -n 10 bash -c "$(declare -f suite); suite lit-rest ${L_CHECK:-170} lit" & pids+=" $!"
+HX_LIT_ARGS="--filter-out GPU/ -j 6" nice -n 10 bash -c "$(declare -f suite); suite lit-rest ${L_LITREST:-${L_CHECK:-170}} lit" & pids+=" $!"
 cmd models "${L_CHECK:-170}" nice -n 10 bash -c "$(declare -f models); models" & pids+=" $!"
 wait $pids; save  # not a bare wait: that would wait for the tee too
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,pstate,temperature.gpu --format=csv >"$R/smi.txt" 2>&1
