@@ -66,15 +66,20 @@ struct Where {
 Expected<Where> whereOf(const onnx::TensorProto &t, const Twine &what) {
   Where w;
   for (const onnx::StringStringEntryProto &e : t.external_data()) {
-    uint64_t v = 0;
-    if (e.key() == "location")
+    if (e.key() == "location") {
       w.location = e.value();
-    else if (e.key() == "offset" || e.key() == "length") {
-      if (StringRef(e.value()).getAsInteger(10, v))
-        return createStringError(what + ": its external data's " + e.key() + " '" + e.value() +
-                                 "' is not a non-negative integer");
-      (e.key() == "offset" ? w.offset : w.length.emplace()) = v;
+      continue;
     }
+    if (e.key() != "offset" && e.key() != "length") // checksum, basepath
+      continue;
+    uint64_t v = 0;
+    if (StringRef(e.value()).getAsInteger(10, v))
+      return createStringError(what + ": its external data's " + e.key() + " '" + e.value() +
+                               "' is not a non-negative integer");
+    if (e.key() == "offset")
+      w.offset = v;
+    else
+      w.length = v;
   }
   if (w.location.empty())
     return createStringError(what + " keeps its data in an external file but names none "
@@ -88,8 +93,7 @@ Expected<std::string> resolve(StringRef dir, StringRef location, const Twine &wh
     return createStringError(what + ": its external data '" + location + "' " + why);
   };
   if (sys::path::is_absolute(location) ||
-      sys::path::is_absolute(location, sys::path::Style::windows) || location.starts_with("/") ||
-      location.starts_with("\\"))
+      sys::path::is_absolute(location, sys::path::Style::windows) || location.starts_with("\\"))
     return refuse("is an absolute path; hx reads external data from the model's directory only");
   for (StringRef part : make_range(sys::path::begin(location), sys::path::end(location)))
     if (part == "..")
@@ -177,7 +181,9 @@ Error onnximport::loadExternalData(onnx::ModelProto &model, StringRef modelDir,
 std::vector<std::string> hx::onnxExternalDataFiles(StringRef bytes, StringRef path) {
   onnx::ModelProto model;
   std::vector<std::string> files;
-  if (path == "-" || bytes.size() > size_t(INT32_MAX) ||
+  // Every run that may hit the compile cache asks: a model that keeps its
+  // data inside (no "location" key's bytes anywhere) is not parsed.
+  if (path == "-" || !bytes.contains("location") || bytes.size() > size_t(INT32_MAX) ||
       !model.ParseFromArray(bytes.data(), int(bytes.size())))
     return files;
   SmallString<256> dir(sys::path::parent_path(path));

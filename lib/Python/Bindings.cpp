@@ -71,7 +71,7 @@ static std::optional<std::string> compileCacheEntryFor(const std::string &source
   if (dir.empty())
     return std::nullopt;
   if (!isPath)
-    return compileCacheEntry(dir, source, options);
+    return compileCacheEntry(dir, "", source, options);
   ReadFileOptions ro;
   ro.nullTerminated = false;
   Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(source, ro);
@@ -79,12 +79,7 @@ static std::optional<std::string> compileCacheEntryFor(const std::string &source
     consumeError(file.takeError());
     return std::nullopt;
   }
-  if (isCompiledModel((*file)->getBuffer()))
-    return std::nullopt;
-  std::optional<std::string> external = externalDataKey(source, (*file)->getBuffer());
-  if (!external)
-    return std::nullopt;
-  return compileCacheEntry(dir, (*file)->getBuffer(), options + *external);
+  return compileCacheEntry(dir, source, (*file)->getBuffer(), options);
 }
 
 static LoadConfig loadConfig(bool plan, bool simplify, bool fuse,

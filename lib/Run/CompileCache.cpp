@@ -59,24 +59,11 @@ static std::string hostCPU() {
   return out;
 }
 
-std::string compileCacheEntry(StringRef dir, StringRef model, StringRef options) {
-  std::string fields;
-  ByteWriter w(fields);
-  w.bytes(hxVersion());
-  w.bytes(hostCPU());
-  w.bytes(options);
-  w.u64(xxh3_64bits(ArrayRef<uint8_t>(model.bytes_begin(), model.bytes_end())));
-  w.u64(model.size());
-  XXH128_hash_t h = xxh3_128bits(
-      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(fields.data()), fields.size()));
-  SmallString<256> path(dir);
-  sys::path::append(path, formatv("{0:x-16}{1:x-16}.hxc", h.high64, h.low64).str());
-  return path.str().str();
-}
-
-std::optional<std::string> externalDataKey(StringRef path, StringRef bytes) {
+/// The name, size and hash of each file an ONNX model keeps tensors in
+/// ("" when it keeps none); none when one cannot be read.
+static std::optional<std::string> externalDataKey(StringRef path, StringRef bytes) {
   std::string out;
-  if (!isOnnxFile(path, bytes))
+  if (path.empty() || !isOnnxFile(path, bytes))
     return out;
   ReadFileOptions ro;
   ro.nullTerminated = false;
@@ -92,6 +79,28 @@ std::optional<std::string> externalDataKey(StringRef path, StringRef bytes) {
                .str();
   }
   return out;
+}
+
+std::optional<std::string> compileCacheEntry(StringRef dir, StringRef path, StringRef model,
+                                             StringRef options) {
+  if (isCompiledModel(model))
+    return std::nullopt;
+  std::optional<std::string> external = externalDataKey(path, model);
+  if (!external)
+    return std::nullopt;
+  std::string fields;
+  ByteWriter w(fields);
+  w.bytes(hxVersion());
+  w.bytes(hostCPU());
+  w.bytes(options);
+  w.bytes(*external);
+  w.u64(xxh3_64bits(ArrayRef<uint8_t>(model.bytes_begin(), model.bytes_end())));
+  w.u64(model.size());
+  XXH128_hash_t h = xxh3_128bits(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(fields.data()), fields.size()));
+  SmallString<256> entry(dir);
+  sys::path::append(entry, formatv("{0:x-16}{1:x-16}.hxc", h.high64, h.low64).str());
+  return entry.str().str();
 }
 
 Expected<std::optional<LoadedCompiledModel>> readCompileCacheEntry(StringRef entry) {

@@ -570,8 +570,6 @@ std::string cacheEntryFor(const RunConfig &c, StringRef bytes) {
     return "";
   ReadFileOptions ro;
   ro.nullTerminated = false;
-  if (isCompiledModel(bytes))
-    return "";
   std::string options;
   raw_string_ostream os(options);
   os << "hx-run\nplan=" << !c.noPlan << " fold=" << !c.noFold << " fuse=" << !c.noFuse << "\n";
@@ -583,10 +581,6 @@ std::string cacheEntryFor(const RunConfig &c, StringRef bytes) {
   os << "\nemulate=";
   for (DeviceType t : c.emulate)
     os << deviceTypeName(t) << ",";
-  std::optional<std::string> external = externalDataKey(c.common.inputFile, bytes);
-  if (!external)
-    return "";
-  os << *external;
   // The importer may read an input's value (Reshape's shape): the inputs
   // are part of an ONNX model's key.
   if (isOnnxFile(c.common.inputFile, bytes))
@@ -601,7 +595,7 @@ std::string cacheEntryFor(const RunConfig &c, StringRef bytes) {
          << xxh3_64bits(ArrayRef<uint8_t>((*in)->getBuffer().bytes_begin(),
                                           (*in)->getBuffer().bytes_end()));
     }
-  return compileCacheEntry(dir, bytes, options);
+  return compileCacheEntry(dir, c.common.inputFile, bytes, options).value_or("");
 }
 
 int run(const RunConfig &c) {

@@ -38,14 +38,13 @@ class Session;
 /// The cache directory ("" when the environment names none, or HX_CACHE=0).
 std::string compileCacheDir();
 
-/// The entry of a model in `dir`: `<dir>/<key>.hxc`.
-std::string compileCacheEntry(llvm::StringRef dir, llvm::StringRef model, llvm::StringRef options);
-
-/// What a key must hold besides the model's bytes when the model `bytes`,
-/// read from `path`, is an ONNX model that keeps tensors in other files:
-/// each file's name, size and hash ("" when it keeps none). None when such
-/// a file cannot be read: no entry then, and the load reports it.
-std::optional<std::string> externalDataKey(llvm::StringRef path, llvm::StringRef bytes);
+/// The entry of a model in `dir`: `<dir>/<key>.hxc`, keyed by hx's version,
+/// the host, `options` and the model's bytes, and, for an ONNX model read
+/// from `path` ("" for text given as is) that keeps tensors in other files,
+/// by those files' bytes. None for a compiled model (nothing to cache), or
+/// when such a file cannot be read (the load reports it).
+std::optional<std::string> compileCacheEntry(llvm::StringRef dir, llvm::StringRef path,
+                                             llvm::StringRef model, llvm::StringRef options);
 
 /// The entry as read, or nullopt when there is none; an error says why an
 /// existing entry cannot be used (the caller warns, and compiles).
