@@ -513,7 +513,8 @@ private:
   /// result `outs[0]`, when they are consecutive slices of it (every dim
   /// before the axis is 1), each starts at an aligned offset, and each part
   /// is an intermediate of the result's device and dtype, or a reshape of
-  /// one, that no other view holds (the view is then the reshaped buffer's).
+  /// one, that is no other concatenate's part (the view is then the
+  /// reshaped buffer's). A part may be an earlier such concatenate's result.
   /// Returns false (a kernel copies them) otherwise.
   bool concatInPlace(const Call &c, ArrayRef<unsigned> ins, ArrayRef<unsigned> outs) {
     if (outs.size() != 1 || ins.empty())
@@ -536,7 +537,7 @@ private:
       const Buffer &p = x.buffers[r];
       if (p.kind != Buffer::Kind::Intermediate || p.device != whole.device ||
           p.dtype != whole.dtype || p.bytes != x.buffers[b].bytes || at % kBufferAlignment ||
-          inViews.count(r) || llvm::is_contained(parts, r))
+          viewParts.count(r) || llvm::is_contained(parts, r))
         return false;
       parts.push_back(r);
       at += p.bytes;
@@ -546,6 +547,7 @@ private:
     at = 0;
     for (unsigned r : parts) {
       x.views.push_back({r, outs[0], at});
+      viewParts.insert(r);
       inViews.insert(r);
       at += x.buffers[r].bytes;
     }
@@ -679,8 +681,8 @@ private:
   /// One buffer per tensor constant and device.
   DenseMap<std::pair<const TensorData *, DeviceIndex>, Value> tensorConstants;
   DenseSet<const Function *> active;
-  /// The buffers of Impl::views, parts and wholes.
-  DenseSet<unsigned> inViews;
+  /// The buffers of Impl::views: the parts, and the parts and wholes.
+  DenseSet<unsigned> viewParts, inViews;
 };
 
 } // namespace
