@@ -23,7 +23,9 @@
 // plane (r*dh mod sh, s*dw mod sw, c) at (y + r*dh/sh, x + s*dw/sw), so that
 //   B(column y*wq + x, k) = copy[offsets[k] + y*wq + x]
 // with offsets[k] = plane(k) * hq*wq + (r*dh/sh)*wq + s*dw/sw, a constant
-// table in the module. Stride 1 has one plane per channel (the padded
+// table in the module. With vectors of 8 lanes or more each plane row is
+// written as whole vectors, masked loads reading the input's run (zeros in
+// the padding). Stride 1 has one plane per channel (the padded
 // input); a 1x1 stride-2 convolution reads one phase of four. A stride-1
 // convolution whose padded grid would take more panels of NR columns than
 // its output pixels (13x13: 195 columns, 7 panels of 32, for 169 in 6) has
@@ -246,6 +248,8 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
   // copies its run in vectors.
   const bool vectorCopy = c.type == DType::Float32 && w.stride[3] == 1 && L > 1 && w.strideW <= 4 &&
                           !hasPrologue(w.buffer);
+  // With wide vectors, every plane row is written in masked vectors.
+  const bool maskedCopy = vectorCopy && L >= 8;
   auto copyInput = [&](Value *inBuf, Value *grp, Value *img) {
     parallelForCaptured(
         planes * grid.hq, 2 * grid.wq, {inBuf, grp, img}, [&](Value *row, ArrayRef<Value *> cap) {
@@ -276,11 +280,62 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
           lo = select(rowOk, imin(lo, hi), index(grid.wq));
           hi = select(rowOk, hi, index(grid.wq));
           Value *zero = constant(F32, 0);
-          forRange(index(0), lo, [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
           Value *srcBase = linearOffset(
               {imgIn, iadd(imul(gIn, w.channels), ch), imin(srcY, index(w.height - 1))},
               {w.stride[0], w.stride[1], w.stride[2]});
           Value *x0 = isub(px, index(w.left));
+          if (maskedCopy) {
+            // The whole plane row in vectors of L columns: lane xq reads
+            // input column xq*sw + x0 where lo <= xq < hi (a masked load:
+            // the lanes outside read nothing), else holds 0; the last
+            // vector's store stops at wq. (Loops of single floats here
+            // became a memset, a memmove and a memset call per row.)
+            auto *wide = FixedVectorType::get(f32, unsigned(L * w.strideW));
+            SmallVector<Constant *, 16> iota;
+            SmallVector<int, 64> every, spread;
+            for (int64_t l = 0; l < L; ++l) {
+              iota.push_back(b.getInt64(uint64_t(l)));
+              every.push_back(int(l * w.strideW));
+            }
+            for (int64_t l = 0; l < L * w.strideW; ++l)
+              spread.push_back(l % w.strideW == 0 ? int(l / w.strideW) : int(L));
+            Value *loV = b.CreateVectorSplat(unsigned(L), lo);
+            Value *hiV = b.CreateVectorSplat(unsigned(L), hi);
+            const int64_t chunks = (grid.wq + L - 1) / L;
+            auto chunk = [&](Value *v, Value *storeMask) {
+              Value *xq = imul(v, L);
+              Value *cols =
+                  b.CreateAdd(b.CreateVectorSplat(unsigned(L), xq), ConstantVector::get(iota));
+              Value *valid = b.CreateAnd(b.CreateICmpSGE(cols, loV), b.CreateICmpSLT(cols, hiV));
+              // Lane i of the wide read is column i / sw's, kept where
+              // i % sw == 0.
+              Value *wideMask =
+                  w.strideW == 1
+                      ? valid
+                      : b.CreateShuffleVector(valid, ConstantVector::getNullValue(valid->getType()),
+                                              spread);
+              Value *src = b.CreateGEP(f32, in, iadd(srcBase, iadd(imul(xq, w.strideW), x0)));
+              Value *vals =
+                  b.CreateMaskedLoad(wide, src, Align(4), wideMask, Constant::getNullValue(wide));
+              if (w.strideW > 1)
+                vals = b.CreateShuffleVector(vals, every);
+              Value *dstPtr = b.CreateInBoundsGEP(f32, dstBuf, iadd(dst, xq));
+              if (storeMask)
+                b.CreateMaskedStore(vals, dstPtr, Align(4), storeMask);
+              else
+                b.CreateAlignedStore(vals, dstPtr, Align(4));
+            };
+            const bool lastWhole = grid.wq % L == 0;
+            forRange(0, lastWhole ? chunks : chunks - 1, [&](Value *v) { chunk(v, nullptr); });
+            if (!lastWhole) {
+              SmallVector<Constant *, 16> bits;
+              for (int64_t l = 0; l < L; ++l)
+                bits.push_back(b.getInt1(l < grid.wq % L));
+              chunk(index(chunks - 1), ConstantVector::get(bits));
+            }
+            return;
+          }
+          forRange(index(0), lo, [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
           // L columns at a time: L * sw consecutive floats of the row, every
           // sw-th kept, while such a read stays inside the row (its last
           // column read, (xq + L - 1) * sw + x0 + sw - 1, below width); then
