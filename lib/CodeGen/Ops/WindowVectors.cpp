@@ -65,7 +65,46 @@ struct WindowTaps {
   double init;
   function_ref<void(Value *oc)> begin;
   function_ref<Value *(Value *acc, Value *v, int64_t r, int64_t s, unsigned width)> combine;
+  /// Whether a NaN tap makes the lane NaN though `combine` drops it (a max
+  /// as one instruction): the chunk then keeps which lanes met a NaN beside
+  /// its values, off the taps' dependency chain, and they become NaN once
+  /// the taps are done.
+  bool propagateNaN = false;
 };
+
+namespace {
+/// A chunk's values over the taps and, where WindowTaps::propagateNaN, the
+/// lanes that met a NaN.
+struct ChunkState {
+  Value *acc, *nan;
+  static ChunkState start(KernelBuilder &kb, const WindowTaps &taps, unsigned width) {
+    Value *acc = kb.splat(kb.constant(DType::Float32, taps.init), width);
+    Value *nan = taps.propagateNaN ? kb.splat(kb.constant(DType::Bool, 0), width) : nullptr;
+    return {acc, nan};
+  }
+  /// Joins tap value v (0 in the lanes it does not read) in the lanes
+  /// `valid`.
+  ChunkState join(KernelBuilder &kb, const WindowTaps &taps, ArrayRef<bool> valid, Value *v,
+                  int64_t r, int64_t s, unsigned width) const {
+    ChunkState next{taps.combine(acc, v, r, s, width), nullptr};
+    if (nan)
+      next.nan = kb.logicalOr(nan, kb.isNaN(DType::Float32, v)); // 0 where not read
+    if (llvm::all_of(valid, [](bool b) { return b; }))
+      return next;
+    return {kb.selectLanes(valid, next.acc, acc), next.nan};
+  }
+  ChunkState select(KernelBuilder &kb, Value *cond, const ChunkState &other) const {
+    return {kb.select(cond, acc, other.acc), nan ? kb.select(cond, nan, other.nan) : nullptr};
+  }
+  Value *finish(KernelBuilder &kb, unsigned width) const {
+    if (!nan)
+      return acc;
+    return kb.select(
+        nan, kb.splat(kb.constant(DType::Float32, std::numeric_limits<double>::quiet_NaN()), width),
+        acc);
+  }
+};
+} // namespace
 
 /// Stores a chunk of `width` lanes at element `at` of the result (through
 /// the epilogue's vector form), `coords` its first element's.
@@ -138,7 +177,6 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
   auto [top, left, bottom, right, sh, sw, dh, dw] = win;
   int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
   int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
-  const DType f32 = DType::Float32;
   std::vector<std::pair<int64_t, unsigned>> pieces = chunksOf(kb, spec, ow, lanes);
   kb.parallelFor(n * o * oh, 2 * kh * kw * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, o, oh});
@@ -156,20 +194,18 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
       rowBase.push_back(kb.iadd(plane, kb.imul(clamped, dv.stride[2])));
     }
     auto chunk = [&](int64_t first, unsigned width) {
-      Value *acc = kb.splat(kb.constant(f32, taps.init), width);
+      ChunkState acc = ChunkState::start(kb, taps, width);
       for (int64_t r = 0; r < kh; ++r) {
-        Value *a = acc;
+        ChunkState a = acc;
         for (int64_t s = 0; s < kw; ++s) {
           SmallVector<bool, 32> valid;
           Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
-          if (!v)
-            continue;
-          Value *next = taps.combine(a, v, r, s, width);
-          a = llvm::all_of(valid, [](bool v) { return v; }) ? next : kb.selectLanes(valid, next, a);
+          if (v)
+            a = a.join(kb, taps, valid, v, r, s, width);
         }
-        acc = kb.select(inside[r], a, acc);
+        acc = a.select(kb, inside[r], acc);
       }
-      return acc;
+      return acc.finish(kb, width);
     };
     auto store = [&](int64_t first, unsigned width, Value *acc) {
       Value *x = kb.index(first);
@@ -209,7 +245,6 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
   auto [top, left, bottom, right, sh, sw, dh, dw] = win;
   int64_t n = dv.size[0], h = dv.size[2], w = dv.size[3];
   int64_t o = ov.size[1], oh = ov.size[2], ow = ov.size[3];
-  const DType f32 = DType::Float32;
   std::vector<std::pair<int64_t, unsigned>> pieces = chunksOf(kb, spec, oh * ow, lanes);
   kb.parallelFor(n * o, 2 * kh * kw * oh * ow, [&](Value *p) {
     Value *img = kb.idiv(p, o), *oc = kb.irem(p, o);
@@ -219,7 +254,7 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
     if (taps.begin)
       taps.begin(oc);
     auto chunk = [&](int64_t first, unsigned width) {
-      Value *acc = kb.splat(kb.constant(f32, taps.init), width);
+      ChunkState acc = ChunkState::start(kb, taps, width);
       for (int64_t r = 0; r < kh; ++r)
         for (int64_t s = 0; s < kw; ++s) {
           SmallVector<bool, 32> valid;
@@ -231,11 +266,9 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
             continue;
           int64_t delta = (r * dh - top) * w + s * dw - left;
           Value *v = kb.loadVectorMasked(in, kb.iadd(plane, first + delta), valid);
-          Value *next = taps.combine(acc, v, r, s, width);
-          acc = llvm::all_of(valid, [](bool v) { return v; }) ? next
-                                                              : kb.selectLanes(valid, next, acc);
+          acc = acc.join(kb, taps, valid, v, r, s, width);
         }
-      return acc;
+      return acc.finish(kb, width);
     };
     auto store = [&](int64_t first, unsigned width, Value *acc) {
       storeChunk(kb, spec, kb.iadd(outBase, first),
@@ -294,11 +327,13 @@ bool emitMaxPoolVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d 
       spec.outputs[0]->dtype != DType::Float32 || pool.window.sw > 2 ||
       anyZero(spec.outputs[0]->shape) || anyZero(spec.inputs[0]->shape))
     return false;
+  // v > acc ? v : acc is one instruction (x86's max); the NaNs are kept
+  // aside (propagateNaN), so that a NaN in the window still gives NaN.
   auto combine = [&](Value *acc, Value *v, int64_t, int64_t, unsigned) {
-    return kb.max(DType::Float32, acc, v);
+    return kb.select(kb.compare(CmpOp::GT, DType::Float32, v, acc), v, acc);
   };
   return emitWindow(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, 1,
-                    {-std::numeric_limits<double>::infinity(), nullptr, combine});
+                    {-std::numeric_limits<double>::infinity(), nullptr, combine, true});
 }
 
 } // namespace hx
