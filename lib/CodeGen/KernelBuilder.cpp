@@ -226,6 +226,16 @@ Value *KernelBuilder::loadVectorMasked(Value *ptr, Value *offset, ArrayRef<bool>
                             Constant::getNullValue(vt));
 }
 
+void KernelBuilder::storeVectorMasked(Value *ptr, Value *offset, Value *v, ArrayRef<bool> mask) {
+  if (llvm::all_of(mask, [](bool m) { return m; }))
+    return storeVector(ptr, offset, v);
+  SmallVector<Constant *, 16> bits;
+  for (bool m : mask)
+    bits.push_back(b.getInt1(m));
+  b.CreateMaskedStore(v, b.CreateGEP(b.getFloatTy(), ptr, offset), Align(4),
+                      ConstantVector::get(bits));
+}
+
 Value *KernelBuilder::shuffleLanes(Value *v, ArrayRef<int> lanes) {
   return b.CreateShuffleVector(v, lanes);
 }

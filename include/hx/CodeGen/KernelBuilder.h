@@ -259,6 +259,10 @@ public:
   /// lanes whose mask is false never read (0 there): a vector may start
   /// before the array or run past its end where those lanes are masked.
   Value *loadVectorMasked(Value *ptr, Value *offset, llvm::ArrayRef<bool> mask);
+  /// Stores the lanes of float32 vector `v` whose mask is true at
+  /// consecutive elements from `offset` of `ptr`; the others are not
+  /// written.
+  void storeVectorMasked(Value *ptr, Value *offset, Value *v, llvm::ArrayRef<bool> mask);
   /// The lanes `lanes` of vector `v`, as a vector; lane `i` of `v`.
   Value *shuffleLanes(Value *v, llvm::ArrayRef<int> lanes);
   Value *extractLane(Value *v, unsigned i);

@@ -10,7 +10,11 @@
 //  - by planes (emitPlanes), for stride 1 where output rows keep the
 //    input's width and are narrow (14 or 7 wide): a whole plane in vectors
 //    that run across its rows, every lane's row and column known when the
-//    code is generated.
+//    code is generated;
+//  - sliding (emitSlidingMax), for max pools without an epilogue whose
+//    windows overlap down the rows: each input row's maximum over the
+//    window's columns computed once, then each output row the maximum of
+//    its window's rows.
 //
 // One mechanism serves both operators; they differ only in their taps
 // (WindowTaps: a multiply-add with a weight, or a max). ConvPool.cpp asks
@@ -22,6 +26,7 @@
 
 #include "Window.h"
 #include <limits>
+#include <map>
 
 using namespace llvm;
 
@@ -317,6 +322,114 @@ bool emitDepthwiseVectors(KernelBuilder &kb, const KernelSpec &spec, const Layou
   return emitWindow(kb, spec, dv, ov, win, kh, kw, ocg, {0, begin, combine});
 }
 
+/// A max pool whose windows overlap down the rows (pool height above the
+/// row stride, no dilation), without an epilogue: per plane and chunk of
+/// `lanes` output columns (the last moved back to end at the row's end, or
+/// where the row is narrower one masked store), down the output rows. Each
+/// input row's maximum over the window's columns (kw taps) is computed once
+/// and kept in a ring of kh rows in scratch, and each output row is the
+/// maximum of its kh row maxima: sh*kw + kh taps per output row instead of
+/// kh*kw (6 instead of 9 for a 3x3 of stride 1, in 16 lanes where a 14-wide
+/// row by rows took two chunks of 8). Rows outside the input are -inf;
+/// NaN propagates as in emitWindow.
+static bool emitSlidingMax(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool,
+                           const WindowTaps &taps) {
+  auto [top, left, bottom, right, sh, sw, dh, dw] = pool.window;
+  const LayoutView &dv = pool.data, &ov = pool.out;
+  const int64_t kh = pool.ph, kw = pool.pw;
+  const unsigned lanes = kb.vectorLanes(DType::Float32);
+  const int64_t n = dv.size[0], ch = dv.size[1], h = dv.size[2], w = dv.size[3];
+  const int64_t oh = ov.size[2], ow = ov.size[3];
+  if (dh != 1 || dw != 1 || kh <= sh || oh < 2 || lanes < 8 || dv.stride[3] != 1 ||
+      kb.hasEpilogue(spec.outputBuffer(0)))
+    return false;
+  std::vector<int64_t> firsts;
+  for (int64_t first = 0; first < ow; first += lanes)
+    firsts.push_back(ow >= int64_t(lanes) ? std::min(first, ow - int64_t(lanes)) : 0);
+  if (int64_t(firsts.size()) * (sh * kw + kh) * 2 > 1024) // the code's size
+    return false;
+  SmallVector<bool, 16> storeMask;
+  for (unsigned j = 0; j < lanes; ++j)
+    storeMask.push_back(int64_t(j) < ow);
+  const DType f32 = DType::Float32;
+  Value *minusInf = kb.splat(kb.constant(f32, taps.init), lanes);
+  kb.parallelFor(n * ch, 2 * (sh * kw + kh) * oh * ow, [&](Value *p) {
+    Value *img = kb.idiv(p, ch), *c = kb.irem(p, ch);
+    Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
+    Value *plane = kb.linearOffset({img, c}, {dv.stride[0], dv.stride[1]});
+    Value *outPlane = kb.linearOffset({img, c}, {ov.stride[0], ov.stride[1]});
+    // Few rows: every output row written out, the row maxima in registers
+    // and the rows outside the input known to be outside.
+    if (int64_t(firsts.size()) * oh * (sh * kw + kh) <= 1024) {
+      for (int64_t first : firsts) {
+        std::map<int64_t, Value *> rows; // input row -> its maximum
+        auto rowMax = [&](int64_t iy) -> Value * {
+          if (iy < 0 || iy >= h)
+            return nullptr;
+          if (Value *m = rows[iy])
+            return m;
+          Value *rowBase = kb.iadd(plane, kb.index(iy * dv.stride[2]));
+          ChunkState st = ChunkState::start(kb, taps, lanes);
+          for (int64_t s = 0; s < kw; ++s) {
+            SmallVector<bool, 32> valid;
+            Value *v = loadTapLanes(kb, in, rowBase, first, lanes, sw, s - left, w, valid);
+            if (v)
+              st = st.join(kb, taps, valid, v, 0, s, lanes);
+          }
+          return rows[iy] = st.finish(kb, lanes);
+        };
+        SmallVector<bool, 16> all(lanes, true);
+        for (int64_t y = 0; y < oh; ++y) {
+          ChunkState st = ChunkState::start(kb, taps, lanes);
+          for (int64_t r = 0; r < kh; ++r)
+            if (Value *m = rowMax(y * sh + r - top))
+              st = st.join(kb, taps, all, m, r, 0, lanes);
+          Value *at = kb.iadd(outPlane, kb.index(y * ov.stride[2] + first));
+          kb.storeVectorMasked(out, at, st.finish(kb, lanes), storeMask);
+        }
+      }
+      return;
+    }
+    kb.withScratch(f32, kh * int64_t(lanes), [&](Value *ring) {
+      for (int64_t first : firsts) {
+        // Input row k - top's maximum over the columns, into ring slot k % kh.
+        auto rowMax = [&](Value *k) {
+          Value *iy = kb.iadd(k, -top);
+          Value *inside = kb.logicalAnd(kb.icmp(CmpOp::GE, iy, kb.index(0)),
+                                        kb.icmp(CmpOp::LT, iy, kb.index(h)));
+          Value *rowBase = kb.iadd(
+              plane, kb.imul(kb.imin(kb.imax(iy, kb.index(0)), kb.index(h - 1)), dv.stride[2]));
+          ChunkState st = ChunkState::start(kb, taps, lanes);
+          for (int64_t s = 0; s < kw; ++s) {
+            SmallVector<bool, 32> valid;
+            Value *v = loadTapLanes(kb, in, rowBase, first, lanes, sw, s - left, w, valid);
+            if (v)
+              st = st.join(kb, taps, valid, v, 0, s, lanes);
+          }
+          Value *m = kb.select(inside, st.finish(kb, lanes), minusInf);
+          kb.storeVector(ring, kb.imul(kb.irem(k, kh), lanes), m);
+        };
+        for (int64_t r = 0; r < kh - sh; ++r)
+          rowMax(kb.index(r));
+        SmallVector<bool, 16> all(lanes, true);
+        kb.forRange(0, oh, [&](Value *y) {
+          Value *k0 = kb.imul(y, sh);
+          for (int64_t r = kh - sh; r < kh; ++r)
+            rowMax(kb.iadd(k0, r));
+          ChunkState st = ChunkState::start(kb, taps, lanes);
+          for (int64_t r = 0; r < kh; ++r) {
+            Value *at = kb.imul(kb.irem(kb.iadd(k0, r), kh), lanes);
+            st = st.join(kb, taps, all, kb.loadVector(f32, ring, at, lanes), r, 0, lanes);
+          }
+          Value *at = kb.iadd(kb.iadd(outPlane, kb.imul(y, ov.stride[2])), first);
+          kb.storeVectorMasked(out, at, st.finish(kb, lanes), storeMask);
+        });
+      }
+    });
+  });
+  return true;
+}
+
 bool emitMaxPoolVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d &pool) {
   const LayoutView &ov = pool.out;
   // An epilogue's vector form runs along the result's last dim: W only in
@@ -332,8 +445,10 @@ bool emitMaxPoolVectors(KernelBuilder &kb, const KernelSpec &spec, const Pool2d 
   auto combine = [&](Value *acc, Value *v, int64_t, int64_t, unsigned) {
     return kb.select(kb.compare(CmpOp::GT, DType::Float32, v, acc), v, acc);
   };
-  return emitWindow(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, 1,
-                    {-std::numeric_limits<double>::infinity(), nullptr, combine, true});
+  WindowTaps taps{-std::numeric_limits<double>::infinity(), nullptr, combine, true};
+  if (emitSlidingMax(kb, spec, pool, taps))
+    return true;
+  return emitWindow(kb, spec, pool.data, ov, pool.window, pool.ph, pool.pw, 1, taps);
 }
 
 } // namespace hx
