@@ -414,159 +414,174 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
             // not (the same sums, but another thread may be storing them).
             Value *firstRow = isub(imul(q, MR), rowStart(q));
             Value *firstCol = imul(p, NR);
-            forRange(firstRow, rows, [&](Value *r) {
-              Value *o = iadd(rowStart(q), r);
-              forRange(0, NR / L, [&](Value *v) {
-                Value *at = iadd(imul(r, NR), imul(v, L));
-                Value *sum =
-                    b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, tileBuf, at), Align(4));
-                Value *j0 = iadd(colStart(p), imul(v, L));
-                Value *y = idiv(j0, grid.wq);
-                Value *x0 = isub(j0, imul(y, grid.wq));
-                auto byLane = [&] {
-                  forRange(0, L, [&](Value *l) {
-                    Value *j = iadd(j0, l);
-                    Value *yy = idiv(j, grid.wq);
-                    Value *xx = isub(j, imul(yy, grid.wq));
-                    ifThen(logicalAnd(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
-                                                 icmp(CmpOp::LT, yy, index(w.outH))),
-                                      icmp(CmpOp::GE, j, firstCol)),
-                           [&] {
-                             Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
-                             Value *s = load(F32, tileBuf, iadd(at, l));
-                             c.store(gIn, i, o, cast(s, F32, storeAs));
-                           });
-                  });
-                };
-                // An epilogue reads its operands along the result's last
-                // dim: vectors of x only where x is that dim (NCHW).
-                bool nchw = w.resultStride[3] == 1 && w.resultStride[2] == w.outW &&
-                            w.resultStride[1] == w.outH * w.outW &&
-                            w.resultStride[0] == c.batch * c.n * w.outH * w.outW;
-                if (w.resultBuffer == ~0u || w.resultStride[3] != 1 ||
-                    (hasEpilogue(w.resultBuffer) && !nchw))
-                  return byLane();
-                // Where the grid is the result's pixels in order (no
-                // columns dropped: a kernel one column wide) and the result
-                // and the epilogue read rows as one run, a vector may run on
-                // into the next row: every vector inside the map is whole.
-                bool flat = grid.wq == w.outW && w.resultStride[2] == w.outW &&
-                            vectorStoreSpansRows(w.resultBuffer);
-                Value *whole =
-                    flat ? logicalAnd(icmp(CmpOp::LE, iadd(j0, L), index(grid.cols)),
-                                      icmp(CmpOp::GE, j0, firstCol))
-                         : logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
-                                                 icmp(CmpOp::LT, y, index(w.outH))),
-                                      icmp(CmpOp::GE, j0, firstCol));
-                ifThen(whole, [&] {
-                  Value *ch = iadd(imul(gIn, c.n), o);
-                  Value *off =
-                      linearOffset({imgIn, ch, y, x0},
-                                   {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
-                  Value *v = sum;
-                  if (hasEpilogue(w.resultBuffer))
-                    v = applyVectorEpilogue(off, {imgIn, ch, y, x0}, sum);
-                  b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
-                                       Align(4));
-                });
-                // A vector the row's end cuts (every vector of a row
-                // narrower than it: 14 and 7 wide, 16 lanes): the columns
-                // inside the result of each grid row it touches, in
-                // power-of-two pieces through the vector form, so that the
-                // epilogue is not computed lane by lane.
-                auto bySegments = [&] {
-                  Value *y0 = idiv(j0, grid.wq);
-                  for (int64_t k = 0; k <= (L - 1) / grid.wq + 1; ++k) {
-                    Value *yy = iadd(y0, k);
-                    Value *rowAt = imul(yy, grid.wq);
-                    Value *from = imax(imax(j0, rowAt), firstCol);
-                    Value *to = imin(iadd(j0, L), iadd(rowAt, w.outW));
-                    Value *count = imax(isub(to, from), index(0));
-                    count = b.CreateSelect(icmp(CmpOp::LT, yy, index(w.outH)), count, index(0));
-                    LocalVar done = localVar(DType::Int64, index(0));
-                    for (int64_t piece = L / 2; piece >= 1; piece /= 2)
-                      ifThen(icmp(CmpOp::NE, b.CreateAnd(count, index(piece)), index(0)), [&] {
-                        Value *j = iadd(from, get(done));
-                        Value *xx = isub(j, rowAt);
-                        Value *lane = iadd(at, isub(j, j0));
-                        if (piece == 1) {
-                          Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
-                          c.store(gIn, i, o, cast(load(F32, tileBuf, lane), F32, storeAs));
-                        } else {
-                          auto *pt = FixedVectorType::get(f32, unsigned(piece));
-                          Value *part = b.CreateAlignedLoad(
-                              pt, b.CreateInBoundsGEP(f32, tileBuf, lane), Align(4));
-                          Value *ch = iadd(imul(gIn, c.n), o);
-                          Value *off = linearOffset(
-                              {imgIn, ch, yy, xx},
-                              {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
-                          if (hasEpilogue(w.resultBuffer))
-                            part = applyVectorEpilogue(off, {imgIn, ch, yy, xx}, part);
-                          b.CreateAlignedStore(
-                              part, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
-                              Align(4));
-                        }
-                        set(done, iadd(get(done), piece));
-                      });
-                  }
-                };
-                // With AVX-512, a vector that rows cut whose lanes stay
-                // inside the channel's plane: its lanes inside the result
-                // packed together (vcompressps), which lie in one run of
-                // the result when the epilogue reads rows as one run, then
-                // one epilogue and one masked store.
-                if (!packCutVectors)
-                  return ifThen(logicalNot(whole), bySegments);
-                ifThen(logicalNot(whole), [&] {
-                  // Each lane's grid column and row (int32; no division:
-                  // the column wraps at most (L - 1) / wq + 1 times).
-                  auto *i32v = FixedVectorType::get(b.getInt32Ty(), unsigned(L));
-                  SmallVector<Constant *, 16> iota;
-                  for (int64_t l = 0; l < L; ++l)
-                    iota.push_back(b.getInt32(uint32_t(l)));
-                  auto splat32 = [&](Value *v) {
-                    return b.CreateVectorSplat(unsigned(L), b.CreateTrunc(v, b.getInt32Ty()));
+            // Vector by vector, then row by row: where a vector's columns
+            // lie is worked out once for the panel's rows.
+            forRange(0, NR / L, [&](Value *v) {
+              Value *j0 = iadd(colStart(p), imul(v, L));
+              Value *y = idiv(j0, grid.wq);
+              Value *x0 = isub(j0, imul(y, grid.wq));
+              // An epilogue reads its operands along the result's last
+              // dim: vectors of x only where x is that dim (NCHW).
+              bool nchw = w.resultStride[3] == 1 && w.resultStride[2] == w.outW &&
+                          w.resultStride[1] == w.outH * w.outW &&
+                          w.resultStride[0] == c.batch * c.n * w.outH * w.outW;
+              bool vectors = w.resultBuffer != ~0u && w.resultStride[3] == 1 &&
+                             (!hasEpilogue(w.resultBuffer) || nchw);
+              // Where the grid is the result's pixels in order (no columns
+              // dropped: a kernel one column wide) and the result and the
+              // epilogue read rows as one run, a vector may run on into the
+              // next row: every vector inside the map is whole.
+              bool flat = vectors && grid.wq == w.outW && w.resultStride[2] == w.outW &&
+                          vectorStoreSpansRows(w.resultBuffer);
+              Value *whole =
+                  flat ? logicalAnd(icmp(CmpOp::LE, iadd(j0, L), index(grid.cols)),
+                                    icmp(CmpOp::GE, j0, firstCol))
+                       : logicalAnd(logicalAnd(icmp(CmpOp::LE, iadd(x0, L), index(w.outW)),
+                                               icmp(CmpOp::LT, y, index(w.outH))),
+                                    icmp(CmpOp::GE, j0, firstCol));
+              // The rows' loop, for a vector that is whole (wholeRows), one
+              // that rows' ends cut, or stored lane by lane.
+              enum Mode { byLanes, wholeRows, cutRows };
+              auto rowLoop = [&](Mode mode) {
+                forRange(firstRow, rows, [&](Value *r) {
+                  Value *o = iadd(rowStart(q), r);
+                  Value *at = iadd(imul(r, NR), imul(v, L));
+                  Value *sum =
+                      b.CreateAlignedLoad(vecTy, b.CreateInBoundsGEP(f32, tileBuf, at), Align(4));
+                  auto byLane = [&] {
+                    forRange(0, L, [&](Value *l) {
+                      Value *j = iadd(j0, l);
+                      Value *yy = idiv(j, grid.wq);
+                      Value *xx = isub(j, imul(yy, grid.wq));
+                      ifThen(logicalAnd(logicalAnd(icmp(CmpOp::LT, xx, index(w.outW)),
+                                                   icmp(CmpOp::LT, yy, index(w.outH))),
+                                        icmp(CmpOp::GE, j, firstCol)),
+                             [&] {
+                               Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
+                               Value *s = load(F32, tileBuf, iadd(at, l));
+                               c.store(gIn, i, o, cast(s, F32, storeAs));
+                             });
+                    });
                   };
-                  Value *lanes = ConstantVector::get(iota);
-                  Value *xv = b.CreateAdd(splat32(x0), lanes), *yv = splat32(y);
-                  Value *wqv = ConstantInt::get(i32v, uint64_t(grid.wq));
-                  for (int64_t k = 0; k <= (L - 1) / grid.wq; ++k) {
-                    Value *wraps = b.CreateICmpSGE(xv, wqv);
-                    xv = b.CreateSelect(wraps, b.CreateSub(xv, wqv), xv);
-                    yv = b.CreateAdd(yv, b.CreateZExt(wraps, i32v));
-                  }
-                  Value *jv = b.CreateAdd(splat32(j0), lanes);
-                  Value *in = b.CreateAnd(
-                      b.CreateAnd(b.CreateICmpSLT(xv, ConstantInt::get(i32v, uint64_t(w.outW))),
-                                  b.CreateICmpSLT(yv, ConstantInt::get(i32v, uint64_t(w.outH)))),
-                      b.CreateICmpSGE(jv, splat32(firstCol)));
-                  Value *bits =
-                      b.CreateZExt(b.CreateBitCast(in, b.getIntNTy(unsigned(L))), b.getInt64Ty());
-                  Value *count = b.CreateUnaryIntrinsic(Intrinsic::ctpop, bits);
-                  // The first lane inside, and its pixel.
-                  Value *jf = iadd(j0, b.CreateBinaryIntrinsic(Intrinsic::cttz, bits, b.getTrue()));
-                  Value *yf = idiv(jf, grid.wq);
-                  Value *xf = isub(jf, imul(yf, grid.wq));
-                  Value *pixel = iadd(imul(yf, w.outW), xf);
-                  Value *fits = icmp(CmpOp::LE, iadd(pixel, L), index(w.outH * w.outW));
-                  ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), logicalNot(fits)),
-                         bySegments);
-                  ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), fits), [&] {
-                    Value *packed = b.CreateIntrinsic(Intrinsic::x86_avx512_mask_compress, {vecTy},
-                                                      {sum, PoisonValue::get(vecTy), in});
+                  if (mode == byLanes)
+                    return byLane();
+                  if (mode == wholeRows) {
                     Value *ch = iadd(imul(gIn, c.n), o);
                     Value *off =
-                        linearOffset({imgIn, ch, yf, xf},
+                        linearOffset({imgIn, ch, y, x0},
                                      {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                    Value *v = sum;
                     if (hasEpilogue(w.resultBuffer))
-                      packed = applyVectorEpilogue(off, {imgIn, ch, yf, xf}, packed);
-                    Value *first = b.CreateICmpULT(lanes, splat32(count));
-                    b.CreateMaskedStore(packed,
-                                        b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
-                                        Align(4), first);
-                  });
+                      v = applyVectorEpilogue(off, {imgIn, ch, y, x0}, sum);
+                    b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                                         Align(4));
+                    return;
+                  }
+                  // A vector the row's end cuts (every vector of a row
+                  // narrower than it: 14 and 7 wide, 16 lanes): the columns
+                  // inside the result of each grid row it touches, in
+                  // power-of-two pieces through the vector form, so that the
+                  // epilogue is not computed lane by lane.
+                  auto bySegments = [&] {
+                    Value *y0 = idiv(j0, grid.wq);
+                    for (int64_t k = 0; k <= (L - 1) / grid.wq + 1; ++k) {
+                      Value *yy = iadd(y0, k);
+                      Value *rowAt = imul(yy, grid.wq);
+                      Value *from = imax(imax(j0, rowAt), firstCol);
+                      Value *to = imin(iadd(j0, L), iadd(rowAt, w.outW));
+                      Value *count = imax(isub(to, from), index(0));
+                      count = b.CreateSelect(icmp(CmpOp::LT, yy, index(w.outH)), count, index(0));
+                      LocalVar done = localVar(DType::Int64, index(0));
+                      for (int64_t piece = L / 2; piece >= 1; piece /= 2)
+                        ifThen(icmp(CmpOp::NE, b.CreateAnd(count, index(piece)), index(0)), [&] {
+                          Value *j = iadd(from, get(done));
+                          Value *xx = isub(j, rowAt);
+                          Value *lane = iadd(at, isub(j, j0));
+                          if (piece == 1) {
+                            Value *i = iadd(imul(iadd(imul(imgIn, w.outH), yy), w.outW), xx);
+                            c.store(gIn, i, o, cast(load(F32, tileBuf, lane), F32, storeAs));
+                          } else {
+                            auto *pt = FixedVectorType::get(f32, unsigned(piece));
+                            Value *part = b.CreateAlignedLoad(
+                                pt, b.CreateInBoundsGEP(f32, tileBuf, lane), Align(4));
+                            Value *ch = iadd(imul(gIn, c.n), o);
+                            Value *off = linearOffset(
+                                {imgIn, ch, yy, xx},
+                                {w.resultStride[0], w.resultStride[1], w.resultStride[2], 1});
+                            if (hasEpilogue(w.resultBuffer))
+                              part = applyVectorEpilogue(off, {imgIn, ch, yy, xx}, part);
+                            b.CreateAlignedStore(
+                                part, b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                                Align(4));
+                          }
+                          set(done, iadd(get(done), piece));
+                        });
+                    }
+                  };
+                  // With AVX-512, a vector that rows cut whose lanes stay
+                  // inside the channel's plane: its lanes inside the result
+                  // packed together (vcompressps), which lie in one run of
+                  // the result when the epilogue reads rows as one run, then
+                  // one epilogue and one masked store.
+                  if (!packCutVectors)
+                    return bySegments();
+                  {
+                    // Each lane's grid column and row (int32; no division:
+                    // the column wraps at most (L - 1) / wq + 1 times).
+                    auto *i32v = FixedVectorType::get(b.getInt32Ty(), unsigned(L));
+                    SmallVector<Constant *, 16> iota;
+                    for (int64_t l = 0; l < L; ++l)
+                      iota.push_back(b.getInt32(uint32_t(l)));
+                    auto splat32 = [&](Value *v) {
+                      return b.CreateVectorSplat(unsigned(L), b.CreateTrunc(v, b.getInt32Ty()));
+                    };
+                    Value *lanes = ConstantVector::get(iota);
+                    Value *xv = b.CreateAdd(splat32(x0), lanes), *yv = splat32(y);
+                    Value *wqv = ConstantInt::get(i32v, uint64_t(grid.wq));
+                    for (int64_t k = 0; k <= (L - 1) / grid.wq; ++k) {
+                      Value *wraps = b.CreateICmpSGE(xv, wqv);
+                      xv = b.CreateSelect(wraps, b.CreateSub(xv, wqv), xv);
+                      yv = b.CreateAdd(yv, b.CreateZExt(wraps, i32v));
+                    }
+                    Value *jv = b.CreateAdd(splat32(j0), lanes);
+                    Value *in = b.CreateAnd(
+                        b.CreateAnd(b.CreateICmpSLT(xv, ConstantInt::get(i32v, uint64_t(w.outW))),
+                                    b.CreateICmpSLT(yv, ConstantInt::get(i32v, uint64_t(w.outH)))),
+                        b.CreateICmpSGE(jv, splat32(firstCol)));
+                    Value *bits =
+                        b.CreateZExt(b.CreateBitCast(in, b.getIntNTy(unsigned(L))), b.getInt64Ty());
+                    Value *count = b.CreateUnaryIntrinsic(Intrinsic::ctpop, bits);
+                    // The first lane inside, and its pixel.
+                    Value *jf =
+                        iadd(j0, b.CreateBinaryIntrinsic(Intrinsic::cttz, bits, b.getTrue()));
+                    Value *yf = idiv(jf, grid.wq);
+                    Value *xf = isub(jf, imul(yf, grid.wq));
+                    Value *pixel = iadd(imul(yf, w.outW), xf);
+                    Value *fits = icmp(CmpOp::LE, iadd(pixel, L), index(w.outH * w.outW));
+                    ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), logicalNot(fits)),
+                           bySegments);
+                    ifThen(logicalAnd(icmp(CmpOp::NE, count, index(0)), fits), [&] {
+                      Value *packed =
+                          b.CreateIntrinsic(Intrinsic::x86_avx512_mask_compress, {vecTy},
+                                            {sum, PoisonValue::get(vecTy), in});
+                      Value *ch = iadd(imul(gIn, c.n), o);
+                      Value *off =
+                          linearOffset({imgIn, ch, yf, xf}, {w.resultStride[0], w.resultStride[1],
+                                                             w.resultStride[2], 1});
+                      if (hasEpilogue(w.resultBuffer))
+                        packed = applyVectorEpilogue(off, {imgIn, ch, yf, xf}, packed);
+                      Value *first = b.CreateICmpULT(lanes, splat32(count));
+                      b.CreateMaskedStore(packed,
+                                          b.CreateInBoundsGEP(f32, buffer(w.resultBuffer), off),
+                                          Align(4), first);
+                    });
+                  }
                 });
-              });
+              };
+              if (!vectors)
+                return rowLoop(byLanes);
+              ifThen(whole, [&] { rowLoop(wholeRows); });
+              ifThen(logicalNot(whole), [&] { rowLoop(cutRows); });
             });
           };
           io.aPanel = aPanel;
