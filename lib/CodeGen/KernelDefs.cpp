@@ -150,8 +150,23 @@ const TensorData *buildTimeOperand(const KernelSpec &spec, unsigned i) {
                           i < spec.operandSources.size() ? spec.operandSources[i] : nullptr);
 }
 
+/// A 1x1 nn.conv2d that keeps its map (stride 1, no padding) over at most
+/// 256 pixels: the cpu's kernel for it packs its weights into its code
+/// (channels in the lanes, where the map is too small to fill them).
+static bool pointwiseOverSmallMap(const Call &call) {
+  if (!call.isOp("nn.conv2d") || call.args.size() != 2)
+    return false;
+  auto *in = dyn_cast_or_null<TensorType>(call.args[0]->checkedType.get());
+  auto *wt = dyn_cast_or_null<TensorType>(call.args[1]->checkedType.get());
+  auto *out = dyn_cast_or_null<TensorType>(call.checkedType.get());
+  if (!in || !wt || !out || in->rank() != 4 || wt->rank() != 4 || out->rank() != 4)
+    return false;
+  return wt->shape[2] == 1 && wt->shape[3] == 1 && in->shape[2] == out->shape[2] &&
+         in->shape[3] == out->shape[3] && out->shape[2] * out->shape[3] <= 256;
+}
+
 const TensorData *buildTimeOperand(const Call &call, unsigned i, const Expr *arg) {
-  if (!call.isOp("nn.dense") || i != 1 || i >= call.args.size())
+  if (!(call.isOp("nn.dense") || pointwiseOverSmallMap(call)) || i != 1 || i >= call.args.size())
     return nullptr;
   if (!arg)
     arg = call.args[i].get();

@@ -47,6 +47,8 @@
 
 #include "../LoopNest.h"
 #include "Window.h"
+#include <cstring>
+#include <vector>
 
 using namespace llvm;
 
@@ -286,10 +288,17 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       win.resultBuffer = spec.outputBuffer(0);
       std::copy(ov.stride.begin(), ov.stride.end(), win.resultStride);
     }
+    std::vector<float> weights; // the weights' values, while the kernel is built
     if (wv.stride[3] == 1 && wv.stride[2] == kw && wv.stride[1] == kh * kw) {
       c.bBuffer = spec.inputBuffer(1);
       c.bBatchStride = ocg * wv.stride[0];
       c.bRowStride = wv.stride[0];
+      if (const TensorData *wt = buildTimeOperand(spec, 1);
+          wt && kb.readsBuildTimeValues() && wt->dtype == DType::Float32 && t == DType::Float32) {
+        weights.resize(wt->bytes.size() / sizeof(float));
+        std::memcpy(weights.data(), wt->bytes.data(), weights.size() * sizeof(float));
+        c.bValues = weights.data();
+      }
     }
     c.window = &win;
     c.loadB = loadB;

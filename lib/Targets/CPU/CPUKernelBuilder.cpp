@@ -181,6 +181,8 @@ void CPUKernelBuilder::outlined(StringRef suffix, function_ref<void()> emit) {
 void CPUKernelBuilder::contraction(const Contraction &c) {
   if (c.batch * c.m * c.n == 0)
     return;
+  if (channelGemmPays(c))
+    return channelGemm(c);
   if (windowGemmPays(c))
     return windowGemm(c);
   if (packedGemmPays(c))

@@ -87,7 +87,7 @@ public:
   /// The shapes the packed GEMM takes.
   unsigned vectorLanes(DType t) const override { return t == DType::Float32 ? machine.lanes : 1; }
   bool tilesContraction(const Contraction &c) const override {
-    return windowGemmPays(c) || packedGemmPays(c);
+    return channelGemmPays(c) || windowGemmPays(c) || packedGemmPays(c);
   }
 
   bool readsBuildTimeValues() const override { return true; }
@@ -131,6 +131,14 @@ private:
     /// The finished MR x NR sums of row panel q and column panel p, at
     /// `tile` (MR rows of NR floats, on the stack).
     llvm::function_ref<void(Value *q, Value *p, Value *tile)> store;
+    /// The rows of A's last row panel where it holds fewer than MR (A need
+    /// not extend past them: they alone are computed, the tile's other
+    /// rows are 0); 0: every panel runs MR rows.
+    int64_t lastPanelRows = 0;
+    /// Prefetches row kBegin + k of column panel p's B (the NR floats that
+    /// bVector reads there), where B comes from memory once per tile;
+    /// null: none.
+    llvm::function_ref<void(Value *p, Value *kBegin, Value *k)> prefetchB;
   };
   /// Tile t (of g.numTiles()): for each k block, each column panel, each
   /// row panel, the micro-kernel; partial sums between k blocks in tile t's
@@ -141,7 +149,8 @@ private:
   /// vectors of L floats.
   llvm::SmallVector<Value *, 32>
   microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen, int64_t MR,
-              int64_t NR, int64_t L, llvm::function_ref<Value *(Value *k, int64_t v)> bVector);
+              int64_t NR, int64_t L, llvm::function_ref<Value *(Value *k, int64_t v)> bVector,
+              llvm::function_ref<void(Value *k)> perStep = nullptr);
   /// The default loop nest (float32 sums) over one slice of c: batch
   /// index `bi`, rows [rowBase, rowBase + rows) of C; the fallback of a
   /// parallel iteration whose packed buffers could not be allocated.
@@ -160,6 +169,10 @@ private:
   Value *tanhF32(Value *x);
   Value *erfF32(Value *x);
   Value *sigmoidF32(Value *x);
+  /// ChannelGemm.cpp: a 1x1 convolution over a small map with its output
+  /// channels in the lanes, its weights packed when the kernel is built.
+  bool channelGemmPays(const Contraction &c) const;
+  void channelGemm(const Contraction &c);
   /// WindowGemm.cpp: a convolution with its output channels as the rows.
   bool windowGemmPays(const Contraction &c) const;
   void windowGemm(const Contraction &c);

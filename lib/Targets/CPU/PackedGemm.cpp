@@ -144,7 +144,8 @@ void CPUKernelBuilder::freeBuffer(Value *p) {
 SmallVector<Value *, 32>
 CPUKernelBuilder::microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen,
                               int64_t MR, int64_t NR, int64_t L,
-                              function_ref<Value *(Value *k, int64_t v)> bVector) {
+                              function_ref<Value *(Value *k, int64_t v)> bVector,
+                              function_ref<void(Value *k)> perStep) {
   llvm::Type *f32 = b.getFloatTy();
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
   // The MR x NR/L sums live in stack slots, which the optimizer promotes to
@@ -155,6 +156,8 @@ CPUKernelBuilder::microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRo
     b.CreateStore(Constant::getNullValue(vecTy), slots.back());
   }
   forRange(index(0), kLen, [&](Value *k) {
+    if (perStep)
+      perStep(k);
     SmallVector<Value *, 4> bv;
     for (int64_t v = 0; v < NR / L; ++v)
       bv.push_back(bVector(k, v));
@@ -258,43 +261,64 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
         };
         // Each block along k sums from zero; the partial sum of the blocks
         // before is added once at the end, so that rounding grows with the
-        // block's length, not K's.
-        SmallVector<Value *, 32> sums = microKernel(
-            io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR, io.aStrideRow, kLen, MR, NR, L,
-            [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); });
-        if (!partial) {
-          store(q, p, sums);
-          return;
-        }
-        // After the first block, add the partial sum of the blocks before
-        // (read only then: the first finds none).
-        Function *fn = cur.fn;
-        BasicBlock *from = b.GetInsertBlock();
-        BasicBlock *addOld = BasicBlock::Create(ctx, "ukernel.add", fn);
-        BasicBlock *joined = BasicBlock::Create(ctx, "ukernel.sums", fn);
-        b.CreateCondBr(first, joined, addOld);
-        b.SetInsertPoint(addOld);
-        SmallVector<Value *, 32> added;
-        for (int64_t r = 0; r < MR; ++r)
-          for (int64_t v = 0; v < NR / L; ++v) {
-            Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
-            added.push_back(b.CreateFAdd(sums[r * (NR / L) + v], old));
+        // block's length, not K's. A panel of `rows` < MR rows (the last,
+        // io.lastPanelRows) runs a micro-kernel of that many; its other
+        // rows are 0.
+        auto panel = [&](int64_t rows) {
+          // The next column panel's rows of this block are prefetched
+          // while this one is read from the cache (every row panel but the
+          // tile's first), so that B, read once from memory, streams in
+          // beside the sums instead of in bursts (io.prefetchB).
+          Value *nextP = nullptr;
+          if (io.prefetchB)
+            nextP = select(logicalAnd(icmp(CmpOp::GT, q, q0), icmp(CmpOp::LT, iadd(p, 1), p1)),
+                           iadd(p, 1), p);
+          auto prefetch = [&](Value *k) { io.prefetchB(nextP, kBegin, k); };
+          SmallVector<Value *, 32> sums = microKernel(
+              io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR, io.aStrideRow, kLen, rows, NR,
+              L, [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); },
+              io.prefetchB ? function_ref<void(Value *)>(prefetch) : nullptr);
+          sums.resize(size_t(MR * (NR / L)), Constant::getNullValue(vecTy));
+          if (!partial) {
+            store(q, p, sums);
+            return;
           }
-        BasicBlock *addEnd = b.GetInsertBlock();
-        b.CreateBr(joined);
-        b.SetInsertPoint(joined);
-        for (size_t x = 0; x < sums.size(); ++x) {
-          PHINode *phi = b.CreatePHI(vecTy, 2, "sum");
-          phi->addIncoming(sums[x], from);
-          phi->addIncoming(added[x], addEnd);
-          sums[x] = phi;
-        }
-        ifThen(last, [&] { store(q, p, sums); });
-        ifThen(b.CreateNot(last), [&] {
-          for (int64_t r = 0; r < MR; ++r)
-            for (int64_t v = 0; v < NR / L; ++v)
-              b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
-        });
+          // After the first block, add the partial sum of the blocks before
+          // (read only then: the first finds none).
+          Function *fn = cur.fn;
+          BasicBlock *from = b.GetInsertBlock();
+          BasicBlock *addOld = BasicBlock::Create(ctx, "ukernel.add", fn);
+          BasicBlock *joined = BasicBlock::Create(ctx, "ukernel.sums", fn);
+          b.CreateCondBr(first, joined, addOld);
+          b.SetInsertPoint(addOld);
+          SmallVector<Value *, 32> added(sums);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t v = 0; v < NR / L; ++v) {
+              Value *old = b.CreateAlignedLoad(vecTy, partialAt(r, v), Align(4));
+              added[size_t(r * (NR / L) + v)] = b.CreateFAdd(sums[r * (NR / L) + v], old);
+            }
+          BasicBlock *addEnd = b.GetInsertBlock();
+          b.CreateBr(joined);
+          b.SetInsertPoint(joined);
+          for (size_t x = 0; x < sums.size(); ++x) {
+            PHINode *phi = b.CreatePHI(vecTy, 2, "sum");
+            phi->addIncoming(sums[x], from);
+            phi->addIncoming(added[x], addEnd);
+            sums[x] = phi;
+          }
+          ifThen(last, [&] { store(q, p, sums); });
+          ifThen(b.CreateNot(last), [&] {
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t v = 0; v < NR / L; ++v)
+                b.CreateAlignedStore(sums[r * (NR / L) + v], partialAt(r, v), Align(4));
+          });
+        };
+        const int64_t lastRows = io.lastPanelRows;
+        if (lastRows <= 0 || lastRows >= MR)
+          return panel(MR);
+        Value *isLast = icmp(CmpOp::EQ, q, index(numQ - 1));
+        ifThen(isLast, [&] { panel(lastRows); });
+        ifThen(b.CreateNot(isLast), [&] { panel(MR); });
       });
     });
   });
