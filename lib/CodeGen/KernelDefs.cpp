@@ -150,10 +150,11 @@ const TensorData *buildTimeOperand(const KernelSpec &spec, unsigned i) {
                           i < spec.operandSources.size() ? spec.operandSources[i] : nullptr);
 }
 
-/// A 1x1 nn.conv2d that keeps its map (stride 1, no padding) over at most
-/// 256 pixels: the cpu's kernel for it packs its weights into its code
-/// (channels in the lanes, where the map is too small to fill them).
-static bool pointwiseOverSmallMap(const Call &call) {
+/// An nn.conv2d that keeps its map (stride 1; a 1x1 kernel over at most 256
+/// pixels, up to 3x3 over at most 1024): the cpu's kernel for it packs its
+/// weights into its code (channels in the lanes, where the map's rows are
+/// too narrow to fill them).
+static bool convOverSmallMap(const Call &call) {
   if (!call.isOp("nn.conv2d") || call.args.size() != 2)
     return false;
   auto *in = dyn_cast_or_null<TensorType>(call.args[0]->checkedType.get());
@@ -161,12 +162,14 @@ static bool pointwiseOverSmallMap(const Call &call) {
   auto *out = dyn_cast_or_null<TensorType>(call.checkedType.get());
   if (!in || !wt || !out || in->rank() != 4 || wt->rank() != 4 || out->rank() != 4)
     return false;
-  return wt->shape[2] == 1 && wt->shape[3] == 1 && in->shape[2] == out->shape[2] &&
-         in->shape[3] == out->shape[3] && out->shape[2] * out->shape[3] <= 256;
+  int64_t pixels = out->shape[2] * out->shape[3];
+  bool pointwise = wt->shape[2] == 1 && wt->shape[3] == 1 && pixels <= 256;
+  bool small = wt->shape[2] <= 3 && wt->shape[3] <= 3 && pixels <= 1024;
+  return (pointwise || small) && in->shape[2] == out->shape[2] && in->shape[3] == out->shape[3];
 }
 
 const TensorData *buildTimeOperand(const Call &call, unsigned i, const Expr *arg) {
-  if (!(call.isOp("nn.dense") || pointwiseOverSmallMap(call)) || i != 1 || i >= call.args.size())
+  if (!(call.isOp("nn.dense") || convOverSmallMap(call)) || i != 1 || i >= call.args.size())
     return nullptr;
   if (!arg)
     arg = call.args[i].get();

@@ -104,8 +104,9 @@ std::string kernelSymbol(unsigned id, llvm::StringRef op);
 /// The value of operand `i` of `call` where it is known when the
 /// executable is built (a tensor constant, directly or under on_device) and
 /// the operator's kernel reads it then (buildTimeOperand): nn.dense's
-/// weights, and those of a 1x1 nn.conv2d that keeps a map of at most 256
-/// pixels, which the cpu packs into the kernel's code. Else null.
+/// weights, and those of an nn.conv2d that keeps a small map (1x1 over at
+/// most 256 pixels, up to 3x3 over at most 1024), which the cpu packs into
+/// the kernel's code. Else null.
 /// `arg`, where given, is the expression that reaches operand `i` in place
 /// of call.args[i] (a fused function's argument for the parameter there).
 const TensorData *buildTimeOperand(const Call &call, unsigned i, const Expr *arg = nullptr);

@@ -139,18 +139,24 @@ private:
     /// bVector reads there), where B comes from memory once per tile;
     /// null: none.
     llvm::function_ref<void(Value *p, Value *kBegin, Value *k)> prefetchB;
+    /// Where given, row 0 of row panel q at k = kBegin + k (row r aStrideRow
+    /// further), in place of aPanel: A's rows at offsets that k does not
+    /// step evenly (a convolution's input, per kernel position).
+    llvm::function_ref<Value *(Value *q, Value *kBegin, Value *k)> aAt;
   };
   /// Tile t (of g.numTiles()): for each k block, each column panel, each
   /// row panel, the micro-kernel; partial sums between k blocks in tile t's
   /// MC x NCT floats of `partials` (unused with one k block).
   void gemmTile(const GemmBlocking &g, int64_t K, Value *t, Value *partials, const TileIO &io);
   /// The register micro-kernel: the MR x NR sums over k < kLen of
-  /// aPanel[k*aStrideK + r*aStrideRow] * bVector(k, v)[l], as MR * NR/L
-  /// vectors of L floats.
+  /// aPanel[k*aStrideK + r*aStrideRow] (or aRow(k)[r*aStrideRow]) *
+  /// bVector(k, v)[l], as MR * NR/L vectors of L floats; perStep(k), where
+  /// given, runs first in each step.
   llvm::SmallVector<Value *, 32>
   microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen, int64_t MR,
               int64_t NR, int64_t L, llvm::function_ref<Value *(Value *k, int64_t v)> bVector,
-              llvm::function_ref<void(Value *k)> perStep = nullptr);
+              llvm::function_ref<void(Value *k)> perStep = nullptr,
+              llvm::function_ref<Value *(Value *k)> aRow = nullptr);
   /// The default loop nest (float32 sums) over one slice of c: batch
   /// index `bi`, rows [rowBase, rowBase + rows) of C; the fallback of a
   /// parallel iteration whose packed buffers could not be allocated.

@@ -1,31 +1,40 @@
-//===- ChannelGemm.cpp - A 1x1 convolution over a small map, channels in lanes -===//
+//===- ChannelGemm.cpp - Convolutions over small maps, channels in lanes --===//
 //
-// CPUKernelBuilder::contraction for a 1x1 convolution of stride 1 without
-// padding over a small map (7x7, 13x13, 14x14) whose weights are known when
-// the kernel is built (Contraction::bValues). The window GEMM puts output
-// pixels in the vector lanes, in panels of NR columns: 49 pixels take 64
-// lanes, 196 take 224, a fifth to a quarter of the work wasted. Here the
-// roles are turned around:
+// CPUKernelBuilder::contraction for a convolution of stride 1 over a small
+// map whose weights are known when the kernel is built (Contraction::
+// bValues). The window GEMM puts output pixels in the vector lanes, in
+// panels of NR columns over a grid as wide as the output plus the kernel's
+// reach: a 1x1 over 49 pixels takes 64 lanes, over 196 takes 224; a 3x3
+// over 14x14 takes 224 for 196, over 28x28 864 for 784. Here the roles are
+// turned around:
 //
-//   rows    = the output pixels, MR per panel, read in place: A(pixel, k) =
-//             input[k, pixel], broadcast (each input channel's plane is one
-//             run, k its stride); the last panel has only the pixels left
-//             (49 = 3 x 14 + 7: a micro-kernel of 7 rows), so no pixel is
-//             computed twice or wasted;
+//   rows    = the output pixels, MR per panel, broadcast. A 1x1 convolution
+//             without padding reads them in place (A(pixel, k) = input[k,
+//             pixel]: each input channel's plane is one run), its last
+//             panel only as tall as the pixels left (49 = 3 x 14 + 7: a
+//             micro-kernel of 7 rows). A windowed one reads a copy of its
+//             input with the padding written out (plane ch: copy[yq, xq] =
+//             input[ch, yq - top, xq - left], 0 outside), its panels tiling
+//             the output rows (MR the largest divisor of the width from 9
+//             to 14: 14 for 14 and 28, 13 for 13, 9 for 27), so that panel
+//             q is row y from column x0 and k = (ch, r, s) reads
+//             copy[offsets[k] + y*wq + x0 + pixel] (TileIO::aAt);
 //   columns = the output channels, NR (two vectors) per panel: the weights
 //             packed into the kernel's code when it is built, panel p
 //             holding W[p*NR + l, k] at packed[(p*K + k)*NR + l] (channels
 //             past the group's are 0);
-//   k       = the input channels, in the packed GEMM's blocks (gemmTile).
+//   k       = input channel x kernel position, in the packed GEMM's blocks
+//             (gemmTile).
 //
-// A finished tile (MR pixels x NR channels, on the stack) is transposed in
-// registers, 16 x 16 lanes at a time, and stored channel by channel: a
-// vector of pixels, which are consecutive in an NCHW result, through the
-// epilogue's vector form and one masked store (lane by lane through the
-// operator's store where a vector would reach past the result's end). While
-// a tile's later row panels read a column panel of weights from the cache,
-// the next column panel's are prefetched (TileIO::prefetchB): read in a
-// burst by the first row panel alone, they would wait on memory.
+// No pixel is computed twice or wasted. A finished tile (MR pixels x NR
+// channels, on the stack) is transposed in registers, 16 x 16 lanes at a
+// time, and stored channel by channel: a vector of pixels, which are
+// consecutive in an NCHW result, through the epilogue's vector form and one
+// masked store (lane by lane through the operator's store where a vector
+// would reach past the result's end). While a tile's later row panels read
+// a column panel of weights from the cache, the next column panel's are
+// prefetched (TileIO::prefetchB): read in a burst by the first row panel
+// alone, they would wait on memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,34 +75,70 @@ static void transposeSquareIn(IRBuilderBase &b, SmallVectorImpl<Value *> &m) {
 
 } // namespace
 
+/// Whether c is a 1x1 convolution of stride 1 without padding that reads
+/// its input in place (each channel's plane one run).
+static bool isPointwise(const KernelBuilder::Contraction &c) {
+  const KernelBuilder::Window &w = *c.window;
+  return w.kernelH == 1 && w.kernelW == 1 && w.strideH == 1 && w.strideW == 1 && w.top == 0 &&
+         w.left == 0 && w.outH == w.height && w.outW == w.width && w.stride[3] == 1 &&
+         w.stride[2] == w.width && w.stride[1] >= w.outH * w.outW && c.depth == w.channels;
+}
+
+/// The pixels of a row panel of a windowed convolution: the largest divisor
+/// of the output's width from 9 to mrMax, so that no panel crosses an output
+/// row (0: none).
+static int64_t rowPanelPixels(int64_t outW, int64_t mrMax) {
+  for (int64_t m = mrMax; m >= 9; --m)
+    if (outW % m == 0)
+      return m;
+  return 0;
+}
+
 bool CPUKernelBuilder::channelGemmPays(const Contraction &c) const {
   if (parallelDepth > 0 || c.type != DType::Float32 || !c.window || !c.bValues ||
       machine.lanes != 16)
     return false;
   const Window &w = *c.window;
   const int64_t hw = w.outH * w.outW, L = machine.lanes, NR = 2 * L;
-  bool pointwise = w.kernelH == 1 && w.kernelW == 1 && w.strideH == 1 && w.strideW == 1 &&
-                   w.top == 0 && w.left == 0 && w.outH == w.height && w.outW == w.width &&
-                   w.stride[3] == 1 && w.stride[2] == w.width && w.stride[1] >= hw &&
-                   c.depth == w.channels;
+  const int64_t mrMax = std::max<int64_t>(2, (int64_t(machine.registers) - 3) / 2);
   bool nchwResult = w.resultBuffer != ~0u && w.resultStride[3] == 1 &&
                     w.resultStride[2] == w.outW && w.resultStride[1] == hw &&
                     w.resultStride[0] == c.batch * c.n * hw;
-  if (!pointwise || !nchwResult || c.n < L ||
+  if (!nchwResult || c.n < L ||
       (hasEpilogue(w.resultBuffer) && !vectorStoreSpansRows(w.resultBuffer)) ||
       c.batch * roundUp(c.n, NR) * c.depth * 4 > kMaxPackedBytes)
     return false;
-  // Its lanes against the window GEMM's: pixels in panels of NR there
-  // (rows in panels of about 14), channels in panels of NR here.
-  int64_t windowLanes = roundUp(hw, NR) * c.n, channelLanes = hw * roundUp(c.n, NR);
-  return 100 * channelLanes <= 92 * windowLanes;
+  if (isPointwise(c)) {
+    // Its lanes against the window GEMM's: pixels in panels of NR there
+    // (rows in panels of about 14), channels in panels of NR here.
+    int64_t windowLanes = roundUp(hw, NR) * c.n, channelLanes = hw * roundUp(c.n, NR);
+    return 100 * channelLanes <= 92 * windowLanes;
+  }
+  // A windowed convolution of stride 1 over a copy of its input with the
+  // padding written out, where the window GEMM's grid (wider than the
+  // output by the kernel's reach) wastes at least 6% of its lanes: 28x28,
+  // 14x14, 13x13 and 27x27 maps, not 56x56.
+  bool windowed = w.strideH == 1 && w.strideW == 1 && w.dilationH == 1 && w.dilationW == 1 &&
+                  w.stride[3] == 1 && c.depth == w.channels * w.kernelH * w.kernelW &&
+                  rowPanelPixels(w.outW, mrMax) > 0;
+  int64_t gridLanes = roundUp(w.outH * (w.outW + w.kernelW - 1), NR);
+  return windowed && 100 * gridLanes >= 106 * hw;
 }
 
 void CPUKernelBuilder::channelGemm(const Contraction &c) {
   const Window &w = *c.window;
-  const int64_t K = c.depth, L = machine.lanes, hw = w.outH * w.outW;
-  const int64_t MR = std::max<int64_t>(2, (int64_t(machine.registers) - 3) / 2), NR = 2 * L;
+  const int64_t K = c.depth, L = machine.lanes, hw = w.outH * w.outW, NR = 2 * L;
+  const int64_t mrMax = std::max<int64_t>(2, (int64_t(machine.registers) - 3) / 2);
+  const bool pointwise = isPointwise(c);
+  const int64_t MR = pointwise ? mrMax : rowPanelPixels(w.outW, mrMax);
   const GemmBlocking g = gemmBlocking(hw, c.n, K, MR, NR);
+  // A windowed convolution reads a copy of its input per group and image,
+  // the padding written out: plane ch holds copy[yq, xq] = input[ch, yq -
+  // top, xq - left] (0 outside), hq x wq; row panel q is output row y =
+  // q / (outW / MR) from column x0, and reads k = (ch, r, s) at
+  // copy[offsets[k] + y * wq + x0 + pixel].
+  const int64_t hq = w.outH + w.kernelH - 1, wq = w.outW + w.kernelW - 1, plane = hq * wq;
+  const int64_t panelsPerRow = w.outW / MR;
   const DType F32 = DType::Float32, storeAs = accumulatorType(c.type);
   LLVMContext &ctx = module.getContext();
   llvm::Type *f32 = b.getFloatTy(), *ptrTy = b.getPtrTy();
@@ -115,11 +160,61 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
                          init, cur.fn->getName() + ".channelB");
   packedB->setAlignment(Align(64));
 
-  const int64_t resultElems = w.images * c.batch * c.n * hw;
-  auto onePass = [&](Value *grp, Value *img, Value *cs) {
+  GlobalVariable *table = nullptr;
+  if (!pointwise) {
+    std::vector<int32_t> offsets;
+    for (int64_t ch = 0; ch < w.channels; ++ch)
+      for (int64_t r = 0; r < w.kernelH; ++r)
+        for (int64_t s = 0; s < w.kernelW; ++s)
+          offsets.push_back(int32_t(ch * plane + r * wq + s));
+    auto *tableInit = ConstantDataArray::get(ctx, ArrayRef<int32_t>(offsets));
+    table =
+        new GlobalVariable(module, tableInit->getType(), /*isConstant=*/true,
+                           GlobalValue::PrivateLinkage, tableInit, cur.fn->getName() + ".offsets");
+  }
+  // The copy of image img's channels of group grp, a plane row per
+  // iteration in masked vectors (zeros in the padding).
+  auto copyInput = [&](Value *copy, Value *grp, Value *img) {
     parallelForCaptured(
-        g.numTiles(), 2 * g.mc * g.nct * K, {grp, img, cs}, [&](Value *t, ArrayRef<Value *> cap) {
-          Value *gIn = cap[0], *imgIn = cap[1], *csIn = cap[2];
+        w.channels * hq, 2 * wq, {copy, grp, img}, [&](Value *row, ArrayRef<Value *> cap) {
+          Value *dst = cap[0], *gIn = cap[1], *imgIn = cap[2];
+          Value *ch = idiv(row, hq), *yq = irem(row, hq);
+          Value *iy = iadd(yq, -w.top);
+          Value *rowOk = b.CreateICmpULT(iy, index(w.height));
+          // Columns xq with 0 <= xq - left < width, none where the row is out.
+          Value *lo = select(rowOk, index(std::min<int64_t>(w.left, wq)), index(0));
+          Value *hi = select(rowOk, index(std::min<int64_t>(w.left + w.width, wq)), index(0));
+          Value *src = b.CreateGEP(f32, buffer(w.buffer),
+                                   linearOffset({imgIn, iadd(imul(gIn, w.channels), ch),
+                                                 imin(imax(iy, index(0)), index(w.height - 1))},
+                                                {w.stride[0], w.stride[1], w.stride[2]}));
+          auto *i64v = FixedVectorType::get(b.getInt64Ty(), unsigned(L));
+          SmallVector<Constant *, 16> iota;
+          for (int64_t l = 0; l < L; ++l)
+            iota.push_back(b.getInt64(uint64_t(l)));
+          Value *loV = b.CreateVectorSplat(unsigned(L), lo),
+                *hiV = b.CreateVectorSplat(unsigned(L), hi);
+          for (int64_t x = 0; x < wq; x += L) {
+            Value *cols =
+                b.CreateAdd(ConstantInt::get(i64v, uint64_t(x)), ConstantVector::get(iota));
+            Value *valid = b.CreateAnd(b.CreateICmpSGE(cols, loV), b.CreateICmpSLT(cols, hiV));
+            Value *v = b.CreateMaskedLoad(vecTy, b.CreateGEP(f32, src, index(x - w.left)), Align(4),
+                                          valid, Constant::getNullValue(vecTy));
+            SmallVector<Constant *, 16> bits;
+            for (int64_t l = 0; l < L; ++l)
+              bits.push_back(b.getInt1(x + l < wq));
+            b.CreateMaskedStore(v, b.CreateInBoundsGEP(f32, dst, iadd(imul(row, wq), x)), Align(4),
+                                ConstantVector::get(bits));
+          }
+        });
+  };
+
+  const int64_t resultElems = w.images * c.batch * c.n * hw;
+  auto onePass = [&](Value *grp, Value *img, Value *cs, Value *copy) {
+    parallelForCaptured(
+        g.numTiles(), 2 * g.mc * g.nct * K, {grp, img, cs, copy},
+        [&](Value *t, ArrayRef<Value *> cap) {
+          Value *gIn = cap[0], *imgIn = cap[1], *csIn = cap[2], *copyIn = cap[3];
           Value *input = b.CreateInBoundsGEP(
               f32, buffer(w.buffer),
               iadd(imul(imgIn, w.stride[0]), imul(gIn, w.channels * w.stride[1])));
@@ -130,6 +225,16 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
           io.aStrideK = w.stride[1];
           io.aStrideRow = 1;
           io.lastPanelRows = hw % MR;
+          auto aAt = [&](Value *q, Value *kBegin, Value *k) -> Value * {
+            Value *off = b.CreateAlignedLoad(
+                b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), table, iadd(kBegin, k)),
+                Align(4));
+            Value *y = idiv(q, panelsPerRow), *x0 = imul(irem(q, panelsPerRow), MR);
+            return b.CreateInBoundsGEP(
+                f32, copyIn, iadd(b.CreateSExt(off, b.getInt64Ty()), iadd(imul(y, wq), x0)));
+          };
+          if (!pointwise)
+            io.aAt = aAt;
           auto bVector = [&](Value *p, Value *kBegin, Value *k, int64_t v) -> Value * {
             Value *at = iadd(imul(iadd(imul(iadd(imul(gIn, panels), p), K), iadd(kBegin, k)), NR),
                              index(v * L));
@@ -137,6 +242,8 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
                                        Align(uint64_t(L * 4)));
           };
           auto storeTile = [&](Value *q, Value *p, Value *tile) {
+            // The panel's first pixel (a windowed convolution's panels tile
+            // the output rows: the same index).
             Value *i0 = imul(q, MR);
             Value *rows = imin(index(MR), isub(index(hw), i0));
             Value *cols = imin(index(NR), isub(index(c.n), imul(p, NR)));
@@ -207,14 +314,24 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
 
   Value *cs =
       g.numKc > 1 ? allocFloats(index(g.numTiles() * g.mc * g.nct)) : Constant::getNullValue(ptrTy);
-  Value *ok = g.numKc > 1 ? b.CreateIsNotNull(cs) : b.getTrue();
+  Value *copy = pointwise ? Constant::getNullValue(ptrTy) : allocFloats(index(w.channels * plane));
+  Value *ok = b.getTrue();
+  if (g.numKc > 1)
+    ok = b.CreateAnd(ok, b.CreateIsNotNull(cs));
+  if (!pointwise)
+    ok = b.CreateAnd(ok, b.CreateIsNotNull(copy));
   ifThen(b.CreateNot(ok), [&] { contractionLoop(c, F32); });
   ifThen(ok, [&] {
     forRange(0, c.batch, [&](Value *grp) {
-      forRange(0, w.images, [&](Value *img) { onePass(grp, img, cs); });
+      forRange(0, w.images, [&](Value *img) {
+        if (!pointwise)
+          copyInput(copy, grp, img);
+        onePass(grp, img, cs, copy);
+      });
     });
   });
   freeBuffer(cs);
+  freeBuffer(copy);
 }
 
 } // namespace hx

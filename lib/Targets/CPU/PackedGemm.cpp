@@ -141,11 +141,10 @@ void CPUKernelBuilder::freeBuffer(Value *p) {
   b.CreateCall(freeFn, {p});
 }
 
-SmallVector<Value *, 32>
-CPUKernelBuilder::microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen,
-                              int64_t MR, int64_t NR, int64_t L,
-                              function_ref<Value *(Value *k, int64_t v)> bVector,
-                              function_ref<void(Value *k)> perStep) {
+SmallVector<Value *, 32> CPUKernelBuilder::microKernel(
+    Value *aPanel, int64_t aStrideK, int64_t aStrideRow, Value *kLen, int64_t MR, int64_t NR,
+    int64_t L, function_ref<Value *(Value *k, int64_t v)> bVector,
+    function_ref<void(Value *k)> perStep, function_ref<Value *(Value *k)> aRow) {
   llvm::Type *f32 = b.getFloatTy();
   auto *vecTy = FixedVectorType::get(f32, unsigned(L));
   // The MR x NR/L sums live in stack slots, which the optimizer promotes to
@@ -161,10 +160,10 @@ CPUKernelBuilder::microKernel(Value *aPanel, int64_t aStrideK, int64_t aStrideRo
     SmallVector<Value *, 4> bv;
     for (int64_t v = 0; v < NR / L; ++v)
       bv.push_back(bVector(k, v));
+    Value *aBase = aRow ? aRow(k) : b.CreateInBoundsGEP(f32, aPanel, imul(k, aStrideK));
     for (int64_t r = 0; r < MR; ++r) {
       Value *a = b.CreateAlignedLoad(
-          f32, b.CreateInBoundsGEP(f32, aPanel, iadd(imul(k, aStrideK), index(r * aStrideRow))),
-          Align(4));
+          f32, b.CreateConstInBoundsGEP1_64(f32, aBase, uint64_t(r * aStrideRow)), Align(4));
       Value *splat = b.CreateVectorSplat(unsigned(L), a);
       for (int64_t v = 0; v < NR / L; ++v) {
         Value *slot = slots[r * (NR / L) + v];
@@ -274,10 +273,13 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
             nextP = select(logicalAnd(icmp(CmpOp::GT, q, q0), icmp(CmpOp::LT, iadd(p, 1), p1)),
                            iadd(p, 1), p);
           auto prefetch = [&](Value *k) { io.prefetchB(nextP, kBegin, k); };
+          auto aRow = [&](Value *k) { return io.aAt(q, kBegin, k); };
           SmallVector<Value *, 32> sums = microKernel(
-              io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR, io.aStrideRow, kLen, rows, NR,
-              L, [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); },
-              io.prefetchB ? function_ref<void(Value *)>(prefetch) : nullptr);
+              io.aAt ? nullptr : io.aPanel(q, kBegin), io.aStrideK ? io.aStrideK : MR,
+              io.aStrideRow, kLen, rows, NR, L,
+              [&](Value *k, int64_t v) { return io.bVector(p, kBegin, k, v); },
+              io.prefetchB ? function_ref<void(Value *)>(prefetch) : nullptr,
+              io.aAt ? function_ref<Value *(Value *)>(aRow) : nullptr);
           sums.resize(size_t(MR * (NR / L)), Constant::getNullValue(vecTy));
           if (!partial) {
             store(q, p, sums);
