@@ -214,6 +214,11 @@ public:
     /// load of that element; ~0u otherwise.
     unsigned bBuffer = ~0u;
     int64_t bBatchStride = 0, bRowStride = 0;
+    /// Where A is, likewise: A(b, i, k) is element b * aBatchStride + i *
+    /// aRowStride + k of buffer `aBuffer` (k contiguous), where loadA is a
+    /// plain load of that element (no padding); ~0u otherwise.
+    unsigned aBuffer = ~0u;
+    int64_t aBatchStride = 0, aRowStride = 0;
     /// B's values, where they are known when the kernel is built (float32
     /// weights bound as constants, buildTimeOperand): B(b, j, k) is
     /// bValues[b * bBatchStride + j * bRowStride + k]. A target may lay

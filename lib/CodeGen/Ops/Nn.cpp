@@ -64,6 +64,8 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
+  c.aBuffer = spec.inputBuffer(0);
+  c.aRowStride = k;
   std::vector<float> weights; // the weights' values, while the kernel is built
   if (const TensorData *w = buildTimeOperand(spec, 1);
       w && kb.readsBuildTimeValues() && w->dtype == DType::Float32 && t == DType::Float32) {

@@ -55,6 +55,7 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 #include <algorithm>
+#include <map>
 
 using namespace llvm;
 
@@ -355,6 +356,26 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
     packedB->setAlignment(Align(64));
   }
 
+  // A float32 A whose rows are contiguous (a dense layer's input) is read
+  // in place: packing it would write and read all of it again per call
+  // (3136 x 384: 10 MB of traffic beside 0.9 ms of arithmetic), and its MR
+  // rows are MR streams the micro-kernel broadcasts from, row r at
+  // A + (q*MR + r) * rowStride + k; the last panel computes only the rows
+  // left (lastPanelRows). Not where the row stride puts more than 8 of the
+  // MR rows in one set of the L1 (64 sets of 64-byte lines: a stride of
+  // 1024 or 3072 floats would put all 14 in one).
+  auto aInPlacePays = [&] {
+    if (c.aBuffer == ~0u || c.type != DType::Float32 || c.window || hasPrologue(c.aBuffer) ||
+        c.batch != 1)
+      return false;
+    std::map<int64_t, int> perSet;
+    for (int64_t r = 0; r < MR; ++r)
+      if (++perSet[(r * c.aRowStride * 4 / 64) % 64] > 8)
+        return false;
+    return true;
+  };
+  const bool aInPlace = aInPlacePays();
+
   // The packed buffers, 64-byte aligned, for one batch index at a time.
   // With more than one block along k, each tile keeps its partial sums in
   // its own part of cs (MC x NCT floats, in the L2 while the tile runs).
@@ -364,11 +385,11 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   };
   auto allocate = [&] {
     Buffers x;
-    x.ap = allocFloats(index(g.mPad * K));
+    x.ap = aInPlace ? Constant::getNullValue(ptrTy) : allocFloats(index(g.mPad * K));
     x.bp = packedB ? Constant::getNullValue(ptrTy) : allocFloats(index(g.nPad * K));
     x.cs =
         g.numKc > 1 ? allocFloats(index(g.numTiles() * tileFloats)) : Constant::getNullValue(ptrTy);
-    x.ok = b.CreateIsNotNull(x.ap);
+    x.ok = aInPlace ? b.getTrue() : b.CreateIsNotNull(x.ap);
     if (!packedB)
       x.ok = b.CreateAnd(x.ok, b.CreateIsNotNull(x.bp));
     if (g.numKc > 1)
@@ -430,9 +451,10 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
       });
     };
     // 1. Pack A: Ap[q*MR*K + k*MR + r] = A(q*MR + r, k), 0 past m.
-    if (c.window && c.window->channels * c.window->kernelH * c.window->kernelW == K)
+    // (or read A where it is: aInPlace).
+    if (!aInPlace && c.window && c.window->channels * c.window->kernelH * c.window->kernelW == K)
       packWindow(*c.window, ap);
-    else
+    else if (!aInPlace)
       packPanels(c.type, c.m, MR, K, c.loadA, c.insideA, ap, batch);
     // 2. Pack B: Bp[p*NR*K + k*NR + l] = B(p*NR + l, k), 0 past n; or
     // find it packed in the code.
@@ -447,6 +469,9 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
           Value *apIn = cap[0], *bpIn = cap[1], *csIn = cap[2], *bIn = cap[3];
           TileIO io;
           auto aPanel = [&](Value *q, Value *kBegin) {
+            if (aInPlace)
+              return b.CreateInBoundsGEP(f32, buffer(c.aBuffer),
+                                         iadd(imul(q, MR * c.aRowStride), kBegin));
             return b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
           };
           // B panels start 64-byte aligned and every offset into them is a
@@ -468,6 +493,11 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
             });
           };
           io.aPanel = aPanel;
+          if (aInPlace) {
+            io.aStrideK = 1;
+            io.aStrideRow = c.aRowStride;
+            io.lastPanelRows = c.m % MR;
+          }
           io.bVector = bVector;
           io.store = storeTile;
           gemmTile(g, K, t, csIn, io);
