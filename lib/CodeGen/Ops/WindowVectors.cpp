@@ -358,6 +358,18 @@ static bool emitSlidingMax(KernelBuilder &kb, const KernelSpec &spec, const Pool
     Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
     Value *plane = kb.linearOffset({img, c}, {dv.stride[0], dv.stride[1]});
     Value *outPlane = kb.linearOffset({img, c}, {ov.stride[0], ov.stride[1]});
+    // The maximum over the window's columns of the input row at rowBase,
+    // for the chunk of output columns from `first`.
+    auto columnsMax = [&](Value *rowBase, int64_t first) {
+      ChunkState st = ChunkState::start(kb, taps, lanes);
+      for (int64_t s = 0; s < kw; ++s) {
+        SmallVector<bool, 32> valid;
+        Value *v = loadTapLanes(kb, in, rowBase, first, lanes, sw, s - left, w, valid);
+        if (v)
+          st = st.join(kb, taps, valid, v, 0, s, lanes);
+      }
+      return st.finish(kb, lanes);
+    };
     // Few rows: every output row written out, the row maxima in registers
     // and the rows outside the input known to be outside.
     if (int64_t(firsts.size()) * oh * (sh * kw + kh) <= 1024) {
@@ -368,15 +380,7 @@ static bool emitSlidingMax(KernelBuilder &kb, const KernelSpec &spec, const Pool
             return nullptr;
           if (Value *m = rows[iy])
             return m;
-          Value *rowBase = kb.iadd(plane, kb.index(iy * dv.stride[2]));
-          ChunkState st = ChunkState::start(kb, taps, lanes);
-          for (int64_t s = 0; s < kw; ++s) {
-            SmallVector<bool, 32> valid;
-            Value *v = loadTapLanes(kb, in, rowBase, first, lanes, sw, s - left, w, valid);
-            if (v)
-              st = st.join(kb, taps, valid, v, 0, s, lanes);
-          }
-          return rows[iy] = st.finish(kb, lanes);
+          return rows[iy] = columnsMax(kb.iadd(plane, kb.index(iy * dv.stride[2])), first);
         };
         SmallVector<bool, 16> all(lanes, true);
         for (int64_t y = 0; y < oh; ++y) {
@@ -399,14 +403,7 @@ static bool emitSlidingMax(KernelBuilder &kb, const KernelSpec &spec, const Pool
                                         kb.icmp(CmpOp::LT, iy, kb.index(h)));
           Value *rowBase = kb.iadd(
               plane, kb.imul(kb.imin(kb.imax(iy, kb.index(0)), kb.index(h - 1)), dv.stride[2]));
-          ChunkState st = ChunkState::start(kb, taps, lanes);
-          for (int64_t s = 0; s < kw; ++s) {
-            SmallVector<bool, 32> valid;
-            Value *v = loadTapLanes(kb, in, rowBase, first, lanes, sw, s - left, w, valid);
-            if (v)
-              st = st.join(kb, taps, valid, v, 0, s, lanes);
-          }
-          Value *m = kb.select(inside, st.finish(kb, lanes), minusInf);
+          Value *m = kb.select(inside, columnsMax(rowBase, first), minusInf);
           kb.storeVector(ring, kb.imul(kb.irem(k, kh), lanes), m);
         };
         for (int64_t r = 0; r < kh - sh; ++r)
