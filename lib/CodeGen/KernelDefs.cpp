@@ -151,9 +151,10 @@ const TensorData *buildTimeOperand(const KernelSpec &spec, unsigned i) {
 }
 
 /// An nn.conv2d that keeps its map (stride 1; a 1x1 kernel over at most 256
-/// pixels, up to 3x3 over at most 1024): the cpu's kernel for it packs its
-/// weights into its code (channels in the lanes, where the map's rows are
-/// too narrow to fill them).
+/// pixels, up to 3x3 over at most 1024) with at least 16 output channels
+/// per group: the cpu's kernel for it packs its weights into its code
+/// (channels in the lanes, where the map's rows are too narrow to fill
+/// them).
 static bool convOverSmallMap(const Call &call) {
   if (!call.isOp("nn.conv2d") || call.args.size() != 2)
     return false;
@@ -161,6 +162,11 @@ static bool convOverSmallMap(const Call &call) {
   auto *wt = dyn_cast_or_null<TensorType>(call.args[1]->checkedType.get());
   auto *out = dyn_cast_or_null<TensorType>(call.checkedType.get());
   if (!in || !wt || !out || in->rank() != 4 || wt->rank() != 4 || out->rank() != 4)
+    return false;
+  // A group's output channels fill a vector (16), or the kernel has no use
+  // for the weights (depthwise convolutions keep sharing their kernels).
+  int64_t groups = wt->shape[1] > 0 ? in->shape[1] / wt->shape[1] : 0;
+  if (groups < 1 || wt->shape[0] / groups < 16)
     return false;
   int64_t pixels = out->shape[2] * out->shape[3];
   bool pointwise = wt->shape[2] == 1 && wt->shape[3] == 1 && pixels <= 256;
