@@ -175,8 +175,20 @@ private:
   Value *tanhF32(Value *x);
   Value *erfF32(Value *x);
   Value *sigmoidF32(Value *x);
-  /// ChannelGemm.cpp: a 1x1 convolution over a small map with its output
-  /// channels in the lanes, its weights packed when the kernel is built.
+  /// B's values (Contraction::bValues) in NR-column panels as the packed
+  /// GEMM reads them (batch bi's panel p at (bi * nPad + p * NR) * K,
+  /// k * NR + lane within it; columns past n are 0), a constant of the
+  /// kernel's code named after it plus `suffix`.
+  llvm::GlobalVariable *packBuildTimeB(const Contraction &c, const GemmBlocking &g,
+                                       llvm::StringRef suffix);
+  /// Writes `width` floats at dst: element xq is src[xq * stride] where lo
+  /// <= xq < hi (a masked load: nothing else is read), else 0; in vectors
+  /// of the machine's lanes, the last store masked at `width`. A plane row
+  /// of a convolution's copy of its input, padding written out.
+  void copyRowMasked(Value *dst, Value *src, Value *lo, Value *hi, int64_t width, int64_t stride);
+  /// ChannelGemm.cpp: convolutions of stride 1 over small maps (1x1 over at
+  /// most 256 pixels, windowed over rows 9 to 28 wide) with their output
+  /// channels in the lanes, their weights packed when the kernel is built.
   bool channelGemmPays(const Contraction &c) const;
   void channelGemm(const Contraction &c);
   /// WindowGemm.cpp: a convolution with its output channels as the rows.

@@ -148,17 +148,7 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
   // The weights, packed now: group gr's panel p at ((gr * panels + p) * K
   // + k) * NR + l.
   const int64_t panels = g.nPad / NR;
-  std::vector<float> packed(size_t(c.batch * g.nPad * K), 0.0f);
-  for (int64_t gr = 0; gr < c.batch; ++gr)
-    for (int64_t j = 0; j < c.n; ++j)
-      for (int64_t k = 0; k < K; ++k)
-        packed[size_t(((gr * panels + j / NR) * K + k) * NR + j % NR)] =
-            c.bValues[gr * c.bBatchStride + j * c.bRowStride + k];
-  auto *init = ConstantDataArray::get(ctx, ArrayRef<float>(packed));
-  auto *packedB =
-      new GlobalVariable(module, init->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage,
-                         init, cur.fn->getName() + ".channelB");
-  packedB->setAlignment(Align(64));
+  GlobalVariable *packedB = packBuildTimeB(c, g, ".channelB");
 
   GlobalVariable *table = nullptr;
   if (!pointwise) {
@@ -188,24 +178,8 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
                                    linearOffset({imgIn, iadd(imul(gIn, w.channels), ch),
                                                  imin(imax(iy, index(0)), index(w.height - 1))},
                                                 {w.stride[0], w.stride[1], w.stride[2]}));
-          auto *i64v = FixedVectorType::get(b.getInt64Ty(), unsigned(L));
-          SmallVector<Constant *, 16> iota;
-          for (int64_t l = 0; l < L; ++l)
-            iota.push_back(b.getInt64(uint64_t(l)));
-          Value *loV = b.CreateVectorSplat(unsigned(L), lo),
-                *hiV = b.CreateVectorSplat(unsigned(L), hi);
-          for (int64_t x = 0; x < wq; x += L) {
-            Value *cols =
-                b.CreateAdd(ConstantInt::get(i64v, uint64_t(x)), ConstantVector::get(iota));
-            Value *valid = b.CreateAnd(b.CreateICmpSGE(cols, loV), b.CreateICmpSLT(cols, hiV));
-            Value *v = b.CreateMaskedLoad(vecTy, b.CreateGEP(f32, src, index(x - w.left)), Align(4),
-                                          valid, Constant::getNullValue(vecTy));
-            SmallVector<Constant *, 16> bits;
-            for (int64_t l = 0; l < L; ++l)
-              bits.push_back(b.getInt1(x + l < wq));
-            b.CreateMaskedStore(v, b.CreateInBoundsGEP(f32, dst, iadd(imul(row, wq), x)), Align(4),
-                                ConstantVector::get(bits));
-          }
+          copyRowMasked(b.CreateInBoundsGEP(f32, dst, imul(row, wq)),
+                        b.CreateGEP(f32, src, index(-w.left)), lo, hi, wq, 1);
         });
   };
 

@@ -327,6 +327,69 @@ void CPUKernelBuilder::gemmTile(const GemmBlocking &g, int64_t K, Value *t, Valu
   });
 }
 
+GlobalVariable *CPUKernelBuilder::packBuildTimeB(const Contraction &c, const GemmBlocking &g,
+                                                 StringRef suffix) {
+  const int64_t K = c.depth, NR = g.nr;
+  std::vector<float> packed(size_t(c.batch * g.nPad * K), 0.0f);
+  for (int64_t bi = 0; bi < c.batch; ++bi)
+    for (int64_t j = 0; j < c.n; ++j)
+      for (int64_t k = 0; k < K; ++k)
+        packed[size_t(((bi * g.nPad + j / NR * NR) * K) + k * NR + j % NR)] =
+            c.bValues[bi * c.bBatchStride + j * c.bRowStride + k];
+  auto *init = ConstantDataArray::get(module.getContext(), ArrayRef<float>(packed));
+  auto *packedB = new GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                                     GlobalValue::PrivateLinkage, init, cur.fn->getName() + suffix);
+  packedB->setAlignment(Align(64));
+  return packedB;
+}
+
+void CPUKernelBuilder::copyRowMasked(Value *dst, Value *src, Value *lo, Value *hi, int64_t width,
+                                     int64_t stride) {
+  const int64_t L = machine.lanes;
+  llvm::Type *f32 = b.getFloatTy();
+  auto *wide = FixedVectorType::get(f32, unsigned(L * stride));
+  SmallVector<Constant *, 16> iota;
+  SmallVector<int, 64> every, spread;
+  for (int64_t l = 0; l < L; ++l) {
+    iota.push_back(b.getInt64(uint64_t(l)));
+    every.push_back(int(l * stride));
+  }
+  for (int64_t l = 0; l < L * stride; ++l)
+    spread.push_back(l % stride == 0 ? int(l / stride) : int(L));
+  Value *loV = b.CreateVectorSplat(unsigned(L), lo);
+  Value *hiV = b.CreateVectorSplat(unsigned(L), hi);
+  const int64_t chunks = (width + L - 1) / L;
+  auto chunk = [&](Value *v, Value *storeMask) {
+    Value *xq = imul(v, L);
+    Value *cols = b.CreateAdd(b.CreateVectorSplat(unsigned(L), xq), ConstantVector::get(iota));
+    Value *valid = b.CreateAnd(b.CreateICmpSGE(cols, loV), b.CreateICmpSLT(cols, hiV));
+    // Lane i of the wide read is column i / stride's, kept where
+    // i % stride == 0.
+    Value *wideMask =
+        stride == 1
+            ? valid
+            : b.CreateShuffleVector(valid, ConstantVector::getNullValue(valid->getType()), spread);
+    // Not inbounds: the masked lanes may lie before the row.
+    Value *vals = b.CreateMaskedLoad(wide, b.CreateGEP(f32, src, imul(xq, stride)), Align(4),
+                                     wideMask, Constant::getNullValue(wide));
+    if (stride > 1)
+      vals = b.CreateShuffleVector(vals, every);
+    Value *dstPtr = b.CreateInBoundsGEP(f32, dst, xq);
+    if (storeMask)
+      b.CreateMaskedStore(vals, dstPtr, Align(4), storeMask);
+    else
+      b.CreateAlignedStore(vals, dstPtr, Align(4));
+  };
+  const bool lastWhole = width % L == 0;
+  forRange(0, lastWhole ? chunks : chunks - 1, [&](Value *v) { chunk(v, nullptr); });
+  if (!lastWhole) {
+    SmallVector<Constant *, 16> bits;
+    for (int64_t l = 0; l < L; ++l)
+      bits.push_back(b.getInt1(l < width % L));
+    chunk(index(chunks - 1), ConstantVector::get(bits));
+  }
+}
+
 void CPUKernelBuilder::packedGemm(const Contraction &c) {
   const int64_t lanes = machine.lanes;
   const GemmBlocking g = gemmBlocking(
@@ -343,18 +406,8 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   // Up to kMaxPackedBytes; beyond, they are packed on each run as others.
   constexpr int64_t kMaxPackedBytes = int64_t(256) << 20;
   GlobalVariable *packedB = nullptr;
-  if (c.bValues && c.batch * g.nPad * K * 4 <= kMaxPackedBytes) {
-    std::vector<float> packed(size_t(c.batch * g.nPad * K), 0.0f);
-    for (int64_t bi = 0; bi < c.batch; ++bi)
-      for (int64_t j = 0; j < c.n; ++j)
-        for (int64_t k = 0; k < K; ++k)
-          packed[size_t(((bi * g.nPad + j / NR * NR) * K) + k * NR + j % NR)] =
-              c.bValues[bi * c.bBatchStride + j * c.bRowStride + k];
-    auto *init = ConstantDataArray::get(module.getContext(), ArrayRef<float>(packed));
-    packedB = new GlobalVariable(module, init->getType(), /*isConstant=*/true,
-                                 GlobalValue::PrivateLinkage, init, cur.fn->getName() + ".packedB");
-    packedB->setAlignment(Align(64));
-  }
+  if (c.bValues && c.batch * g.nPad * K * 4 <= kMaxPackedBytes)
+    packedB = packBuildTimeB(c, g, ".packedB");
 
   // A float32 A whose rows are contiguous (a dense layer's input) is read
   // in place: packing it would write and read all of it again per call

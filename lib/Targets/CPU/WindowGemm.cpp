@@ -285,54 +285,12 @@ void CPUKernelBuilder::windowGemm(const Contraction &c) {
               {w.stride[0], w.stride[1], w.stride[2]});
           Value *x0 = isub(px, index(w.left));
           if (maskedCopy) {
-            // The whole plane row in vectors of L columns: lane xq reads
-            // input column xq*sw + x0 where lo <= xq < hi (a masked load:
-            // the lanes outside read nothing), else holds 0; the last
-            // vector's store stops at wq. (Loops of single floats here
-            // became a memset, a memmove and a memset call per row.)
-            auto *wide = FixedVectorType::get(f32, unsigned(L * w.strideW));
-            SmallVector<Constant *, 16> iota;
-            SmallVector<int, 64> every, spread;
-            for (int64_t l = 0; l < L; ++l) {
-              iota.push_back(b.getInt64(uint64_t(l)));
-              every.push_back(int(l * w.strideW));
-            }
-            for (int64_t l = 0; l < L * w.strideW; ++l)
-              spread.push_back(l % w.strideW == 0 ? int(l / w.strideW) : int(L));
-            Value *loV = b.CreateVectorSplat(unsigned(L), lo);
-            Value *hiV = b.CreateVectorSplat(unsigned(L), hi);
-            const int64_t chunks = (grid.wq + L - 1) / L;
-            auto chunk = [&](Value *v, Value *storeMask) {
-              Value *xq = imul(v, L);
-              Value *cols =
-                  b.CreateAdd(b.CreateVectorSplat(unsigned(L), xq), ConstantVector::get(iota));
-              Value *valid = b.CreateAnd(b.CreateICmpSGE(cols, loV), b.CreateICmpSLT(cols, hiV));
-              // Lane i of the wide read is column i / sw's, kept where
-              // i % sw == 0.
-              Value *wideMask =
-                  w.strideW == 1
-                      ? valid
-                      : b.CreateShuffleVector(valid, ConstantVector::getNullValue(valid->getType()),
-                                              spread);
-              Value *src = b.CreateGEP(f32, in, iadd(srcBase, iadd(imul(xq, w.strideW), x0)));
-              Value *vals =
-                  b.CreateMaskedLoad(wide, src, Align(4), wideMask, Constant::getNullValue(wide));
-              if (w.strideW > 1)
-                vals = b.CreateShuffleVector(vals, every);
-              Value *dstPtr = b.CreateInBoundsGEP(f32, dstBuf, iadd(dst, xq));
-              if (storeMask)
-                b.CreateMaskedStore(vals, dstPtr, Align(4), storeMask);
-              else
-                b.CreateAlignedStore(vals, dstPtr, Align(4));
-            };
-            const bool lastWhole = grid.wq % L == 0;
-            forRange(0, lastWhole ? chunks : chunks - 1, [&](Value *v) { chunk(v, nullptr); });
-            if (!lastWhole) {
-              SmallVector<Constant *, 16> bits;
-              for (int64_t l = 0; l < L; ++l)
-                bits.push_back(b.getInt1(l < grid.wq % L));
-              chunk(index(chunks - 1), ConstantVector::get(bits));
-            }
+            // The whole plane row in vectors: lane xq reads input column
+            // xq*sw + x0 where lo <= xq < hi, else holds 0. (Loops of
+            // single floats here became a memset, a memmove and a memset
+            // call per row.)
+            copyRowMasked(b.CreateInBoundsGEP(f32, dstBuf, dst),
+                          b.CreateGEP(f32, in, iadd(srcBase, x0)), lo, hi, grid.wq, w.strideW);
             return;
           }
           forRange(index(0), lo, [&](Value *xq) { store(F32, dstBuf, iadd(dst, xq), zero); });
