@@ -137,7 +137,8 @@ private:
     int64_t lastPanelRows = 0;
     /// Prefetches row kBegin + k of column panel p's B (the NR floats that
     /// bVector reads there), where B comes from memory once per tile;
-    /// null: none.
+    /// null: none. gemmTile asks for the next column panel of the block,
+    /// past the tile's last for the first of the next block along k.
     llvm::function_ref<void(Value *p, Value *kBegin, Value *k)> prefetchB;
     /// Where given, row 0 of row panel q at k = kBegin + k (row r aStrideRow
     /// further), in place of aPanel: A's rows at offsets that k does not
@@ -186,6 +187,9 @@ private:
   /// of the machine's lanes, the last store masked at `width`. A plane row
   /// of a convolution's copy of its input, padding written out.
   void copyRowMasked(Value *dst, Value *src, Value *lo, Value *hi, int64_t width, int64_t stride);
+  /// Prefetches the `floats` floats at base + at (a row of a packed panel
+  /// of B), one prefetch per cache line, for reading soon.
+  void prefetchPanelRow(Value *base, Value *at, int64_t floats);
   /// ChannelGemm.cpp: convolutions of stride 1 over small maps (1x1 over at
   /// most 256 pixels, windowed over rows 9 to 28 wide) with their output
   /// channels in the lanes, their weights packed when the kernel is built.

@@ -271,12 +271,8 @@ void CPUKernelBuilder::channelGemm(const Contraction &c) {
           };
           // B's row of NR floats is two cache lines.
           auto prefetchB = [&](Value *p, Value *kBegin, Value *k) {
-            Value *at = imul(iadd(imul(iadd(imul(gIn, panels), p), K), iadd(kBegin, k)), NR);
-            for (int64_t line = 0; line < NR * 4; line += 64) {
-              Value *ptr = b.CreateInBoundsGEP(f32, packedB, iadd(at, index(line / 4)));
-              b.CreateIntrinsic(Intrinsic::prefetch, {ptrTy},
-                                {ptr, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
-            }
+            prefetchPanelRow(
+                packedB, imul(iadd(imul(iadd(imul(gIn, panels), p), K), iadd(kBegin, k)), NR), NR);
           };
           io.aPanel = aPanel;
           io.bVector = bVector;
