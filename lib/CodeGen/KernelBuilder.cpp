@@ -244,6 +244,18 @@ Value *KernelBuilder::extractLane(Value *v, unsigned i) {
   return b.CreateExtractElement(v, uint64_t(i));
 }
 
+Value *KernelBuilder::reduceLanes(Value *v, function_ref<Value *(Value *, Value *)> combine) {
+  const unsigned lanes = llvm::cast<FixedVectorType>(v->getType())->getNumElements();
+  assert((lanes & (lanes - 1)) == 0 && "reduceLanes wants a power of two");
+  for (unsigned half = lanes / 2; half >= 1; half /= 2) {
+    SmallVector<int, 16> upper;
+    for (unsigned l = 0; l < lanes; ++l)
+      upper.push_back(int((l + half) % lanes));
+    v = combine(v, shuffleLanes(v, upper));
+  }
+  return extractLane(v, 0);
+}
+
 Value *KernelBuilder::selectLanes(ArrayRef<bool> mask, Value *a, Value *c) {
   SmallVector<Constant *, 16> bits;
   for (bool m : mask)
@@ -658,12 +670,22 @@ Value *KernelBuilder::cast(Value *v, DType from, DType to) {
 KernelBuilder::LocalVar KernelBuilder::localVar(DType t, Value *init) {
   LocalVar v;
   v.dtype = t;
-  v.slot = entryAlloca(registerType(t));
+  v.type = registerType(t);
+  v.slot = entryAlloca(v.type);
   b.CreateStore(init, v.slot);
   return v;
 }
 
-Value *KernelBuilder::get(const LocalVar &v) { return b.CreateLoad(registerType(v.dtype), v.slot); }
+KernelBuilder::LocalVar KernelBuilder::localVector(DType t, Value *init) {
+  LocalVar v;
+  v.dtype = t;
+  v.type = init->getType();
+  v.slot = entryAlloca(v.type);
+  b.CreateStore(init, v.slot);
+  return v;
+}
+
+Value *KernelBuilder::get(const LocalVar &v) { return b.CreateLoad(v.type, v.slot); }
 
 void KernelBuilder::set(const LocalVar &v, Value *x) { b.CreateStore(x, v.slot); }
 

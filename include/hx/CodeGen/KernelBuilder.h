@@ -100,6 +100,7 @@ public:
   struct LocalVar {
     Value *slot = nullptr;
     DType dtype = DType::Float32;
+    llvm::Type *type = nullptr; ///< a scalar of dtype, or a vector of it
   };
 
   virtual ~KernelBuilder();
@@ -271,6 +272,10 @@ public:
   /// The lanes `lanes` of vector `v`, as a vector; lane `i` of `v`.
   Value *shuffleLanes(Value *v, llvm::ArrayRef<int> lanes);
   Value *extractLane(Value *v, unsigned i);
+  /// Lane 0 of `combine` applied to the lanes of v pairwise, halving the
+  /// lanes in play log2(lanes) times (a power of two): a horizontal sum or
+  /// maximum.
+  Value *reduceLanes(Value *v, llvm::function_ref<Value *(Value *, Value *)> combine);
   /// Per lane, `a` where `mask` is true, else `b` (vectors of mask.size()).
   Value *selectLanes(llvm::ArrayRef<bool> mask, Value *a, Value *b);
   /// Whether storeVectorResult may store into `buf`: no epilogue, or one
@@ -429,6 +434,8 @@ public:
   //===--- Local variables -------------------------------------------------------===//
 
   LocalVar localVar(DType t, Value *init);
+  /// A local variable of init's type, a vector of dtype t's lanes.
+  LocalVar localVector(DType t, Value *init);
   Value *get(const LocalVar &v);
   void set(const LocalVar &v, Value *x);
 
