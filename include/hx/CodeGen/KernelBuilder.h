@@ -225,6 +225,15 @@ public:
     /// bValues[b * bBatchStride + j * bRowStride + k]. A target may lay
     /// them out into its code then; loadB still reads them at run time.
     const float *bValues = nullptr;
+    /// Where C goes, for a target that stores vectors of sums itself:
+    /// C(b, i, j) is element b * cBatchStride + i * cRowStride + j of result
+    /// buffer `cBuffer` (j the result's innermost dim), at coordinates
+    /// cCoords(b, i, j). Set only where `store` is storeResult of that
+    /// element as float32 (a target storing vectors applies the epilogue's
+    /// vector form, where it has one); ~0u otherwise.
+    unsigned cBuffer = ~0u;
+    int64_t cBatchStride = 0, cRowStride = 0;
+    llvm::function_ref<llvm::SmallVector<Value *, 4>(Value *b, Value *i, Value *j)> cCoords;
   };
   /// By default one parallel iteration per C element with a serial dot
   /// product (the CPU vectorizes it); a GPU tiles it in shared memory with

@@ -68,6 +68,16 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   c.store = store;
   c.aBuffer = spec.inputBuffer(0);
   c.aRowStride = k;
+  auto coordsOf = [&](Value *, Value *i, Value *j) {
+    SmallVector<Value *, 4> coords = kb.unflatten(i, ArrayRef<int64_t>(out->shape).drop_back());
+    coords.push_back(j);
+    return coords;
+  };
+  if (out->dtype == DType::Float32) {
+    c.cBuffer = spec.outputBuffer(0);
+    c.cRowStride = n;
+    c.cCoords = coordsOf;
+  }
   std::vector<float> weights; // the weights' values, while the kernel is built
   if (const TensorData *w = buildTimeOperand(spec, 1);
       w && kb.readsBuildTimeValues() && w->dtype == DType::Float32 && t == DType::Float32) {
@@ -113,9 +123,21 @@ static Error batchMatmulKernel(KernelBuilder &kb, const KernelSpec &spec) {
     kb.storeResult(out->dtype, spec.outputBuffer(0), kb.linearOffset({b, i, j}, {m * n, n, 1}),
                    {b, i, j}, kb.cast(sum, acc, out->dtype));
   };
+  auto coordsOf = [&](Value *b, Value *i, Value *j) { return SmallVector<Value *, 4>{b, i, j}; };
+  if (xk == 1) {
+    c.aBuffer = spec.inputBuffer(0);
+    c.aBatchStride = xb;
+    c.aRowStride = xm;
+  }
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
+  if (out->dtype == DType::Float32) {
+    c.cBuffer = spec.outputBuffer(0);
+    c.cBatchStride = m * n;
+    c.cRowStride = n;
+    c.cCoords = coordsOf;
+  }
   kb.contraction(c);
   return Error::success();
 }

@@ -11,7 +11,10 @@
 //      Ap[q*MR*K + k*MR + r] (rows past m are 0, padding of a convolution
 //      is 0 through insideA). A convolution's input (Contraction::window)
 //      is packed by loops over channel and kernel position instead of a
-//      loadA per element (im2col with the index arithmetic hoisted);
+//      loadA per element (im2col with the index arithmetic hoisted). A
+//      float32 A with contiguous rows (Contraction::aBuffer: a dense
+//      layer's input, an attention product's left operand) is read in
+//      place instead, where its row stride does not crowd the L1's sets;
 //   2. pack B: column panels of NR columns; panel p holds B(p*NR + l, k)
 //      at Bp[p*NR*K + k*NR + l] (columns past n are 0);
 //   3. compute: C is cut into tiles of MC rows x NCT columns, one parallel
@@ -21,9 +24,11 @@
 //      per NR / lanes lanes of B, one broadcast per row of A and an
 //      llvm.fmuladd per register. Partial sums between k blocks go to the
 //      tile's own scratch (MC x NCT floats); after the last block the tile is
-//      written through the operator's store callback, rows and columns past
-//      m and n skipped, so edge tiles cost what full ones do (no scalar
-//      cliff). Where B was packed when the kernel was built, it comes from
+//      written in vectors where C's rows are contiguous (Contraction::
+//      cBuffer, through the epilogue's vector form), else through the
+//      operator's store callback, rows and columns past m and n skipped, so
+//      edge tiles cost what full ones do (no scalar cliff); a last row panel
+//      of fewer than MR rows multiplies only those. Where B was packed when the kernel was built, it comes from
 //      memory on each run (a model's weights outgrow the caches): every
 //      row panel but a column panel's first prefetches the next column
 //      panel's rows of the block (past the tile's last, the first panel of
@@ -427,8 +432,8 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   if (c.bValues && c.batch * g.nPad * K * 4 <= kMaxPackedBytes)
     packedB = packBuildTimeB(c, g, ".packedB");
 
-  // A float32 A whose rows are contiguous (a dense layer's input) is read
-  // in place: packing it would write and read all of it again per call
+  // A float32 A whose rows are contiguous (a dense layer's input, an
+  // attention product's left operand) is read in place: packing it would write and read all of it again per call
   // (3136 x 384: 10 MB of traffic beside 0.9 ms of arithmetic), and its MR
   // rows are MR streams the micro-kernel broadcasts from, row r at
   // A + (q*MR + r) * rowStride + k; the last panel computes only the rows
@@ -436,8 +441,7 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
   // MR rows in one set of the L1 (64 sets of 64-byte lines: a stride of
   // 1024 or 3072 floats would put all 14 in one).
   auto aInPlacePays = [&] {
-    if (c.aBuffer == ~0u || c.type != DType::Float32 || c.window || hasPrologue(c.aBuffer) ||
-        c.batch != 1)
+    if (c.aBuffer == ~0u || c.type != DType::Float32 || c.window || hasPrologue(c.aBuffer))
       return false;
     std::map<int64_t, int> perSet;
     for (int64_t r = 0; r < MR; ++r)
@@ -446,6 +450,13 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
     return true;
   };
   const bool aInPlace = aInPlacePays();
+  // Finished sums go to C in vectors where C's rows are contiguous
+  // (Contraction::cBuffer) and its epilogue, if any, has a vector form:
+  // not through a copy per row of the tile (a memcpy call of up to NR
+  // floats each, 8% of an attention product of depth 64).
+  const bool vectorStore =
+      c.cBuffer != ~0u && c.type == DType::Float32 && canStoreVectorResult(c.cBuffer);
+  const int64_t numP = g.nPad / NR;
 
   // The packed buffers, 64-byte aligned, for one batch index at a time.
   // With more than one block along k, each tile keeps its partial sums in
@@ -541,8 +552,9 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
           TileIO io;
           auto aPanel = [&](Value *q, Value *kBegin) {
             if (aInPlace)
-              return b.CreateInBoundsGEP(f32, buffer(c.aBuffer),
-                                         iadd(imul(q, MR * c.aRowStride), kBegin));
+              return b.CreateInBoundsGEP(
+                  f32, buffer(c.aBuffer),
+                  iadd(iadd(imul(bIn, c.aBatchStride), imul(q, MR * c.aRowStride)), kBegin));
             return b.CreateInBoundsGEP(f32, apIn, iadd(imul(q, MR * K), imul(kBegin, MR)));
           };
           // B panels start 64-byte aligned and every offset into them is a
@@ -555,6 +567,40 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
           auto storeTile = [&](Value *q, Value *p, Value *tile) {
             Value *i0 = imul(q, MR), *j0 = imul(p, NR);
             Value *rows = imin(index(MR), isub(index(c.m), i0));
+            if (vectorStore) {
+              // Whole column panels in vectors; the last, where n cuts it,
+              // in its whole vectors and power-of-two pieces.
+              auto panelStore = [&](int64_t cols) {
+                forRange(index(0), rows, [&](Value *r) {
+                  Value *i = iadd(i0, r);
+                  for (int64_t from = 0; from < cols;) {
+                    int64_t piece = std::min<int64_t>(L, int64_t(1) << Log2_64(cols - from));
+                    Value *j = iadd(j0, from);
+                    Value *at = iadd(imul(r, NR), from);
+                    if (piece == 1) {
+                      c.store(bIn, i, j, load(F32, tile, at));
+                    } else {
+                      auto *pt = FixedVectorType::get(f32, unsigned(piece));
+                      Value *v =
+                          b.CreateAlignedLoad(pt, b.CreateInBoundsGEP(f32, tile, at), Align(4));
+                      Value *off = iadd(iadd(imul(bIn, c.cBatchStride), imul(i, c.cRowStride)), j);
+                      if (hasEpilogue(c.cBuffer))
+                        v = applyVectorEpilogue(off, c.cCoords(bIn, i, j), v);
+                      b.CreateAlignedStore(v, b.CreateInBoundsGEP(f32, buffer(c.cBuffer), off),
+                                           Align(4));
+                    }
+                    from += piece;
+                  }
+                });
+              };
+              const int64_t lastCols = c.n - (numP - 1) * NR;
+              if (lastCols == NR)
+                return panelStore(NR);
+              Value *isLast = icmp(CmpOp::EQ, p, index(numP - 1));
+              ifThen(isLast, [&] { panelStore(lastCols); });
+              ifThen(b.CreateNot(isLast), [&] { panelStore(NR); });
+              return;
+            }
             Value *cols = imin(index(NR), isub(index(c.n), j0));
             forRange(index(0), rows, [&](Value *r) {
               forRange(index(0), cols, [&](Value *l) {
@@ -567,8 +613,10 @@ void CPUKernelBuilder::packedGemm(const Contraction &c) {
           if (aInPlace) {
             io.aStrideK = 1;
             io.aStrideRow = c.aRowStride;
-            io.lastPanelRows = c.m % MR;
           }
+          // The last row panel computes the rows it has (packed, its
+          // others are zeros, which it need not multiply).
+          io.lastPanelRows = c.m % MR;
           io.bVector = bVector;
           io.store = storeTile;
           // Weights packed at build time come from memory on each run (a
