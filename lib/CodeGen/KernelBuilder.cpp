@@ -467,6 +467,12 @@ Value *KernelBuilder::mul(DType t, Value *a, Value *c) {
   return isFloat(t) ? b.CreateFMul(a, c) : b.CreateMul(a, c);
 }
 
+Value *KernelBuilder::mulAdd(DType t, Value *a, Value *c, Value *d) {
+  if (!isFloat(t))
+    return b.CreateAdd(b.CreateMul(a, c), d);
+  return b.CreateIntrinsic(Intrinsic::fmuladd, {a->getType()}, {a, c, d});
+}
+
 Value *KernelBuilder::sigmoid(DType t, Value *x) {
   // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e)
   // below (down to the denormals).

@@ -398,6 +398,9 @@ public:
   Value *add(DType t, Value *a, Value *b);
   Value *sub(DType t, Value *a, Value *b);
   Value *mul(DType t, Value *a, Value *b);
+  /// a * b + c: for floats llvm.fmuladd (one rounding where the target
+  /// fuses it).
+  Value *mulAdd(DType t, Value *a, Value *b, Value *c);
   /// Floats divide; integers truncate toward zero, x / 0 is 0 and the
   /// overflowing INT_MIN / -1 wraps (never a trap).
   Value *div(DType t, Value *a, Value *b);

@@ -75,6 +75,12 @@ struct WindowTaps {
   /// its values, off the taps' dependency chain, and they become NaN once
   /// the taps are done.
   bool propagateNaN = false;
+  /// Whether the taps are a sum (a convolution's): each kernel row's taps
+  /// are then summed from `init` (0) apart and the rows added after, so
+  /// that the taps are kh short dependency chains instead of one of kh*kw
+  /// (a 7x7 depthwise over 56x56: 2x); the order of the sum is the rows'
+  /// then the rows'.
+  bool sumRows = false;
 };
 
 namespace {
@@ -97,6 +103,12 @@ struct ChunkState {
     if (llvm::all_of(valid, [](bool b) { return b; }))
       return next;
     return {kb.selectLanes(valid, next.acc, acc), next.nan};
+  }
+  /// This sum plus a kernel row's (WindowTaps::sumRows), where `cond`
+  /// (null: always).
+  ChunkState addRow(KernelBuilder &kb, Value *cond, const ChunkState &row) const {
+    Value *sum = kb.add(DType::Float32, acc, row.acc);
+    return {cond ? kb.select(cond, sum, acc) : sum, nullptr};
   }
   ChunkState select(KernelBuilder &kb, Value *cond, const ChunkState &other) const {
     return {kb.select(cond, acc, other.acc), nan ? kb.select(cond, nan, other.nan) : nullptr};
@@ -167,8 +179,9 @@ static void computeAndStore(KernelBuilder &kb, const KernelSpec &spec, Pieces pi
 }
 
 /// By rows: per output row (n, oc, y) of an NCHW result over unit-stride
-/// input columns, the row's chunks (chunksOf),
-/// each held in registers over the taps (r, s) in the direct loop's order.
+/// input columns, the row's chunks (chunksOf), up to six at a time, each
+/// held in registers over the taps, kernel row by kernel row (a sum's rows
+/// apart: WindowTaps::sumRows).
 /// A tap row outside the input is skipped (a select: its row is read
 /// clamped inside), a tap column outside it is masked lane by lane (known
 /// at generation, loadTapLanes), so that nothing outside the input is read
@@ -198,20 +211,32 @@ static void emitRows(KernelBuilder &kb, const KernelSpec &spec, const LayoutView
       Value *clamped = kb.imin(kb.imax(ih, kb.index(0)), kb.index(h - 1));
       rowBase.push_back(kb.iadd(plane, kb.imul(clamped, dv.stride[2])));
     }
-    auto chunk = [&](int64_t first, unsigned width) {
-      ChunkState acc = ChunkState::start(kb, taps, width);
-      for (int64_t r = 0; r < kh; ++r) {
-        ChunkState a = acc;
-        for (int64_t s = 0; s < kw; ++s) {
-          SmallVector<bool, 32> valid;
-          Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
-          if (v)
-            a = a.join(kb, taps, valid, v, r, s, width);
+    // The chunks of up to kGroup pieces at a time, kernel row by kernel
+    // row: a row's kw weights and each chunk's sum stay in registers (all
+    // kh*kw weights would not, with four chunks of a 56-wide row).
+    constexpr size_t kGroup = 6;
+    std::map<int64_t, Value *> sums;
+    for (size_t g0 = 0; g0 < pieces.size(); g0 += kGroup) {
+      Pieces group = Pieces(pieces).slice(g0, std::min(kGroup, pieces.size() - g0));
+      SmallVector<ChunkState, kGroup> acc;
+      for (auto [first, width] : group)
+        acc.push_back(ChunkState::start(kb, taps, width));
+      for (int64_t r = 0; r < kh; ++r)
+        for (size_t i = 0; i < group.size(); ++i) {
+          auto [first, width] = group[i];
+          ChunkState a = taps.sumRows ? ChunkState::start(kb, taps, width) : acc[i];
+          for (int64_t s = 0; s < kw; ++s) {
+            SmallVector<bool, 32> valid;
+            Value *v = loadTapLanes(kb, in, rowBase[r], first, width, sw, s * dw - left, w, valid);
+            if (v)
+              a = a.join(kb, taps, valid, v, r, s, width);
+          }
+          acc[i] = taps.sumRows ? acc[i].addRow(kb, inside[r], a) : a.select(kb, inside[r], acc[i]);
         }
-        acc = a.select(kb, inside[r], acc);
-      }
-      return acc.finish(kb, width);
-    };
+      for (size_t i = 0; i < group.size(); ++i)
+        sums[group[i].first] = acc[i].finish(kb, group[i].second);
+    }
+    auto chunk = [&](int64_t first, unsigned) { return sums[first]; };
     auto store = [&](int64_t first, unsigned width, Value *acc) {
       Value *x = kb.index(first);
       storeChunk(kb, spec, kb.iadd(outBase, x), {idx[0], idx[1], idx[2], x}, width, acc);
@@ -260,7 +285,9 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
       taps.begin(oc);
     auto chunk = [&](int64_t first, unsigned width) {
       ChunkState acc = ChunkState::start(kb, taps, width);
-      for (int64_t r = 0; r < kh; ++r)
+      for (int64_t r = 0; r < kh; ++r) {
+        ChunkState a = taps.sumRows ? ChunkState::start(kb, taps, width) : acc;
+        bool any = false;
         for (int64_t s = 0; s < kw; ++s) {
           SmallVector<bool, 32> valid;
           for (unsigned j = 0; j < width; ++j) {
@@ -271,8 +298,14 @@ static void emitPlanes(KernelBuilder &kb, const KernelSpec &spec, const LayoutVi
             continue;
           int64_t delta = (r * dh - top) * w + s * dw - left;
           Value *v = kb.loadVectorMasked(in, kb.iadd(plane, first + delta), valid);
-          acc = acc.join(kb, taps, valid, v, r, s, width);
+          a = a.join(kb, taps, valid, v, r, s, width);
+          any = true;
         }
+        if (!taps.sumRows)
+          acc = a;
+        else if (any)
+          acc = acc.addRow(kb, nullptr, a);
+      }
       return acc.finish(kb, width);
     };
     auto store = [&](int64_t first, unsigned width, Value *acc) {
@@ -317,9 +350,11 @@ bool emitDepthwiseVectors(KernelBuilder &kb, const KernelSpec &spec, const Layou
         wt.push_back(kb.load(f32, wts, kb.iadd(wBase, r * wv.stride[2] + s * wv.stride[3])));
   };
   auto combine = [&](Value *acc, Value *v, int64_t r, int64_t s, unsigned width) {
-    return kb.add(f32, acc, kb.mul(f32, v, kb.splat(wt[r * kw + s], width)));
+    return kb.mulAdd(f32, v, kb.splat(wt[r * kw + s], width), acc);
   };
-  return emitWindow(kb, spec, dv, ov, win, kh, kw, ocg, {0, begin, combine});
+  WindowTaps taps{0, begin, combine};
+  taps.sumRows = true;
+  return emitWindow(kb, spec, dv, ov, win, kh, kw, ocg, taps);
 }
 
 /// A max pool whose windows overlap down the rows (pool height above the
