@@ -48,8 +48,8 @@ TEST(ParallelPoolTest, EveryIterationOnce) {
   }
 }
 
-// Chunks are n / (4 * threads) iterations, at least one: a few uneven
-// iterations (a GEMM's 10 tiles on 2 threads) are handed out one by one.
+// Chunks are n / (4 * threads) iterations; up to 16 iterations per thread
+// (a GEMM's 10 or 18 tiles on 2 threads) are handed out one by one.
 TEST(ParallelPoolTest, ChunkSizes) {
   struct Largest {
     std::atomic<int64_t> chunk{0};
@@ -61,7 +61,8 @@ TEST(ParallelPoolTest, ChunkSizes) {
     }
   };
   ParallelPool pool(2);
-  for (auto [n, chunk] : {std::pair<int64_t, int64_t>{10, 1}, {7, 1}, {17, 2}, {1000, 125}}) {
+  for (auto [n, chunk] :
+       {std::pair<int64_t, int64_t>{10, 1}, {7, 1}, {17, 1}, {32, 1}, {40, 5}, {1000, 125}}) {
     Largest l;
     pool.run(Largest::body, &l, n);
     EXPECT_EQ(l.chunk.load(), chunk) << n << " iterations";

@@ -95,7 +95,10 @@ void ParallelPool::run(ParallelBodyFn fn, void *cl, int64_t count) {
   j.body = fn;
   j.closure = cl;
   j.n = count;
-  j.chunkSize = std::max<int64_t>(1, count / (4 * int64_t(threads())));
+  // Chunks as ParallelPool.h says: one iteration each where a thread has
+  // at most 16.
+  const int64_t perThread = count / int64_t(threads());
+  j.chunkSize = perThread <= 16 ? 1 : std::max<int64_t>(1, perThread / 4);
   j.numChunks = (count + j.chunkSize - 1) / j.chunkSize;
   {
     std::lock_guard<std::mutex> lock(jobMutex);

@@ -3,10 +3,12 @@
 // Private to lib/Targets/CPU. One pool per cpu device: threads - 1
 // persistent workers, and the thread that calls run() works too. A parallel
 // loop of n iterations is cut into chunks of n / (4 * threads) contiguous
-// iterations (at least one), which the threads take one by one from an
-// atomic counter, so a thread that finishes early takes the next chunk
-// (tiles of a matrix product differ in cost at the edges). A loop of a few
-// uneven iterations (10 tiles on 2 threads) is then spread one by one.
+// iterations, which the threads take one by one from an atomic counter, so
+// a thread that finishes early takes the next chunk (tiles of a matrix
+// product differ in cost at the edges). A loop of at most 16 iterations per
+// thread (a GEMM's tiles) is spread one iteration per chunk, so that the
+// last thread to finish waits on one tile at most (googlenet's 64->192 3x3
+// at 56x56 on two threads: 1565 -> 1466 us).
 //
 // Between loops a worker spins (a pause per turn) for about
 // kSpinMicroseconds, so that the next loop of the same kernel or the next
