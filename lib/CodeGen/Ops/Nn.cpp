@@ -256,6 +256,38 @@ static void softmaxRowVectors(KernelBuilder &kb, Value *in, Value *out, Value *b
   });
 }
 
+/// softmax and log_softmax over one row in a scalar loop, its sums in
+/// `acc`.
+template <bool Log>
+static void softmaxRowScalar(KernelBuilder &kb, Value *in, Value *out, int64_t len,
+                             function_ref<Value *(Value *)> at, DType t, DType acc) {
+  KernelBuilder::LocalVar mx = kb.localVar(t, kb.lowest(t));
+  kb.forRange(0, len, [&](Value *i) { kb.set(mx, kb.max(t, kb.get(mx), kb.load(t, in, at(i)))); });
+  Value *m = kb.get(mx);
+  // softmax: e = exp(x - m) goes to the result, then is scaled: one exp
+  // per element. log_softmax: x - m - log(sum of e).
+  KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
+  kb.forRange(0, len, [&](Value *i) {
+    Value *e = kb.math(MathFn::Exp, t, {kb.sub(t, kb.load(t, in, at(i)), m)});
+    if (!Log)
+      kb.store(t, out, at(i), e);
+    kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.cast(e, t, acc)));
+  });
+  if (Log) {
+    Value *shift = kb.add(acc, kb.cast(m, t, acc), kb.math(MathFn::Log, acc, {kb.get(sum)}));
+    kb.forRange(0, len, [&](Value *i) {
+      Value *x = kb.cast(kb.load(t, in, at(i)), t, acc);
+      kb.store(t, out, at(i), kb.cast(kb.sub(acc, x, shift), acc, t));
+    });
+    return;
+  }
+  Value *inv = kb.div(acc, kb.constant(acc, 1), kb.get(sum));
+  kb.forRange(0, len, [&](Value *i) {
+    Value *e = kb.cast(kb.load(t, out, at(i)), t, acc);
+    kb.store(t, out, at(i), kb.cast(kb.mul(acc, e, inv), acc, t));
+  });
+}
+
 template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSpec &spec) {
   // A row's sums in productAccumulatorType: float32 on the cpu, where the
   // vector loops keep one partial sum per lane.
@@ -265,33 +297,9 @@ template <bool Log> static Error softmaxKernel(KernelBuilder &kb, const KernelSp
       kb, spec, 50, [&](int64_t len, function_ref<Value *(Value *)> at, Value *contiguousBase) {
         Value *in = kb.buffer(spec.inputBuffer(0)), *out = kb.buffer(spec.outputBuffer(0));
         if (contiguousBase && lanes > 1 && (lanes & (lanes - 1)) == 0 && acc == t)
-          return softmaxRowVectors<Log>(kb, in, out, contiguousBase, len, lanes);
-        KernelBuilder::LocalVar mx = kb.localVar(t, kb.lowest(t));
-        kb.forRange(0, len,
-                    [&](Value *i) { kb.set(mx, kb.max(t, kb.get(mx), kb.load(t, in, at(i)))); });
-        Value *m = kb.get(mx);
-        // softmax: e = exp(x - m) goes to the result, then is scaled: one exp
-        // per element. log_softmax: x - m - log(sum of e).
-        KernelBuilder::LocalVar sum = kb.localVar(acc, kb.constant(acc, 0));
-        kb.forRange(0, len, [&](Value *i) {
-          Value *e = kb.math(MathFn::Exp, t, {kb.sub(t, kb.load(t, in, at(i)), m)});
-          if (!Log)
-            kb.store(t, out, at(i), e);
-          kb.set(sum, kb.accumulate(acc, kb.get(sum), kb.cast(e, t, acc)));
-        });
-        if (Log) {
-          Value *shift = kb.add(acc, kb.cast(m, t, acc), kb.math(MathFn::Log, acc, {kb.get(sum)}));
-          kb.forRange(0, len, [&](Value *i) {
-            Value *x = kb.cast(kb.load(t, in, at(i)), t, acc);
-            kb.store(t, out, at(i), kb.cast(kb.sub(acc, x, shift), acc, t));
-          });
-          return;
-        }
-        Value *inv = kb.div(acc, kb.constant(acc, 1), kb.get(sum));
-        kb.forRange(0, len, [&](Value *i) {
-          Value *e = kb.cast(kb.load(t, out, at(i)), t, acc);
-          kb.store(t, out, at(i), kb.cast(kb.mul(acc, e, inv), acc, t));
-        });
+          softmaxRowVectors<Log>(kb, in, out, contiguousBase, len, lanes);
+        else
+          softmaxRowScalar<Log>(kb, in, out, len, at, t, acc);
       });
 }
 

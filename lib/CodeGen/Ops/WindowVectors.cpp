@@ -78,8 +78,7 @@ struct WindowTaps {
   /// Whether the taps are a sum (a convolution's): each kernel row's taps
   /// are then summed from `init` (0) apart and the rows added after, so
   /// that the taps are kh short dependency chains instead of one of kh*kw
-  /// (a 7x7 depthwise over 56x56: 2x); the order of the sum is the rows'
-  /// then the rows'.
+  /// (the sum's order: each row's taps, then the rows in order).
   bool sumRows = false;
 };
 

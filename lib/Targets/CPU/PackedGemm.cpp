@@ -407,7 +407,9 @@ void CPUKernelBuilder::copyRowMasked(Value *dst, Value *src, Value *lo, Value *h
 
 void CPUKernelBuilder::prefetchPanelRow(Value *base, Value *at, int64_t floats) {
   for (int64_t line = 0; line < floats * 4; line += 64) {
-    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), base, iadd(at, index(line / 4)));
+    // Not inbounds: past a tile's last panel the rows asked for may lie
+    // beyond the array (a prefetch does not fault).
+    Value *ptr = b.CreateGEP(b.getFloatTy(), base, iadd(at, index(line / 4)));
     b.CreateIntrinsic(Intrinsic::prefetch, {b.getPtrTy()},
                       {ptr, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
   }
