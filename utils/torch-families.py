@@ -3,7 +3,7 @@
 torch.onnx.export and run by hx, against PyTorch's own outputs:
 
     torch-families.py OUTDIR --check HX_RUN [--full] [--only a,b] [--opset 17]
-    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R] [--ort DIR] [--rounds N]
+    torch-families.py OUTDIR --bench HX_RUN [--full] [--threads N] [--repeat R] [--ort DIR] [--rounds N] [--python]
 
 The families: alexnet, vgg, resnet, wide_resnet, squeezenet, densenet,
 inception_v3, googlenet, shufflenet_v2, mobilenet_v2, mobilenet_v3, mnasnet,
@@ -23,7 +23,9 @@ PyTorch eager's, and with --ort DIR ONNX Runtime's (bench/ort/setup.sh
 installs it; bench/ort/ort-time.js times it), on the same number of
 threads, and the geomeans of the ratios; --rounds N times hx and ONNX
 Runtime in turn N times and keeps the best of each (a shared machine's busy
-spells then fall on both sides).
+spells then fall on both sides); --python also times each model through
+hx's Python API (the package built beside HX_RUN, in build/python:
+hx.compile(...).run on the NumPy input), its per-run cost beside hx-run's.
 Needs Debian's /usr/bin/python3 (torch, torchvision, onnx).
 """
 import argparse
@@ -251,6 +253,27 @@ def ort_time(a, stem):
     return float(m.group(1)) if p.returncode == 0 and m else (p.stderr.strip() or "failed")[-160:]
 
 
+def python_module(a, stem):
+    """The model compiled through hx's Python API (the package in build/python
+    beside HX_RUN), on one cpu device of --threads threads."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(a.hx_run)))
+    sys.path.insert(0, os.path.join(build, "python"))
+    import hx
+    return hx.compile(hx.load(stem + ".onnx"), devices=["cpu"], threads=a.threads)
+
+
+def python_time(a, compiled, stem):
+    """The best of --repeat runs through the Python API, in ms, after one."""
+    x = np.load(stem + ".input.npy")
+    compiled.run(x)
+    best = math.inf
+    for _ in range(a.repeat):
+        t = time.perf_counter()
+        compiled.run(x)
+        best = min(best, time.perf_counter() - t)
+    return best * 1e3
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -259,8 +282,9 @@ def bench(a, names, table):
     torch.set_num_threads(a.threads)
     os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
     ort_cols = f" {'ORT ms':>10} {'ORT/hx':>7}" if a.ort else ""
+    py_cols = f" {'hx.run ms':>10}" if a.python else ""
     rounds = f" in each of {a.rounds} rounds" if a.rounds > 1 else ""
-    print(f"{'model':22} {'hx ms':>10}{ort_cols} {'PyTorch ms':>11} {'PyTorch/hx':>10}   "
+    print(f"{'model':22} {'hx ms':>10}{py_cols}{ort_cols} {'PyTorch ms':>11} {'PyTorch/hx':>10}   "
           f"({a.threads} threads each side, best of {a.repeat}{rounds}; >1: hx faster)")
     vs_torch, vs_ort = [], []
     for name in names:
@@ -281,7 +305,8 @@ def bench(a, names, table):
         # --rounds: hx and ONNX Runtime in turn, the best of each over the
         # rounds, so that both sides meet the same quiet and busy spells of
         # a shared machine.
-        hx_ms, o, refused = math.inf, math.inf, None
+        hx_ms, o, py_ms, refused = math.inf, math.inf, math.inf, None
+        compiled = python_module(a, stem) if a.python else None
         for _ in range(a.rounds):
             p = subprocess.run([a.hx_run, stem + ".onnx", f"--input=input={stem}.input.npy",
                                 f"--threads={a.threads}", f"--repeat={a.repeat}", "--time-runs"],
@@ -294,6 +319,8 @@ def bench(a, names, table):
             if a.ort:
                 t = ort_time(a, stem)
                 o = min(o, t) if isinstance(t, float) and isinstance(o, float) else t
+            if compiled:
+                py_ms = min(py_ms, python_time(a, compiled, stem))
         if refused:
             print(f"{name:22} refused: {refused}")
             continue
@@ -306,7 +333,8 @@ def bench(a, names, table):
             else:
                 ort = f" {'-':>10} {'-':>7}"
                 print(f"{name}: ONNX Runtime failed: {o}", file=sys.stderr)
-        print(f"{name:22} {hx_ms:10.2f}{ort} {best * 1e3:11.2f} {best * 1e3 / hx_ms:9.2f}x", flush=True)
+        py = f" {py_ms:10.2f}" if a.python else ""
+        print(f"{name:22} {hx_ms:10.2f}{py}{ort} {best * 1e3:11.2f} {best * 1e3 / hx_ms:9.2f}x", flush=True)
     ort = f" {'':10} {geomean(vs_ort):6.2f}x" if a.ort else ""
     print(f"{'geomean':22} {'':10}{ort} {'':11} {geomean(vs_torch):9.2f}x")
     return 0
@@ -326,6 +354,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=1,
                     help="--bench: time hx and ONNX Runtime in turn this many times, the best of each")
+    ap.add_argument("--python", action="store_true",
+                    help="--bench: also time each model through hx's Python API (build/python)")
     ap.add_argument("--ort", default=os.environ.get("HX_ORT_DIR"),
                     help="--bench: also time ONNX Runtime, installed in this directory by "
                          "bench/ort/setup.sh (default: $HX_ORT_DIR)")
