@@ -167,6 +167,45 @@ getPoolLayouts(const KernelBuilder &kb, const KernelSpec &spec, bool hasOutLayou
   return std::make_pair(*data, *out);
 }
 
+/// The kernel rows r (of `extent`, dilation d, stride st, padding `before`)
+/// whose taps meet the input for some output row y < out: y*st + r*d -
+/// before in [0, in). [first, last + 1), or an empty range.
+static std::pair<int64_t, int64_t> liveTaps(int64_t extent, int64_t d, int64_t st, int64_t before,
+                                            int64_t in, int64_t out) {
+  int64_t first = -1, last = -1;
+  for (int64_t r = 0; r < extent; ++r) {
+    int64_t lo = r * d - before;
+    int64_t y = lo >= 0 ? 0 : ceilDiv(-lo, st);
+    if (y < out && lo + y * st < in) {
+      if (first < 0)
+        first = r;
+      last = r;
+    }
+  }
+  return {first < 0 ? 0 : first, last + 1};
+}
+
+/// Drops the kernel rows and columns of a convolution whose taps all fall
+/// in the padding (a dilated kernel wider than the map: DeepLabV3's 3x3
+/// of dilation 24 and 36 over 14x14 is a 1x1, of 12 a 3x3 whose outer taps
+/// meet two rows): the window and the weights' view shrink to the taps that
+/// meet the input, the padding moves with them, and the result is the
+/// same (a tap in the padding adds nothing). Not where no tap meets it.
+static void dropDeadTaps(Window2d &win, LayoutView &wv, int64_t h, int64_t w, int64_t oh,
+                         int64_t ow) {
+  auto [r0, r1] = liveTaps(wv.size[2], win.dh, win.sh, win.top, h, oh);
+  auto [s0, s1] = liveTaps(wv.size[3], win.dw, win.sw, win.left, w, ow);
+  if (r1 <= r0 || s1 <= s0 || (r0 == 0 && r1 == wv.size[2] && s0 == 0 && s1 == wv.size[3]))
+    return;
+  win.top -= r0 * win.dh;
+  win.bottom -= (wv.size[2] - r1) * win.dh;
+  win.left -= s0 * win.dw;
+  win.right -= (wv.size[3] - s1) * win.dw;
+  wv.offset += r0 * wv.stride[2] + s0 * wv.stride[3];
+  wv.size[2] = r1 - r0;
+  wv.size[3] = s1 - s0;
+}
+
 /// nn.conv2d, and nn.conv1d (`spatial` 1) as a conv2d with H = 1.
 static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spatial) {
   const TensorType *dataT = spec.inputs[0], *weightT = spec.inputs[1], *outT = spec.outputs[0];
@@ -184,6 +223,7 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
   Expected<Window2d> window = getWindow(kb, spec, spatial);
   if (!window)
     return window.takeError();
+  dropDeadTaps(*window, *weight, data->size[2], data->size[3], out->size[2], out->size[3]);
   auto [top, left, bottom, right, sh, sw, dh, dw] = *window;
   int64_t groups = spec.getInt("groups");
   auto [n, c, h, w] = data->size;
@@ -252,7 +292,8 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       SmallVector<Value *, 4> q = kb.unflatten(k, {icg, kh, kw});
       Value *oc = kb.iadd(kb.imul(g, ocg), j);
       Value *off = kb.linearOffset({oc, q[0], q[1], q[2]},
-                                   {wv.stride[0], wv.stride[1], wv.stride[2], wv.stride[3]});
+                                   {wv.stride[0], wv.stride[1], wv.stride[2], wv.stride[3]},
+                                   kb.index(wv.offset));
       return kb.load(t, kb.buffer(spec.inputBuffer(1)), off);
     };
     auto store = [&](Value *g, Value *i, Value *j, Value *sum) {
@@ -289,16 +330,28 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
       std::copy(ov.stride.begin(), ov.stride.end(), win.resultStride);
     }
     std::vector<float> weights; // the weights' values, while the kernel is built
-    if (wv.stride[3] == 1 && wv.stride[2] == kw && wv.stride[1] == kh * kw) {
+    if (wv.stride[3] == 1 && wv.stride[2] == kw && wv.stride[1] == kh * kw && wv.offset == 0) {
       c.bBuffer = spec.inputBuffer(1);
       c.bBatchStride = ocg * wv.stride[0];
       c.bRowStride = wv.stride[0];
-      if (const TensorData *wt = buildTimeOperand(spec, 1);
-          wt && kb.readsBuildTimeValues() && wt->dtype == DType::Float32 && t == DType::Float32) {
-        weights.resize(wt->bytes.size() / sizeof(float));
-        std::memcpy(weights.data(), wt->bytes.data(), weights.size() * sizeof(float));
-        c.bValues = weights.data();
-      }
+    }
+    // The weights' values where they are known when the kernel is built,
+    // as B (oc, (ic, r, s)) contiguous: the tensor as it is, or its live
+    // taps gathered (dropDeadTaps).
+    if (const TensorData *wt = buildTimeOperand(spec, 1);
+        wt && kb.readsBuildTimeValues() && wt->dtype == DType::Float32 && t == DType::Float32) {
+      const float *all = reinterpret_cast<const float *>(wt->bytes.data());
+      weights.resize(size_t(o * icg * kh * kw));
+      for (int64_t oc = 0; oc < o; ++oc)
+        for (int64_t ic = 0; ic < icg; ++ic)
+          for (int64_t r = 0; r < kh; ++r)
+            for (int64_t s = 0; s < kw; ++s)
+              weights[size_t(((oc * icg + ic) * kh + r) * kw + s)] =
+                  all[wv.offset + oc * wv.stride[0] + ic * wv.stride[1] + r * wv.stride[2] +
+                      s * wv.stride[3]];
+      c.bValues = weights.data();
+      c.bRowStride = icg * kh * kw;
+      c.bBatchStride = ocg * c.bRowStride;
     }
     c.window = &win;
     c.loadB = loadB;
@@ -335,8 +388,8 @@ static Error convKernel(KernelBuilder &kb, const KernelSpec &spec, unsigned spat
           kb.ifThen(inside, [&] {
             Value *rowBase =
                 kb.linearOffset({idx[0], ci, ih}, {dv.stride[0], dv.stride[1], dv.stride[2]});
-            Value *wBase =
-                kb.linearOffset({idx[1], ic, r}, {wv.stride[0], wv.stride[1], wv.stride[2]});
+            Value *wBase = kb.linearOffset(
+                {idx[1], ic, r}, {wv.stride[0], wv.stride[1], wv.stride[2]}, kb.index(wv.offset));
             kb.forRange(0, kw, [&](Value *s) {
               Value *wt =
                   kb.cast(kb.load(t, wts, kb.iadd(wBase, kb.imul(s, wv.stride[3]))), t, dacc);

@@ -21,6 +21,9 @@ namespace hx {
 struct LayoutView {
   std::array<int64_t, 4> size;
   std::array<int64_t, 4> stride;
+  /// The element offset of (0, 0, 0, 0): nonzero for a view of part of
+  /// the tensor (a convolution's weights without its dead taps).
+  int64_t offset = 0;
 };
 
 /// The geometry of a 2-D window: padding (top, left, bottom, right), strides

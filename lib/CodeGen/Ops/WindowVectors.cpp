@@ -342,7 +342,8 @@ bool emitDepthwiseVectors(KernelBuilder &kb, const KernelSpec &spec, const Layou
   const DType f32 = DType::Float32;
   SmallVector<Value *, 49> wt;
   auto begin = [&](Value *oc) {
-    Value *wts = kb.buffer(spec.inputBuffer(1)), *wBase = kb.imul(oc, wv.stride[0]);
+    Value *wts = kb.buffer(spec.inputBuffer(1)),
+          *wBase = kb.iadd(kb.imul(oc, wv.stride[0]), wv.offset);
     wt.clear();
     for (int64_t r = 0; r < kh; ++r)
       for (int64_t s = 0; s < kw; ++s)
