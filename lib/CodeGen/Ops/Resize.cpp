@@ -175,8 +175,9 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
   // the row taps' weighted sum of those rows, a loop over x that reads
   // them in order and vectorizes. The sums are the same, in the same order,
   // as the direct form's; an upscaling by 16 computes the column taps 16
-  // times less often (DeepLabV3's 21x14x14 -> 224x224: 2.3 -> 0.2 ms).
-  if (s.coord != ResizeCoord::TfCropAndResize && h * ow <= (int64_t(1) << 16)) {
+  // times less often (DeepLabV3's 21x14x14 -> 224x224: 2.3 -> 0.2 ms). A
+  // lone plane keeps the direct form, whose rows spread over the threads.
+  if (s.coord != ResizeCoord::TfCropAndResize && h * ow <= (int64_t(1) << 16) && n * c >= 2) {
     kb.parallelFor(n * c, (taps * 2 + 20) * ow * h + taps * 2 * ow * oh, [&](Value *p) {
       SmallVector<Value *, 4> idx = kb.unflatten(p, {n, c});
       Value *in = kb.buffer(spec.inputBuffer(0)), *res = kb.buffer(spec.outputBuffer(0));
