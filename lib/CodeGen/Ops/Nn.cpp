@@ -57,22 +57,21 @@ static Error denseKernel(KernelBuilder &kb, const KernelSpec &spec) {
   auto loadB = [&](Value *, Value *j, Value *kk) {
     return kb.load(t, kb.buffer(spec.inputBuffer(1)), kb.iadd(kb.imul(j, k), kk));
   };
-  auto store = [&](Value *, Value *i, Value *j, Value *sum) {
+  // The result's coordinates of C(i, j): i over its leading dims.
+  auto coordsOf = [&](Value *, Value *i, Value *j) {
     SmallVector<Value *, 4> coords = kb.unflatten(i, ArrayRef<int64_t>(out->shape).drop_back());
     coords.push_back(j);
-    kb.storeResult(out->dtype, spec.outputBuffer(0), kb.iadd(kb.imul(i, n), j), coords,
-                   kb.cast(sum, acc, out->dtype));
+    return coords;
+  };
+  auto store = [&](Value *, Value *i, Value *j, Value *sum) {
+    kb.storeResult(out->dtype, spec.outputBuffer(0), kb.iadd(kb.imul(i, n), j),
+                   coordsOf(nullptr, i, j), kb.cast(sum, acc, out->dtype));
   };
   c.loadA = loadA;
   c.loadB = loadB;
   c.store = store;
   c.aBuffer = spec.inputBuffer(0);
   c.aRowStride = k;
-  auto coordsOf = [&](Value *, Value *i, Value *j) {
-    SmallVector<Value *, 4> coords = kb.unflatten(i, ArrayRef<int64_t>(out->shape).drop_back());
-    coords.push_back(j);
-    return coords;
-  };
   if (out->dtype == DType::Float32) {
     c.cBuffer = spec.outputBuffer(0);
     c.cRowStride = n;

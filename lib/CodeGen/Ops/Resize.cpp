@@ -149,6 +149,19 @@ static Taps resizeTaps(KernelBuilder &kb, const Sampling &s, Value *o, int64_t i
   return t;
 }
 
+/// Σ weight[i] * value(i) over a dim's taps, in order (a lone tap's weight,
+/// 1, not multiplied).
+static Value *tapSum(KernelBuilder &kb, const Taps &t, function_ref<Value *(size_t)> value) {
+  DType f = DType::Float32;
+  Value *sum = nullptr;
+  for (size_t i = 0; i < t.index.size(); ++i) {
+    Value *v = value(i);
+    Value *term = t.index.size() == 1 ? v : kb.mul(f, t.weight[i], v);
+    sum = sum ? kb.add(f, sum, term) : term;
+  }
+  return sum;
+}
+
 /// image.resize2d's kernel, also nn.upsampling's: per output row (n, c, oh),
 /// its taps, then per column the column's taps and the weighted sum of the
 /// tap grid (float32, as TVM computes).
@@ -188,13 +201,10 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
           Value *rowBase = kb.iadd(planeBase, kb.imul(y, dv.stride[2]));
           kb.forRange(0, ow, [&](Value *x) {
             Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3], s.scales[1]);
-            Value *sum = nullptr;
-            for (size_t i = 0; i < col.index.size(); ++i) {
-              Value *v = kb.cast(
-                  kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))), t, f);
-              Value *term = taps == 1 ? v : kb.mul(f, col.weight[i], v);
-              sum = sum ? kb.add(f, sum, term) : term;
-            }
+            Value *sum = tapSum(kb, col, [&](size_t i) {
+              return kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))),
+                             t, f);
+            });
             kb.store(f, rows, kb.iadd(kb.imul(y, ow), x), sum);
           });
         });
@@ -205,12 +215,8 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
           for (Value *r : row.index)
             from.push_back(kb.imul(r, ow));
           kb.forRange(0, ow, [&](Value *x) {
-            Value *v = nullptr;
-            for (size_t j = 0; j < row.index.size(); ++j) {
-              Value *sum = kb.load(f, rows, kb.iadd(from[j], x));
-              Value *term = taps == 1 ? sum : kb.mul(f, row.weight[j], sum);
-              v = v ? kb.add(f, v, term) : term;
-            }
+            Value *v =
+                tapSum(kb, row, [&](size_t j) { return kb.load(f, rows, kb.iadd(from[j], x)); });
             kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
                      kb.cast(v, f, outT->dtype));
           });
@@ -227,19 +233,13 @@ static Error emitResize(KernelBuilder &kb, const KernelSpec &spec, const Samplin
     Taps row = resizeTaps(kb, s, idx[2], h, oh, s.roi[0], s.roi[2], s.scales[0]);
     kb.forRange(0, ow, [&](Value *x) {
       Taps col = resizeTaps(kb, s, x, w, ow, s.roi[1], s.roi[3], s.scales[1]);
-      Value *v = nullptr;
-      for (size_t j = 0; j < row.index.size(); ++j) {
+      Value *v = tapSum(kb, row, [&](size_t j) {
         Value *rowBase = kb.iadd(planeBase, kb.imul(row.index[j], dv.stride[2]));
-        Value *sum = nullptr;
-        for (size_t i = 0; i < col.index.size(); ++i) {
-          Value *p =
-              kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))), t, f);
-          Value *term = taps == 1 ? p : kb.mul(f, col.weight[i], p);
-          sum = sum ? kb.add(f, sum, term) : term;
-        }
-        Value *term = taps == 1 ? sum : kb.mul(f, row.weight[j], sum);
-        v = v ? kb.add(f, v, term) : term;
-      }
+        return tapSum(kb, col, [&](size_t i) {
+          return kb.cast(kb.load(t, in, kb.iadd(rowBase, kb.imul(col.index[i], dv.stride[3]))), t,
+                         f);
+        });
+      });
       if (row.outside)
         v = kb.select(kb.logicalOr(row.outside, col.outside), kb.constant(f, s.extrapolation), v);
       kb.store(outT->dtype, res, kb.iadd(outBase, kb.imul(x, ov.stride[3])),
